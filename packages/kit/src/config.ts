@@ -1,0 +1,35 @@
+import { z } from 'zod';
+
+export class ConfigError extends Error {
+  override readonly name = 'ConfigError';
+}
+
+/**
+ * Parses the environment once, at start. A bad environment throws one ConfigError whose message
+ * has a line per offending variable, so a misconfigured process fails fast and says why.
+ */
+export function parseConfig<Schema extends z.ZodType>(
+  schema: Schema,
+  env: Record<string, string | undefined> = process.env,
+): z.output<Schema> {
+  const result = schema.safeParse(env);
+  if (result.success) return result.data;
+  const lines = result.error.issues.map((issue) => {
+    const variable = issue.path.map(String).join('.') || '(environment)';
+    return `  ${variable}: ${issue.message}`;
+  });
+  throw new ConfigError(`Invalid configuration:\n${lines.join('\n')}`);
+}
+
+/** Reusable environment-variable field parsers. */
+export const env = {
+  port: (fallback: number) => z.coerce.number().int().min(0).max(65535).default(fallback),
+  boolean: (fallback: boolean) =>
+    z
+      .enum(['true', 'false', '1', '0'])
+      .default(fallback ? 'true' : 'false')
+      .transform((value) => value === 'true' || value === '1'),
+  url: () => z.url(),
+  positiveInt: (fallback: number) => z.coerce.number().int().positive().default(fallback),
+  logLevel: () => z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+};

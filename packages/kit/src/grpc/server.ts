@@ -1,0 +1,136 @@
+import {
+  Server,
+  ServerCredentials,
+  type sendUnaryData,
+  type ServerUnaryCall,
+  type ServiceDefinition,
+  type UntypedServiceImplementation,
+} from '@grpc/grpc-js';
+import { context, SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
+import { HealthService } from '@agent-platform/proto/grpc-health/v1';
+import { DomainError } from '../errors.js';
+import type { Logger } from '../logger.js';
+import { HealthRegistry, ServingStatus } from './health.js';
+import { extractTraceContext, readPrincipal, readRequestId, type Principal } from './metadata.js';
+import { toGrpcStatus } from './status.js';
+import type { RequestOf, ResponseOf, UnaryServiceDefinition } from './types.js';
+
+/** What a handler knows about the call besides its request message. */
+export interface CallContext {
+  /** Set when the gateway forwarded an authenticated principal. */
+  readonly principal: Principal | undefined;
+  readonly requestId: string | undefined;
+  readonly logger: Logger;
+  /** Aborted when the caller cancels or its deadline passes. */
+  readonly signal: AbortSignal;
+}
+
+export function requirePrincipal(ctx: CallContext): Principal {
+  if (!ctx.principal || ctx.principal.tenantId === '') {
+    throw new DomainError('unauthorized', 'This call needs an authenticated principal.');
+  }
+  return ctx.principal;
+}
+
+export type UnaryHandlers<D extends UnaryServiceDefinition> = {
+  [K in keyof D]: (request: RequestOf<D[K]>, ctx: CallContext) => Promise<ResponseOf<D[K]>>;
+};
+
+export interface GrpcServerOptions {
+  logger: Logger;
+  /** Wraps every handler, e.g. in a MikroORM RequestContext. */
+  around?: <T>(run: () => Promise<T>) => Promise<T>;
+  /** Turns infrastructure failures (a lost database) into the right DomainError. */
+  classifyError?: (error: unknown) => DomainError | undefined;
+}
+
+const tracer = trace.getTracer('@agent-platform/kit/grpc');
+
+/** A grpc-js server whose services are async functions, with health, tracing and error mapping. */
+export class GrpcServer {
+  readonly health = new HealthRegistry();
+  private readonly server = new Server({ 'grpc.keepalive_permit_without_calls': 1 });
+  private readonly options: GrpcServerOptions;
+
+  constructor(options: GrpcServerOptions) {
+    this.options = options;
+    this.server.addService(HealthService, this.health.implementation());
+  }
+
+  add<D extends UnaryServiceDefinition>(serviceName: string, definition: D, handlers: UnaryHandlers<D>): this {
+    const implementation: UntypedServiceImplementation = {};
+    for (const method of Object.keys(definition) as (keyof D & string)[]) {
+      implementation[method] = this.wrap(definition[method]!.path, handlers[method]);
+    }
+    this.server.addService(definition as unknown as ServiceDefinition, implementation);
+    this.health.set(serviceName, ServingStatus.NOT_SERVING);
+    return this;
+  }
+
+  /** Binds `host:port` (port 0 picks a free one), marks every service SERVING, returns the port. */
+  async listen(host: string, port: number): Promise<number> {
+    const bound = await new Promise<number>((resolve, reject) => {
+      this.server.bindAsync(`${host}:${port}`, ServerCredentials.createInsecure(), (error, actual) =>
+        error ? reject(error) : resolve(actual),
+      );
+    });
+    this.health.setAll(ServingStatus.SERVING);
+    return bound;
+  }
+
+  /** Stops taking calls, lets running ones finish for up to `graceMs`, then cuts the rest. */
+  async stop(graceMs = 5_000): Promise<void> {
+    this.health.setAll(ServingStatus.NOT_SERVING);
+    this.health.closeWatchers();
+    await new Promise<void>((resolve) => {
+      const timer = setTimeout(() => {
+        this.server.forceShutdown();
+        resolve();
+      }, graceMs);
+      timer.unref();
+      this.server.tryShutdown(() => {
+        clearTimeout(timer);
+        resolve();
+      });
+    });
+  }
+
+  private wrap<Request, Response>(
+    path: string,
+    handler: (request: Request, ctx: CallContext) => Promise<Response>,
+  ): (call: ServerUnaryCall<Request, Response>, callback: sendUnaryData<Response>) => void {
+    const { logger, around = (run) => run(), classifyError } = this.options;
+    return (call, callback) => {
+      const parent = extractTraceContext(call.metadata);
+      const span = tracer.startSpan(path, { kind: SpanKind.SERVER, attributes: { 'rpc.system': 'grpc', 'rpc.method': path } }, parent);
+      const requestId = readRequestId(call.metadata);
+      const aborter = new AbortController();
+      call.on('cancelled', () => aborter.abort(new DomainError('service_unavailable', 'The call was cancelled.')));
+      const ctx: CallContext = {
+        principal: readPrincipal(call.metadata),
+        requestId,
+        logger: logger.child({ rpc: path, ...(requestId ? { request_id: requestId } : {}) }),
+        signal: aborter.signal,
+      };
+      const run = () => around(() => handler(call.request, ctx));
+      context.with(trace.setSpan(parent, span), run).then(
+        (response) => {
+          span.end();
+          callback(null, response);
+        },
+        (error: unknown) => {
+          const domainError = error instanceof DomainError ? error : classifyError?.(error);
+          if (domainError) {
+            span.setAttribute('error.code', domainError.code);
+          } else {
+            ctx.logger.error({ err: error }, 'unexpected error in gRPC handler');
+            span.recordException(error instanceof Error ? error : String(error));
+          }
+          span.setStatus({ code: SpanStatusCode.ERROR });
+          span.end();
+          callback(toGrpcStatus(domainError ?? new DomainError('internal_error', 'An unexpected error occurred.')));
+        },
+      );
+    };
+  }
+}

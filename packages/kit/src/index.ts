@@ -1,0 +1,15 @@
+export { ConfigError, env, parseConfig } from './config.js';
+export {
+  DomainError,
+  ERROR_CODES,
+  errorBody,
+  httpStatusOf,
+  grpcStatusOf,
+  isErrorCode,
+  type DomainErrorOptions,
+  type ErrorBody,
+  type ErrorCode,
+  type FieldError,
+} from './errors.js';
+export { ID_PREFIXES, isId, newId, type IdKind } from './ids.js';
+export { createLogger, type Logger, type LoggerSettings } from './logger.js';
