@@ -4,7 +4,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 scratch=$(mktemp -d)
 trap 'rm -rf "$scratch"' EXIT
-buf generate --output "$scratch"
+node_modules/.bin/buf generate --output "$scratch"
 if ! diff -r src/gen "$scratch/src/gen" >/dev/null; then
   echo "proto: generated code is out of date; run 'pnpm generate' and commit proto/src/gen" >&2
   diff -r src/gen "$scratch/src/gen" | head -40 >&2

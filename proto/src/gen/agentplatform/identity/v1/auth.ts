@@ -103,7 +103,24 @@ export interface AuthenticateApiKeyResponse {
   /** The creator's current role in the tenant. */
   role: string;
   scopes: string[];
-  expiresAt?: Date | undefined;
+  expiresAt?:
+    | Date
+    | undefined;
+  /** The tenant's plan: free | pro | enterprise. */
+  plan: string;
+}
+
+export interface ResolveMembershipRequest {
+  userId: string;
+  tenantId?: string | undefined;
+}
+
+export interface ResolveMembershipResponse {
+  tenantId: string;
+  /** owner | admin | member | viewer */
+  role: string;
+  /** The tenant's plan: free | pro | enterprise. */
+  plan: string;
 }
 
 function createBaseRegisterRequest(): RegisterRequest {
@@ -1153,7 +1170,7 @@ export const AuthenticateApiKeyRequest: MessageFns<AuthenticateApiKeyRequest> = 
 };
 
 function createBaseAuthenticateApiKeyResponse(): AuthenticateApiKeyResponse {
-  return { apiKeyId: "", tenantId: "", userId: "", role: "", scopes: [], expiresAt: undefined };
+  return { apiKeyId: "", tenantId: "", userId: "", role: "", scopes: [], expiresAt: undefined, plan: "" };
 }
 
 export const AuthenticateApiKeyResponse: MessageFns<AuthenticateApiKeyResponse> = {
@@ -1175,6 +1192,9 @@ export const AuthenticateApiKeyResponse: MessageFns<AuthenticateApiKeyResponse> 
     }
     if (message.expiresAt !== undefined) {
       Timestamp.encode(toTimestamp(message.expiresAt), writer.uint32(50).fork()).join();
+    }
+    if (message.plan !== "") {
+      writer.uint32(58).string(message.plan);
     }
     return writer;
   },
@@ -1240,6 +1260,14 @@ export const AuthenticateApiKeyResponse: MessageFns<AuthenticateApiKeyResponse> 
             message.expiresAt = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
             continue;
           }
+          case 7: {
+            if (tag !== 58) {
+              break;
+            }
+
+            message.plan = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1276,6 +1304,7 @@ export const AuthenticateApiKeyResponse: MessageFns<AuthenticateApiKeyResponse> 
         : isSet(object.expires_at)
         ? fromJsonTimestamp(object.expires_at)
         : undefined,
+      plan: isSet(object.plan) ? globalThis.String(object.plan) : "",
     };
   },
 
@@ -1299,6 +1328,9 @@ export const AuthenticateApiKeyResponse: MessageFns<AuthenticateApiKeyResponse> 
     if (message.expiresAt !== undefined) {
       obj.expiresAt = message.expiresAt.toISOString();
     }
+    if (message.plan !== "") {
+      obj.plan = message.plan;
+    }
     return obj;
   },
 
@@ -1313,6 +1345,205 @@ export const AuthenticateApiKeyResponse: MessageFns<AuthenticateApiKeyResponse> 
     message.role = object.role ?? "";
     message.scopes = object.scopes?.map((e) => e) || [];
     message.expiresAt = object.expiresAt ?? undefined;
+    message.plan = object.plan ?? "";
+    return message;
+  },
+};
+
+function createBaseResolveMembershipRequest(): ResolveMembershipRequest {
+  return { userId: "", tenantId: undefined };
+}
+
+export const ResolveMembershipRequest: MessageFns<ResolveMembershipRequest> = {
+  encode(message: ResolveMembershipRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.userId !== "") {
+      writer.uint32(10).string(message.userId);
+    }
+    if (message.tenantId !== undefined) {
+      writer.uint32(18).string(message.tenantId);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ResolveMembershipRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseResolveMembershipRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.userId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.tenantId = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ResolveMembershipRequest {
+    return {
+      userId: isSet(object.userId)
+        ? globalThis.String(object.userId)
+        : isSet(object.user_id)
+        ? globalThis.String(object.user_id)
+        : "",
+      tenantId: isSet(object.tenantId)
+        ? globalThis.String(object.tenantId)
+        : isSet(object.tenant_id)
+        ? globalThis.String(object.tenant_id)
+        : undefined,
+    };
+  },
+
+  toJSON(message: ResolveMembershipRequest): unknown {
+    const obj: any = {};
+    if (message.userId !== "") {
+      obj.userId = message.userId;
+    }
+    if (message.tenantId !== undefined) {
+      obj.tenantId = message.tenantId;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ResolveMembershipRequest>, I>>(base?: I): ResolveMembershipRequest {
+    return ResolveMembershipRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ResolveMembershipRequest>, I>>(object: I): ResolveMembershipRequest {
+    const message = createBaseResolveMembershipRequest();
+    message.userId = object.userId ?? "";
+    message.tenantId = object.tenantId ?? undefined;
+    return message;
+  },
+};
+
+function createBaseResolveMembershipResponse(): ResolveMembershipResponse {
+  return { tenantId: "", role: "", plan: "" };
+}
+
+export const ResolveMembershipResponse: MessageFns<ResolveMembershipResponse> = {
+  encode(message: ResolveMembershipResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.tenantId !== "") {
+      writer.uint32(10).string(message.tenantId);
+    }
+    if (message.role !== "") {
+      writer.uint32(18).string(message.role);
+    }
+    if (message.plan !== "") {
+      writer.uint32(26).string(message.plan);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ResolveMembershipResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseResolveMembershipResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.tenantId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.role = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.plan = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ResolveMembershipResponse {
+    return {
+      tenantId: isSet(object.tenantId)
+        ? globalThis.String(object.tenantId)
+        : isSet(object.tenant_id)
+        ? globalThis.String(object.tenant_id)
+        : "",
+      role: isSet(object.role) ? globalThis.String(object.role) : "",
+      plan: isSet(object.plan) ? globalThis.String(object.plan) : "",
+    };
+  },
+
+  toJSON(message: ResolveMembershipResponse): unknown {
+    const obj: any = {};
+    if (message.tenantId !== "") {
+      obj.tenantId = message.tenantId;
+    }
+    if (message.role !== "") {
+      obj.role = message.role;
+    }
+    if (message.plan !== "") {
+      obj.plan = message.plan;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ResolveMembershipResponse>, I>>(base?: I): ResolveMembershipResponse {
+    return ResolveMembershipResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ResolveMembershipResponse>, I>>(object: I): ResolveMembershipResponse {
+    const message = createBaseResolveMembershipResponse();
+    message.tenantId = object.tenantId ?? "";
+    message.role = object.role ?? "";
+    message.plan = object.plan ?? "";
     return message;
   },
 };
@@ -1384,6 +1615,24 @@ export const AuthServiceService = {
       Buffer.from(AuthenticateApiKeyResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): AuthenticateApiKeyResponse => AuthenticateApiKeyResponse.decode(value),
   },
+  /**
+   * Resolves what a user (from a verified access token) may do in a tenant: the tenant asked for,
+   * or the user's first membership (the tenant made at registration) when none is asked for.
+   * Access tokens carry no roles, so a role change or removal takes effect as soon as the
+   * gateway's short cache of this answer expires. Errors: unauthorized when the user is gone or
+   * inactive, forbidden when the user is not a member of the tenant asked for.
+   */
+  resolveMembership: {
+    path: "/agentplatform.identity.v1.AuthService/ResolveMembership" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: ResolveMembershipRequest): Buffer =>
+      Buffer.from(ResolveMembershipRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): ResolveMembershipRequest => ResolveMembershipRequest.decode(value),
+    responseSerialize: (value: ResolveMembershipResponse): Buffer =>
+      Buffer.from(ResolveMembershipResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): ResolveMembershipResponse => ResolveMembershipResponse.decode(value),
+  },
 } as const;
 
 export interface AuthServiceServer extends UntypedServiceImplementation {
@@ -1406,6 +1655,14 @@ export interface AuthServiceServer extends UntypedServiceImplementation {
    * revoked or expired key, or one whose creator is no longer a member of its tenant.
    */
   authenticateApiKey: handleUnaryCall<AuthenticateApiKeyRequest, AuthenticateApiKeyResponse>;
+  /**
+   * Resolves what a user (from a verified access token) may do in a tenant: the tenant asked for,
+   * or the user's first membership (the tenant made at registration) when none is asked for.
+   * Access tokens carry no roles, so a role change or removal takes effect as soon as the
+   * gateway's short cache of this answer expires. Errors: unauthorized when the user is gone or
+   * inactive, forbidden when the user is not a member of the tenant asked for.
+   */
+  resolveMembership: handleUnaryCall<ResolveMembershipRequest, ResolveMembershipResponse>;
 }
 
 export interface AuthServiceClient extends Client {
@@ -1497,6 +1754,28 @@ export interface AuthServiceClient extends Client {
     metadata: Metadata,
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: AuthenticateApiKeyResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * Resolves what a user (from a verified access token) may do in a tenant: the tenant asked for,
+   * or the user's first membership (the tenant made at registration) when none is asked for.
+   * Access tokens carry no roles, so a role change or removal takes effect as soon as the
+   * gateway's short cache of this answer expires. Errors: unauthorized when the user is gone or
+   * inactive, forbidden when the user is not a member of the tenant asked for.
+   */
+  resolveMembership(
+    request: ResolveMembershipRequest,
+    callback: (error: ServiceError | null, response: ResolveMembershipResponse) => void,
+  ): ClientUnaryCall;
+  resolveMembership(
+    request: ResolveMembershipRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: ResolveMembershipResponse) => void,
+  ): ClientUnaryCall;
+  resolveMembership(
+    request: ResolveMembershipRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: ResolveMembershipResponse) => void,
   ): ClientUnaryCall;
 }
 

@@ -43,14 +43,47 @@ export interface TenantMembership {
   role: string;
 }
 
-export interface GetTenantRequest {
+export interface Member {
+  userId: string;
+  email: string;
+  fullName: string;
+  /** owner | admin | member | viewer */
+  role: string;
+  createdAt: Date | undefined;
 }
 
-export interface GetTenantResponse {
-  id: string;
-  name: string;
-  /** free | pro | enterprise */
-  plan: string;
+export interface ListMembersRequest {
+}
+
+export interface ListMembersResponse {
+  items: Member[];
+}
+
+export interface AddMemberRequest {
+  email: string;
+  /** admin | member | viewer */
+  role: string;
+}
+
+export interface AddMemberResponse {
+  member: Member | undefined;
+}
+
+export interface UpdateMemberRequest {
+  userId: string;
+  /** admin | member | viewer */
+  role: string;
+}
+
+export interface UpdateMemberResponse {
+  member: Member | undefined;
+}
+
+export interface RemoveMemberRequest {
+  userId: string;
+}
+
+export interface RemoveMemberResponse {
 }
 
 function createBaseGetCurrentUserRequest(): GetCurrentUserRequest {
@@ -369,16 +402,31 @@ export const TenantMembership: MessageFns<TenantMembership> = {
   },
 };
 
-function createBaseGetTenantRequest(): GetTenantRequest {
-  return {};
+function createBaseMember(): Member {
+  return { userId: "", email: "", fullName: "", role: "", createdAt: undefined };
 }
 
-export const GetTenantRequest: MessageFns<GetTenantRequest> = {
-  encode(_: GetTenantRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+export const Member: MessageFns<Member> = {
+  encode(message: Member, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.userId !== "") {
+      writer.uint32(10).string(message.userId);
+    }
+    if (message.email !== "") {
+      writer.uint32(18).string(message.email);
+    }
+    if (message.fullName !== "") {
+      writer.uint32(26).string(message.fullName);
+    }
+    if (message.role !== "") {
+      writer.uint32(34).string(message.role);
+    }
+    if (message.createdAt !== undefined) {
+      Timestamp.encode(toTimestamp(message.createdAt), writer.uint32(42).fork()).join();
+    }
     return writer;
   },
 
-  decode(input: BinaryReader | Uint8Array, length?: number): GetTenantRequest {
+  decode(input: BinaryReader | Uint8Array, length?: number): Member {
     const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
     const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
     if (previousRecursionDepth >= 100) {
@@ -387,68 +435,7 @@ export const GetTenantRequest: MessageFns<GetTenantRequest> = {
     (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
     try {
       const end = length === undefined ? reader.len : reader.pos + length;
-      const message = createBaseGetTenantRequest();
-      while (reader.pos < end) {
-        const tag = reader.uint32();
-        switch (tag >>> 3) {
-        }
-        if ((tag & 7) === 4 || tag === 0) {
-          break;
-        }
-        reader.skip(tag & 7);
-      }
-      return message;
-    } finally {
-      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
-    }
-  },
-
-  fromJSON(_: any): GetTenantRequest {
-    return {};
-  },
-
-  toJSON(_: GetTenantRequest): unknown {
-    const obj: any = {};
-    return obj;
-  },
-
-  create<I extends Exact<DeepPartial<GetTenantRequest>, I>>(base?: I): GetTenantRequest {
-    return GetTenantRequest.fromPartial(base ?? ({} as any));
-  },
-  fromPartial<I extends Exact<DeepPartial<GetTenantRequest>, I>>(_: I): GetTenantRequest {
-    const message = createBaseGetTenantRequest();
-    return message;
-  },
-};
-
-function createBaseGetTenantResponse(): GetTenantResponse {
-  return { id: "", name: "", plan: "" };
-}
-
-export const GetTenantResponse: MessageFns<GetTenantResponse> = {
-  encode(message: GetTenantResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    if (message.id !== "") {
-      writer.uint32(10).string(message.id);
-    }
-    if (message.name !== "") {
-      writer.uint32(18).string(message.name);
-    }
-    if (message.plan !== "") {
-      writer.uint32(26).string(message.plan);
-    }
-    return writer;
-  },
-
-  decode(input: BinaryReader | Uint8Array, length?: number): GetTenantResponse {
-    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
-    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
-    if (previousRecursionDepth >= 100) {
-      throw new globalThis.Error("protobuf decode recursion limit exceeded");
-    }
-    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
-    try {
-      const end = length === undefined ? reader.len : reader.pos + length;
-      const message = createBaseGetTenantResponse();
+      const message = createBaseMember();
       while (reader.pos < end) {
         const tag = reader.uint32();
         switch (tag >>> 3) {
@@ -457,7 +444,7 @@ export const GetTenantResponse: MessageFns<GetTenantResponse> = {
               break;
             }
 
-            message.id = reader.string();
+            message.userId = reader.string();
             continue;
           }
           case 2: {
@@ -465,7 +452,7 @@ export const GetTenantResponse: MessageFns<GetTenantResponse> = {
               break;
             }
 
-            message.name = reader.string();
+            message.email = reader.string();
             continue;
           }
           case 3: {
@@ -473,7 +460,23 @@ export const GetTenantResponse: MessageFns<GetTenantResponse> = {
               break;
             }
 
-            message.plan = reader.string();
+            message.fullName = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.role = reader.string();
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.createdAt = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
             continue;
           }
         }
@@ -488,36 +491,614 @@ export const GetTenantResponse: MessageFns<GetTenantResponse> = {
     }
   },
 
-  fromJSON(object: any): GetTenantResponse {
+  fromJSON(object: any): Member {
     return {
-      id: isSet(object.id) ? globalThis.String(object.id) : "",
-      name: isSet(object.name) ? globalThis.String(object.name) : "",
-      plan: isSet(object.plan) ? globalThis.String(object.plan) : "",
+      userId: isSet(object.userId)
+        ? globalThis.String(object.userId)
+        : isSet(object.user_id)
+        ? globalThis.String(object.user_id)
+        : "",
+      email: isSet(object.email) ? globalThis.String(object.email) : "",
+      fullName: isSet(object.fullName)
+        ? globalThis.String(object.fullName)
+        : isSet(object.full_name)
+        ? globalThis.String(object.full_name)
+        : "",
+      role: isSet(object.role) ? globalThis.String(object.role) : "",
+      createdAt: isSet(object.createdAt)
+        ? fromJsonTimestamp(object.createdAt)
+        : isSet(object.created_at)
+        ? fromJsonTimestamp(object.created_at)
+        : undefined,
     };
   },
 
-  toJSON(message: GetTenantResponse): unknown {
+  toJSON(message: Member): unknown {
     const obj: any = {};
-    if (message.id !== "") {
-      obj.id = message.id;
+    if (message.userId !== "") {
+      obj.userId = message.userId;
     }
-    if (message.name !== "") {
-      obj.name = message.name;
+    if (message.email !== "") {
+      obj.email = message.email;
     }
-    if (message.plan !== "") {
-      obj.plan = message.plan;
+    if (message.fullName !== "") {
+      obj.fullName = message.fullName;
+    }
+    if (message.role !== "") {
+      obj.role = message.role;
+    }
+    if (message.createdAt !== undefined) {
+      obj.createdAt = message.createdAt.toISOString();
     }
     return obj;
   },
 
-  create<I extends Exact<DeepPartial<GetTenantResponse>, I>>(base?: I): GetTenantResponse {
-    return GetTenantResponse.fromPartial(base ?? ({} as any));
+  create<I extends Exact<DeepPartial<Member>, I>>(base?: I): Member {
+    return Member.fromPartial(base ?? ({} as any));
   },
-  fromPartial<I extends Exact<DeepPartial<GetTenantResponse>, I>>(object: I): GetTenantResponse {
-    const message = createBaseGetTenantResponse();
-    message.id = object.id ?? "";
-    message.name = object.name ?? "";
-    message.plan = object.plan ?? "";
+  fromPartial<I extends Exact<DeepPartial<Member>, I>>(object: I): Member {
+    const message = createBaseMember();
+    message.userId = object.userId ?? "";
+    message.email = object.email ?? "";
+    message.fullName = object.fullName ?? "";
+    message.role = object.role ?? "";
+    message.createdAt = object.createdAt ?? undefined;
+    return message;
+  },
+};
+
+function createBaseListMembersRequest(): ListMembersRequest {
+  return {};
+}
+
+export const ListMembersRequest: MessageFns<ListMembersRequest> = {
+  encode(_: ListMembersRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ListMembersRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseListMembersRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(_: any): ListMembersRequest {
+    return {};
+  },
+
+  toJSON(_: ListMembersRequest): unknown {
+    const obj: any = {};
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ListMembersRequest>, I>>(base?: I): ListMembersRequest {
+    return ListMembersRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ListMembersRequest>, I>>(_: I): ListMembersRequest {
+    const message = createBaseListMembersRequest();
+    return message;
+  },
+};
+
+function createBaseListMembersResponse(): ListMembersResponse {
+  return { items: [] };
+}
+
+export const ListMembersResponse: MessageFns<ListMembersResponse> = {
+  encode(message: ListMembersResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    for (const v of message.items) {
+      Member.encode(v!, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ListMembersResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseListMembersResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.items.push(Member.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ListMembersResponse {
+    return { items: globalThis.Array.isArray(object?.items) ? object.items.map((e: any) => Member.fromJSON(e)) : [] };
+  },
+
+  toJSON(message: ListMembersResponse): unknown {
+    const obj: any = {};
+    if (message.items?.length) {
+      obj.items = message.items.map((e) => Member.toJSON(e));
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ListMembersResponse>, I>>(base?: I): ListMembersResponse {
+    return ListMembersResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ListMembersResponse>, I>>(object: I): ListMembersResponse {
+    const message = createBaseListMembersResponse();
+    message.items = object.items?.map((e) => Member.fromPartial(e)) || [];
+    return message;
+  },
+};
+
+function createBaseAddMemberRequest(): AddMemberRequest {
+  return { email: "", role: "" };
+}
+
+export const AddMemberRequest: MessageFns<AddMemberRequest> = {
+  encode(message: AddMemberRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.email !== "") {
+      writer.uint32(10).string(message.email);
+    }
+    if (message.role !== "") {
+      writer.uint32(18).string(message.role);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): AddMemberRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseAddMemberRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.email = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.role = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): AddMemberRequest {
+    return {
+      email: isSet(object.email) ? globalThis.String(object.email) : "",
+      role: isSet(object.role) ? globalThis.String(object.role) : "",
+    };
+  },
+
+  toJSON(message: AddMemberRequest): unknown {
+    const obj: any = {};
+    if (message.email !== "") {
+      obj.email = message.email;
+    }
+    if (message.role !== "") {
+      obj.role = message.role;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<AddMemberRequest>, I>>(base?: I): AddMemberRequest {
+    return AddMemberRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<AddMemberRequest>, I>>(object: I): AddMemberRequest {
+    const message = createBaseAddMemberRequest();
+    message.email = object.email ?? "";
+    message.role = object.role ?? "";
+    return message;
+  },
+};
+
+function createBaseAddMemberResponse(): AddMemberResponse {
+  return { member: undefined };
+}
+
+export const AddMemberResponse: MessageFns<AddMemberResponse> = {
+  encode(message: AddMemberResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.member !== undefined) {
+      Member.encode(message.member, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): AddMemberResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseAddMemberResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.member = Member.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): AddMemberResponse {
+    return { member: isSet(object.member) ? Member.fromJSON(object.member) : undefined };
+  },
+
+  toJSON(message: AddMemberResponse): unknown {
+    const obj: any = {};
+    if (message.member !== undefined) {
+      obj.member = Member.toJSON(message.member);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<AddMemberResponse>, I>>(base?: I): AddMemberResponse {
+    return AddMemberResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<AddMemberResponse>, I>>(object: I): AddMemberResponse {
+    const message = createBaseAddMemberResponse();
+    message.member = (object.member !== undefined && object.member !== null)
+      ? Member.fromPartial(object.member)
+      : undefined;
+    return message;
+  },
+};
+
+function createBaseUpdateMemberRequest(): UpdateMemberRequest {
+  return { userId: "", role: "" };
+}
+
+export const UpdateMemberRequest: MessageFns<UpdateMemberRequest> = {
+  encode(message: UpdateMemberRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.userId !== "") {
+      writer.uint32(10).string(message.userId);
+    }
+    if (message.role !== "") {
+      writer.uint32(18).string(message.role);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): UpdateMemberRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseUpdateMemberRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.userId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.role = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): UpdateMemberRequest {
+    return {
+      userId: isSet(object.userId)
+        ? globalThis.String(object.userId)
+        : isSet(object.user_id)
+        ? globalThis.String(object.user_id)
+        : "",
+      role: isSet(object.role) ? globalThis.String(object.role) : "",
+    };
+  },
+
+  toJSON(message: UpdateMemberRequest): unknown {
+    const obj: any = {};
+    if (message.userId !== "") {
+      obj.userId = message.userId;
+    }
+    if (message.role !== "") {
+      obj.role = message.role;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<UpdateMemberRequest>, I>>(base?: I): UpdateMemberRequest {
+    return UpdateMemberRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<UpdateMemberRequest>, I>>(object: I): UpdateMemberRequest {
+    const message = createBaseUpdateMemberRequest();
+    message.userId = object.userId ?? "";
+    message.role = object.role ?? "";
+    return message;
+  },
+};
+
+function createBaseUpdateMemberResponse(): UpdateMemberResponse {
+  return { member: undefined };
+}
+
+export const UpdateMemberResponse: MessageFns<UpdateMemberResponse> = {
+  encode(message: UpdateMemberResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.member !== undefined) {
+      Member.encode(message.member, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): UpdateMemberResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseUpdateMemberResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.member = Member.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): UpdateMemberResponse {
+    return { member: isSet(object.member) ? Member.fromJSON(object.member) : undefined };
+  },
+
+  toJSON(message: UpdateMemberResponse): unknown {
+    const obj: any = {};
+    if (message.member !== undefined) {
+      obj.member = Member.toJSON(message.member);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<UpdateMemberResponse>, I>>(base?: I): UpdateMemberResponse {
+    return UpdateMemberResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<UpdateMemberResponse>, I>>(object: I): UpdateMemberResponse {
+    const message = createBaseUpdateMemberResponse();
+    message.member = (object.member !== undefined && object.member !== null)
+      ? Member.fromPartial(object.member)
+      : undefined;
+    return message;
+  },
+};
+
+function createBaseRemoveMemberRequest(): RemoveMemberRequest {
+  return { userId: "" };
+}
+
+export const RemoveMemberRequest: MessageFns<RemoveMemberRequest> = {
+  encode(message: RemoveMemberRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.userId !== "") {
+      writer.uint32(10).string(message.userId);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): RemoveMemberRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseRemoveMemberRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.userId = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): RemoveMemberRequest {
+    return {
+      userId: isSet(object.userId)
+        ? globalThis.String(object.userId)
+        : isSet(object.user_id)
+        ? globalThis.String(object.user_id)
+        : "",
+    };
+  },
+
+  toJSON(message: RemoveMemberRequest): unknown {
+    const obj: any = {};
+    if (message.userId !== "") {
+      obj.userId = message.userId;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<RemoveMemberRequest>, I>>(base?: I): RemoveMemberRequest {
+    return RemoveMemberRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<RemoveMemberRequest>, I>>(object: I): RemoveMemberRequest {
+    const message = createBaseRemoveMemberRequest();
+    message.userId = object.userId ?? "";
+    return message;
+  },
+};
+
+function createBaseRemoveMemberResponse(): RemoveMemberResponse {
+  return {};
+}
+
+export const RemoveMemberResponse: MessageFns<RemoveMemberResponse> = {
+  encode(_: RemoveMemberResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): RemoveMemberResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseRemoveMemberResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(_: any): RemoveMemberResponse {
+    return {};
+  },
+
+  toJSON(_: RemoveMemberResponse): unknown {
+    const obj: any = {};
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<RemoveMemberResponse>, I>>(base?: I): RemoveMemberResponse {
+    return RemoveMemberResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<RemoveMemberResponse>, I>>(_: I): RemoveMemberResponse {
+    const message = createBaseRemoveMemberResponse();
     return message;
   },
 };
@@ -537,23 +1118,11 @@ export const UserServiceService = {
       Buffer.from(GetCurrentUserResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): GetCurrentUserResponse => GetCurrentUserResponse.decode(value),
   },
-  /** The principal's tenant: its name and plan (the gateway's rate limits depend on the plan). */
-  getTenant: {
-    path: "/agentplatform.identity.v1.UserService/GetTenant" as const,
-    requestStream: false as const,
-    responseStream: false as const,
-    requestSerialize: (value: GetTenantRequest): Buffer => Buffer.from(GetTenantRequest.encode(value).finish()),
-    requestDeserialize: (value: Buffer): GetTenantRequest => GetTenantRequest.decode(value),
-    responseSerialize: (value: GetTenantResponse): Buffer => Buffer.from(GetTenantResponse.encode(value).finish()),
-    responseDeserialize: (value: Buffer): GetTenantResponse => GetTenantResponse.decode(value),
-  },
 } as const;
 
 export interface UserServiceServer extends UntypedServiceImplementation {
   /** The calling user with every tenant membership. Errors: unauthorized when the user is gone. */
   getCurrentUser: handleUnaryCall<GetCurrentUserRequest, GetCurrentUserResponse>;
-  /** The principal's tenant: its name and plan (the gateway's rate limits depend on the plan). */
-  getTenant: handleUnaryCall<GetTenantRequest, GetTenantResponse>;
 }
 
 export interface UserServiceClient extends Client {
@@ -573,22 +1142,6 @@ export interface UserServiceClient extends Client {
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: GetCurrentUserResponse) => void,
   ): ClientUnaryCall;
-  /** The principal's tenant: its name and plan (the gateway's rate limits depend on the plan). */
-  getTenant(
-    request: GetTenantRequest,
-    callback: (error: ServiceError | null, response: GetTenantResponse) => void,
-  ): ClientUnaryCall;
-  getTenant(
-    request: GetTenantRequest,
-    metadata: Metadata,
-    callback: (error: ServiceError | null, response: GetTenantResponse) => void,
-  ): ClientUnaryCall;
-  getTenant(
-    request: GetTenantRequest,
-    metadata: Metadata,
-    options: Partial<CallOptions>,
-    callback: (error: ServiceError | null, response: GetTenantResponse) => void,
-  ): ClientUnaryCall;
 }
 
 export const UserServiceClient = makeGenericClientConstructor(
@@ -597,6 +1150,149 @@ export const UserServiceClient = makeGenericClientConstructor(
 ) as unknown as {
   new (address: string, credentials: ChannelCredentials, options?: Partial<ClientOptions>): UserServiceClient;
   service: typeof UserServiceService;
+  serviceName: string;
+};
+
+/**
+ * Members of the principal's tenant. Only users (not keys) may call these; the gateway admits
+ * admins and owners.
+ */
+export type MemberServiceService = typeof MemberServiceService;
+export const MemberServiceService = {
+  listMembers: {
+    path: "/agentplatform.identity.v1.MemberService/ListMembers" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: ListMembersRequest): Buffer => Buffer.from(ListMembersRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): ListMembersRequest => ListMembersRequest.decode(value),
+    responseSerialize: (value: ListMembersResponse): Buffer => Buffer.from(ListMembersResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): ListMembersResponse => ListMembersResponse.decode(value),
+  },
+  /**
+   * Adds an already registered user by e-mail. Errors: not_found (no such user), conflict
+   * (already a member), validation_error (role; `owner` cannot be granted here).
+   */
+  addMember: {
+    path: "/agentplatform.identity.v1.MemberService/AddMember" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: AddMemberRequest): Buffer => Buffer.from(AddMemberRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): AddMemberRequest => AddMemberRequest.decode(value),
+    responseSerialize: (value: AddMemberResponse): Buffer => Buffer.from(AddMemberResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): AddMemberResponse => AddMemberResponse.decode(value),
+  },
+  /** Errors: not_found, forbidden (changing an owner's role), validation_error (role). */
+  updateMember: {
+    path: "/agentplatform.identity.v1.MemberService/UpdateMember" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: UpdateMemberRequest): Buffer => Buffer.from(UpdateMemberRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): UpdateMemberRequest => UpdateMemberRequest.decode(value),
+    responseSerialize: (value: UpdateMemberResponse): Buffer =>
+      Buffer.from(UpdateMemberResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): UpdateMemberResponse => UpdateMemberResponse.decode(value),
+  },
+  /** Errors: not_found, forbidden (removing an owner). */
+  removeMember: {
+    path: "/agentplatform.identity.v1.MemberService/RemoveMember" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: RemoveMemberRequest): Buffer => Buffer.from(RemoveMemberRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): RemoveMemberRequest => RemoveMemberRequest.decode(value),
+    responseSerialize: (value: RemoveMemberResponse): Buffer =>
+      Buffer.from(RemoveMemberResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): RemoveMemberResponse => RemoveMemberResponse.decode(value),
+  },
+} as const;
+
+export interface MemberServiceServer extends UntypedServiceImplementation {
+  listMembers: handleUnaryCall<ListMembersRequest, ListMembersResponse>;
+  /**
+   * Adds an already registered user by e-mail. Errors: not_found (no such user), conflict
+   * (already a member), validation_error (role; `owner` cannot be granted here).
+   */
+  addMember: handleUnaryCall<AddMemberRequest, AddMemberResponse>;
+  /** Errors: not_found, forbidden (changing an owner's role), validation_error (role). */
+  updateMember: handleUnaryCall<UpdateMemberRequest, UpdateMemberResponse>;
+  /** Errors: not_found, forbidden (removing an owner). */
+  removeMember: handleUnaryCall<RemoveMemberRequest, RemoveMemberResponse>;
+}
+
+export interface MemberServiceClient extends Client {
+  listMembers(
+    request: ListMembersRequest,
+    callback: (error: ServiceError | null, response: ListMembersResponse) => void,
+  ): ClientUnaryCall;
+  listMembers(
+    request: ListMembersRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: ListMembersResponse) => void,
+  ): ClientUnaryCall;
+  listMembers(
+    request: ListMembersRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: ListMembersResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * Adds an already registered user by e-mail. Errors: not_found (no such user), conflict
+   * (already a member), validation_error (role; `owner` cannot be granted here).
+   */
+  addMember(
+    request: AddMemberRequest,
+    callback: (error: ServiceError | null, response: AddMemberResponse) => void,
+  ): ClientUnaryCall;
+  addMember(
+    request: AddMemberRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: AddMemberResponse) => void,
+  ): ClientUnaryCall;
+  addMember(
+    request: AddMemberRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: AddMemberResponse) => void,
+  ): ClientUnaryCall;
+  /** Errors: not_found, forbidden (changing an owner's role), validation_error (role). */
+  updateMember(
+    request: UpdateMemberRequest,
+    callback: (error: ServiceError | null, response: UpdateMemberResponse) => void,
+  ): ClientUnaryCall;
+  updateMember(
+    request: UpdateMemberRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: UpdateMemberResponse) => void,
+  ): ClientUnaryCall;
+  updateMember(
+    request: UpdateMemberRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: UpdateMemberResponse) => void,
+  ): ClientUnaryCall;
+  /** Errors: not_found, forbidden (removing an owner). */
+  removeMember(
+    request: RemoveMemberRequest,
+    callback: (error: ServiceError | null, response: RemoveMemberResponse) => void,
+  ): ClientUnaryCall;
+  removeMember(
+    request: RemoveMemberRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: RemoveMemberResponse) => void,
+  ): ClientUnaryCall;
+  removeMember(
+    request: RemoveMemberRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: RemoveMemberResponse) => void,
+  ): ClientUnaryCall;
+}
+
+export const MemberServiceClient = makeGenericClientConstructor(
+  MemberServiceService,
+  "agentplatform.identity.v1.MemberService",
+) as unknown as {
+  new (address: string, credentials: ChannelCredentials, options?: Partial<ClientOptions>): MemberServiceClient;
+  service: typeof MemberServiceService;
   serviceName: string;
 };
 
