@@ -112,7 +112,8 @@ export class GrpcServer {
         logger: logger.child({ rpc: path, ...(requestId ? { request_id: requestId } : {}) }),
         signal: aborter.signal,
       };
-      const run = () => around(() => handler(call.request, ctx));
+      // async, so a handler that throws before returning a promise is mapped like a rejection.
+      const run = async () => around(() => handler(call.request, ctx));
       context.with(trace.setSpan(parent, span), run).then(
         (response) => {
           span.end();
