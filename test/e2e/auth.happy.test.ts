@@ -244,9 +244,9 @@ describe('platform surface', () => {
       expect(spec.body.paths[path]?.[method], `${method} ${path}`).toBeDefined();
     }
     expect(Object.keys(spec.body.paths).filter((path) => path.startsWith('/v1/'))).toEqual([]);
-    const docs = await api.get('/docs/');
+    const docs = await api.get<string>('/docs/');
     expect(docs.status).toBe(200);
-    expect(String(docs.body)).toContain('<html');
+    expect(docs.body).toContain('<html');
   });
 
   it('reports liveness and readiness', async () => {

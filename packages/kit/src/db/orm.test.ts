@@ -1,0 +1,141 @@
+import { Migration } from '@mikro-orm/migrations';
+import { defineEntity, p } from '@mikro-orm/postgresql';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { DomainError } from '../errors.js';
+import { newEvent, OUTBOX_TABLE_SQL, OutboxMessage, OutboxSchema, recordEvent } from '../events/index.js';
+import { createLogger } from '../logger.js';
+import { createTestDatabase, type TestDatabase } from '../testing/index.js';
+import { classifyDbError } from './errors.js';
+import { initOrm, type NamedMigration } from './orm.js';
+
+const NoteSchema = defineEntity({
+  name: 'Note',
+  tableName: 'notes',
+  properties: { id: p.string().primary(), body: p.string() },
+});
+class Note extends NoteSchema.class {}
+NoteSchema.setClass(Note);
+
+class CreateNotes extends Migration {
+  override up(): void {
+    this.addSql('create table "notes" ("id" text primary key, "body" text not null)');
+    for (const sql of OUTBOX_TABLE_SQL) this.addSql(sql);
+  }
+}
+
+const migrations: NamedMigration[] = [{ name: '0001_notes', class: CreateNotes }];
+const entities = [NoteSchema, OutboxSchema];
+const logger = createLogger({ service: 'kit-test', level: 'silent' });
+
+let database: TestDatabase;
+
+beforeAll(async () => {
+  database = await createTestDatabase({
+    name: 'kit_db',
+    migrations,
+    migrate: async (url) => {
+      const orm = await initOrm({ clientUrl: url, entities, migrations, logger });
+      await orm.close();
+    },
+  });
+});
+
+afterAll(async () => {
+  await database.drop();
+});
+
+describe('initOrm', () => {
+  it('gives a migrated database and does not re-apply migrations, even from racing replicas', async () => {
+    const orms = await Promise.all([1, 2, 3].map(() => initOrm({ clientUrl: database.url, entities, migrations, logger })));
+    try {
+      const applied = await database.query<{ name: string }>('select name from mikro_orm_migrations');
+      expect(applied.map((row) => row.name)).toEqual(['0001_notes']);
+      const em = orms[0]!.em.fork();
+      em.create(Note, { id: 'n1', body: 'hello' });
+      await em.flush();
+      expect(await orms[1]!.em.fork().findOneOrFail(Note, 'n1')).toMatchObject({ body: 'hello' });
+    } finally {
+      await Promise.all(orms.map((orm) => orm.close()));
+    }
+  });
+});
+
+describe('recordEvent', () => {
+  it('commits the outbox row with the transaction and rolls it back with it', async () => {
+    const orm = await initOrm({ clientUrl: database.url, entities, migrations, logger });
+    try {
+      const committed = newEvent('note.created', 'tnt_01', { note_id: 'n2' });
+      await orm.em.fork().transactional(async (em) => {
+        em.create(Note, { id: 'n2', body: 'kept' });
+        await recordEvent(em, committed);
+      });
+      const rolledBack = newEvent('note.created', 'tnt_01', { note_id: 'n3' });
+      await expect(
+        orm.em.fork().transactional(async (em) => {
+          await recordEvent(em, rolledBack);
+          throw new Error('abort');
+        }),
+      ).rejects.toThrow('abort');
+
+      const rows = await database.query<{ id: string; subject: string; payload: unknown; published_at: Date | null }>(
+        'select id, subject, payload, published_at from outbox where id = any($1)',
+        [[committed.id, rolledBack.id]],
+      );
+      expect(rows).toEqual([{ id: committed.id, subject: 'events.tnt_01.note.created', payload: committed, published_at: null }]);
+      expect(await orm.em.fork().count(OutboxMessage, { publishedAt: null })).toBeGreaterThanOrEqual(1);
+    } finally {
+      await orm.close();
+    }
+  });
+});
+
+describe('classifyDbError', () => {
+  it('turns a lost connection into service_unavailable, and the pool recovers its slot', async () => {
+    const orm = await initOrm({ clientUrl: database.url, entities, migrations, logger, poolMax: 1, connectTimeoutMs: 500 });
+    try {
+      const em = orm.em.fork();
+      const failure = em.transactional(async (tx) => {
+        await tx.execute('select 1');
+        await database.query('select pg_terminate_backend(pid) from pg_stat_activity where datname = $1 and pid <> pg_backend_pid()', [database.name]);
+        await tx.execute('select 1');
+      });
+      const error: unknown = await failure.catch((e: unknown) => e);
+      const classified = classifyDbError(error);
+      expect(classified).toBeInstanceOf(DomainError);
+      expect(classified?.code).toBe('service_unavailable');
+      // The dead transaction's connection must not stay checked out: the only slot comes back.
+      await vi.waitFor(() => orm.em.fork().execute('select 1'), { timeout: 4_000, interval: 200 });
+    } finally {
+      await orm.close(true);
+    }
+  });
+
+  it('turns a pool wait time-out into service_unavailable', async () => {
+    const orm = await initOrm({ clientUrl: database.url, entities, migrations, logger, poolMax: 1, connectTimeoutMs: 200 });
+    try {
+      let release!: () => void;
+      const held = orm.em.fork().transactional(async (tx) => {
+        await tx.execute('select 1');
+        await new Promise<void>((resolve) => (release = resolve));
+      });
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      const error: unknown = await orm.em.fork().execute('select 1').catch((e: unknown) => e);
+      release();
+      await held;
+      expect(classifyDbError(error)?.code).toBe('service_unavailable');
+    } finally {
+      await orm.close(true);
+    }
+  });
+
+  it('leaves other database errors alone', async () => {
+    const orm = await initOrm({ clientUrl: database.url, entities, migrations, logger });
+    try {
+      const error: unknown = await orm.em.fork().execute('select * from no_such_table').catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(Error);
+      expect(classifyDbError(error)).toBeUndefined();
+    } finally {
+      await orm.close();
+    }
+  });
+});

@@ -1,0 +1,132 @@
+import { createHash } from 'node:crypto';
+import { Migrator } from '@mikro-orm/migrations';
+import { MikroORM, RequestContext, type EntitySchema, type MigrationObject } from '@mikro-orm/postgresql';
+import pg from 'pg';
+import type { Logger } from '../logger.js';
+
+export type Orm = MikroORM;
+export type { EntityManager } from '@mikro-orm/postgresql';
+
+/** A migration class under a stable name (class names do not survive bundling). */
+export type NamedMigration = MigrationObject;
+
+export interface OrmOptions {
+  /** `postgres://user@host:port/database` */
+  clientUrl: string;
+  entities: readonly EntitySchema[];
+  /** Applied in order at start, before the ORM is handed out. */
+  migrations: readonly NamedMigration[];
+  logger: Logger;
+  /** Connections in the pool; default 10. */
+  poolMax?: number;
+  /** How long a query waits for a pooled connection before failing; default 5,000 ms. */
+  connectTimeoutMs?: number;
+}
+
+/**
+ * Connects to PostgreSQL and applies pending migrations explicitly, once, before anything else
+ * runs. Replicas starting together serialise on an advisory lock, so each migration runs once.
+ */
+export async function initOrm(options: OrmOptions): Promise<Orm> {
+  const logger = options.logger.child({ component: 'db' });
+  const orm = await MikroORM.init({
+    clientUrl: options.clientUrl,
+    entities: [...options.entities],
+    extensions: [Migrator],
+    pool: { min: 0, max: options.poolMax ?? 10 },
+    driverOptions: {
+      connectionTimeoutMillis: options.connectTimeoutMs ?? 5_000,
+      onPoolCreated: evictDeadClients,
+    },
+    migrations: {
+      migrationsList: [...options.migrations],
+      transactional: true,
+      allOrNothing: true,
+      snapshot: false,
+      silent: true,
+    },
+    debug: false,
+    colors: false,
+    logger: (message) => logger.debug(message),
+  });
+  try {
+    await migrate(orm, options.clientUrl, logger);
+  } catch (error) {
+    await orm.close(true);
+    throw error;
+  }
+  return orm;
+}
+
+async function migrate(orm: Orm, clientUrl: string, logger: Logger): Promise<void> {
+  // A session lock needs one connection held for the whole run; the migrator uses the pool.
+  const lockClient = new pg.Client({ connectionString: clientUrl });
+  await lockClient.connect();
+  try {
+    await lockClient.query('select pg_advisory_lock($1)', [migrationLockKey(clientUrl)]);
+    const applied = await orm.migrator.up();
+    for (const migration of applied) logger.info({ migration: migration.name }, 'applied migration');
+  } finally {
+    await lockClient.end();
+  }
+}
+
+/** One lock per database; 63 bits of a hash so it fits PostgreSQL's bigint. */
+function migrationLockKey(clientUrl: string): string {
+  const database = new URL(clientUrl).pathname.slice(1) || 'postgres';
+  const digest = createHash('sha256').update(`migrations:${database}`).digest();
+  return (digest.readBigInt64BE(0) & 0x7fff_ffff_ffff_ffffn).toString();
+}
+
+/**
+ * Closes the pool, waiting at most `timeoutMs` for connections still checked out, so a stuck
+ * query cannot hold a shutdown open. False when it gave up waiting.
+ */
+export async function closeOrm(orm: Orm, timeoutMs = 5_000): Promise<boolean> {
+  let timer: NodeJS.Timeout | undefined;
+  const timedOut = new Promise<false>((resolve) => {
+    timer = setTimeout(() => resolve(false), timeoutMs);
+    timer.unref();
+  });
+  try {
+    return await Promise.race([orm.close().then(() => true as const), timedOut]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/**
+ * GrpcServer's `around`: every call runs with its own EntityManager fork (its own identity map),
+ * so the global `orm.em` that repositories hold resolves to that fork inside the call.
+ */
+export function requestContext(orm: Orm): <T>(run: () => Promise<T>) => Promise<T> {
+  return (run) => RequestContext.create(orm.em, run);
+}
+
+// ms a dead client may stay checked out: enough for a holder that does release it (in a `finally`).
+const DEAD_CLIENT_GRACE_MS = 1_000;
+
+/**
+ * Evicts pooled connections that died while checked out and were never handed back. Kysely
+ * 0.29 releases a transaction's connection only after a successful ROLLBACK; when the server
+ * has dropped the connection (restart, failover, `pg_terminate_backend`) that ROLLBACK fails and
+ * the slot is lost for good, so a few failovers would starve the pool into permanent 503s.
+ */
+function evictDeadClients(pool: pg.Pool): void {
+  const checkedOut = new WeakSet<pg.PoolClient>();
+  pool.on('acquire', (client) => checkedOut.add(client));
+  pool.on('release', (_error, client) => checkedOut.delete(client));
+  pool.on('connect', (client) => {
+    client.once('end', () => {
+      setTimeout(() => {
+        if (!checkedOut.has(client)) return;
+        checkedOut.delete(client);
+        try {
+          client.release(new Error('The connection ended while checked out.'));
+        } catch {
+          // Its holder released it after all.
+        }
+      }, DEAD_CLIENT_GRACE_MS).unref();
+    });
+  });
+}

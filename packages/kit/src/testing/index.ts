@@ -1,0 +1,7 @@
+export {
+  createTestDatabase,
+  databaseFixture,
+  DEFAULT_TEST_DATABASE_URL,
+  type TestDatabase,
+  type TestDatabaseOptions,
+} from './database.js';

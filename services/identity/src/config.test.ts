@@ -1,0 +1,53 @@
+import { ConfigError } from '@agent-platform/kit';
+import { describe, expect, it } from 'vitest';
+import { loadIdentityConfig } from './config.js';
+
+const DATABASE_URL = 'postgres://postgres@127.0.0.1:5432/identity';
+
+describe('loadIdentityConfig', () => {
+  it('applies the defaults of decisions §11', () => {
+    expect(loadIdentityConfig({ DATABASE_URL })).toEqual({
+      databaseUrl: DATABASE_URL,
+      grpcHost: '0.0.0.0',
+      grpcPort: 50051,
+      welcomeCredits: 1000,
+      creditsLowThreshold: 100,
+      defaultPlan: 'free',
+      accessTokenTtlSeconds: 3600,
+      refreshTokenTtlSeconds: 2_592_000,
+      jwtIssuer: 'agent-platform',
+      jwtAudience: 'agent-platform-api',
+      logLevel: 'info',
+    });
+  });
+
+  it('reads every variable', () => {
+    const config = loadIdentityConfig({
+      DATABASE_URL: 'postgresql://identity:secret@db:5432/identity',
+      GRPC_HOST: '127.0.0.1',
+      GRPC_PORT: '0',
+      WELCOME_CREDITS: '0',
+      CREDITS_LOW_THRESHOLD: '5',
+      DEFAULT_PLAN: 'enterprise',
+      ACCESS_TOKEN_TTL_SECONDS: '600',
+      REFRESH_TOKEN_TTL_SECONDS: '86400',
+      JWT_ISSUER: 'iss',
+      JWT_AUDIENCE: 'aud',
+      LOG_LEVEL: 'debug',
+    });
+    expect(config).toMatchObject({ grpcPort: 0, welcomeCredits: 0, creditsLowThreshold: 5, defaultPlan: 'enterprise', accessTokenTtlSeconds: 600, logLevel: 'debug' });
+  });
+
+  it('fails with one line per bad variable', () => {
+    let error: unknown;
+    try {
+      loadIdentityConfig({ DATABASE_URL: 'mysql://x', DEFAULT_PLAN: 'gold', WELCOME_CREDITS: '-1' });
+    } catch (caught) {
+      error = caught;
+    }
+    expect(error).toBeInstanceOf(ConfigError);
+    const message = (error as ConfigError).message;
+    for (const variable of ['DATABASE_URL', 'DEFAULT_PLAN', 'WELCOME_CREDITS']) expect(message).toContain(`  ${variable}: `);
+    expect(() => loadIdentityConfig({})).toThrow(/DATABASE_URL/);
+  });
+});

@@ -1,0 +1,57 @@
+import { env, parseConfig } from '@agent-platform/kit';
+import { z } from 'zod';
+import { PLANS, type Plan } from './tenants/tenants.entity.js';
+
+const schema = z.object({
+  DATABASE_URL: z.url({ protocol: /^postgres(ql)?$/, error: 'must be a postgres:// URL' }),
+  GRPC_HOST: z.string().min(1).default('0.0.0.0'),
+  GRPC_PORT: env.port(50051),
+  WELCOME_CREDITS: z.coerce.number().int().min(0).default(1000),
+  CREDITS_LOW_THRESHOLD: z.coerce.number().int().min(0).default(100),
+  DEFAULT_PLAN: z.enum(PLANS).default('free'),
+  ACCESS_TOKEN_TTL_SECONDS: env.positiveInt(3600),
+  REFRESH_TOKEN_TTL_SECONDS: env.positiveInt(2_592_000),
+  JWT_ISSUER: z.string().min(1).default('agent-platform'),
+  JWT_AUDIENCE: z.string().min(1).default('agent-platform-api'),
+  LOG_LEVEL: env.logLevel(),
+});
+
+export type LogLevel = z.output<typeof schema>['LOG_LEVEL'];
+
+/** The identity service's settings, read once at start from the environment. */
+export interface IdentityConfig {
+  databaseUrl: string;
+  grpcHost: string;
+  /** 0 picks a free port (tests). */
+  grpcPort: number;
+  /** Credits a new tenant starts with. */
+  welcomeCredits: number;
+  /** billing.credits.low fires when a debit crosses below this balance. */
+  creditsLowThreshold: number;
+  defaultPlan: Plan;
+  /** Seconds. */
+  accessTokenTtlSeconds: number;
+  /** Seconds. */
+  refreshTokenTtlSeconds: number;
+  jwtIssuer: string;
+  jwtAudience: string;
+  logLevel: LogLevel;
+}
+
+/** Parses the environment; throws a ConfigError with one line per bad variable. */
+export function loadIdentityConfig(environment: Record<string, string | undefined>): IdentityConfig {
+  const parsed = parseConfig(schema, environment);
+  return {
+    databaseUrl: parsed.DATABASE_URL,
+    grpcHost: parsed.GRPC_HOST,
+    grpcPort: parsed.GRPC_PORT,
+    welcomeCredits: parsed.WELCOME_CREDITS,
+    creditsLowThreshold: parsed.CREDITS_LOW_THRESHOLD,
+    defaultPlan: parsed.DEFAULT_PLAN,
+    accessTokenTtlSeconds: parsed.ACCESS_TOKEN_TTL_SECONDS,
+    refreshTokenTtlSeconds: parsed.REFRESH_TOKEN_TTL_SECONDS,
+    jwtIssuer: parsed.JWT_ISSUER,
+    jwtAudience: parsed.JWT_AUDIENCE,
+    logLevel: parsed.LOG_LEVEL,
+  };
+}

@@ -1,0 +1,59 @@
+import { defineEntity, p } from '@mikro-orm/postgresql';
+
+/** Roles of decisions §3, strongest first. */
+export const ROLES = ['owner', 'admin', 'member', 'viewer'] as const;
+export type Role = (typeof ROLES)[number];
+
+/** The roles MemberService may grant; ownership is only ever given at registration. */
+export const GRANTABLE_ROLES = ['admin', 'member', 'viewer'] as const satisfies readonly Role[];
+export type GrantableRole = (typeof GRANTABLE_ROLES)[number];
+
+export const PLANS = ['free', 'pro', 'enterprise'] as const;
+export type Plan = (typeof PLANS)[number];
+
+const RANK: Record<Role, number> = { owner: 3, admin: 2, member: 1, viewer: 0 };
+
+/** True when `role` is `minimum` or stronger. */
+export function hasRole(role: string, minimum: Role): boolean {
+  return isRole(role) && RANK[role] >= RANK[minimum];
+}
+
+export function isRole(value: string): value is Role {
+  return (ROLES as readonly string[]).includes(value);
+}
+
+export function isGrantableRole(value: string): value is GrantableRole {
+  return (GRANTABLE_ROLES as readonly string[]).includes(value);
+}
+
+export const TenantSchema = defineEntity({
+  name: 'Tenant',
+  tableName: 'tenants',
+  properties: {
+    id: p.string().primary(),
+    name: p.string(),
+    plan: p.enum(PLANS),
+    /** Credits; equals the sum of the tenant's ledger (billing). Never negative (a CHECK). */
+    balance: p.bigint('number'),
+    createdAt: p.datetime(),
+  },
+});
+
+export class Tenant extends TenantSchema.class {}
+TenantSchema.setClass(Tenant);
+
+/** A user's role in a tenant. The user's first membership is the tenant made at registration. */
+export const MembershipSchema = defineEntity({
+  name: 'Membership',
+  tableName: 'memberships',
+  properties: {
+    tenantId: p.string().primary(),
+    userId: p.string().primary(),
+    role: p.enum(ROLES),
+    createdAt: p.datetime(),
+  },
+  primaryKeys: ['tenantId', 'userId'],
+});
+
+export class Membership extends MembershipSchema.class {}
+MembershipSchema.setClass(Membership);

@@ -1,0 +1,23 @@
+import type { UnaryHandlers } from '@agent-platform/kit/grpc';
+import type { UserServiceService } from '@agent-platform/proto/identity/v1/users';
+import { actorOf } from '../shared/grpc.js';
+import type { UsersService } from './users.service.js';
+
+export const USER_SERVICE_NAME = 'agentplatform.identity.v1.UserService';
+
+/** UserService over gRPC: the calling user as GET /auth/me shows them. */
+export function userHandlers(users: UsersService): UnaryHandlers<typeof UserServiceService> {
+  return {
+    getCurrentUser: async (_request, ctx) => {
+      const { user, tenants } = await users.getCurrentUser(actorOf(ctx));
+      return {
+        id: user.id,
+        email: user.email,
+        fullName: user.fullName,
+        isActive: user.isActive,
+        createdAt: user.createdAt,
+        tenants,
+      };
+    },
+  };
+}

@@ -1,0 +1,122 @@
+import { randomUUID } from 'node:crypto';
+import { createLogger, DomainError, type ErrorCode } from '@agent-platform/kit';
+import { GrpcChannel, PrincipalKind, type Principal, type PromiseClient } from '@agent-platform/kit/grpc';
+import { databaseFixture, type TestDatabase } from '@agent-platform/kit/testing';
+import { ApiKeyServiceService } from '@agent-platform/proto/identity/v1/api-keys';
+import { AuthServiceService } from '@agent-platform/proto/identity/v1/auth';
+import { BillingServiceService } from '@agent-platform/proto/identity/v1/billing';
+import { MemberServiceService, UserServiceService } from '@agent-platform/proto/identity/v1/users';
+import { expect, test as base } from 'vitest';
+import { migrations, openDatabase } from '../src/database.js';
+import { buildIdentityService, loadIdentityConfig, type IdentityConfig, type IdentityService } from '../src/service.js';
+
+export const logger = createLogger({ service: 'identity-test', level: 'silent' });
+
+/** A registered user, with what a test needs to act as them. */
+export interface TestUser {
+  id: string;
+  email: string;
+  password: string;
+  tenantId: string;
+  /** The owner principal in the user's own tenant, as the gateway would forward it. */
+  principal: Principal;
+}
+
+/** The running service plus typed clients and the service's database. */
+export interface IdentityHarness {
+  config: IdentityConfig;
+  database: TestDatabase;
+  auth: PromiseClient<typeof AuthServiceService>;
+  users: PromiseClient<typeof UserServiceService>;
+  members: PromiseClient<typeof MemberServiceService>;
+  apiKeys: PromiseClient<typeof ApiKeyServiceService>;
+  billing: PromiseClient<typeof BillingServiceService>;
+  /** Registers a fresh user (unique e-mail) and returns them. */
+  register(overrides?: { email?: string; password?: string; fullName?: string; company?: string }): Promise<TestUser>;
+  /** Starts another instance of the service on the same database, e.g. a second replica. */
+  startReplica(): Promise<{ address: string; stop(): Promise<void> }>;
+}
+
+export function uniqueEmail(label = 'user'): string {
+  return `${label}-${randomUUID()}@example.com`;
+}
+
+/** The principal the gateway would forward for `userId` acting in `tenantId` with `role`. */
+export function userPrincipal(userId: string, tenantId: string, role: string): Principal {
+  return { kind: PrincipalKind.KIND_USER, userId, apiKeyId: '', tenantId, role, scopes: [] };
+}
+
+/** Awaits a rejection and checks it is the DomainError `code`; returns it for further checks. */
+export async function expectError(promise: Promise<unknown>, code: ErrorCode): Promise<DomainError> {
+  const error: unknown = await promise.then(
+    () => undefined,
+    (reason: unknown) => reason,
+  );
+  expect(error, `expected ${code}`).toBeInstanceOf(DomainError);
+  expect((error as DomainError).code).toBe(code);
+  return error as DomainError;
+}
+
+async function startService(database: TestDatabase, overrides: Record<string, string> = {}) {
+  const config = loadIdentityConfig({ DATABASE_URL: database.url, GRPC_HOST: '127.0.0.1', GRPC_PORT: '0', ...overrides });
+  const service: IdentityService = await buildIdentityService(config, { logger });
+  const { port } = await service.start();
+  return { config, service, address: `127.0.0.1:${port}` };
+}
+
+/**
+ * `test` with two file-scoped fixtures: `database`, a fresh database cloned from the migrated
+ * template, and `identity`, the real service listening on 127.0.0.1:0 against it.
+ */
+export const test = base
+  .extend(
+    'database',
+    { scope: 'file' },
+    databaseFixture({
+      name: 'identity',
+      migrations,
+      migrate: async (url) => {
+        const orm = await openDatabase(url, logger);
+        await orm.close();
+      },
+    }),
+  )
+  .extend('identity', { scope: 'file' }, async ({ database }, { onCleanup }): Promise<IdentityHarness> => {
+    const { config, service, address } = await startService(database);
+    const channel = new GrpcChannel(address, { defaultDeadlineMs: 15_000 });
+    const replicas: { stop(): Promise<void> }[] = [];
+    onCleanup(async () => {
+      channel.close();
+      await Promise.all(replicas.map((replica) => replica.stop()));
+      await service.stop();
+    });
+
+    const auth = channel.client(AuthServiceService);
+    return {
+      config,
+      database,
+      auth,
+      users: channel.client(UserServiceService),
+      members: channel.client(MemberServiceService),
+      apiKeys: channel.client(ApiKeyServiceService),
+      billing: channel.client(BillingServiceService),
+      async register(overrides = {}) {
+        const email = overrides.email ?? uniqueEmail();
+        const password = overrides.password ?? `pw-${randomUUID()}`;
+        const registered = await auth.register({ email, password, fullName: overrides.fullName, company: overrides.company });
+        return {
+          id: registered.id,
+          email: registered.email,
+          password,
+          tenantId: registered.tenantId,
+          principal: userPrincipal(registered.id, registered.tenantId, 'owner'),
+        };
+      },
+      async startReplica() {
+        const replica = await startService(database);
+        const handle = { address: replica.address, stop: () => replica.service.stop() };
+        replicas.push(handle);
+        return handle;
+      },
+    };
+  });
