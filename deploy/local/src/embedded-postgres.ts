@@ -28,6 +28,10 @@ export async function startEmbeddedPostgres(options: {
   const { dataDir, port, logger } = options;
   const clusterDir = join(dataDir, 'postgres');
   await mkdir(dataDir, { recursive: true });
+  const runsAsRoot = process.getuid?.() === 0;
+  // As root the cluster runs as `postgres`, which must be able to pass through DATA_DIR to reach
+  // its own directory (the password file beside it stays 0600).
+  if (runsAsRoot) await chmod(dataDir, 0o755);
   const password = await readOrCreatePassword(join(dataDir, 'postgres-password'));
   await stopOrphanedPostmaster(clusterDir, logger);
 
@@ -38,7 +42,7 @@ export async function startEmbeddedPostgres(options: {
     password,
     authMethod: 'scram-sha-256',
     persistent: true,
-    createPostgresUser: process.getuid?.() === 0,
+    createPostgresUser: runsAsRoot,
     postgresFlags: ['-c', 'listen_addresses=127.0.0.1', '-c', 'unix_socket_directories='],
     onLog: (message) => logger.debug({ postgres: message.trim() }, 'embedded postgres'),
     onError: (error) => logger.error({ err: error }, 'embedded postgres'),

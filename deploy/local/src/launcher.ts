@@ -1,7 +1,7 @@
 import { resolve } from 'node:path';
 import { buildGateway, loadGatewayConfig, type Gateway } from '@agent-platform/gateway';
 import { buildIdentityService, loadIdentityConfig, type IdentityService } from '@agent-platform/identity';
-import type { Logger } from '@agent-platform/kit';
+import { createLogger, type Logger } from '@agent-platform/kit';
 import type { LocalConfig } from './config.js';
 import { startEmbeddedPostgres, type EmbeddedDatabaseServer } from './embedded-postgres.js';
 
@@ -38,14 +38,15 @@ export async function startLocalPlatform(config: LocalConfig, env: NodeJS.Proces
         GRPC_HOST: '127.0.0.1',
         GRPC_PORT: String(config.IDENTITY_GRPC_PORT),
       }),
-      { logger: logger.child({ service: 'identity' }) },
+      { logger: serviceLogger('identity', config) },
     );
     const { port: identityPort } = await identity.start();
     stack.push(() => identity.stop());
 
     const gateway: Gateway = await buildGateway(
-      loadGatewayConfig({ ...env, PORT: String(config.PORT), IDENTITY_ADDR: `127.0.0.1:${identityPort}` }),
-      { logger: logger.child({ service: 'gateway' }) },
+      // On a laptop the API answers on loopback only, unless HOST says otherwise.
+      loadGatewayConfig({ HOST: '127.0.0.1', ...env, PORT: String(config.PORT), IDENTITY_ADDR: `127.0.0.1:${identityPort}` }),
+      { logger: serviceLogger('gateway', config) },
     );
     const { url } = await gateway.start();
     stack.push(() => gateway.stop());
@@ -55,6 +56,10 @@ export async function startLocalPlatform(config: LocalConfig, env: NodeJS.Proces
     await stop();
     throw error;
   }
+}
+
+function serviceLogger(service: string, config: LocalConfig): Logger {
+  return createLogger({ service, level: config.LOG_LEVEL });
 }
 
 async function openDatabaseServer(config: LocalConfig, logger: Logger): Promise<EmbeddedDatabaseServer> {

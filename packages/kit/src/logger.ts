@@ -1,4 +1,4 @@
-import { trace } from '@opentelemetry/api';
+import { isSpanContextValid, trace } from '@opentelemetry/api';
 import { pino, type Logger, type LoggerOptions } from 'pino';
 
 export type { Logger } from 'pino';
@@ -37,10 +37,10 @@ export function createLogger(settings: LoggerSettings): Logger {
     redact: { paths: REDACTED_PATHS, censor: '[redacted]' },
     timestamp: pino.stdTimeFunctions.isoTime,
     mixin() {
-      const span = trace.getActiveSpan();
-      if (!span) return {};
-      const { traceId, spanId } = span.spanContext();
-      return { trace_id: traceId, span_id: spanId };
+      const spanContext = trace.getActiveSpan()?.spanContext();
+      // Without an incoming traceparent or an SDK the active span is a placeholder of zeros.
+      if (!spanContext || !isSpanContextValid(spanContext)) return {};
+      return { trace_id: spanContext.traceId, span_id: spanContext.spanId };
     },
   };
   return settings.destination ? pino(options, settings.destination) : pino(options);

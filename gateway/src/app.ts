@@ -1,0 +1,56 @@
+import { DomainError } from '@agent-platform/kit';
+import type { FastifyPluginAsync } from 'fastify';
+import fp from 'fastify-plugin';
+import { serializerCompiler } from 'fastify-type-provider-zod';
+import type { GatewayConfig } from './config.js';
+import { sendError } from './http/errors.js';
+import { validatorCompiler } from './http/validation.js';
+import authentication from './plugins/app/authentication.js';
+import identity from './plugins/app/identity.js';
+import rateLimits from './plugins/app/rate-limits.js';
+import requestContext from './plugins/app/request-context.js';
+import stores from './plugins/app/stores.js';
+import configPlugin from './plugins/external/config.js';
+import redis from './plugins/external/redis.js';
+import swagger from './plugins/external/swagger.js';
+import api from './routes/api/v1/index.js';
+import healthRoutes from './routes/health.js';
+import openapiRoute from './routes/openapi.js';
+import './types.js';
+
+export interface GatewayAppOptions {
+  config: GatewayConfig;
+}
+
+/**
+ * The gateway as one Fastify plugin (fastify/demo's layout): external plugins (config, Redis,
+ * OpenAPI), then the app's own (request context, identity clients, stores, authentication, rate
+ * limits), then the routes. fastify-plugin lets its error handlers reach the root instance.
+ */
+const gatewayApp: FastifyPluginAsync<GatewayAppOptions> = async (app, options) => {
+  app.setValidatorCompiler(validatorCompiler);
+  app.setSerializerCompiler(serializerCompiler);
+  // JSON only (login adds forms in its own scope); anything else is 400 invalid_request.
+  app.removeContentTypeParser('text/plain');
+
+  await app.register(configPlugin, { config: options.config });
+  await app.register(redis);
+  await app.register(swagger);
+
+  await app.register(requestContext);
+  await app.register(identity);
+  await app.register(stores);
+  await app.register(authentication);
+  await app.register(rateLimits);
+
+  const bodyLimit = options.config.BODY_LIMIT_BYTES;
+  app.setErrorHandler((error, request, reply) => sendError(error, request, reply, bodyLimit));
+  app.setNotFoundHandler((request, reply) => sendError(new DomainError('not_found', 'No such route.'), request, reply, bodyLimit));
+
+  await app.register(healthRoutes);
+  await app.register(openapiRoute);
+  await app.register(api, { prefix: '/api/v1', documented: true });
+  await app.register(api, { prefix: '/v1', documented: false });
+};
+
+export default fp(gatewayApp, { name: 'gateway-app' });

@@ -1,0 +1,93 @@
+import { DomainError } from '@agent-platform/kit';
+import type { JsonWebKey as ProtoJwk } from '@agent-platform/proto/identity/v1/auth';
+import { errors, importJWK, jwtVerify, type CompactJWSHeaderParameters, type CryptoKey } from 'jose';
+
+export interface AccessTokenVerifierOptions {
+  /** AuthService.GetJwks. */
+  fetchKeys: () => Promise<ProtoJwk[]>;
+  issuer: string;
+  audience: string;
+  /** Least time between refetches caused by an unknown `kid` (milliseconds). */
+  minRefreshIntervalMs: number;
+  now?: () => number;
+}
+
+export interface VerifiedAccessToken {
+  userId: string;
+}
+
+const ALGORITHMS = ['EdDSA', 'Ed25519'];
+
+function invalid(message: string, cause?: unknown): DomainError {
+  return new DomainError('unauthorized', message, cause === undefined ? {} : { cause });
+}
+
+/**
+ * Verifies access tokens locally against identity's JWK set: fetched at start, refetched (at most
+ * once per interval) when a token names a key it does not know, so a key rotation needs no restart.
+ */
+export class AccessTokenVerifier {
+  private keys = new Map<string, CryptoKey | Uint8Array>();
+  private lastFetchMs = Number.NEGATIVE_INFINITY;
+  private inflight: Promise<void> | undefined;
+  private readonly now: () => number;
+
+  constructor(private readonly options: AccessTokenVerifierOptions) {
+    this.now = options.now ?? Date.now;
+  }
+
+  get keyCount(): number {
+    return this.keys.size;
+  }
+
+  /** Fetches the key set now; concurrent callers share one fetch. */
+  refresh(): Promise<void> {
+    this.inflight ??= this.load().finally(() => {
+      this.inflight = undefined;
+    });
+    return this.inflight;
+  }
+
+  async verify(token: string): Promise<VerifiedAccessToken> {
+    try {
+      const { payload } = await jwtVerify(token, (header) => this.keyFor(header), {
+        issuer: this.options.issuer,
+        audience: this.options.audience,
+        algorithms: ALGORITHMS,
+        requiredClaims: ['sub', 'exp', 'iat'],
+        currentDate: new Date(this.now()),
+      });
+      if (typeof payload.sub !== 'string' || payload.sub === '') throw invalid('The access token names no user.');
+      return { userId: payload.sub };
+    } catch (error) {
+      if (error instanceof DomainError) throw error;
+      if (error instanceof errors.JWTExpired) throw invalid('The access token has expired.', error);
+      if (error instanceof errors.JOSEError) throw invalid('The access token is invalid.', error);
+      throw error;
+    }
+  }
+
+  private async keyFor(header: CompactJWSHeaderParameters): Promise<CryptoKey | Uint8Array> {
+    const kid = header.kid;
+    if (!kid) throw invalid('The access token names no signing key.');
+    let key = this.keys.get(kid);
+    // Never fetched successfully (identity was down at start): always try. Otherwise throttle.
+    if (!key && (this.keys.size === 0 || this.now() - this.lastFetchMs >= this.options.minRefreshIntervalMs)) {
+      await this.refresh();
+      key = this.keys.get(kid);
+    }
+    if (!key) throw invalid('The access token is signed with an unknown key.');
+    return key;
+  }
+
+  private async load(): Promise<void> {
+    this.lastFetchMs = this.now();
+    const jwks = await this.options.fetchKeys();
+    const keys = new Map<string, CryptoKey | Uint8Array>();
+    for (const jwk of jwks) {
+      if (jwk.kty !== 'OKP' || jwk.crv !== 'Ed25519' || !jwk.kid) continue;
+      keys.set(jwk.kid, await importJWK({ kty: jwk.kty, crv: jwk.crv, x: jwk.x }, 'EdDSA'));
+    }
+    this.keys = keys;
+  }
+}

@@ -1,0 +1,68 @@
+import { DomainError } from '@agent-platform/kit';
+import { describe, expect, it } from 'vitest';
+import { authorize, hasScope, POLICIES, policyFor, roleAtLeast, type RoutePolicy } from './policy.js';
+import type { AuthenticatedPrincipal } from './principal.js';
+
+function principal(overrides: Partial<AuthenticatedPrincipal>): AuthenticatedPrincipal {
+  return { kind: 'user', userId: 'usr_1', apiKeyId: undefined, tenantId: 'tnt_1', role: 'owner', scopes: [], plan: 'free', ...overrides };
+}
+
+function forbidden(run: () => void): string {
+  try {
+    run();
+  } catch (error) {
+    expect(error).toBeInstanceOf(DomainError);
+    expect((error as DomainError).code).toBe('forbidden');
+    return (error as DomainError).message;
+  }
+  throw new Error('expected forbidden');
+}
+
+describe('the policy table', () => {
+  it('follows decisions §3 and §4 for the routes the spec names', () => {
+    expect(POLICIES['GET /auth/me']).toEqual({ auth: 'user-or-key', minRole: 'viewer' });
+    expect(POLICIES['GET /billing/credits']).toMatchObject({ auth: 'user-or-key', scope: 'billing:read' });
+    expect(POLICIES['POST /billing/purchases']).toEqual({ auth: 'user', minRole: 'owner' });
+    for (const [key, policy] of Object.entries(POLICIES) as [string, RoutePolicy][]) {
+      if (key.includes('/auth/api-keys') || key.includes('/tenants/')) expect(policy, key).toEqual({ auth: 'user', minRole: 'admin' });
+      if (policy.auth === 'user-or-key' && key !== 'GET /auth/me') expect(policy.scope, key).toBeDefined();
+    }
+  });
+
+  it('finds rows by method and path', () => {
+    expect(policyFor('get', '/auth/me')).toBe(POLICIES['GET /auth/me']);
+    expect(policyFor('GET', '/auth/nope')).toBeUndefined();
+    expect(policyFor('GET', 'toString')).toBeUndefined();
+  });
+});
+
+describe('authorize', () => {
+  const read: RoutePolicy = { auth: 'user-or-key', minRole: 'viewer', scope: 'billing:read' };
+  const write: RoutePolicy = { auth: 'user-or-key', minRole: 'member', scope: 'agents:write' };
+
+  it('orders roles viewer < member < admin < owner and rejects unknown roles', () => {
+    expect(roleAtLeast('admin', 'member')).toBe(true);
+    expect(roleAtLeast('member', 'admin')).toBe(false);
+    expect(roleAtLeast('owner', 'owner')).toBe(true);
+    expect(roleAtLeast('superuser', 'viewer')).toBe(false);
+  });
+
+  it('lets a user act by role alone', () => {
+    expect(() => authorize(principal({ role: 'viewer' }), read)).not.toThrow();
+    expect(forbidden(() => authorize(principal({ role: 'viewer' }), write))).toContain('member');
+  });
+
+  it('makes a key act with its creator role intersected with its scopes', () => {
+    const key = (role: string, scopes: string[]) => principal({ kind: 'api_key', apiKeyId: 'key_1', role, scopes });
+    expect(() => authorize(key('member', ['agents:write']), write)).not.toThrow();
+    expect(forbidden(() => authorize(key('viewer', ['agents:write']), write))).toContain('role');
+    expect(forbidden(() => authorize(key('owner', ['agents:read']), write))).toContain('agents:write');
+    expect(() => authorize(key('member', ['*']), write)).not.toThrow();
+    expect(hasScope(['*'], 'billing:read')).toBe(true);
+  });
+
+  it('keeps keys off user-only routes', () => {
+    const key = principal({ kind: 'api_key', apiKeyId: 'key_1', scopes: ['*'] });
+    expect(forbidden(() => authorize(key, { auth: 'user', minRole: 'viewer' }))).toContain('API keys');
+  });
+});

@@ -1,0 +1,90 @@
+import { DomainError } from '@agent-platform/kit';
+import type { AuthenticatedPrincipal } from './principal.js';
+
+/** decisions §3: each role includes the ones before it. */
+export const ROLES = ['viewer', 'member', 'admin', 'owner'] as const;
+export type Role = (typeof ROLES)[number];
+
+/** decisions §4: the scope catalogue; `*` grants every scope. */
+export const SCOPES = [
+  'agents:read',
+  'agents:write',
+  'memory:read',
+  'memory:write',
+  'workflows:read',
+  'workflows:write',
+  'workflows:execute',
+  'webhooks:read',
+  'webhooks:write',
+  'billing:read',
+] as const;
+export type Scope = (typeof SCOPES)[number];
+export const ALL_SCOPES = '*';
+
+/** none: no credential; user: access tokens only; user-or-key: access tokens and API keys. */
+export type AuthKind = 'none' | 'user' | 'user-or-key';
+
+export interface RoutePolicy {
+  auth: AuthKind;
+  /** Least role in the tenant the call acts in. */
+  minRole?: Role;
+  /** What an API key must hold (besides its creator's role); only for `user-or-key`. */
+  scope?: Scope;
+}
+
+/**
+ * THE table: every route of the versioned API, keyed `METHOD /path` below `/api/v1` (and `/v1`).
+ * A route missing here fails at start. `docs/api.md` reproduces it.
+ */
+export const POLICIES = {
+  'POST /auth/register': { auth: 'none' },
+  'POST /auth/login': { auth: 'none' },
+  'POST /auth/refresh': { auth: 'none' },
+  'GET /auth/me': { auth: 'user-or-key', minRole: 'viewer' },
+  'POST /auth/api-keys': { auth: 'user', minRole: 'admin' },
+  'GET /auth/api-keys': { auth: 'user', minRole: 'admin' },
+  'DELETE /auth/api-keys/:key_id': { auth: 'user', minRole: 'admin' },
+  'GET /billing/credits': { auth: 'user-or-key', minRole: 'viewer', scope: 'billing:read' },
+  'GET /billing/transactions': { auth: 'user-or-key', minRole: 'viewer', scope: 'billing:read' },
+  'POST /billing/purchases': { auth: 'user', minRole: 'owner' },
+  'GET /tenants/:tenant_id/members': { auth: 'user', minRole: 'admin' },
+  'POST /tenants/:tenant_id/members': { auth: 'user', minRole: 'admin' },
+  'PATCH /tenants/:tenant_id/members/:user_id': { auth: 'user', minRole: 'admin' },
+  'DELETE /tenants/:tenant_id/members/:user_id': { auth: 'user', minRole: 'admin' },
+} as const satisfies Record<string, RoutePolicy>;
+
+export type PolicyKey = keyof typeof POLICIES;
+
+export function policyFor(method: string, path: string): RoutePolicy | undefined {
+  const key = `${method.toUpperCase()} ${path}`;
+  return Object.hasOwn(POLICIES, key) ? POLICIES[key as PolicyKey] : undefined;
+}
+
+export function isRole(value: string): value is Role {
+  return (ROLES as readonly string[]).includes(value);
+}
+
+export function roleAtLeast(role: string, least: Role): boolean {
+  return isRole(role) && ROLES.indexOf(role) >= ROLES.indexOf(least);
+}
+
+export function hasScope(scopes: readonly string[], scope: Scope): boolean {
+  return scopes.includes(ALL_SCOPES) || scopes.includes(scope);
+}
+
+/**
+ * A key acts with (its creator's role) ∩ (its scopes): both must allow the route. Throws forbidden,
+ * saying which of the three failed (kind, role, scope) without naming anything of another tenant.
+ */
+export function authorize(principal: AuthenticatedPrincipal, policy: RoutePolicy): void {
+  if (policy.auth === 'none') return;
+  if (principal.kind === 'api_key' && policy.auth === 'user') {
+    throw new DomainError('forbidden', 'API keys cannot be used on this endpoint; use an access token.');
+  }
+  if (policy.minRole && !roleAtLeast(principal.role, policy.minRole)) {
+    throw new DomainError('forbidden', `This action needs the ${policy.minRole} role or higher in the tenant.`);
+  }
+  if (principal.kind === 'api_key' && policy.scope && !hasScope(principal.scopes, policy.scope)) {
+    throw new DomainError('forbidden', `This API key lacks the ${policy.scope} scope.`);
+  }
+}

@@ -1,0 +1,62 @@
+import type { AddressInfo } from 'node:net';
+import type { Logger } from '@agent-platform/kit';
+import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import gatewayApp from './app.js';
+import type { GatewayConfig } from './config.js';
+import { sendError } from './http/errors.js';
+import { requestIdOf } from './plugins/app/request-context.js';
+
+export { loadGatewayConfig, type GatewayConfig } from './config.js';
+
+export interface Gateway {
+  app: FastifyInstance;
+  start(): Promise<{ url: string }>;
+  stop(): Promise<void>;
+}
+
+/** Builds the gateway from its configuration (main.ts, the local launcher and the tests call this). */
+export async function buildGateway(config: GatewayConfig, deps: { logger: Logger }): Promise<Gateway> {
+  // kit's pino Logger, seen as Fastify's base logger so the instance keeps its default generics.
+  const loggerInstance: FastifyBaseLogger = deps.logger;
+  const app = Fastify({
+    loggerInstance,
+    genReqId: requestIdOf,
+    bodyLimit: config.BODY_LIMIT_BYTES,
+    trustProxy: config.TRUST_PROXY,
+    exposeHeadRoutes: false,
+    return503OnClosing: true,
+    forceCloseConnections: 'idle',
+    // Router-level failures (a malformed URL) get the same flat body as everything else.
+    frameworkErrors: (error, request, reply) => {
+      reply.header('x-request-id', request.id);
+      sendError(error, request, reply, config.BODY_LIMIT_BYTES);
+    },
+  });
+  await app.register(gatewayApp, { config });
+  await app.ready();
+
+  return {
+    app,
+    async start() {
+      // Identity may start after the gateway: tokens then fetch the key set on first use.
+      await app.accessTokens.refresh().catch((error: unknown) => app.log.warn({ err: error }, 'JWKS not fetched at start; will retry on use'));
+      await app.listen({ port: config.PORT, host: config.HOST });
+      const { port } = app.server.address() as AddressInfo;
+      const host = config.HOST === '0.0.0.0' || config.HOST === '::' ? 'localhost' : config.HOST.includes(':') ? `[${config.HOST}]` : config.HOST;
+      return { url: `http://${host}:${port}` };
+    },
+    async stop() {
+      let timer: NodeJS.Timeout | undefined;
+      const timedOut = new Promise<boolean>((resolve) => {
+        timer = setTimeout(() => resolve(true), config.SHUTDOWN_TIMEOUT_MS);
+      });
+      const closed = app.close().then(() => false);
+      const late = await Promise.race([closed, timedOut]);
+      clearTimeout(timer);
+      if (late) {
+        app.log.warn({ timeoutMs: config.SHUTDOWN_TIMEOUT_MS }, 'gateway did not close in time; dropping connections');
+        app.server.closeAllConnections();
+      }
+    },
+  };
+}

@@ -1,0 +1,66 @@
+import { ERROR_CODES } from '@agent-platform/kit';
+import { z } from 'zod';
+import { UNPARSABLE } from './validation.js';
+
+/** The flat error body of decisions §2; a shared OpenAPI component. */
+export const ErrorSchema = z
+  .object({
+    error: z.enum(Object.keys(ERROR_CODES) as [keyof typeof ERROR_CODES, ...(keyof typeof ERROR_CODES)[]]),
+    message: z.string(),
+    details: z.array(z.object({ field: z.string(), message: z.string() })).optional(),
+    retry_after: z.int().optional().describe('Seconds to wait; with rate_limit_exceeded only.'),
+  })
+  .meta({ id: 'Error', description: 'Every failure, decisions §2.' });
+
+/** Documents every failure a route can answer with; the body is always ErrorSchema. */
+export const errorResponses = { default: ErrorSchema.describe('Error') } as const;
+
+/** ISO 8601 UTC with milliseconds and Z, as every timestamp of the API. */
+export const Timestamp = z.iso
+  .datetime({ precision: 3 })
+  .meta({ id: 'Timestamp', description: 'ISO 8601 UTC with milliseconds, e.g. 2026-01-02T03:04:05.006Z.' });
+
+/** An integer read from the query string: text that is not a number is 400, out of range 422. */
+export function queryInt(options: { min: number; max: number; fallback: number; description: string }) {
+  return z
+    .string()
+    .check((ctx) => {
+      if (!/^-?\d{1,15}$/.test(ctx.value)) {
+        ctx.issues.push({ code: 'custom', message: 'Must be a whole number.', input: ctx.value, params: { reason: UNPARSABLE } });
+      }
+    })
+    .transform(Number)
+    .pipe(z.int().min(options.min).max(options.max))
+    .optional()
+    .transform((value) => value ?? options.fallback)
+    // Documented as the integer it is read as, not as the query string's text.
+    .meta({ type: 'integer', minimum: options.min, maximum: options.max, description: `${options.description} Default ${options.fallback}.` });
+}
+
+export const TenantQuery = z.object({
+  tenant_id: z.string().min(1).optional().describe('The tenant to act in; default: your first tenant (JWT) or the key\'s tenant.'),
+});
+
+/** decisions §5: `page` from 1, `per_page` 1..100 (default 20). */
+export const Paging = z.object({
+  page: queryInt({ min: 1, max: 1_000_000, fallback: 1, description: 'Page number, from 1.' }),
+  per_page: queryInt({ min: 1, max: 100, fallback: 20, description: 'Items per page, 1..100.' }),
+});
+
+export const PageQuery = TenantQuery.extend(Paging.shape);
+
+export function pageOf<Item extends z.ZodType>(item: Item) {
+  return z.object({ items: z.array(item), total: z.int(), page: z.int(), per_page: z.int() });
+}
+
+export const SuccessSchema = z.object({ success: z.literal(true), message: z.string() });
+
+/** A required timestamp from a gRPC answer; its absence is an upstream defect (500). */
+export function iso(date: Date | undefined): string {
+  if (!date) throw new Error('A required timestamp is missing from an upstream answer.');
+  return date.toISOString();
+}
+
+export function isoOrNull(date: Date | undefined): string | null {
+  return date ? date.toISOString() : null;
+}

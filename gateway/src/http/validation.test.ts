@@ -1,0 +1,36 @@
+import { describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { PageQuery } from './schemas.js';
+import { fieldPath, requestError } from './validation.js';
+
+describe('fieldPath', () => {
+  it('writes JSON-pointer-ish paths', () => {
+    expect(fieldPath(['nodes', 2, 'config', 'path'])).toBe('nodes[2].config.path');
+    expect(fieldPath(['scopes', 1])).toBe('scopes[1]');
+    expect(fieldPath([])).toBe('');
+  });
+});
+
+describe('requestError', () => {
+  const body = z.object({ name: z.string().min(1), tags: z.array(z.string()) });
+  const issues = (schema: z.ZodType, value: unknown) => schema.safeParse(value).error?.issues ?? [];
+
+  it('is 400 for a body that is not an object, 422 for its fields', () => {
+    expect(requestError(issues(body, null), 'body')).toMatchObject({ code: 'invalid_request' });
+    expect(requestError(issues(body, { name: '', tags: [1] }), 'body')).toMatchObject({
+      code: 'validation_error',
+      details: [{ field: 'name' }, { field: 'tags[0]' }],
+    });
+  });
+
+  it('is 400 for query text that is not a number, 422 when out of range', () => {
+    expect(requestError(issues(PageQuery, { page: 'abc' }), 'querystring')).toMatchObject({ code: 'invalid_request', details: [{ field: 'page' }] });
+    expect(requestError(issues(PageQuery, { page: ['1', '2'] }), 'querystring')).toMatchObject({ code: 'invalid_request' });
+    expect(requestError(issues(PageQuery, { per_page: '101' }), 'querystring')).toMatchObject({ code: 'validation_error', details: [{ field: 'per_page' }] });
+  });
+
+  it('reads paging with defaults', () => {
+    expect(PageQuery.parse({})).toEqual({ page: 1, per_page: 20 });
+    expect(PageQuery.parse({ page: '3', per_page: '50', tenant_id: 'tnt_1' })).toEqual({ page: 3, per_page: 50, tenant_id: 'tnt_1' });
+  });
+});

@@ -1,0 +1,55 @@
+import { DomainError, type FieldError } from '@agent-platform/kit';
+import type { FastifySchemaCompiler } from 'fastify';
+import type { z } from 'zod';
+
+/** Marks an issue as "could not be read at all" (400) rather than "read but not acceptable" (422). */
+export const UNPARSABLE = 'unparsable';
+
+type Issue = z.core.$ZodIssue;
+
+/** `['nodes', 2, 'config', 'path']` → `nodes[2].config.path`. */
+export function fieldPath(path: readonly PropertyKey[]): string {
+  let out = '';
+  for (const segment of path) {
+    if (typeof segment === 'number') out += `[${segment}]`;
+    else out += out === '' ? String(segment) : `.${String(segment)}`;
+  }
+  return out;
+}
+
+function isUnparsable(issue: Issue): boolean {
+  return issue.code === 'invalid_type' || (issue.code === 'custom' && issue.params?.['reason'] === UNPARSABLE);
+}
+
+function detail(issue: Issue): FieldError {
+  const missing = issue.code === 'invalid_type' && issue.message.endsWith('received undefined');
+  return { field: fieldPath(issue.path), message: missing ? 'Required.' : issue.message };
+}
+
+/**
+ * decisions §2 for request parts: a body that is not a JSON object, or a query or path value that
+ * cannot be read as its type, is 400 invalid_request; anything that was read but breaks a rule is
+ * 422 validation_error. Both name each offending field.
+ */
+export function requestError(issues: readonly Issue[], httpPart: string | undefined): DomainError {
+  const details = issues.map(detail);
+  if (httpPart === 'body' && issues.some((issue) => issue.path.length === 0)) {
+    return new DomainError('invalid_request', 'The request body must be a JSON object.');
+  }
+  if ((httpPart === 'querystring' || httpPart === 'params') && issues.some(isUnparsable)) {
+    const where = httpPart === 'params' ? 'path' : 'query';
+    return new DomainError('invalid_request', `A ${where} parameter could not be parsed.`, {
+      details: issues.filter(isUnparsable).map(detail),
+    });
+  }
+  return DomainError.validation(details);
+}
+
+/** Zod validation whose failures are already the platform's DomainErrors. */
+export const validatorCompiler: FastifySchemaCompiler<z.ZodType> =
+  ({ schema, httpPart }) =>
+  (data: unknown) => {
+    const result = schema.safeParse(data);
+    if (result.success) return { value: result.data };
+    return { error: requestError(result.error.issues, httpPart) };
+  };

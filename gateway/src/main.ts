@@ -1,0 +1,18 @@
+import { createLogger } from '@agent-platform/kit';
+import { startTelemetry } from '@agent-platform/kit/telemetry';
+import closeWithGrace from 'close-with-grace';
+import { buildGateway, loadGatewayConfig } from './gateway.js';
+
+const config = loadGatewayConfig(process.env);
+const telemetry = startTelemetry({ serviceName: 'gateway', otlpEndpoint: config.OTEL_EXPORTER_OTLP_ENDPOINT });
+const logger = createLogger({ service: 'gateway', level: config.LOG_LEVEL });
+const gateway = await buildGateway(config, { logger });
+
+closeWithGrace({ delay: config.SHUTDOWN_TIMEOUT_MS + 1_000, logger }, async ({ err }) => {
+  if (err) logger.error({ err }, 'shutting down after an error');
+  await gateway.stop();
+  await telemetry.shutdown();
+});
+
+const { url } = await gateway.start();
+logger.info({ url }, 'gateway listening');

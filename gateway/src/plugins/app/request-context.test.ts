@@ -1,0 +1,61 @@
+import { startTelemetry } from '@agent-platform/kit/telemetry';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { as, newAccount, startHarness, type Harness } from '../../testing/harness.js';
+
+// Installs W3C propagation and an async context manager, as main and the launcher do.
+startTelemetry({ serviceName: 'gateway-test' });
+
+let h: Harness;
+beforeAll(async () => {
+  h = await startHarness();
+});
+afterAll(async () => {
+  await h.close();
+});
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+
+describe('X-Request-Id', () => {
+  it('echoes a well-formed incoming id and passes it to the services', async () => {
+    const response = await h.app.inject({ method: 'POST', url: '/api/v1/auth/login', payload: { username: 'a@example.com', password: 'x' }, headers: { 'x-request-id': 'client:req-42.a_b' } });
+    expect(response.headers['x-request-id']).toBe('client:req-42.a_b');
+    expect(h.identity.callsOf('login').at(-1)?.requestId).toBe('client:req-42.a_b');
+  });
+
+  it('generates one when the incoming id is absent, malformed or too long', async () => {
+    const absent = await h.app.inject({ method: 'GET', url: '/healthz' });
+    expect(absent.headers['x-request-id']).toMatch(UUID);
+    const malformed = await h.app.inject({ method: 'GET', url: '/healthz', headers: { 'x-request-id': 'bad id with spaces' } });
+    expect(malformed.headers['x-request-id']).toMatch(UUID);
+    const long = await h.app.inject({ method: 'GET', url: '/healthz', headers: { 'x-request-id': 'a'.repeat(129) } });
+    expect(long.headers['x-request-id']).toMatch(UUID);
+    expect(absent.headers['x-request-id']).not.toBe(malformed.headers['x-request-id']);
+  });
+
+  it('is on error responses too: 404, 400, 401', async () => {
+    for (const response of [
+      await h.app.inject({ method: 'GET', url: '/api/v1/nowhere', headers: { 'x-request-id': 'r-404' } }),
+      await h.app.inject({ method: 'POST', url: '/api/v1/auth/register', headers: { 'x-request-id': 'r-400', 'content-type': 'application/json' }, payload: '{' }),
+      await h.app.inject({ method: 'GET', url: '/api/v1/auth/me', headers: { 'x-request-id': 'r-401' } }),
+    ]) {
+      expect(response.statusCode).toBeGreaterThanOrEqual(400);
+      expect(response.headers['x-request-id']).toMatch(/^r-40[014]$/);
+    }
+  });
+});
+
+describe('traceparent', () => {
+  it("continues the caller's trace into the gRPC calls, in hooks and in handlers", async () => {
+    const account = await newAccount(h.app);
+    const traceId = '4bf92f3577b34da6a3ce929d0e0e4736';
+    const response = await as(h.app, account.token, {
+      method: 'GET',
+      url: '/api/v1/auth/me',
+      query: { tenant_id: account.tenantId },
+      headers: { traceparent: `00-${traceId}-00f067aa0ba902b7-01` },
+    });
+    expect(response.statusCode).toBe(200);
+    expect(h.identity.callsOf('resolveMembership').at(-1)?.traceId).toBe(traceId);
+    expect(h.identity.callsOf('getCurrentUser').at(-1)?.traceId).toBe(traceId);
+  });
+});

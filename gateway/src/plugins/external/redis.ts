@@ -1,0 +1,40 @@
+import fp from 'fastify-plugin';
+import { Redis } from 'ioredis';
+
+const ERROR_LOG_INTERVAL_MS = 30_000;
+
+/**
+ * One Redis connection for the rate-limit counters and the auth cache, when REDIS_URL is set.
+ * Start does not wait for Redis: /readyz reports it, and calls that need it answer 503 meanwhile.
+ */
+export default fp(
+  (app, _options, done) => {
+    const url = app.config.REDIS_URL;
+    if (!url) {
+      app.decorate('redis', null);
+      done();
+      return;
+    }
+    // Fail a command fast rather than queueing it through a long outage.
+    const redis = new Redis(url, { maxRetriesPerRequest: 1, connectTimeout: 2_000, lazyConnect: false });
+    let lastLoggedMs = 0;
+    redis.on('error', (error: unknown) => {
+      if (Date.now() - lastLoggedMs < ERROR_LOG_INTERVAL_MS) return;
+      lastLoggedMs = Date.now();
+      app.log.warn({ err: error }, 'redis connection error');
+    });
+    app.decorate('redis', redis);
+    app.addHook('onClose', async () => {
+      const timeoutMs = Math.min(app.config.SHUTDOWN_TIMEOUT_MS, 2_000);
+      let timer: NodeJS.Timeout | undefined;
+      const timeout = new Promise<void>((resolve) => {
+        timer = setTimeout(resolve, timeoutMs);
+      });
+      await Promise.race([redis.quit().then(() => undefined, () => undefined), timeout]);
+      clearTimeout(timer);
+      redis.disconnect();
+    });
+    done();
+  },
+  { name: 'redis', dependencies: ['config'] },
+);

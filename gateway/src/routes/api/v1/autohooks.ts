@@ -1,0 +1,90 @@
+import { DomainError } from '@agent-platform/kit';
+import { context } from '@opentelemetry/api';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { bearerCredential, requestedTenant } from '../../../auth/credentials.js';
+import { authorize, policyFor, type RoutePolicy } from '../../../auth/policy.js';
+import type { AuthenticatedPrincipal } from '../../../auth/principal.js';
+
+export interface ApiHookOptions {
+  /** False for the /v1 alias: same operations, left out of the OpenAPI document. */
+  documented: boolean;
+}
+
+function routeKeyPath(url: string, base: string): string {
+  const path = url.slice(base.length);
+  return path.length > 1 && path.endsWith('/') ? path.slice(0, -1) : path;
+}
+
+/**
+ * The API's hooks (fastify/demo's autohooks, applied to every route below this prefix): each
+ * route gets its row of the policy table when registered, and every request is authenticated,
+ * rate limited and authorised by that row before its body is even read.
+ */
+export function apiHooks(app: FastifyInstance, options: ApiHookOptions): void {
+  const base = app.prefix;
+  const unlisted: string[] = [];
+
+  app.addHook('onRoute', (route) => {
+    const methods = Array.isArray(route.method) ? route.method : [route.method];
+    const path = routeKeyPath(route.url, base);
+    // A HEAD route is GET's twin (when Fastify exposes them) and shares its row.
+    const policies = methods.map((method) => policyFor(method === 'HEAD' ? 'GET' : method, path));
+    const policy = policies[0];
+    if (!policy || policies.some((other) => other !== policy)) {
+      unlisted.push(`${methods.join(',')} ${path}`);
+      return;
+    }
+    route.config = { ...route.config, policy };
+    route.schema = {
+      ...route.schema,
+      security: policy.auth === 'none' ? [] : [{ bearerAuth: [] }],
+      ...(options.documented ? {} : { hide: true }),
+    };
+  });
+
+  // A route without a row fails the start (and would fail closed on every request meanwhile).
+  app.addHook('onReady', (done) => {
+    done(unlisted.length === 0 ? undefined : new Error(`No policy for ${unlisted.join('; ')}: add the routes to src/auth/policy.ts`));
+  });
+
+  app.addHook('onRequest', async (request, reply) => {
+    const policy = request.routeOptions.config.policy;
+    if (!policy) throw new Error(`Route ${request.routeOptions.url ?? ''} has no policy`);
+    await context.with(request.traceContext, () => guard(request, reply, policy));
+  });
+}
+
+async function guard(request: FastifyRequest, reply: FastifyReply, policy: RoutePolicy): Promise<void> {
+  const { rateLimiter, principals } = request.server;
+  if (policy.auth === 'none') {
+    const decision = await rateLimiter.forClientIp(request.ip);
+    reply.headers(decision.headers);
+    if (decision.error) throw decision.error;
+    return;
+  }
+  const credential = bearerCredential(request.headers.authorization);
+  const params = request.params as Record<string, unknown> | undefined;
+  const query = request.query as Record<string, unknown> | undefined;
+  const tenant = requestedTenant(params?.['tenant_id'], query?.['tenant_id']);
+  let principal: AuthenticatedPrincipal;
+  try {
+    principal = await principals.resolve(credential, tenant, request.id);
+  } catch (error) {
+    // A valid credential asking for a tenant it may not use: still counted, against its own
+    // tenant, so probing tenant ids is rate limited and the 403 carries the headers.
+    if (tenant !== undefined && error instanceof DomainError && error.code === 'forbidden') {
+      const home = await principals.resolve(credential, undefined, request.id);
+      await countRequest(request, reply, home);
+    }
+    throw error;
+  }
+  request.principal = principal;
+  await countRequest(request, reply, principal);
+  authorize(principal, policy);
+}
+
+async function countRequest(request: FastifyRequest, reply: FastifyReply, principal: AuthenticatedPrincipal): Promise<void> {
+  const decision = await request.server.rateLimiter.forTenant(principal.tenantId, principal.plan);
+  reply.headers(decision.headers);
+  if (decision.error) throw decision.error;
+}

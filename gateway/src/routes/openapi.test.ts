@@ -1,0 +1,101 @@
+import { Validator } from '@seriousme/openapi-schema-validator';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { POLICIES } from '../auth/policy.js';
+import { startHarness, type Harness, ANY_STRING } from '../testing/harness.js';
+
+interface Operation {
+  tags?: string[];
+  security?: Record<string, string[]>[];
+  responses: Record<string, { content?: Record<string, { schema: unknown }> }>;
+  requestBody?: { content: Record<string, unknown> };
+}
+
+interface Document {
+  openapi: string;
+  info: { title: string; version: string; description: string };
+  tags: { name: string }[];
+  paths: Record<string, Record<string, Operation>>;
+  components: { securitySchemes: Record<string, unknown>; schemas: Record<string, { properties?: Record<string, unknown> }> };
+}
+
+let h: Harness;
+let doc: Document;
+beforeAll(async () => {
+  h = await startHarness();
+  const response = await h.app.inject({ method: 'GET', url: '/openapi.json' });
+  expect(response.statusCode).toBe(200);
+  doc = response.json<Document>();
+});
+afterAll(async () => {
+  await h.close();
+});
+
+const HTTP_METHODS = new Set(['get', 'post', 'put', 'patch', 'delete']);
+
+function operations(): [string, string, Operation][] {
+  return Object.entries(doc.paths).flatMap(([path, item]) =>
+    Object.entries(item)
+      .filter(([method]) => HTTP_METHODS.has(method))
+      .map(([method, operation]): [string, string, Operation] => [method.toUpperCase(), path, operation]),
+  );
+}
+
+describe('GET /openapi.json', () => {
+  it('is a valid OpenAPI 3.1 document', async () => {
+    expect(doc.openapi).toMatch(/^3\.1\./);
+    const result = await new Validator().validate(doc as unknown as Record<string, unknown>);
+    expect(result.errors ?? []).toEqual([]);
+    expect(result.valid).toBe(true);
+  });
+
+  it('lists every route of the policy table once, under /api/v1, and nothing under /v1', () => {
+    const listed = operations().map(([method, path]) => `${method} ${path}`).sort();
+    const expected = [
+      ...Object.keys(POLICIES).map((key) => {
+        const [method = '', path = ''] = key.split(' ');
+        return `${method} /api/v1${path.replace(/:(\w+)/g, '{$1}')}`;
+      }),
+      'GET /healthz',
+      'GET /readyz',
+    ].sort();
+    expect(listed).toEqual(expected);
+    expect(new Set(listed).size).toBe(listed.length);
+    expect(doc.info.description).toContain('`/v1` is an exact alias');
+  });
+
+  it('has a title, a version, tags, the bearer scheme and the shared Error schema', () => {
+    expect(doc.info.title).toBe('Agent Platform API');
+    expect(doc.info.version).toEqual(ANY_STRING);
+    expect(doc.components.securitySchemes['bearerAuth']).toMatchObject({ type: 'http', scheme: 'bearer' });
+    expect(Object.keys(doc.components.schemas['Error']?.properties ?? {}).sort()).toEqual(['details', 'error', 'message', 'retry_after']);
+    const tags = new Set(doc.tags.map((tag) => tag.name));
+    for (const [method, path, operation] of operations()) {
+      expect(operation.tags?.length, `${method} ${path}`).toBe(1);
+      expect(tags.has(operation.tags?.[0] ?? ''), `${method} ${path}`).toBe(true);
+    }
+  });
+
+  it('marks each operation with its security and documents errors with the Error schema', () => {
+    for (const [method, path, operation] of operations()) {
+      if (!path.startsWith('/api/v1')) continue;
+      const key = `${method} ${path.slice('/api/v1'.length).replace(/\{(\w+)\}/g, ':$1')}` as keyof typeof POLICIES;
+      const open = POLICIES[key].auth === 'none';
+      expect(operation.security, `${method} ${path}`).toEqual(open ? [] : [{ bearerAuth: [] }]);
+      expect(JSON.stringify(operation.responses['default']), `${method} ${path}`).toContain('#/components/schemas/Error');
+    }
+  });
+
+  it('documents login as a form and as JSON', () => {
+    const login = doc.paths['/api/v1/auth/login']?.['post'];
+    expect(Object.keys(login?.requestBody?.content ?? {}).sort()).toEqual(['application/json', 'application/x-www-form-urlencoded']);
+  });
+});
+
+describe('GET /docs', () => {
+  it('serves the Swagger UI', async () => {
+    const response = await h.app.inject({ method: 'GET', url: '/docs/' });
+    expect(response.statusCode).toBe(200);
+    expect(response.headers['content-type']).toContain('text/html');
+    expect(response.body).toContain('<html');
+  });
+});
