@@ -1,6 +1,7 @@
 import { DomainError } from '@agent-platform/kit';
 import { describe, expect, it } from 'vitest';
-import { authorize, hasScope, POLICIES, policyFor, roleAtLeast, type RoutePolicy } from './policy.js';
+import { hasScope, roleAtLeast } from '@agent-platform/kit';
+import { authorize, POLICIES, policyFor, type RoutePolicy } from './policy.js';
 import type { AuthenticatedPrincipal } from './principal.js';
 
 function principal(overrides: Partial<AuthenticatedPrincipal>): AuthenticatedPrincipal {

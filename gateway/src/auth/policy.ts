@@ -1,25 +1,5 @@
-import { DomainError } from '@agent-platform/kit';
+import { DomainError, hasScope, roleAtLeast, type Role, type Scope } from '@agent-platform/kit';
 import type { AuthenticatedPrincipal } from './principal.js';
-
-/** decisions §3: each role includes the ones before it. */
-export const ROLES = ['viewer', 'member', 'admin', 'owner'] as const;
-export type Role = (typeof ROLES)[number];
-
-/** decisions §4: the scope catalogue; `*` grants every scope. */
-export const SCOPES = [
-  'agents:read',
-  'agents:write',
-  'memory:read',
-  'memory:write',
-  'workflows:read',
-  'workflows:write',
-  'workflows:execute',
-  'webhooks:read',
-  'webhooks:write',
-  'billing:read',
-] as const;
-export type Scope = (typeof SCOPES)[number];
-export const ALL_SCOPES = '*';
 
 /** none: no credential; user: access tokens only; user-or-key: access tokens and API keys. */
 export type AuthKind = 'none' | 'user' | 'user-or-key';
@@ -58,18 +38,6 @@ export type PolicyKey = keyof typeof POLICIES;
 export function policyFor(method: string, path: string): RoutePolicy | undefined {
   const key = `${method.toUpperCase()} ${path}`;
   return Object.hasOwn(POLICIES, key) ? POLICIES[key as PolicyKey] : undefined;
-}
-
-export function isRole(value: string): value is Role {
-  return (ROLES as readonly string[]).includes(value);
-}
-
-export function roleAtLeast(role: string, least: Role): boolean {
-  return isRole(role) && ROLES.indexOf(role) >= ROLES.indexOf(least);
-}
-
-export function hasScope(scopes: readonly string[], scope: Scope): boolean {
-  return scopes.includes(ALL_SCOPES) || scopes.includes(scope);
 }
 
 /**

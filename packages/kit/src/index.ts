@@ -13,3 +13,15 @@ export {
 } from './errors.js';
 export { ID_PREFIXES, isId, newId, type IdKind } from './ids.js';
 export { createLogger, type Logger, type LoggerSettings } from './logger.js';
+export {
+  ALL_SCOPES,
+  ROLES,
+  SCOPES,
+  hasScope,
+  isRole,
+  isScopeGrant,
+  roleAtLeast,
+  type Role,
+  type Scope,
+  type ScopeGrant,
+} from './access.js';

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { checkScopes, SCOPES } from './scopes.js';
+import { SCOPES } from '@agent-platform/kit';
+import { checkScopes } from './scopes.js';
 
 describe('checkScopes', () => {
   it('accepts every scope of the catalogue, and *', () => {

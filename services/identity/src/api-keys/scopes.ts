@@ -1,37 +1,16 @@
-import type { FieldError } from '@agent-platform/kit';
-
-/** The scope catalogue of decisions §4; `*` stands for all of them. */
-export const SCOPES = [
-  'agents:read',
-  'agents:write',
-  'memory:read',
-  'memory:write',
-  'workflows:read',
-  'workflows:write',
-  'workflows:execute',
-  'webhooks:read',
-  'webhooks:write',
-  'billing:read',
-  '*',
-] as const;
-
-export type Scope = (typeof SCOPES)[number];
-
-export function isScope(value: string): value is Scope {
-  return (SCOPES as readonly string[]).includes(value);
-}
+import { ALL_SCOPES, SCOPES, isScopeGrant, type FieldError, type ScopeGrant } from '@agent-platform/kit';
 
 /**
  * Checks requested scopes against the catalogue. Problems name the offending entry as `scopes[i]`;
  * the scopes come back without duplicates, in the order given.
  */
-export function checkScopes(requested: readonly string[]): { scopes: Scope[]; errors: FieldError[] } {
+export function checkScopes(requested: readonly string[]): { scopes: ScopeGrant[]; errors: FieldError[] } {
   const errors: FieldError[] = [];
   if (requested.length === 0) errors.push({ field: 'scopes', message: 'must name at least one scope' });
-  const scopes: Scope[] = [];
+  const scopes: ScopeGrant[] = [];
   requested.forEach((scope, index) => {
-    if (!isScope(scope)) {
-      errors.push({ field: `scopes[${index}]`, message: `unknown scope "${scope}"; known scopes: ${SCOPES.join(', ')}` });
+    if (!isScopeGrant(scope)) {
+      errors.push({ field: `scopes[${index}]`, message: `unknown scope "${scope}"; known scopes: ${[...SCOPES, ALL_SCOPES].join(', ')}` });
     } else if (!scopes.includes(scope)) {
       scopes.push(scope);
     }

@@ -1,5 +1,5 @@
 import { DomainError } from '@agent-platform/kit';
-import { hasRole, type Role } from '../tenants/tenants.entity.js';
+import { roleAtLeast, type Role } from '@agent-platform/kit';
 
 /**
  * Who acts, in which tenant: the authenticated principal the gateway forwarded, as the domain
@@ -25,7 +25,7 @@ export function requireUser(actor: Actor, minimum: Role): void {
 }
 
 export function requireRole(actor: Actor, minimum: Role): void {
-  if (!hasRole(actor.role, minimum)) {
+  if (!roleAtLeast(actor.role, minimum)) {
     throw new DomainError('forbidden', `This operation needs the ${minimum} role or higher.`);
   }
 }

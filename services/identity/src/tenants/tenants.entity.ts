@@ -1,8 +1,7 @@
+import { ROLES, type Role } from '@agent-platform/kit';
 import { defineEntity, p } from '@mikro-orm/postgresql';
 
-/** Roles of decisions §3, strongest first. */
-export const ROLES = ['owner', 'admin', 'member', 'viewer'] as const;
-export type Role = (typeof ROLES)[number];
+export type { Role } from '@agent-platform/kit';
 
 /** The roles MemberService may grant; ownership is only ever given at registration. */
 export const GRANTABLE_ROLES = ['admin', 'member', 'viewer'] as const satisfies readonly Role[];
@@ -10,17 +9,6 @@ export type GrantableRole = (typeof GRANTABLE_ROLES)[number];
 
 export const PLANS = ['free', 'pro', 'enterprise'] as const;
 export type Plan = (typeof PLANS)[number];
-
-const RANK: Record<Role, number> = { owner: 3, admin: 2, member: 1, viewer: 0 };
-
-/** True when `role` is `minimum` or stronger. */
-export function hasRole(role: string, minimum: Role): boolean {
-  return isRole(role) && RANK[role] >= RANK[minimum];
-}
-
-export function isRole(value: string): value is Role {
-  return (ROLES as readonly string[]).includes(value);
-}
 
 export function isGrantableRole(value: string): value is GrantableRole {
   return (GRANTABLE_ROLES as readonly string[]).includes(value);

@@ -1,7 +1,7 @@
 import type { ApiKey } from '@agent-platform/proto/identity/v1/api-keys';
 import type { FastifyPluginCallbackZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { ALL_SCOPES, SCOPES } from '../../../../../auth/policy.js';
+import { ALL_SCOPES, SCOPES } from '@agent-platform/kit';
 import { callAs } from '../../../../../http/calls.js';
 import { errorResponses, iso, isoOrNull, PageQuery, pageOf, SuccessSchema, TenantQuery, Timestamp } from '../../../../../http/schemas.js';
 
