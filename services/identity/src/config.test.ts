@@ -18,6 +18,7 @@ describe('loadIdentityConfig', () => {
       jwtIssuer: 'agent-platform',
       jwtAudience: 'agent-platform-api',
       logLevel: 'info',
+      otlpEndpoint: undefined,
     });
   });
 

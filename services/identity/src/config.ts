@@ -14,6 +14,7 @@ const schema = z.object({
   JWT_ISSUER: z.string().min(1).default('agent-platform'),
   JWT_AUDIENCE: z.string().min(1).default('agent-platform-api'),
   LOG_LEVEL: env.logLevel(),
+  OTEL_EXPORTER_OTLP_ENDPOINT: z.url().optional(),
 });
 
 export type LogLevel = z.output<typeof schema>['LOG_LEVEL'];
@@ -36,6 +37,8 @@ export interface IdentityConfig {
   jwtIssuer: string;
   jwtAudience: string;
   logLevel: LogLevel;
+  /** OTLP/HTTP collector; spans are exported only when set. */
+  otlpEndpoint: string | undefined;
 }
 
 /** Parses the environment; throws a ConfigError with one line per bad variable. */
@@ -53,5 +56,6 @@ export function loadIdentityConfig(environment: Record<string, string | undefine
     jwtIssuer: parsed.JWT_ISSUER,
     jwtAudience: parsed.JWT_AUDIENCE,
     logLevel: parsed.LOG_LEVEL,
+    otlpEndpoint: parsed.OTEL_EXPORTER_OTLP_ENDPOINT,
   };
 }
