@@ -59,31 +59,47 @@ async function stopPlatform(child: ChildProcess): Promise<void> {
   await new Promise((resolve) => setTimeout(resolve, 500));
 }
 
-/** KiB of resident memory of every process in `rootPid`'s tree, split by command name. */
-function rssByCommand(rootPid: number): Map<string, number> {
+interface Memory {
+  /** KiB resident. */
+  rss: number;
+  /** KiB proportional set: shared pages split among the processes sharing them. */
+  pss: number;
+}
+
+/** Memory of every process in `rootPid`'s tree, summed by role (platform, postgres, other). */
+function memoryByRole(rootPid: number): Map<string, Memory> {
   const parents = new Map<number, number>();
-  const names = new Map<number, string>();
-  const rss = new Map<number, number>();
+  const roles = new Map<number, string>();
+  const memory = new Map<number, Memory>();
   for (const entry of readdirSync('/proc')) {
     const pid = Number(entry);
     if (!Number.isInteger(pid)) continue;
     try {
       const status = readFileSync(`/proc/${pid}/status`, 'utf8');
       parents.set(pid, Number(/PPid:\s+(\d+)/.exec(status)?.[1]));
-      names.set(pid, /Name:\s+(\S+)/.exec(status)?.[1] ?? '?');
-      rss.set(pid, Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0));
+      // Node names its main thread `MainThread`, so processes are told apart by their command line.
+      const cmdline = readFileSync(`/proc/${pid}/cmdline`, 'utf8');
+      roles.set(pid, cmdline.includes('main.ts') ? 'platform' : cmdline.includes('postgres') ? 'postgres' : 'other');
+      const rollup = readFileSync(`/proc/${pid}/smaps_rollup`, 'utf8');
+      memory.set(pid, { rss: Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0), pss: Number(/^Pss:\s+(\d+)/m.exec(rollup)?.[1] ?? 0) });
     } catch {
       // The process ended while we looked.
     }
   }
   const inTree = (pid: number): boolean => pid === rootPid || (parents.has(pid) && pid > 1 && inTree(parents.get(pid)!));
-  const totals = new Map<string, number>();
-  for (const [pid, kib] of rss) {
+  const totals = new Map<string, Memory>();
+  for (const [pid, usage] of memory) {
     if (!inTree(pid)) continue;
-    const name = names.get(pid)!;
-    totals.set(name, (totals.get(name) ?? 0) + kib);
+    const role = roles.get(pid)!;
+    const total = totals.get(role) ?? { rss: 0, pss: 0 };
+    totals.set(role, { rss: total.rss + usage.rss, pss: total.pss + usage.pss });
   }
   return totals;
+}
+
+function describeMemory(totals: Map<string, Memory>): string {
+  const mib = (kib: number | undefined) => Math.round((kib ?? 0) / 1024);
+  return `platform process RSS ${mib(totals.get('platform')?.rss)} MiB; embedded PostgreSQL PSS ${mib(totals.get('postgres')?.pss)} MiB (all its processes)`;
 }
 
 async function load(url: string, headers: Record<string, string> = {}): Promise<autocannon.Result> {
@@ -105,8 +121,8 @@ async function main(): Promise<void> {
 
     const warm = await startPlatform(dataDir, port, pgPort);
     console.log(`start → first 200, warm (existing data):      ${Math.round(warm.msToFirst200)} ms`);
-    const idle = rssByCommand(warm.child.pid!);
-    console.log(`RSS at idle: node ${Math.round((idle.get('node') ?? 0) / 1024)} MiB, embedded postgres ${Math.round((idle.get('postgres') ?? 0) / 1024)} MiB`);
+    const idle = memoryByRole(warm.child.pid!);
+    console.log(`memory at idle: ${describeMemory(idle)}`);
 
     const email = `bench-${Date.now()}@example.com`;
     const password = 'bench password 123';
@@ -122,13 +138,13 @@ async function main(): Promise<void> {
 
     const bareResult = await load(`http://127.0.0.1:${barePort}/`);
     const meResult = await load(`${warm.baseUrl}/api/v1/auth/me`, { authorization: `Bearer ${login.access_token}` });
-    const loaded = rssByCommand(warm.child.pid!);
+    const loaded = memoryByRole(warm.child.pid!);
     await bare.close();
 
     console.log(`bare Fastify GET / (${CONNECTIONS} connections, ${DURATION_SECONDS} s): ${describeLoad(bareResult)}`);
     console.log(`authenticated GET /api/v1/auth/me (same):       ${describeLoad(meResult)}`);
     console.log(`ratio auth/me ÷ bare: ${(meResult.requests.average / bareResult.requests.average).toFixed(3)}`);
-    console.log(`RSS after load: node ${Math.round((loaded.get('node') ?? 0) / 1024)} MiB, embedded postgres ${Math.round((loaded.get('postgres') ?? 0) / 1024)} MiB`);
+    console.log(`memory after load: ${describeMemory(loaded)}`);
     await stopPlatform(warm.child);
   } finally {
     await rm(dataDir, { recursive: true, force: true });

@@ -18,6 +18,19 @@ export interface VerifiedAccessToken {
 
 const ALGORITHMS = ['EdDSA', 'Ed25519'];
 
+/**
+ * Tokens already verified, up to this many (oldest dropped first): a client sends the same token
+ * until it expires, and a signature check costs more than the rest of authentication.
+ */
+const VERIFIED_CACHE_SIZE = 10_000;
+
+interface VerifiedEntry {
+  userId: string;
+  kid: string;
+  /** Epoch milliseconds of the token's `exp`. */
+  expiresAtMs: number;
+}
+
 function invalid(message: string, cause?: unknown): DomainError {
   return new DomainError('unauthorized', message, cause === undefined ? {} : { cause });
 }
@@ -28,6 +41,7 @@ function invalid(message: string, cause?: unknown): DomainError {
  */
 export class AccessTokenVerifier {
   private keys = new Map<string, CryptoKey | Uint8Array>();
+  private readonly verified = new Map<string, VerifiedEntry>();
   private lastFetchMs = Number.NEGATIVE_INFINITY;
   private inflight: Promise<void> | undefined;
   private readonly now: () => number;
@@ -49,8 +63,12 @@ export class AccessTokenVerifier {
   }
 
   async verify(token: string): Promise<VerifiedAccessToken> {
+    const known = this.verified.get(token);
+    // Still unexpired and still signed by a published key: the same answer as a full check.
+    if (known && known.expiresAtMs > this.now() && this.keys.has(known.kid)) return { userId: known.userId };
+    if (known) this.verified.delete(token);
     try {
-      const { payload } = await jwtVerify(token, (header) => this.keyFor(header), {
+      const { payload, protectedHeader } = await jwtVerify(token, (header) => this.keyFor(header), {
         issuer: this.options.issuer,
         audience: this.options.audience,
         algorithms: ALGORITHMS,
@@ -58,6 +76,7 @@ export class AccessTokenVerifier {
         currentDate: new Date(this.now()),
       });
       if (typeof payload.sub !== 'string' || payload.sub === '') throw invalid('The access token names no user.');
+      this.remember(token, { userId: payload.sub, kid: protectedHeader.kid ?? '', expiresAtMs: (payload.exp ?? 0) * 1000 });
       return { userId: payload.sub };
     } catch (error) {
       if (error instanceof DomainError) throw error;
@@ -65,6 +84,14 @@ export class AccessTokenVerifier {
       if (error instanceof errors.JOSEError) throw invalid('The access token is invalid.', error);
       throw error;
     }
+  }
+
+  private remember(token: string, entry: VerifiedEntry): void {
+    if (this.verified.size >= VERIFIED_CACHE_SIZE) {
+      const oldest = this.verified.keys().next();
+      if (!oldest.done) this.verified.delete(oldest.value);
+    }
+    this.verified.set(token, entry);
   }
 
   private async keyFor(header: CompactJWSHeaderParameters): Promise<CryptoKey | Uint8Array> {

@@ -45,6 +45,9 @@ export interface GrpcServerOptions {
 }
 
 const tracer = trace.getTracer('@agent-platform/kit/grpc');
+// One shared abort reason: grpc-js reports `cancelled` at the end of many calls, and an Error per
+// call (with its stack trace) is measurable on the hot path.
+const CANCELLED = new DomainError('service_unavailable', 'The call was cancelled.');
 
 /** A grpc-js server whose services are async functions, with health, tracing and error mapping. */
 export class GrpcServer {
@@ -105,7 +108,7 @@ export class GrpcServer {
       const span = tracer.startSpan(path, { kind: SpanKind.SERVER, attributes: { 'rpc.system': 'grpc', 'rpc.method': path } }, parent);
       const requestId = readRequestId(call.metadata);
       const aborter = new AbortController();
-      call.on('cancelled', () => aborter.abort(new DomainError('service_unavailable', 'The call was cancelled.')));
+      call.on('cancelled', () => aborter.abort(CANCELLED));
       const ctx: CallContext = {
         principal: readPrincipal(call.metadata),
         requestId,

@@ -15,10 +15,6 @@ export class TenantsRepository {
     return this.em.findOne(Tenant, { id });
   }
 
-  findTenants(ids: readonly string[]): Promise<Tenant[]> {
-    return ids.length === 0 ? Promise.resolve([]) : this.em.find(Tenant, { id: { $in: [...ids] } });
-  }
-
   async insertTenant(tenant: { id: string; name: string; plan: Plan; balance: number; createdAt: Date }): Promise<Tenant> {
     const entity = this.em.create(Tenant, tenant);
     await this.em.flush();
@@ -27,11 +23,6 @@ export class TenantsRepository {
 
   findMembership(tenantId: string, userId: string): Promise<Membership | null> {
     return this.em.findOne(Membership, { tenantId, userId });
-  }
-
-  /** Oldest first: the first is the tenant made at registration, the default one. */
-  membershipsOfUser(userId: string): Promise<Membership[]> {
-    return this.em.find(Membership, { userId }, { orderBy: [{ createdAt: 'asc' }, { tenantId: 'asc' }] });
   }
 
   firstMembershipOfUser(userId: string): Promise<Membership | null> {

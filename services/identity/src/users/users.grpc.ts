@@ -9,15 +9,8 @@ export const USER_SERVICE_NAME = 'agentplatform.identity.v1.UserService';
 export function userHandlers(users: UsersService): UnaryHandlers<typeof UserServiceService> {
   return {
     getCurrentUser: async (_request, ctx) => {
-      const { user, tenants } = await users.getCurrentUser(actorOf(ctx));
-      return {
-        id: user.id,
-        email: user.email,
-        fullName: user.fullName,
-        isActive: user.isActive,
-        createdAt: user.createdAt,
-        tenants,
-      };
+      const { id, email, fullName, isActive, createdAt, tenants } = await users.getCurrentUser(actorOf(ctx));
+      return { id, email, fullName, isActive, createdAt, tenants };
     },
   };
 }

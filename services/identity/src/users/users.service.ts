@@ -4,10 +4,10 @@ import type { PasswordHasher } from '../auth/passwords.js';
 import type { BillingService } from '../billing/billing.service.js';
 import type { Actor } from '../shared/actor.js';
 import { characterCount, FieldErrors, isValidEmail, normalizeEmail, optionalText } from '../shared/validation.js';
-import type { Plan, Role } from '../tenants/tenants.entity.js';
+import type { Plan } from '../tenants/tenants.entity.js';
 import type { TenantsRepository } from '../tenants/tenants.repository.js';
 import type { User } from './users.entity.js';
-import { USERS_EMAIL_KEY, type UsersRepository } from './users.repository.js';
+import { USERS_EMAIL_KEY, type UserProfile, type UsersRepository } from './users.repository.js';
 
 export const MIN_PASSWORD_LENGTH = 8;
 export const MAX_PASSWORD_LENGTH = 128;
@@ -35,12 +35,6 @@ export interface Registration {
   tenantId: string;
   /** The new tenant's balance: the welcome credits. */
   credits: number;
-}
-
-export interface CurrentUser {
-  user: User;
-  /** Every membership, oldest first. */
-  tenants: { id: string; name: string; role: Role }[];
 }
 
 export class UsersService {
@@ -89,16 +83,10 @@ export class UsersService {
   }
 
   /** The calling user with every membership. Unauthorized when the user is gone or deactivated. */
-  async getCurrentUser(actor: Actor): Promise<CurrentUser> {
-    const user = await this.options.users.findById(actor.userId);
-    if (!user?.isActive) throw new DomainError('unauthorized', 'The user of this credential no longer exists.');
-    const memberships = await this.options.tenants.membershipsOfUser(user.id);
-    const tenants = await this.options.tenants.findTenants(memberships.map((m) => m.tenantId));
-    const names = new Map(tenants.map((tenant) => [tenant.id, tenant.name]));
-    return {
-      user,
-      tenants: memberships.map((m) => ({ id: m.tenantId, name: names.get(m.tenantId) ?? '', role: m.role })),
-    };
+  async getCurrentUser(actor: Actor): Promise<UserProfile> {
+    const profile = await this.options.users.findProfile(actor.userId);
+    if (!profile?.isActive) throw new DomainError('unauthorized', 'The user of this credential no longer exists.');
+    return profile;
   }
 }
 
