@@ -1,9 +1,9 @@
-import { createLogger } from '@agent-platform/kit';
+import { createLogger, loadConfigOrExit } from '@agent-platform/kit';
 import { startTelemetry } from '@agent-platform/kit/telemetry';
 import closeWithGrace from 'close-with-grace';
 import { buildGateway, loadGatewayConfig } from './gateway.js';
 
-const config = loadGatewayConfig(process.env);
+const config = loadConfigOrExit(() => loadGatewayConfig(process.env));
 const telemetry = startTelemetry({ serviceName: 'gateway', otlpEndpoint: config.OTEL_EXPORTER_OTLP_ENDPOINT });
 const logger = createLogger({ service: 'gateway', level: config.LOG_LEVEL });
 const gateway = await buildGateway(config, { logger });

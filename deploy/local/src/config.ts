@@ -1,20 +1,44 @@
+import { loadGatewayConfig, type GatewayConfig } from '@agent-platform/gateway';
+import { loadIdentityConfig, type IdentityConfig } from '@agent-platform/identity';
+import { env, parseAll, parseConfig } from '@agent-platform/kit';
 import { z } from 'zod';
-import { env, parseConfig } from '@agent-platform/kit';
 
-/** The launcher's own settings; each service still reads its own variables (WELCOME_CREDITS, …). */
+/** The launcher's own settings. */
 const schema = z.object({
   DATA_DIR: z.string().min(1).default('./.data'),
   PORT: env.port(8080),
   EMBEDDED_PG_PORT: env.port(54329),
-  /** Use this PostgreSQL server instead of the embedded one (databases are created on it). */
+  /** Use this PostgreSQL server instead of the embedded one; its databases must exist. */
   DATABASE_URL: z.url().optional(),
   IDENTITY_GRPC_PORT: env.port(50051),
   OTEL_EXPORTER_OTLP_ENDPOINT: z.url().optional(),
   LOG_LEVEL: env.logLevel(),
 });
 
-export type LocalConfig = z.output<typeof schema>;
+export interface LocalConfig {
+  launcher: z.output<typeof schema>;
+  /** Each service reads its own variables (WELCOME_CREDITS, RATE_LIMITS, …) as in the distributed mode. */
+  identity: IdentityConfig;
+  gateway: GatewayConfig;
+}
 
+// What the launcher assigns itself once it knows (database addresses, ports). Placeholders here
+// let each service's own variables be checked before anything starts.
+const ASSIGNED_BY_LAUNCHER = {
+  DATABASE_URL: 'postgres://launcher@127.0.0.1/assigned-at-start',
+  GRPC_HOST: '127.0.0.1',
+  GRPC_PORT: '0',
+  IDENTITY_ADDR: '127.0.0.1:0',
+};
+
+/** Every bad variable of the launcher and of every service, in one error. */
 export function loadLocalConfig(source: Record<string, string | undefined> = process.env): LocalConfig {
-  return parseConfig(schema, source);
+  const assigned = { ...source, ...ASSIGNED_BY_LAUNCHER };
+  const [launcher, identity, gateway] = parseAll(
+    () => parseConfig(schema, source),
+    () => loadIdentityConfig(assigned),
+    // On a laptop the API answers on loopback only, unless HOST says otherwise.
+    () => loadGatewayConfig({ HOST: '127.0.0.1', ...assigned }),
+  );
+  return { launcher, identity, gateway };
 }

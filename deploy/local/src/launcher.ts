@@ -1,6 +1,6 @@
 import { resolve } from 'node:path';
-import { buildGateway, loadGatewayConfig, type Gateway } from '@agent-platform/gateway';
-import { buildIdentityService, loadIdentityConfig, type IdentityService } from '@agent-platform/identity';
+import { buildGateway, type Gateway } from '@agent-platform/gateway';
+import { buildIdentityService, type IdentityService } from '@agent-platform/identity';
 import { createLogger, type Logger } from '@agent-platform/kit';
 import type { LocalConfig } from './config.js';
 import { startEmbeddedPostgres, type EmbeddedDatabaseServer } from './embedded-postgres.js';
@@ -18,7 +18,7 @@ const DATABASES = { identity: 'agent_platform_identity' } as const;
  * Every service in this process, each on its own loopback gRPC port, and the gateway in front:
  * the same code paths as the distributed mode with the embedded adapters. Stops in reverse order.
  */
-export async function startLocalPlatform(config: LocalConfig, env: NodeJS.ProcessEnv, logger: Logger): Promise<LocalPlatform> {
+export async function startLocalPlatform(config: LocalConfig, logger: Logger): Promise<LocalPlatform> {
   const stack: (() => Promise<void>)[] = [];
   const stop = async () => {
     for (const step of stack.reverse()) {
@@ -32,20 +32,14 @@ export async function startLocalPlatform(config: LocalConfig, env: NodeJS.Proces
     stack.push(() => database.stop());
 
     const identity: IdentityService = await buildIdentityService(
-      loadIdentityConfig({
-        ...env,
-        DATABASE_URL: database.urlFor(DATABASES.identity),
-        GRPC_HOST: '127.0.0.1',
-        GRPC_PORT: String(config.IDENTITY_GRPC_PORT),
-      }),
+      { ...config.identity, databaseUrl: database.urlFor(DATABASES.identity), grpcHost: '127.0.0.1', grpcPort: config.launcher.IDENTITY_GRPC_PORT },
       { logger: serviceLogger('identity', config) },
     );
     const { port: identityPort } = await identity.start();
     stack.push(() => identity.stop());
 
     const gateway: Gateway = await buildGateway(
-      // On a laptop the API answers on loopback only, unless HOST says otherwise.
-      loadGatewayConfig({ HOST: '127.0.0.1', ...env, PORT: String(config.PORT), IDENTITY_ADDR: `127.0.0.1:${identityPort}` }),
+      { ...config.gateway, PORT: config.launcher.PORT, IDENTITY_ADDR: `127.0.0.1:${identityPort}` },
       { logger: serviceLogger('gateway', config) },
     );
     const { url } = await gateway.start();
@@ -59,20 +53,20 @@ export async function startLocalPlatform(config: LocalConfig, env: NodeJS.Proces
 }
 
 function serviceLogger(service: string, config: LocalConfig): Logger {
-  return createLogger({ service, level: config.LOG_LEVEL });
+  return createLogger({ service, level: config.launcher.LOG_LEVEL });
 }
 
-async function openDatabaseServer(config: LocalConfig, logger: Logger): Promise<EmbeddedDatabaseServer> {
-  if (config.DATABASE_URL) {
-    const base = new URL(config.DATABASE_URL);
+async function openDatabaseServer({ launcher }: LocalConfig, logger: Logger): Promise<EmbeddedDatabaseServer> {
+  if (launcher.DATABASE_URL) {
+    const base = new URL(launcher.DATABASE_URL);
     return {
       urlFor: (name) => Object.assign(new URL(base), { pathname: `/${name}` }).toString(),
       stop: () => Promise.resolve(),
     };
   }
   return startEmbeddedPostgres({
-    dataDir: resolve(config.DATA_DIR),
-    port: config.EMBEDDED_PG_PORT,
+    dataDir: resolve(launcher.DATA_DIR),
+    port: launcher.EMBEDDED_PG_PORT,
     databases: Object.values(DATABASES),
     logger: logger.child({ component: 'embedded-postgres' }),
   });

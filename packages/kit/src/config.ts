@@ -33,3 +33,33 @@ export const env = {
   positiveInt: (fallback: number) => z.coerce.number().int().positive().default(fallback),
   logLevel: () => z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
 };
+
+/**
+ * For a process's `main`: the configuration, or — when it is invalid — its lines on stderr and
+ * exit code 1, without a stack trace that would bury them.
+ */
+export function loadConfigOrExit<T>(load: () => T): T {
+  try {
+    return load();
+  } catch (error) {
+    if (!(error instanceof ConfigError)) throw error;
+    process.stderr.write(`${error.message}\n`);
+    process.exit(1);
+  }
+}
+
+/** Runs several parsers and reports every bad variable of all of them in one ConfigError. */
+export function parseAll<T extends unknown[]>(...loaders: { [K in keyof T]: () => T[K] }): T {
+  const results: unknown[] = [];
+  const problems: string[] = [];
+  for (const load of loaders) {
+    try {
+      results.push(load());
+    } catch (error) {
+      if (!(error instanceof ConfigError)) throw error;
+      problems.push(...error.message.split('\n').slice(1));
+    }
+  }
+  if (problems.length > 0) throw new ConfigError(`Invalid configuration:\n${[...new Set(problems)].join('\n')}`);
+  return results as T;
+}

@@ -1,4 +1,4 @@
-export { ConfigError, env, parseConfig } from './config.js';
+export { ConfigError, env, loadConfigOrExit, parseAll, parseConfig } from './config.js';
 export {
   DomainError,
   ERROR_CODES,

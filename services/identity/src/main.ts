@@ -1,28 +1,20 @@
-import { createLogger } from '@agent-platform/kit';
+import { createLogger, loadConfigOrExit } from '@agent-platform/kit';
 import { startTelemetry } from '@agent-platform/kit/telemetry';
+import closeWithGrace from 'close-with-grace';
 import { buildIdentityService, loadIdentityConfig } from './service.js';
 
-const config = loadIdentityConfig(process.env);
+// The service's own stop is bounded (gRPC drain, then the pool); this is the outer bound.
+const SHUTDOWN_DELAY_MS = 15_000;
+
+const config = loadConfigOrExit(() => loadIdentityConfig(process.env));
 const telemetry = startTelemetry({ serviceName: 'identity', otlpEndpoint: config.otlpEndpoint });
 const logger = createLogger({ service: 'identity', level: config.logLevel });
 const service = await buildIdentityService(config, { logger });
-await service.start();
 
-let stopping = false;
-for (const signal of ['SIGINT', 'SIGTERM'] as const) {
-  process.once(signal, () => {
-    if (stopping) return;
-    stopping = true;
-    logger.info({ signal }, 'shutting down');
-    service
-      .stop()
-      .then(() => telemetry.shutdown())
-      .then(
-        () => process.exit(0),
-        (error: unknown) => {
-          logger.error({ err: error }, 'shutdown failed');
-          process.exit(1);
-        },
-      );
-  });
-}
+closeWithGrace({ delay: SHUTDOWN_DELAY_MS, logger }, async ({ err }) => {
+  if (err) logger.error({ err }, 'shutting down after an error');
+  await service.stop();
+  await telemetry.shutdown();
+});
+
+await service.start();
