@@ -1,0 +1,41 @@
+import type { EventEnvelope } from './envelope.js';
+
+/**
+ * The port between the outbox relay, the event transport and consumers. Two adapters implement it,
+ * chosen once at start: NATS JetStream (stream `EVENTS`, subjects `events.<tenant_id>.<type>`) and
+ * an in-process bus for the local all-in-one mode. Delivery is at least once; handlers must be
+ * idempotent on the event id.
+ */
+export interface EventBus {
+  /**
+   * Resolves once the event is durably accepted: JetStream acknowledged it (de-duplicated on the
+   * event id as `Nats-Msg-Id`), or — in process — every matching consumer's handler succeeded.
+   * Rejects when it could not be accepted; the relay then keeps the row and retries.
+   */
+  publish(envelope: EventEnvelope<object>): Promise<void>;
+
+  /** Starts a durable consumer; events published before it started are delivered too (JetStream). */
+  subscribe(consumer: EventConsumer): Promise<Subscription>;
+
+  /** Stops consuming, lets handlers in flight finish (bounded), and closes the connection. */
+  close(): Promise<void>;
+}
+
+export interface EventConsumer {
+  /** Durable name: one per consuming service; replicas with the same name share the work. */
+  name: string;
+  /** NATS subject filter, e.g. `events.>` (every tenant's every event). */
+  filter: string;
+  /** Handlers running at once, at most. */
+  concurrency: number;
+  /**
+   * Handles one event. Resolving acknowledges it; rejecting makes it come back later (with
+   * back-off), so a handler must be idempotent on `envelope.id`.
+   */
+  handle(envelope: EventEnvelope<object>): Promise<void>;
+}
+
+export interface Subscription {
+  /** Stops fetching and waits (bounded) for handlers in flight. */
+  stop(): Promise<void>;
+}
