@@ -10,6 +10,7 @@ import identity from './plugins/app/identity.js';
 import rateLimits from './plugins/app/rate-limits.js';
 import requestContext from './plugins/app/request-context.js';
 import stores from './plugins/app/stores.js';
+import webhooks from './plugins/app/webhooks.js';
 import configPlugin from './plugins/external/config.js';
 import redis from './plugins/external/redis.js';
 import swagger from './plugins/external/swagger.js';
@@ -24,8 +25,9 @@ export interface GatewayAppOptions {
 
 /**
  * The gateway as one Fastify plugin (fastify/demo's layout): external plugins (config, Redis,
- * OpenAPI), then the app's own (request context, identity clients, stores, authentication, rate
- * limits), then the routes. fastify-plugin lets its error handlers reach the root instance.
+ * OpenAPI), then the app's own (request context, the identity and webhook-dispatcher clients,
+ * stores, authentication, rate limits), then the routes. fastify-plugin lets its error handlers
+ * reach the root instance.
  */
 const gatewayApp: FastifyPluginAsync<GatewayAppOptions> = async (app, options) => {
   app.setValidatorCompiler(validatorCompiler);
@@ -39,6 +41,7 @@ const gatewayApp: FastifyPluginAsync<GatewayAppOptions> = async (app, options) =
 
   await app.register(requestContext);
   await app.register(identity);
+  await app.register(webhooks);
   await app.register(stores);
   await app.register(authentication);
   await app.register(rateLimits);

@@ -40,6 +40,7 @@ const schema = z.object({
   PUBLIC_BASE_URL: z.url().default('http://localhost:8080'),
   WEBHOOK_HOST: z.url().default('http://localhost:8080/hooks'),
   IDENTITY_ADDR: hostPort.default('127.0.0.1:50051'),
+  WEBHOOK_DISPATCHER_ADDR: hostPort.default('127.0.0.1:50054'),
   REDIS_URL: z.url().optional(),
   /** Prefix of every Redis key the gateway writes, so deployments can share one Redis. */
   REDIS_KEY_PREFIX: z.string().default('gw:'),
@@ -53,6 +54,8 @@ const schema = z.object({
   /** Least time between two JWKS fetches triggered by an unknown `kid` (milliseconds). */
   JWKS_REFRESH_MIN_INTERVAL_MS: z.coerce.number().int().min(0).default(10_000),
   GRPC_DEADLINE_MS: env.positiveInt(5_000),
+  /** Deadline of POST /webhooks/{id}/test, which waits for the receiver: keep it above the dispatcher's WEBHOOK_TIMEOUT_MS. */
+  WEBHOOK_TEST_DEADLINE_MS: env.positiveInt(15_000),
   /** Bound on stop(): HTTP close, channels and Redis (milliseconds). */
   SHUTDOWN_TIMEOUT_MS: env.positiveInt(10_000),
   TRUST_PROXY: env.boolean(false),

@@ -9,6 +9,7 @@ import type { PrincipalResolver } from './auth/principal-resolver.js';
 import type { GatewayConfig } from './config.js';
 import type { RateLimiter } from './limits/rate-limiter.js';
 import type { IdentityClients } from './plugins/app/identity.js';
+import type { WebhookClients } from './plugins/app/webhooks.js';
 
 // The decorators of plugins/external and plugins/app, typed once for every route.
 declare module 'fastify' {
@@ -17,6 +18,7 @@ declare module 'fastify' {
     /** null when REDIS_URL is unset (the in-process adapters are used). */
     redis: Redis | null;
     identity: IdentityClients;
+    webhooks: WebhookClients;
     rateLimitStore: RateLimitStore;
     authCache: AuthCache;
     accessTokens: AccessTokenVerifier;

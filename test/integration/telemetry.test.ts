@@ -4,6 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { buildGateway, loadGatewayConfig, type Gateway } from '@agent-platform/gateway';
 import { buildIdentityService, loadIdentityConfig, type IdentityService } from '@agent-platform/identity';
 import { createLogger } from '@agent-platform/kit';
+import { InProcessEventBus } from '@agent-platform/kit/events';
 import { startTelemetry, type Telemetry } from '@agent-platform/kit/telemetry';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -57,7 +58,7 @@ beforeAll(async () => {
   await admin(`CREATE DATABASE ${database}`);
   identity = await buildIdentityService(
     loadIdentityConfig({ DATABASE_URL: Object.assign(new URL(ADMIN_URL), { pathname: `/${database}` }).toString(), GRPC_HOST: '127.0.0.1', GRPC_PORT: '0' }),
-    { logger },
+    { logger, bus: new InProcessEventBus({ consumers: [], logger }) },
   );
   const { port: identityPort } = await identity.start();
   gateway = await buildGateway(loadGatewayConfig({ HOST: '127.0.0.1', PORT: '0', IDENTITY_ADDR: `127.0.0.1:${identityPort}` }), { logger });

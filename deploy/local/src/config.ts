@@ -1,5 +1,6 @@
 import { loadGatewayConfig, type GatewayConfig } from '@agent-platform/gateway';
 import { loadIdentityConfig, type IdentityConfig } from '@agent-platform/identity';
+import { loadWebhookDispatcherConfig, type WebhookDispatcherConfig } from '@agent-platform/webhook-dispatcher';
 import { env, parseAll, parseConfig } from '@agent-platform/kit';
 import { z } from 'zod';
 
@@ -11,6 +12,9 @@ const schema = z.object({
   /** Use this PostgreSQL server instead of the embedded one; its databases must exist. */
   DATABASE_URL: z.url().optional(),
   IDENTITY_GRPC_PORT: env.port(50051),
+  WEBHOOK_DISPATCHER_GRPC_PORT: env.port(50054),
+  /** Encrypts webhook secrets at rest; without it one is made on first start and kept in DATA_DIR. */
+  WEBHOOK_SECRET_KEY: z.string().optional(),
   OTEL_EXPORTER_OTLP_ENDPOINT: z.url().optional(),
   LOG_LEVEL: env.logLevel(),
 });
@@ -19,6 +23,7 @@ export interface LocalConfig {
   launcher: z.output<typeof schema>;
   /** Each service reads its own variables (WELCOME_CREDITS, RATE_LIMITS, …) as in the distributed mode. */
   identity: IdentityConfig;
+  webhookDispatcher: WebhookDispatcherConfig;
   gateway: GatewayConfig;
 }
 
@@ -29,16 +34,21 @@ const ASSIGNED_BY_LAUNCHER = {
   GRPC_HOST: '127.0.0.1',
   GRPC_PORT: '0',
   IDENTITY_ADDR: '127.0.0.1:0',
+  WEBHOOK_DISPATCHER_ADDR: '127.0.0.1:0',
 };
+
+// Stands in for a key the launcher makes on first start, when the environment brings none.
+const PLACEHOLDER_SECRET_KEY = Buffer.alloc(32).toString('base64');
 
 /** Every bad variable of the launcher and of every service, in one error. */
 export function loadLocalConfig(source: Record<string, string | undefined> = process.env): LocalConfig {
   const assigned = { ...source, ...ASSIGNED_BY_LAUNCHER };
-  const [launcher, identity, gateway] = parseAll(
+  const [launcher, identity, webhookDispatcher, gateway] = parseAll(
     () => parseConfig(schema, source),
     () => loadIdentityConfig(assigned),
+    () => loadWebhookDispatcherConfig({ WEBHOOK_SECRET_KEY: PLACEHOLDER_SECRET_KEY, ...assigned }),
     // On a laptop the API answers on loopback only, unless HOST says otherwise.
     () => loadGatewayConfig({ HOST: '127.0.0.1', ...assigned }),
   );
-  return { launcher, identity, gateway };
+  return { launcher, identity, webhookDispatcher, gateway };
 }

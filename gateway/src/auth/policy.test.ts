@@ -30,6 +30,28 @@ describe('the policy table', () => {
     }
   });
 
+  it('lets anyone in the tenant read webhooks and admins manage them, keys by webhooks:read / webhooks:write', () => {
+    const rows = Object.entries(POLICIES).filter(([key]) => key.includes(' /webhooks'));
+    expect(rows.map(([key]) => key).sort()).toEqual([
+      'DELETE /webhooks/:webhook_id',
+      'GET /webhooks',
+      'GET /webhooks/:webhook_id',
+      'GET /webhooks/:webhook_id/deliveries',
+      'PATCH /webhooks/:webhook_id',
+      'POST /webhooks',
+      'POST /webhooks/:webhook_id/deliveries/:delivery_id/retry',
+      'POST /webhooks/:webhook_id/enable',
+      'POST /webhooks/:webhook_id/rotate-secret',
+      'POST /webhooks/:webhook_id/test',
+    ]);
+    for (const [key, policy] of rows) {
+      const read = key.startsWith('GET ');
+      expect(policy, key).toEqual(
+        read ? { auth: 'user-or-key', minRole: 'viewer', scope: 'webhooks:read' } : { auth: 'user-or-key', minRole: 'admin', scope: 'webhooks:write' },
+      );
+    }
+  });
+
   it('finds rows by method and path', () => {
     expect(policyFor('get', '/auth/me')).toBe(POLICIES['GET /auth/me']);
     expect(policyFor('GET', '/auth/nope')).toBeUndefined();

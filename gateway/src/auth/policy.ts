@@ -12,9 +12,14 @@ export interface RoutePolicy {
   scope?: Scope;
 }
 
+// decisions §3: anyone in the tenant may read its webhooks; admins and owners manage them.
+const WEBHOOKS_READ = { auth: 'user-or-key', minRole: 'viewer', scope: 'webhooks:read' } as const;
+const WEBHOOKS_WRITE = { auth: 'user-or-key', minRole: 'admin', scope: 'webhooks:write' } as const;
+
 /**
  * THE table: every route of the versioned API, keyed `METHOD /path` below `/api/v1` (and `/v1`).
- * A route missing here fails at start. `docs/api.md` reproduces it.
+ * A route missing here fails at start. `docs/api.md` reproduces it. Rows are decisions §3 (least
+ * role in the tenant) and §4 (the scope an API key also needs; `user` rows refuse keys).
  */
 export const POLICIES = {
   'POST /auth/register': { auth: 'none' },
@@ -31,6 +36,16 @@ export const POLICIES = {
   'POST /tenants/:tenant_id/members': { auth: 'user', minRole: 'admin' },
   'PATCH /tenants/:tenant_id/members/:user_id': { auth: 'user', minRole: 'admin' },
   'DELETE /tenants/:tenant_id/members/:user_id': { auth: 'user', minRole: 'admin' },
+  'GET /webhooks': WEBHOOKS_READ,
+  'POST /webhooks': WEBHOOKS_WRITE,
+  'GET /webhooks/:webhook_id': WEBHOOKS_READ,
+  'PATCH /webhooks/:webhook_id': WEBHOOKS_WRITE,
+  'DELETE /webhooks/:webhook_id': WEBHOOKS_WRITE,
+  'POST /webhooks/:webhook_id/enable': WEBHOOKS_WRITE,
+  'POST /webhooks/:webhook_id/rotate-secret': WEBHOOKS_WRITE,
+  'POST /webhooks/:webhook_id/test': WEBHOOKS_WRITE,
+  'GET /webhooks/:webhook_id/deliveries': WEBHOOKS_READ,
+  'POST /webhooks/:webhook_id/deliveries/:delivery_id/retry': WEBHOOKS_WRITE,
 } as const satisfies Record<string, RoutePolicy>;
 
 export type PolicyKey = keyof typeof POLICIES;

@@ -2,6 +2,7 @@ import { ServingStatus } from '@agent-platform/kit/grpc';
 import type { FastifyPluginCallbackZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { ErrorSchema } from '../http/schemas.js';
+import type { HealthClient } from '../plugins/app/grpc-health.js';
 
 const PROBE_TIMEOUT_MS = 1_000;
 
@@ -16,6 +17,16 @@ function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
     timer = setTimeout(() => reject(new Error(`no answer within ${ms} ms`)), ms);
   });
   return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
+}
+
+type Check = 'ok' | 'not_configured';
+type Failure = { field: string; message: string };
+
+/** Asks a backend's grpc.health.v1 for the server as a whole (service ''). */
+async function serving(client: HealthClient): Promise<Check> {
+  const answer = await client.check({ service: '' }, { deadlineMs: PROBE_TIMEOUT_MS });
+  if (answer.status !== ServingStatus.SERVING) throw new Error('not serving');
+  return 'ok';
 }
 
 /** Probes, outside /api/v1 and unauthenticated: /healthz = the process lives; /readyz = it can serve. */
@@ -33,30 +44,32 @@ const healthRoutes: FastifyPluginCallbackZod = (app, _options, done) => {
     {
       schema: {
         tags: ['operations'],
-        summary: 'Readiness: identity answers grpc.health.v1 and Redis (when configured) answers PING',
+        summary: 'Readiness: every backend answers',
+        description: [
+          'Ready only when every backend answers: identity and webhook-dispatcher report SERVING on',
+          'grpc.health.v1, and Redis (when configured) answers PING. A gateway that cannot reach one of',
+          'them would fail part of the API, so it leaves the load balancer until all are back. A 503',
+          'names each backend that failed in `details[].field`.',
+        ].join(' '),
         response: { 200: Ready, 503: ErrorSchema },
       },
     },
     async (_request, reply) => {
-      const failures: { field: string; message: string }[] = [];
-      const checks: Record<string, 'ok' | 'not_configured'> = {};
-      const identity = app.identity.health
-        .check({ service: '' }, { deadlineMs: PROBE_TIMEOUT_MS })
-        .then((answer) => {
-          if (answer.status !== ServingStatus.SERVING) throw new Error('not serving');
-          checks['identity'] = 'ok';
-        })
-        .catch(() => failures.push({ field: 'identity', message: 'The identity service is unreachable or not serving.' }));
-      const redis = app.redis
-        ? withTimeout(app.redis.ping(), PROBE_TIMEOUT_MS)
-            .then(() => {
-              checks['redis'] = 'ok';
-            })
-            .catch(() => failures.push({ field: 'redis', message: 'Redis does not answer.' }))
-        : Promise.resolve().then(() => {
-            checks['redis'] = 'not_configured';
-          });
-      await Promise.all([identity, redis]);
+      const failures: Failure[] = [];
+      const checks: Record<string, Check> = {};
+      const probe = (name: string, run: () => Promise<Check>, message: string) =>
+        run().then(
+          (check) => {
+            checks[name] = check;
+          },
+          () => failures.push({ field: name, message }),
+        );
+      const { redis } = app;
+      await Promise.all([
+        probe('identity', () => serving(app.identity.health), 'The identity service is unreachable or not serving.'),
+        probe('webhook-dispatcher', () => serving(app.webhooks.health), 'The webhook-dispatcher service is unreachable or not serving.'),
+        probe('redis', () => (redis ? withTimeout(redis.ping(), PROBE_TIMEOUT_MS).then((): Check => 'ok') : Promise.resolve<Check>('not_configured')), 'Redis does not answer.'),
+      ]);
       if (failures.length > 0) {
         return reply.code(503).send({ error: 'service_unavailable', message: 'Not ready.', details: failures });
       }

@@ -5,6 +5,7 @@ import { startHarness, type Harness, ANY_STRING } from '../testing/harness.js';
 
 interface Operation {
   tags?: string[];
+  parameters?: { name: string; in: string }[];
   security?: Record<string, string[]>[];
   responses: Record<string, { content?: Record<string, { schema: unknown }> }>;
   requestBody?: { content: Record<string, unknown> };
@@ -83,6 +84,42 @@ describe('GET /openapi.json', () => {
       expect(operation.security, `${method} ${path}`).toEqual(open ? [] : [{ bearerAuth: [] }]);
       expect(JSON.stringify(operation.responses['default']), `${method} ${path}`).toContain('#/components/schemas/Error');
     }
+  });
+
+  it('documents each webhook route once, with its request and success schemas', () => {
+    const webhookOps = operations().filter(([, path]) => path.startsWith('/api/v1/webhooks'));
+    expect(webhookOps.map(([method, path]) => `${method} ${path}`).sort()).toEqual([
+      'DELETE /api/v1/webhooks/{webhook_id}',
+      'GET /api/v1/webhooks',
+      'GET /api/v1/webhooks/{webhook_id}',
+      'GET /api/v1/webhooks/{webhook_id}/deliveries',
+      'PATCH /api/v1/webhooks/{webhook_id}',
+      'POST /api/v1/webhooks',
+      'POST /api/v1/webhooks/{webhook_id}/deliveries/{delivery_id}/retry',
+      'POST /api/v1/webhooks/{webhook_id}/enable',
+      'POST /api/v1/webhooks/{webhook_id}/rotate-secret',
+      'POST /api/v1/webhooks/{webhook_id}/test',
+    ]);
+    for (const [method, path, operation] of webhookOps) expect(operation.tags, `${method} ${path}`).toEqual(['webhooks']);
+    const op = (method: string, path: string) => doc.paths[`/api/v1/webhooks${path}`]?.[method];
+    for (const [method, path] of [['post', ''], ['patch', '/{webhook_id}'], ['post', '/{webhook_id}/test']] as const) {
+      expect(Object.keys(op(method, path)?.requestBody?.content ?? {}), `${method} ${path}`).toEqual(['application/json']);
+    }
+    expect(JSON.stringify(op('post', '')?.responses['201'])).toContain('signing_secret');
+    expect(JSON.stringify(op('get', '/{webhook_id}')?.responses['200'])).toContain('#/components/schemas/Webhook"');
+    expect(JSON.stringify(op('get', '/{webhook_id}')?.responses['200'])).not.toContain('signing_secret');
+    expect(JSON.stringify(op('post', '/{webhook_id}/deliveries/{delivery_id}/retry')?.responses['202'])).toContain('#/components/schemas/WebhookDelivery');
+    expect(op('get', '/{webhook_id}/deliveries')?.parameters?.map((parameter) => `${parameter.in}:${parameter.name}`).sort()).toEqual([
+      'path:webhook_id',
+      'query:cursor',
+      'query:limit',
+      'query:tenant_id',
+    ]);
+    const delivery = doc.components.schemas['WebhookDelivery']?.properties ?? {};
+    expect(Object.keys(delivery).sort()).toEqual(
+      ['attempts', 'created_at', 'delivered_at', 'error', 'event_id', 'event_type', 'id', 'next_attempt_at', 'response_status', 'response_time_ms', 'status'].sort(),
+    );
+    expect(JSON.stringify(delivery['response_status'])).toContain('null');
   });
 
   it('documents login as a form and as JSON', () => {

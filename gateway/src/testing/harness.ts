@@ -4,6 +4,7 @@ import type { FastifyInstance, InjectOptions } from 'fastify';
 import { expect } from 'vitest';
 import { buildGateway, loadGatewayConfig, type Gateway, type GatewayConfig } from '../gateway.js';
 import { IdentityDouble } from './identity-double.js';
+import { WebhooksDouble } from './webhooks-double.js';
 
 export const PASSWORD = 'correct horse battery staple';
 export const ISO_MS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
@@ -15,20 +16,40 @@ export function matching(pattern: RegExp): unknown {
 export const ANY_STRING: unknown = expect.any(String);
 export const ANY_NUMBER: unknown = expect.any(Number);
 
+export interface ErrorBody {
+  error: string;
+  message: string;
+  details?: { field: string; message: string }[];
+}
+
+/** Asserts the flat error body of decisions §2; `fields`, when given, are exactly the fields named. */
+export function expectError(response: { statusCode: number; body: string }, status: number, code: string, fields?: string[]): ErrorBody {
+  expect(response.statusCode, response.body).toBe(status);
+  const body = JSON.parse(response.body) as ErrorBody;
+  expect(Object.keys(body).every((key) => ['error', 'message', 'details', 'retry_after'].includes(key))).toBe(true);
+  expect(body.error).toBe(code);
+  expect(body.message).toEqual(ANY_STRING);
+  if (fields) expect(body.details?.map((detail) => detail.field).sort()).toEqual([...fields].sort());
+  return body;
+}
+
 export interface Harness {
   identity: IdentityDouble;
+  webhooks: WebhooksDouble;
   gateway: Gateway;
   app: FastifyInstance;
   config: GatewayConfig;
   close(): Promise<void>;
 }
 
-/** A gateway in front of an identity double on loopback; `env` overrides the gateway's variables. */
+/** A gateway in front of identity and webhook-dispatcher doubles on loopback; `env` overrides the gateway's variables. */
 export async function startHarness(env: Record<string, string> = {}, logger?: Logger): Promise<Harness> {
   const identity = new IdentityDouble();
-  const address = await identity.start();
+  const webhooks = new WebhooksDouble();
+  const [identityAddr, webhooksAddr] = await Promise.all([identity.start(), webhooks.start()]);
   const config = loadGatewayConfig({
-    IDENTITY_ADDR: address,
+    IDENTITY_ADDR: identityAddr,
+    WEBHOOK_DISPATCHER_ADDR: webhooksAddr,
     LOG_LEVEL: 'silent',
     RATE_LIMITS: 'free:10000/100000,pro:20000/200000',
     AUTH_RATE_LIMIT_PER_MINUTE: '10000',
@@ -39,12 +60,13 @@ export async function startHarness(env: Record<string, string> = {}, logger?: Lo
   const gateway = await buildGateway(config, { logger: logger ?? createLogger({ service: 'gateway-test', level: 'silent' }) });
   return {
     identity,
+    webhooks,
     gateway,
     app: gateway.app,
     config,
     async close() {
       await gateway.stop();
-      await identity.stop();
+      await Promise.all([identity.stop(), webhooks.stop()]);
     },
   };
 }
@@ -113,4 +135,25 @@ export function bearer(credential: string): Record<string, string> {
 /** Injects with a credential; `options` adds query, payload, headers. */
 export function as(app: FastifyInstance, credential: string, options: InjectOptions & { url: string }) {
   return app.inject({ ...options, headers: { ...bearer(credential), ...options.headers } });
+}
+
+export interface CreatedWebhook {
+  id: string;
+  url: string;
+  events: string[];
+  signing_secret: string;
+  created_at: string;
+}
+
+/** Registers a webhook through the gateway; `fields` override the defaults, `query` picks the tenant. */
+export async function newWebhook(
+  app: FastifyInstance,
+  credential: string,
+  fields: Record<string, unknown> = {},
+  query: Record<string, string> = {},
+): Promise<CreatedWebhook> {
+  const payload = { url: 'https://receiver.example.com/hooks', events: ['agent.created'], ...fields };
+  const created = await as(app, credential, { method: 'POST', url: '/api/v1/webhooks', query, payload });
+  if (created.statusCode !== 201) throw new Error(`webhook: ${created.statusCode} ${created.body}`);
+  return created.json<CreatedWebhook>();
 }

@@ -19,6 +19,9 @@ describe('loadIdentityConfig', () => {
       jwtAudience: 'agent-platform-api',
       logLevel: 'info',
       otlpEndpoint: undefined,
+      natsUrl: undefined,
+      outboxPollIntervalMs: 1_000,
+      outboxRetryMaxMs: 30_000,
     });
   });
 
@@ -35,8 +38,21 @@ describe('loadIdentityConfig', () => {
       JWT_ISSUER: 'iss',
       JWT_AUDIENCE: 'aud',
       LOG_LEVEL: 'debug',
+      NATS_URL: 'nats://nats:4222',
+      OUTBOX_POLL_INTERVAL_MS: '250',
+      OUTBOX_RETRY_MAX_MS: '5000',
     });
-    expect(config).toMatchObject({ grpcPort: 0, welcomeCredits: 0, creditsLowThreshold: 5, defaultPlan: 'enterprise', accessTokenTtlSeconds: 600, logLevel: 'debug' });
+    expect(config).toMatchObject({
+      grpcPort: 0,
+      welcomeCredits: 0,
+      creditsLowThreshold: 5,
+      defaultPlan: 'enterprise',
+      accessTokenTtlSeconds: 600,
+      logLevel: 'debug',
+      natsUrl: 'nats://nats:4222',
+      outboxPollIntervalMs: 250,
+      outboxRetryMaxMs: 5000,
+    });
   });
 
   it('fails with one line per bad variable', () => {
@@ -50,5 +66,11 @@ describe('loadIdentityConfig', () => {
     const message = (error as ConfigError).message;
     for (const variable of ['DATABASE_URL', 'DEFAULT_PLAN', 'WELCOME_CREDITS']) expect(message).toContain(`  ${variable}: `);
     expect(() => loadIdentityConfig({})).toThrow(/DATABASE_URL/);
+  });
+
+  it('requires a nats:// NATS_URL for the distributed process only', () => {
+    expect(() => loadIdentityConfig({ DATABASE_URL }, { requireNats: true })).toThrow('  NATS_URL: ');
+    expect(() => loadIdentityConfig({ DATABASE_URL, NATS_URL: 'http://nats:4222' })).toThrow('  NATS_URL: must be a nats:// URL');
+    expect(loadIdentityConfig({ DATABASE_URL, NATS_URL: 'nats://nats:4222' }, { requireNats: true }).natsUrl).toBe('nats://nats:4222');
   });
 });

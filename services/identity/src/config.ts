@@ -2,6 +2,8 @@ import { env, parseConfig } from '@agent-platform/kit';
 import { z } from 'zod';
 import { PLANS, type Plan } from './tenants/tenants.entity.js';
 
+const natsUrl = z.url({ protocol: /^(nats|tls)$/, error: 'must be a nats:// URL' });
+
 const schema = z.object({
   DATABASE_URL: z.url({ protocol: /^postgres(ql)?$/, error: 'must be a postgres:// URL' }),
   GRPC_HOST: z.string().min(1).default('0.0.0.0'),
@@ -15,7 +17,13 @@ const schema = z.object({
   JWT_AUDIENCE: z.string().min(1).default('agent-platform-api'),
   LOG_LEVEL: env.logLevel(),
   OTEL_EXPORTER_OTLP_ENDPOINT: z.url().optional(),
+  NATS_URL: natsUrl.optional(),
+  OUTBOX_POLL_INTERVAL_MS: env.positiveInt(1_000),
+  OUTBOX_RETRY_MAX_MS: env.positiveInt(30_000),
 });
+
+// The distributed process publishes to NATS; the all-in-one launcher hands in its in-process bus.
+const distributedSchema = schema.extend({ NATS_URL: natsUrl });
 
 export type LogLevel = z.output<typeof schema>['LOG_LEVEL'];
 
@@ -39,11 +47,27 @@ export interface IdentityConfig {
   logLevel: LogLevel;
   /** OTLP/HTTP collector; spans are exported only when set. */
   otlpEndpoint: string | undefined;
+  /** JetStream server of the distributed mode; undefined when the caller supplies the bus. */
+  natsUrl: string | undefined;
+  /** The outbox relay's fallback poll (it wakes on NOTIFY first), ms. */
+  outboxPollIntervalMs: number;
+  /** Cap of the relay's back-off while the bus rejects, ms. */
+  outboxRetryMaxMs: number;
+}
+
+export interface LoadIdentityConfigOptions {
+  /** True for `main` (distributed mode): NATS_URL must be set. */
+  requireNats?: boolean;
 }
 
 /** Parses the environment; throws a ConfigError with one line per bad variable. */
-export function loadIdentityConfig(environment: Record<string, string | undefined>): IdentityConfig {
-  const parsed = parseConfig(schema, environment);
+export function loadIdentityConfig(
+  environment: Record<string, string | undefined>,
+  options: { requireNats: true },
+): IdentityConfig & { natsUrl: string };
+export function loadIdentityConfig(environment: Record<string, string | undefined>, options?: LoadIdentityConfigOptions): IdentityConfig;
+export function loadIdentityConfig(environment: Record<string, string | undefined>, options: LoadIdentityConfigOptions = {}): IdentityConfig {
+  const parsed = parseConfig(options.requireNats ? distributedSchema : schema, environment);
   return {
     databaseUrl: parsed.DATABASE_URL,
     grpcHost: parsed.GRPC_HOST,
@@ -57,5 +81,8 @@ export function loadIdentityConfig(environment: Record<string, string | undefine
     jwtAudience: parsed.JWT_AUDIENCE,
     logLevel: parsed.LOG_LEVEL,
     otlpEndpoint: parsed.OTEL_EXPORTER_OTLP_ENDPOINT,
+    natsUrl: parsed.NATS_URL,
+    outboxPollIntervalMs: parsed.OUTBOX_POLL_INTERVAL_MS,
+    outboxRetryMaxMs: parsed.OUTBOX_RETRY_MAX_MS,
   };
 }

@@ -1,5 +1,6 @@
 import type { Logger } from '@agent-platform/kit';
 import { classifyDbError, closeOrm, requestContext, type Orm } from '@agent-platform/kit/db';
+import { OutboxRelay, type EventBus } from '@agent-platform/kit/events';
 import { GrpcServer } from '@agent-platform/kit/grpc';
 import { ApiKeyServiceService } from '@agent-platform/proto/identity/v1/api-keys';
 import { AuthServiceService } from '@agent-platform/proto/identity/v1/auth';
@@ -35,6 +36,11 @@ export interface IdentityService {
 
 export interface IdentityDeps {
   logger: Logger;
+  /**
+   * Where the outbox relay publishes billing events: NATS JetStream in the distributed mode, the
+   * in-process bus in the all-in-one mode. The caller owns it and closes it after stop().
+   */
+  bus: EventBus;
   /** Defaults to the built-in provider, which grants purchases at once. */
   paymentProvider?: PaymentProvider;
 }
@@ -104,17 +110,28 @@ function assemble(config: IdentityConfig, deps: IdentityDeps, orm: Orm): Identit
     .add(API_KEY_SERVICE_NAME, ApiKeyServiceService, apiKeyHandlers(apiKeys))
     .add(BILLING_SERVICE_NAME, BillingServiceService, billingHandlers(billing));
 
+  const relay = new OutboxRelay({
+    orm,
+    bus: deps.bus,
+    logger: deps.logger.child({ component: 'outbox-relay' }),
+    pollIntervalMs: config.outboxPollIntervalMs,
+    retry: { initialMs: 100, maxMs: config.outboxRetryMaxMs },
+  });
+
   let started = false;
   return {
     async start() {
       await around(() => signingKeys.load());
       const port = await server.listen(config.grpcHost, config.grpcPort);
       started = true;
+      await relay.start();
       deps.logger.info({ host: config.grpcHost, port }, 'identity service listening');
       return { port };
     },
     async stop() {
       if (started) await server.stop(GRPC_SHUTDOWN_GRACE_MS);
+      // After the server: calls in flight may still commit events, which the next start publishes.
+      if (started) await relay.stop();
       started = false;
       if (!(await closeOrm(orm, DB_CLOSE_TIMEOUT_MS))) deps.logger.warn('database pool did not close in time');
     },

@@ -5,7 +5,7 @@ import { createTestDatabase } from '@agent-platform/kit/testing';
 import { describe, expect } from 'vitest';
 import { migrations, openDatabase } from '../src/database.js';
 import { buildIdentityService, loadIdentityConfig } from '../src/service.js';
-import { expectError, logger, test, uniqueEmail, type IdentityHarness } from './harness.js';
+import { expectError, logger, silentBus, test, uniqueEmail, type IdentityHarness } from './harness.js';
 
 async function login(identity: IdentityHarness, email: string, password: string): Promise<TokenPair> {
   const { tokens } = await identity.auth.login({ email, password });
@@ -105,7 +105,8 @@ describe('access tokens', () => {
   test('are signed with one shared key when replicas start together on an empty database', async () => {
     const database = await createTestDatabase({ name: 'identity', migrations, migrate: (url) => openDatabase(url, logger).then((orm) => orm.close()) });
     const config = loadIdentityConfig({ DATABASE_URL: database.url, GRPC_HOST: '127.0.0.1', GRPC_PORT: '0' });
-    const replicas = await Promise.all([1, 2, 3].map(() => buildIdentityService(config, { logger })));
+    const bus = silentBus();
+    const replicas = await Promise.all([1, 2, 3].map(() => buildIdentityService(config, { logger, bus })));
     try {
       const ports = await Promise.all(replicas.map((replica) => replica.start()));
       const kids = await Promise.all(
@@ -123,6 +124,7 @@ describe('access tokens', () => {
       expect(await database.query('select id from signing_keys')).toHaveLength(1);
     } finally {
       await Promise.all(replicas.map((replica) => replica.stop()));
+      await bus.close();
       await database.drop();
     }
   });

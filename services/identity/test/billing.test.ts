@@ -8,12 +8,11 @@ interface OutboxRow {
   id: string;
   subject: string;
   payload: { id: string; type: string; created_at: string; data: Record<string, unknown>; tenant_id: string; api_version: string };
-  published_at: Date | null;
 }
 
 function outbox(identity: IdentityHarness, tenantId: string, type: string): Promise<OutboxRow[]> {
   return identity.database.query<OutboxRow>(
-    "select id, subject, payload, published_at from outbox where payload->>'tenant_id' = $1 and payload->>'type' = $2 order by created_at, id",
+    "select id, subject, payload from outbox where payload->>'tenant_id' = $1 and payload->>'type' = $2 order by created_at, id",
     [tenantId, type],
   );
 }
@@ -48,7 +47,6 @@ describe('CreatePurchase', () => {
     expect(events).toHaveLength(1);
     const [event] = events;
     expect(event!.subject).toBe(`events.${user.tenantId}.billing.purchase.completed`);
-    expect(event!.published_at).toBeNull();
     expect(event!.id).toBe(event!.payload.id);
     expect(isId('event', event!.payload.id)).toBe(true);
     expect(event!.payload).toEqual({

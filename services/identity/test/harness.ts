@@ -1,12 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import { createLogger, DomainError, type ErrorCode } from '@agent-platform/kit';
+import { InProcessEventBus, type Delivery, type EventBus, type EventEnvelope } from '@agent-platform/kit/events';
 import { GrpcChannel, PrincipalKind, type Principal, type PromiseClient } from '@agent-platform/kit/grpc';
 import { databaseFixture, type TestDatabase } from '@agent-platform/kit/testing';
 import { ApiKeyServiceService } from '@agent-platform/proto/identity/v1/api-keys';
 import { AuthServiceService } from '@agent-platform/proto/identity/v1/auth';
 import { BillingServiceService } from '@agent-platform/proto/identity/v1/billing';
 import { MemberServiceService, UserServiceService } from '@agent-platform/proto/identity/v1/users';
-import { expect, test as base } from 'vitest';
+import { expect, test as base, vi } from 'vitest';
 import { migrations, openDatabase } from '../src/database.js';
 import { buildIdentityService, loadIdentityConfig, type IdentityConfig, type IdentityService } from '../src/service.js';
 
@@ -35,6 +36,54 @@ export interface IdentityHarness {
   register(overrides?: { email?: string; password?: string; fullName?: string; company?: string }): Promise<TestUser>;
   /** Starts another instance of the service on the same database, e.g. a second replica. */
   startReplica(): Promise<{ address: string; stop(): Promise<void> }>;
+  /** What the service published on its event bus (an in-process bus shared by its replicas). */
+  events: PublishedEvents;
+}
+
+/** The events a test harness's bus received, in the order they were handled. */
+export interface PublishedEvents {
+  readonly received: readonly { envelope: EventEnvelope<object>; delivery: Delivery }[];
+  /** Waits for the first event of `type` for `tenantId` and returns it. */
+  waitFor(type: string, tenantId: string): Promise<{ envelope: EventEnvelope<object>; delivery: Delivery }>;
+}
+
+/** Durable name of the harness's recording consumer. */
+const RECORDER = 'identity-test-recorder';
+
+/** An in-process bus with one consumer that records every event, as a subscriber service would. */
+async function recordingBus(): Promise<{ bus: EventBus; events: PublishedEvents }> {
+  const bus = new InProcessEventBus({ consumers: [RECORDER], logger });
+  const received: { envelope: EventEnvelope<object>; delivery: Delivery }[] = [];
+  await bus.subscribe({
+    name: RECORDER,
+    filter: 'events.>',
+    concurrency: 8,
+    handle: (envelope, delivery) => {
+      received.push({ envelope, delivery });
+      return Promise.resolve();
+    },
+  });
+  const find = (type: string, tenantId: string) => received.find(({ envelope }) => envelope.type === type && envelope.tenant_id === tenantId);
+  return {
+    bus,
+    events: {
+      received,
+      waitFor: (type, tenantId) =>
+        vi.waitFor(
+          () => {
+            const found = find(type, tenantId);
+            if (!found) throw new Error(`no ${type} event for ${tenantId} yet`);
+            return found;
+          },
+          { timeout: 5_000, interval: 20 },
+        ),
+    },
+  };
+}
+
+/** A bus nobody consumes from, for services a test starts outside the fixture. */
+export function silentBus(): EventBus {
+  return new InProcessEventBus({ consumers: [], logger });
 }
 
 export function uniqueEmail(label = 'user'): string {
@@ -57,9 +106,9 @@ export async function expectError(promise: Promise<unknown>, code: ErrorCode): P
   return error as DomainError;
 }
 
-async function startService(database: TestDatabase, overrides: Record<string, string> = {}) {
+export async function startService(database: TestDatabase, bus: EventBus, overrides: Record<string, string> = {}) {
   const config = loadIdentityConfig({ DATABASE_URL: database.url, GRPC_HOST: '127.0.0.1', GRPC_PORT: '0', ...overrides });
-  const service: IdentityService = await buildIdentityService(config, { logger });
+  const service: IdentityService = await buildIdentityService(config, { logger, bus });
   const { port } = await service.start();
   return { config, service, address: `127.0.0.1:${port}` };
 }
@@ -82,13 +131,15 @@ export const test = base
     }),
   )
   .extend('identity', { scope: 'file' }, async ({ database }, { onCleanup }): Promise<IdentityHarness> => {
-    const { config, service, address } = await startService(database);
+    const { bus, events } = await recordingBus();
+    const { config, service, address } = await startService(database, bus);
     const channel = new GrpcChannel(address, { defaultDeadlineMs: 15_000 });
     const replicas: { stop(): Promise<void> }[] = [];
     onCleanup(async () => {
       channel.close();
       await Promise.all(replicas.map((replica) => replica.stop()));
       await service.stop();
+      await bus.close();
     });
 
     const auth = channel.client(AuthServiceService);
@@ -112,8 +163,10 @@ export const test = base
           principal: userPrincipal(registered.id, registered.tenantId, 'owner'),
         };
       },
+      events,
       async startReplica() {
-        const replica = await startService(database);
+        // The same bus: whichever replica's relay holds the lock publishes to it.
+        const replica = await startService(database, bus);
         const handle = { address: replica.address, stop: () => replica.service.stop() };
         replicas.push(handle);
         return handle;

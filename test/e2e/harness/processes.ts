@@ -68,8 +68,13 @@ export async function httpOk(url: string): Promise<boolean> {
   return response.ok;
 }
 
-/** Settings both modes share: proxies are trusted so each test can act from its own client IP. */
+/**
+ * Settings both modes share: proxies are trusted so each test can act from its own client IP;
+ * webhooks may target the tests' local receivers; retries come a second apart instead of minutes.
+ */
 export const COMMON_ENV: Record<string, string> = {
   LOG_LEVEL: 'warn',
   TRUST_PROXY: 'true',
+  ALLOW_PRIVATE_NETWORK_URLS: 'true',
+  WEBHOOK_RETRY_SCHEDULE: '0,1,1,1,1',
 };

@@ -1,43 +1,64 @@
+import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import type { TestProject } from 'vitest/node';
+import { startNatsServer } from './nats-server.js';
 import { COMMON_ENV, freePort, httpOk, startNode, waitUntil, type RunningProcess } from './processes.js';
 
 const ADMIN_URL = process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 const REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
 
-/** Each service as its own process, on real PostgreSQL and Redis, talking gRPC over loopback. */
+/**
+ * Each service as its own process, each on its own database of the real PostgreSQL, events over a
+ * real NATS JetStream server of this run's own, rate limits in the real Redis, gRPC over loopback.
+ */
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
-  const database = `e2e_identity_${Date.now().toString(36)}_${Math.random().toString(36).slice(2, 8)}`;
-  await admin((client) => client.query(`CREATE DATABASE ${database}`));
-  const databaseUrl = Object.assign(new URL(ADMIN_URL), { pathname: `/${database}` }).toString();
+  const run = `${Date.now().toString(36)}_${randomBytes(3).toString('hex')}`;
+  const databases = { identity: `e2e_identity_${run}`, webhooks: `e2e_webhooks_${run}` };
+  for (const name of Object.values(databases)) await admin((client) => client.query(`CREATE DATABASE ${name}`));
+  const urlOf = (name: string) => Object.assign(new URL(ADMIN_URL), { pathname: `/${name}` }).toString();
+  const nats = await startNatsServer();
   const processes: RunningProcess[] = [];
   const teardown = async () => {
     for (const running of processes.reverse()) await running.stop();
-    await admin((client) => client.query(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`));
+    await nats.destroy();
+    for (const name of Object.values(databases)) await admin((client) => client.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`));
   };
 
   try {
     const identityPort = await freePort();
-    const identity = startNode('services/identity/src/main.ts', {
-      ...COMMON_ENV,
-      DATABASE_URL: databaseUrl,
-      GRPC_HOST: '127.0.0.1',
-      GRPC_PORT: String(identityPort),
-    });
-    processes.push(identity);
-
+    processes.push(
+      startNode('services/identity/src/main.ts', {
+        ...COMMON_ENV,
+        DATABASE_URL: urlOf(databases.identity),
+        GRPC_HOST: '127.0.0.1',
+        GRPC_PORT: String(identityPort),
+        NATS_URL: nats.url,
+      }),
+    );
+    const dispatcherPort = await freePort();
+    processes.push(
+      startNode('services/webhook-dispatcher/src/main.ts', {
+        ...COMMON_ENV,
+        DATABASE_URL: urlOf(databases.webhooks),
+        GRPC_HOST: '127.0.0.1',
+        GRPC_PORT: String(dispatcherPort),
+        NATS_URL: nats.url,
+        WEBHOOK_SECRET_KEY: randomBytes(32).toString('base64'),
+      }),
+    );
     const port = await freePort();
     const gateway = startNode('gateway/src/main.ts', {
       ...COMMON_ENV,
       HOST: '127.0.0.1',
       PORT: String(port),
       IDENTITY_ADDR: `127.0.0.1:${identityPort}`,
+      WEBHOOK_DISPATCHER_ADDR: `127.0.0.1:${dispatcherPort}`,
       REDIS_URL,
     });
     processes.push(gateway);
 
     const baseUrl = `http://127.0.0.1:${port}`;
-    await waitUntil('the gateway and identity', gateway, () => httpOk(`${baseUrl}/readyz`), 120_000);
+    await waitUntil('the gateway and every service', gateway, () => httpOk(`${baseUrl}/readyz`), 120_000);
     project.provide('baseUrl', baseUrl);
     project.provide('mode', 'distributed');
   } catch (error) {

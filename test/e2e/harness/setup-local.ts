@@ -14,6 +14,7 @@ export default async function setup(project: TestProject): Promise<() => Promise
     PORT: String(port),
     EMBEDDED_PG_PORT: String(await freePort()),
     IDENTITY_GRPC_PORT: '0',
+    WEBHOOK_DISPATCHER_GRPC_PORT: '0',
   });
   const baseUrl = `http://127.0.0.1:${port}`;
   await waitUntil('the all-in-one platform', platform, () => httpOk(`${baseUrl}/readyz`), 120_000);

@@ -1,13 +1,10 @@
 import { GrpcChannel, type PromiseClient } from '@agent-platform/kit/grpc';
-import { HealthService } from '@agent-platform/proto/grpc-health/v1';
 import { ApiKeyServiceService } from '@agent-platform/proto/identity/v1/api-keys';
 import { AuthServiceService } from '@agent-platform/proto/identity/v1/auth';
 import { BillingServiceService } from '@agent-platform/proto/identity/v1/billing';
 import { MemberServiceService, UserServiceService } from '@agent-platform/proto/identity/v1/users';
 import fp from 'fastify-plugin';
-
-/** Health's Watch streams; the gateway only asks Check. */
-const HealthCheck = { check: HealthService.check };
+import { HealthCheck, type HealthClient } from './grpc-health.js';
 
 export interface IdentityClients {
   auth: PromiseClient<typeof AuthServiceService>;
@@ -15,7 +12,7 @@ export interface IdentityClients {
   members: PromiseClient<typeof MemberServiceService>;
   apiKeys: PromiseClient<typeof ApiKeyServiceService>;
   billing: PromiseClient<typeof BillingServiceService>;
-  health: PromiseClient<typeof HealthCheck>;
+  health: HealthClient;
 }
 
 /** Typed clients of the identity service over one channel, closed with the app. */

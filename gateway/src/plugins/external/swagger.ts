@@ -30,6 +30,7 @@ export default fp(
           { name: 'api-keys', description: 'API keys of the tenant (access tokens only)' },
           { name: 'billing', description: 'Credits, ledger and purchases' },
           { name: 'members', description: 'Members of a tenant (access tokens only)' },
+          { name: 'webhooks', description: 'Webhook endpoints of the tenant, their signing secrets and delivery log' },
           { name: 'operations', description: 'Liveness and readiness probes' },
         ],
         components: {

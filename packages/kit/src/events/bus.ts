@@ -11,8 +11,11 @@ export interface EventBus {
    * Resolves once the event is durably accepted: JetStream acknowledged it (de-duplicated on the
    * event id as `Nats-Msg-Id`), or — in process — every matching consumer's handler succeeded.
    * Rejects when it could not be accepted; the relay then keeps the row and retries.
+   *
+   * `json` is the exact text to deliver (the outbox row as recorded, so what a webhook signs reads
+   * in envelope order); it must encode `envelope`. Default: `JSON.stringify(envelope)`.
    */
-  publish(envelope: EventEnvelope<object>): Promise<void>;
+  publish(envelope: EventEnvelope<object>, json?: string): Promise<void>;
 
   /** Starts a durable consumer; events published before it started are delivered too (JetStream). */
   subscribe(consumer: EventConsumer): Promise<Subscription>;
@@ -32,10 +35,24 @@ export interface EventConsumer {
    * Handles one event. Resolving acknowledges it; rejecting makes it come back later (with
    * back-off), so a handler must be idempotent on `envelope.id`.
    */
-  handle(envelope: EventEnvelope<object>): Promise<void>;
+  handle(envelope: EventEnvelope<object>, delivery: Delivery): Promise<void>;
+}
+
+/** How an event reached a handler. */
+export interface Delivery {
+  /** The event exactly as published: sign or forward these characters, not a re-serialisation. */
+  json: string;
+  /** 1 on the first delivery to this consumer, counting up on each redelivery. */
+  attempt: number;
 }
 
 export interface Subscription {
   /** Stops fetching and waits (bounded) for handlers in flight. */
   stop(): Promise<void>;
+}
+
+/** Back-off after failures: `initialMs` after the first, doubling up to `maxMs`. */
+export interface RetryBackoff {
+  initialMs: number;
+  maxMs: number;
 }

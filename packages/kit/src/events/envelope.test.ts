@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { isId } from '../ids.js';
-import { eventSubject, newEvent } from './envelope.js';
+import { eventSubject, newEvent, parseEnvelope, subjectMatches } from './envelope.js';
 
 describe('newEvent', () => {
   it('builds the decisions §8 envelope', () => {
@@ -28,5 +28,33 @@ describe('newEvent', () => {
 describe('eventSubject', () => {
   it('is events.<tenant_id>.<type>', () => {
     expect(eventSubject({ tenant_id: 'tnt_1', type: 'billing.purchase.completed' })).toBe('events.tnt_1.billing.purchase.completed');
+  });
+});
+
+describe('subjectMatches', () => {
+  it.each([
+    ['events.>', 'events.tnt_1.billing.credits.low', true],
+    ['events.>', 'events', false],
+    ['events.*.billing.credits.low', 'events.tnt_1.billing.credits.low', true],
+    ['events.*.billing.credits.low', 'events.tnt_1.billing.credits.low.more', false],
+    ['events.*.billing.>', 'events.tnt_1.billing.purchase.completed', true],
+    ['events.tnt_1.>', 'events.tnt_2.agent.created', false],
+    ['events.*', 'events.tnt_1', true],
+    ['events.*', 'events.tnt_1.agent', false],
+    ['events.tnt_1.agent.created', 'events.tnt_1.agent.created', true],
+    ['events.tnt_1.agent', 'events.tnt_1.agent.created', false],
+    ['*.*.*', 'a.b', false],
+  ])('%s against %s is %s', (filter, subject, expected) => {
+    expect(subjectMatches(filter, subject)).toBe(expected);
+  });
+});
+
+describe('parseEnvelope', () => {
+  it('accepts an envelope and refuses anything else', () => {
+    const event = newEvent('a.b', 'tnt_1', { x: 1 });
+    expect(parseEnvelope(JSON.stringify(event))).toEqual(event);
+    for (const bad of ['not json', '[]', 'null', '{}', JSON.stringify({ ...event, data: 'x' }), JSON.stringify({ ...event, tenant_id: '' })]) {
+      expect(parseEnvelope(bad)).toBeUndefined();
+    }
   });
 });

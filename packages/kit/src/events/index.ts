@@ -1,2 +1,21 @@
-export { EVENT_API_VERSION, eventSubject, newEvent, type EventEnvelope } from './envelope.js';
-export { OUTBOX_TABLE_SQL, OutboxMessage, OutboxSchema, recordEvent } from './outbox.js';
+export type { Delivery, EventBus, EventConsumer, RetryBackoff, Subscription } from './bus.js';
+export {
+  EVENT_API_VERSION,
+  EVENT_SUBJECT_PREFIX,
+  eventSubject,
+  newEvent,
+  parseEnvelope,
+  subjectMatches,
+  type EventEnvelope,
+} from './envelope.js';
+export { InProcessEventBus, type InProcessEventBusOptions } from './in-process-bus.js';
+export { NatsEventBus, type NatsEventBusOptions } from './nats-bus.js';
+export {
+  OUTBOX_NOTIFY_CHANNEL,
+  OUTBOX_NOTIFY_SQL,
+  OUTBOX_TABLE_SQL,
+  OutboxMessage,
+  OutboxSchema,
+  recordEvent,
+} from './outbox.js';
+export { OutboxRelay, type OutboxRelayOptions } from './outbox-relay.js';

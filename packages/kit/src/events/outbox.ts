@@ -11,7 +11,9 @@ export const OutboxSchema = defineEntity({
   properties: {
     id: p.string().primary(),
     subject: p.string(),
-    payload: p.json<EventEnvelope<object>>(),
+    // A `json` column keeps the text as written (jsonb would reorder the keys): the relay
+    // publishes exactly these characters, so webhooks receive the envelope in its own order.
+    payload: p.json<EventEnvelope<object>>().columnType('json'),
     createdAt: p.datetime(),
     publishedAt: p.datetime().strictNullable(),
   },
@@ -34,6 +36,25 @@ export async function recordEvent(em: EntityManager, envelope: EventEnvelope<obj
   });
 }
 
+/** The channel the outbox trigger notifies on commit; the relay LISTENs to it. */
+export const OUTBOX_NOTIFY_CHANNEL = 'outbox_inserted';
+
+/**
+ * A statement-level trigger that NOTIFYs the relay when rows are inserted. PostgreSQL delivers the
+ * notification at commit (and folds duplicates within a transaction), so the relay wakes within
+ * milliseconds of a commit instead of at its next poll.
+ */
+export const OUTBOX_NOTIFY_SQL: readonly string[] = [
+  `create or replace function "outbox_notify"() returns trigger language plpgsql as $$
+  begin
+    perform pg_notify('${OUTBOX_NOTIFY_CHANNEL}', '');
+    return null;
+  end
+  $$`,
+  `drop trigger if exists "outbox_notify" on "outbox"`,
+  `create trigger "outbox_notify" after insert on "outbox" for each statement execute function "outbox_notify"()`,
+];
+
 /**
  * DDL of the outbox table, for each service's own migration (a service owns its database). The
  * partial index serves the relay's "oldest unpublished first" scan and stays small.
@@ -42,9 +63,10 @@ export const OUTBOX_TABLE_SQL: readonly string[] = [
   `create table "outbox" (
     "id" text primary key,
     "subject" text not null,
-    "payload" jsonb not null,
+    "payload" json not null,
     "created_at" timestamptz not null default now(),
     "published_at" timestamptz null
   )`,
   `create index "outbox_unpublished_idx" on "outbox" ("created_at", "id") where "published_at" is null`,
+  ...OUTBOX_NOTIFY_SQL,
 ];

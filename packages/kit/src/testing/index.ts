@@ -5,3 +5,4 @@ export {
   type TestDatabase,
   type TestDatabaseOptions,
 } from './database.js';
+export { deleteNatsStream, startTestNatsServer, type TestNatsServer } from './nats-server.js';

@@ -1,4 +1,3 @@
-import { OUTBOX_TABLE_SQL } from '@agent-platform/kit/events';
 import { Migration } from '@mikro-orm/migrations';
 
 /** Users, tenants and memberships; credentials (signing keys, refresh tokens, API keys); the ledger; the outbox. */
@@ -94,7 +93,16 @@ export class InitialSchema extends Migration {
     )`);
     this.addSql(`create index "purchases_tenant_idx" on "purchases" ("tenant_id", "created_at" desc)`);
 
-    for (const sql of OUTBOX_TABLE_SQL) this.addSql(sql);
+    // The outbox as first released, frozen here: kit's OUTBOX_TABLE_SQL has moved on since, and
+    // 0002 brings databases made by this migration up to it.
+    this.addSql(`create table "outbox" (
+      "id" text primary key,
+      "subject" text not null,
+      "payload" jsonb not null,
+      "created_at" timestamptz not null default now(),
+      "published_at" timestamptz null
+    )`);
+    this.addSql(`create index "outbox_unpublished_idx" on "outbox" ("created_at", "id") where "published_at" is null`);
   }
 
   override down(): void {

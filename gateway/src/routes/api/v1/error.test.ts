@@ -1,23 +1,7 @@
 import { Writable } from 'node:stream';
 import { createLogger, DomainError } from '@agent-platform/kit';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { addMember, as, newAccount, newApiKey, PASSWORD, startHarness, uniqueEmail, type Harness, ANY_STRING } from '../../../testing/harness.js';
-
-interface ErrorBody {
-  error: string;
-  message: string;
-  details?: { field: string; message: string }[];
-}
-
-function expectError(response: { statusCode: number; body: string }, status: number, code: string, fields?: string[]): ErrorBody {
-  expect(response.statusCode, response.body).toBe(status);
-  const body = JSON.parse(response.body) as ErrorBody;
-  expect(Object.keys(body).every((key) => ['error', 'message', 'details', 'retry_after'].includes(key))).toBe(true);
-  expect(body.error).toBe(code);
-  expect(body.message).toEqual(ANY_STRING);
-  if (fields) expect(body.details?.map((detail) => detail.field).sort()).toEqual([...fields].sort());
-  return body;
-}
+import { addMember, as, expectError, newAccount, newApiKey, PASSWORD, startHarness, uniqueEmail, type Harness } from '../../../testing/harness.js';
 
 const logLines: string[] = [];
 let h: Harness;

@@ -4,6 +4,9 @@ import authRoutes from './auth/index.js';
 import { apiHooks, type ApiHookOptions } from './autohooks.js';
 import billingRoutes from './billing/index.js';
 import memberRoutes from './tenants/_tenant_id/members/index.js';
+import deliveryRoutes from './webhooks/_webhook_id/deliveries/index.js';
+import webhookItemRoutes from './webhooks/_webhook_id/index.js';
+import webhookRoutes from './webhooks/index.js';
 
 /**
  * The versioned REST API. Registered twice, under /api/v1 (documented) and /v1 (the exact alias
@@ -15,6 +18,9 @@ const api: FastifyPluginAsync<ApiHookOptions> = async (app, options) => {
   await app.register(apiKeyRoutes, { prefix: '/auth/api-keys' });
   await app.register(billingRoutes, { prefix: '/billing' });
   await app.register(memberRoutes, { prefix: '/tenants/:tenant_id/members' });
+  await app.register(webhookRoutes, { prefix: '/webhooks' });
+  await app.register(webhookItemRoutes, { prefix: '/webhooks/:webhook_id' });
+  await app.register(deliveryRoutes, { prefix: '/webhooks/:webhook_id/deliveries' });
 };
 
 export default api;

@@ -1,0 +1,47 @@
+import type { FastifyPluginCallbackZod } from 'fastify-type-provider-zod';
+import { callAs } from '../../../../../../http/calls.js';
+import { errorResponses, TenantQuery } from '../../../../../../http/schemas.js';
+import { DeliveriesQuery, deliveryBody, DeliveryPage, DeliveryParams, DeliverySchema, WebhookParams } from '../../schemas.js';
+
+/** /webhooks/{webhook_id}/deliveries: the delivery log of one webhook, newest first. */
+const deliveryRoutes: FastifyPluginCallbackZod = (app, _options, done) => {
+  app.get(
+    '',
+    {
+      schema: {
+        tags: ['webhooks'],
+        summary: 'List the deliveries of a webhook, newest first, cursor-paged',
+        params: WebhookParams,
+        querystring: DeliveriesQuery,
+        response: { 200: DeliveryPage, ...errorResponses },
+      },
+    },
+    async (request) => {
+      const { limit, cursor } = request.query;
+      const answer = await app.webhooks.service.listDeliveries({ webhookId: request.params.webhook_id, limit, cursor }, callAs(request));
+      return { items: answer.items.map(deliveryBody), total: answer.total, next_cursor: answer.nextCursor || null };
+    },
+  );
+
+  app.post(
+    '/:delivery_id/retry',
+    {
+      schema: {
+        tags: ['webhooks'],
+        summary: 'Replay a delivery: a new attempt now, whatever its status',
+        description: 'Accepted, not yet sent: the answer is the delivery with its next attempt scheduled; its outcome shows in the log.',
+        params: DeliveryParams,
+        querystring: TenantQuery,
+        response: { 202: DeliverySchema, ...errorResponses },
+      },
+    },
+    async (request, reply) => {
+      const { webhook_id, delivery_id } = request.params;
+      const answer = await app.webhooks.service.retryDelivery({ webhookId: webhook_id, deliveryId: delivery_id }, callAs(request));
+      return reply.code(202).send(deliveryBody(answer.delivery));
+    },
+  );
+  done();
+};
+
+export default deliveryRoutes;

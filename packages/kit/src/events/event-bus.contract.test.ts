@@ -1,0 +1,232 @@
+import { randomBytes } from 'node:crypto';
+import { jetstreamManager } from '@nats-io/jetstream';
+import { connect } from '@nats-io/transport-node';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { createLogger } from '../logger.js';
+import type { Delivery, EventBus, EventConsumer, Subscription } from './bus.js';
+import { newEvent, type EventEnvelope } from './envelope.js';
+import { InProcessEventBus } from './in-process-bus.js';
+import { NatsEventBus } from './nats-bus.js';
+
+const NATS_URL = process.env.TEST_NATS_URL ?? 'nats://127.0.0.1:4222';
+const logger = createLogger({ service: 'event-bus-test', level: 'silent' });
+// Fast redelivery so a failure-then-success test takes a fraction of a second.
+const retry = { initialMs: 100, maxMs: 400 };
+
+interface BusUnderTest {
+  bus: EventBus;
+  /** The subject prefix of this bus's events; filters are written against it. */
+  prefix: string;
+  /** Another bus on the same stream, as a restarted process would have. */
+  reopen: () => Promise<EventBus>;
+}
+
+interface Adapter {
+  name: string;
+  /** `consumers`: the durable names the test will subscribe (the in-process bus must know them). */
+  open: (consumers: string[]) => Promise<BusUnderTest>;
+}
+
+const cleanups: (() => Promise<void>)[] = [];
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+});
+
+const adapters: Adapter[] = [
+  {
+    name: 'NatsEventBus',
+    async open() {
+      // A stream and subject space of its own per test, so tests share the server with anything.
+      const tag = randomBytes(5).toString('hex');
+      const options = { servers: NATS_URL, name: `contract-${tag}`, logger, stream: `T_${tag}`, subjectPrefix: `t_${tag}`, retry };
+      const bus = await NatsEventBus.connect(options);
+      const opened: EventBus[] = [bus];
+      cleanups.push(async () => {
+        await Promise.all(opened.map((each) => each.close()));
+        const nc = await connect({ servers: NATS_URL });
+        await (await jetstreamManager(nc)).streams.delete(options.stream);
+        await nc.close();
+      });
+      const reopen = async () => {
+        const again = await NatsEventBus.connect(options);
+        opened.push(again);
+        return again;
+      };
+      return { bus, prefix: options.subjectPrefix, reopen };
+    },
+  },
+  {
+    name: 'InProcessEventBus',
+    open(consumers) {
+      const bus = new InProcessEventBus({ consumers, logger, retry, subscribeTimeoutMs: 2_000 });
+      cleanups.push(() => bus.close());
+      return Promise.resolve({ bus, prefix: 'events', reopen: () => Promise.resolve(bus) });
+    },
+  },
+];
+
+/** A consumer that records what it handled; `gate` lets a test hold handlers in flight. */
+function recorder(name: string, filter: string, concurrency = 1) {
+  const handled: { envelope: EventEnvelope<object>; delivery: Delivery }[] = [];
+  let inFlight = 0;
+  let maxInFlight = 0;
+  let gate: Promise<void> = Promise.resolve();
+  let fail: (envelope: EventEnvelope<object>, delivery: Delivery) => boolean = () => false;
+  const consumer: EventConsumer = {
+    name,
+    filter,
+    concurrency,
+    async handle(envelope, delivery) {
+      inFlight += 1;
+      maxInFlight = Math.max(maxInFlight, inFlight);
+      try {
+        await gate;
+        if (fail(envelope, delivery)) throw new Error('handler failure for the test');
+        handled.push({ envelope, delivery });
+      } finally {
+        inFlight -= 1;
+      }
+    },
+  };
+  return {
+    consumer,
+    handled,
+    ids: () => handled.map((entry) => entry.envelope.id),
+    inFlight: () => inFlight,
+    maxInFlight: () => maxInFlight,
+    hold(): () => void {
+      let release!: () => void;
+      gate = new Promise((resolve) => (release = resolve));
+      return release;
+    },
+    failWhen(predicate: typeof fail) {
+      fail = predicate;
+    },
+  };
+}
+
+const waitFor = <T>(check: () => T) => vi.waitFor(check, { timeout: 8_000, interval: 20 });
+const quietFor = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+describe.each(adapters)('EventBus contract: $name', (adapter) => {
+  it('delivers a published event to a subscribed consumer, with the exact text published', async () => {
+    const { bus, prefix } = await adapter.open(['c1']);
+    const c1 = recorder('c1', `${prefix}.>`);
+    await bus.subscribe(c1.consumer);
+    const event = newEvent('note.created', 'tnt_a', { note_id: 'n1', nested: { b: 1, a: 2 } });
+    const json = JSON.stringify(event, null, 1);
+    await bus.publish(event, json);
+    await waitFor(() => expect(c1.handled).toHaveLength(1));
+    expect(c1.handled[0]).toEqual({ envelope: event, delivery: { json, attempt: 1 } });
+  });
+
+  it('routes by subject filter with NATS semantics (* one token, > the rest)', async () => {
+    const { bus, prefix } = await adapter.open(['tenant-a', 'low-credits']);
+    const tenantA = recorder('tenant-a', `${prefix}.tnt_a.>`);
+    const lowCredits = recorder('low-credits', `${prefix}.*.billing.credits.low`);
+    await bus.subscribe(tenantA.consumer);
+    await bus.subscribe(lowCredits.consumer);
+    const events = [
+      newEvent('billing.purchase.completed', 'tnt_a', {}),
+      newEvent('billing.credits.low', 'tnt_b', {}),
+      newEvent('agent.created', 'tnt_b', {}),
+      newEvent('billing.credits.low.extra', 'tnt_a', {}),
+      newEvent('billing.credits.low', 'tnt_a', {}), // matches both: the last thing each sees
+    ];
+    for (const event of events) await bus.publish(event);
+    await waitFor(() => expect(tenantA.ids()).toContain(events[4]!.id));
+    await waitFor(() => expect(lowCredits.ids()).toContain(events[4]!.id));
+    expect(tenantA.ids()).toEqual([events[0]!.id, events[3]!.id, events[4]!.id]);
+    expect(lowCredits.ids()).toEqual([events[1]!.id, events[4]!.id]);
+  });
+
+  it('redelivers an event whose handler failed, with the attempt counted', async () => {
+    const { bus, prefix } = await adapter.open(['c1']);
+    const c1 = recorder('c1', `${prefix}.>`);
+    c1.failWhen((_envelope, delivery) => delivery.attempt < 3);
+    await bus.subscribe(c1.consumer);
+    const event = newEvent('note.created', 'tnt_a', {});
+    await bus.publish(event);
+    await waitFor(() => expect(c1.handled).toHaveLength(1));
+    expect(c1.handled[0]!.delivery.attempt).toBe(3);
+    await quietFor(300);
+    expect(c1.handled).toHaveLength(1);
+  });
+
+  it('delivers a re-published event id once', async () => {
+    const { bus, prefix } = await adapter.open(['c1']);
+    const c1 = recorder('c1', `${prefix}.>`);
+    await bus.subscribe(c1.consumer);
+    const event = newEvent('note.created', 'tnt_a', {});
+    await bus.publish(event);
+    await bus.publish(event);
+    const sentinel = newEvent('note.created', 'tnt_a', {});
+    await bus.publish(sentinel);
+    await waitFor(() => expect(c1.ids()).toContain(sentinel.id));
+    expect(c1.ids()).toEqual([event.id, sentinel.id]);
+  });
+
+  it('hands sequential publishes to a consumer of concurrency 1 in order', async () => {
+    const { bus, prefix } = await adapter.open(['c1']);
+    const c1 = recorder('c1', `${prefix}.>`);
+    await bus.subscribe(c1.consumer);
+    const events = Array.from({ length: 25 }, (_, i) => newEvent('note.created', i % 2 ? 'tnt_a' : 'tnt_b', { i }));
+    for (const event of events) await bus.publish(event);
+    await waitFor(() => expect(c1.handled).toHaveLength(events.length));
+    expect(c1.ids()).toEqual(events.map((event) => event.id));
+  });
+
+  it('never runs more than `concurrency` handlers of a consumer at once', async () => {
+    const { bus, prefix } = await adapter.open(['c1']);
+    const c1 = recorder('c1', `${prefix}.>`, 3);
+    const release = c1.hold();
+    await bus.subscribe(c1.consumer);
+    const events = Array.from({ length: 8 }, (_, i) => newEvent('note.created', 'tnt_a', { i }));
+    // In process, publish resolves only once handled: keep them pending while the gate is shut.
+    const published = Promise.all(events.map((event) => bus.publish(event)));
+    await waitFor(() => expect(c1.inFlight()).toBe(3));
+    await quietFor(300);
+    expect(c1.maxInFlight()).toBe(3);
+    release();
+    await published;
+    await waitFor(() => expect(c1.handled).toHaveLength(8));
+    expect(c1.maxInFlight()).toBe(3);
+  });
+
+  it('close lets the handlers in flight finish and acknowledges them', async () => {
+    const { bus, prefix, reopen } = await adapter.open(['c1']);
+    const c1 = recorder('c1', `${prefix}.>`, 2);
+    const release = c1.hold();
+    await bus.subscribe(c1.consumer);
+    const events = [newEvent('note.created', 'tnt_a', {}), newEvent('note.created', 'tnt_a', {})];
+    const published = Promise.allSettled(events.map((event) => bus.publish(event)));
+    await waitFor(() => expect(c1.inFlight()).toBe(2));
+    setTimeout(release, 200);
+    await bus.close();
+    expect(c1.ids().sort()).toEqual(events.map((event) => event.id).sort());
+    await published;
+    await expect(bus.publish(newEvent('note.created', 'tnt_a', {}))).rejects.toThrow();
+
+    // Acked before the connection closed: a consumer of the same name does not get them again.
+    const again = await reopen();
+    if (again === bus) return; // in process there is no second life to look at
+    const after = recorder('c1', `${prefix}.>`);
+    await again.subscribe(after.consumer);
+    await quietFor(500);
+    expect(after.handled).toEqual([]);
+  });
+
+  it('keeps events for a durable consumer while it is stopped and delivers them when it resubscribes', async () => {
+    const { bus, prefix } = await adapter.open(['c1']);
+    const first = recorder('c1', `${prefix}.>`);
+    const subscription: Subscription = await bus.subscribe(first.consumer);
+    await subscription.stop();
+    const event = newEvent('note.created', 'tnt_a', {});
+    const published = bus.publish(event);
+    const second = recorder('c1', `${prefix}.>`);
+    await bus.subscribe(second.consumer);
+    await published;
+    await waitFor(() => expect(second.ids()).toEqual([event.id]));
+    expect(first.handled).toEqual([]);
+  });
+});

@@ -1,0 +1,86 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { createLogger } from '../logger.js';
+import type { EventConsumer } from './bus.js';
+import { newEvent } from './envelope.js';
+import { InProcessEventBus, type InProcessEventBusOptions } from './in-process-bus.js';
+
+// What only the in-process adapter promises: publish settles on the declared consumers' outcome.
+
+const logger = createLogger({ service: 'in-process-bus-test', level: 'silent' });
+const retry = { initialMs: 20, maxMs: 50 };
+const buses: InProcessEventBus[] = [];
+
+afterEach(async () => {
+  await Promise.all(buses.splice(0).map((bus) => bus.close()));
+});
+
+function open(options: Partial<InProcessEventBusOptions> & { consumers: string[] }): InProcessEventBus {
+  const bus = new InProcessEventBus({ logger, retry, ...options });
+  buses.push(bus);
+  return bus;
+}
+
+function consumer(name: string, handle: EventConsumer['handle'], filter = 'events.>'): EventConsumer {
+  return { name, filter, concurrency: 1, handle };
+}
+
+describe('InProcessEventBus', () => {
+  it('resolves a publish at once when no declared consumer matches', async () => {
+    const bus = open({ consumers: ['credits'] });
+    await bus.subscribe(consumer('credits', () => Promise.reject(new Error('must not run')), 'events.*.billing.>'));
+    await expect(bus.publish(newEvent('agent.created', 'tnt_1', {}))).resolves.toBeUndefined();
+  });
+
+  it('holds a publish until a declared consumer subscribes, and rejects when it never does', async () => {
+    const bus = open({ consumers: ['late', 'absent'], subscribeTimeoutMs: 300 });
+    const seen: string[] = [];
+    const event = newEvent('note.created', 'tnt_1', {});
+    const publication = bus.publish(event);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    await bus.subscribe(consumer('late', (envelope) => Promise.resolve(void seen.push(envelope.id))));
+    await expect(publication).rejects.toThrow(/not handled by every consumer/);
+    expect(seen).toEqual([event.id]);
+  });
+
+  it('rejects after its delivery bound when a handler keeps failing; a re-publish reaches only that consumer', async () => {
+    const bus = open({ consumers: ['good', 'flaky'], deliveryTimeoutMs: 100 });
+    const good: string[] = [];
+    let healthy = false;
+    const flaky: string[] = [];
+    await bus.subscribe(consumer('good', (envelope) => Promise.resolve(void good.push(envelope.id))));
+    await bus.subscribe(
+      consumer('flaky', (envelope) => (healthy ? Promise.resolve(void flaky.push(envelope.id)) : Promise.reject(new Error('down')))),
+    );
+    const event = newEvent('note.created', 'tnt_1', {});
+    await expect(bus.publish(event)).rejects.toThrow();
+    expect(good).toEqual([event.id]);
+
+    healthy = true;
+    await bus.publish(event);
+    expect(good).toEqual([event.id]);
+    expect(flaky).toEqual([event.id]);
+  });
+
+  it('joins concurrent publishes of one event id', async () => {
+    const bus = open({ consumers: ['c1'] });
+    let calls = 0;
+    await bus.subscribe(consumer('c1', () => new Promise((resolve) => setTimeout(() => resolve(void (calls += 1)), 30))));
+    const event = newEvent('note.created', 'tnt_1', {});
+    await Promise.all([bus.publish(event), bus.publish(event), bus.publish(event)]);
+    expect(calls).toBe(1);
+  });
+
+  it('refuses consumers it was not told about, and a second subscription of one name', async () => {
+    const bus = open({ consumers: ['c1'] });
+    await expect(bus.subscribe(consumer('stranger', () => Promise.resolve()))).rejects.toThrow(/not declared/);
+    await bus.subscribe(consumer('c1', () => Promise.resolve()));
+    await expect(bus.subscribe(consumer('c1', () => Promise.resolve()))).rejects.toThrow(/already subscribed/);
+  });
+
+  it('rejects publishes waiting for a consumer when it closes', async () => {
+    const bus = open({ consumers: ['never'], subscribeTimeoutMs: 10_000 });
+    const publication = bus.publish(newEvent('note.created', 'tnt_1', {}));
+    await bus.close();
+    await expect(publication).rejects.toThrow();
+  });
+});

@@ -1,0 +1,87 @@
+import type { RetryBackoff } from './bus.js';
+
+/** The delay before retry number `attempt` (1-based): `initialMs · 2^(attempt−1)`, at most `maxMs`. */
+export function backoffDelay(attempt: number, backoff: RetryBackoff): number {
+  const exponent = Math.min(Math.max(attempt - 1, 0), 30);
+  return Math.min(backoff.initialMs * 2 ** exponent, backoff.maxMs);
+}
+
+/** Waits `ms`, or less when `signal` aborts (it never rejects: callers check their own state). */
+export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    if (signal?.aborted) {
+      resolve();
+      return;
+    }
+    const done = () => {
+      clearTimeout(timer);
+      signal?.removeEventListener('abort', done);
+      resolve();
+    };
+    const timer = setTimeout(done, ms);
+    signal?.addEventListener('abort', done, { once: true });
+  });
+}
+
+/** Resolves with true when `work` settles within `ms`, false when it does not (it keeps running). */
+export async function settlesWithin(work: Promise<unknown>, ms: number): Promise<boolean> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<false>((resolve) => {
+    timer = setTimeout(() => resolve(false), ms);
+  });
+  try {
+    return await Promise.race([work.then(
+      () => true as const,
+      () => true as const,
+    ), timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/**
+ * A counting semaphore: at most `limit` holders at once, the rest wait in arrival order. Also
+ * tracks the work it admitted, so a stop can wait for what is still in flight.
+ */
+export class Slots {
+  private free: number;
+  private readonly waiting: (() => void)[] = [];
+  private readonly running = new Set<Promise<unknown>>();
+
+  constructor(limit: number) {
+    if (!Number.isInteger(limit) || limit < 1) throw new RangeError(`concurrency must be a positive integer, not ${limit}`);
+    this.free = limit;
+  }
+
+  acquire(): Promise<void> {
+    if (this.free > 0) {
+      this.free -= 1;
+      return Promise.resolve();
+    }
+    return new Promise((resolve) => this.waiting.push(resolve));
+  }
+
+  release(): void {
+    const next = this.waiting.shift();
+    if (next) next();
+    else this.free += 1;
+  }
+
+  /** Runs `work` in a slot already acquired, releasing it when the work settles. */
+  track(work: Promise<unknown>): void {
+    const settled = work.then(
+      () => undefined,
+      () => undefined,
+    );
+    this.running.add(settled);
+    void settled.then(() => {
+      this.running.delete(settled);
+      this.release();
+    });
+  }
+
+  /** Settles when every tracked piece of work has. */
+  async idle(): Promise<void> {
+    while (this.running.size > 0) await Promise.all([...this.running]);
+  }
+}

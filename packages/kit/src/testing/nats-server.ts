@@ -1,0 +1,112 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { createConnection, createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { jetstreamManager } from '@nats-io/jetstream';
+import { connect } from '@nats-io/transport-node';
+
+/** A nats-server child process with JetStream, for tests that stop and restart NATS. */
+export interface TestNatsServer {
+  /** `nats://127.0.0.1:<port>`; the same across restarts. */
+  readonly url: string;
+  readonly port: number;
+  /** Stops the server (SIGTERM, then SIGKILL); its JetStream store stays for the next start. */
+  stop(): Promise<void>;
+  /** Starts it again on the same port and store. */
+  start(): Promise<void>;
+  /** Stops it and deletes its store. */
+  dispose(): Promise<void>;
+}
+
+// ms: how long a server gets to accept connections, and to exit before it is killed.
+const START_TIMEOUT_MS = 10_000;
+const STOP_TIMEOUT_MS = 5_000;
+
+/**
+ * Starts a throwaway nats-server (`NATS_SERVER_BIN`, default `nats-server` on PATH) on a free
+ * loopback port with its store in a temporary directory.
+ */
+export async function startTestNatsServer(binary = process.env.NATS_SERVER_BIN ?? 'nats-server'): Promise<TestNatsServer> {
+  const storeDir = await mkdtemp(join(tmpdir(), 'nats-test-'));
+  const port = await freePort();
+  let child: ChildProcess | undefined;
+
+  const start = async () => {
+    if (child) return;
+    const spawned = spawn(binary, ['-a', '127.0.0.1', '-p', String(port), '-js', '-sd', storeDir], { stdio: 'ignore' });
+    child = spawned;
+    let failure: Error | undefined;
+    spawned.once('error', (error) => (failure = error));
+    spawned.once('exit', () => {
+      if (child === spawned) child = undefined;
+    });
+    await waitForPort(port, spawned, () => failure);
+  };
+  const stop = async () => {
+    const running = child;
+    if (!running) return;
+    const exited = new Promise<void>((resolve) => running.once('exit', () => resolve()));
+    running.kill('SIGTERM');
+    const timer = setTimeout(() => running.kill('SIGKILL'), STOP_TIMEOUT_MS);
+    await exited;
+    clearTimeout(timer);
+  };
+
+  await start();
+  return {
+    url: `nats://127.0.0.1:${port}`,
+    port,
+    start,
+    stop,
+    async dispose() {
+      await stop();
+      await rm(storeDir, { recursive: true, force: true });
+    },
+  };
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      const port = typeof address === 'object' && address ? address.port : 0;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+async function waitForPort(port: number, child: ChildProcess, failure: () => Error | undefined): Promise<void> {
+  const deadline = Date.now() + START_TIMEOUT_MS;
+  while (Date.now() < deadline) {
+    const error = failure();
+    if (error) throw new Error(`nats-server could not start: ${error.message}`);
+    if (child.exitCode !== null) throw new Error(`nats-server exited with code ${child.exitCode}`);
+    if (await accepts(port)) return;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  throw new Error(`nats-server did not listen on ${port} within ${START_TIMEOUT_MS} ms`);
+}
+
+function accepts(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = createConnection({ host: '127.0.0.1', port });
+    socket.once('connect', () => {
+      socket.destroy();
+      resolve(true);
+    });
+    socket.once('error', () => resolve(false));
+  });
+}
+
+/** Deletes a test's own JetStream stream (a test that shares a server cleans up after itself). */
+export async function deleteNatsStream(url: string, stream: string): Promise<void> {
+  const nc = await connect({ servers: url });
+  try {
+    await (await jetstreamManager(nc)).streams.delete(stream);
+  } finally {
+    await nc.close();
+  }
+}

@@ -1,0 +1,192 @@
+import { randomUUID } from 'node:crypto';
+import { newId } from '@agent-platform/kit';
+import type { EntityManager } from '@agent-platform/kit/db';
+import type { AttemptResult } from './http-sender.js';
+import type { RetryPlan } from './retry-schedule.js';
+
+/** An event to fan out, with the exact text that will be sent. */
+export interface QueuedEvent {
+  id: string;
+  tenantId: string;
+  type: string;
+  /** ISO 8601. */
+  createdAt: string;
+  body: string;
+}
+
+/** A delivery this worker holds the lease of, with what sending it needs. */
+export interface ClaimedDelivery {
+  id: string;
+  webhookId: string;
+  eventId: string;
+  eventType: string;
+  payload: string;
+  /** The number this attempt will have. */
+  attempt: number;
+  maxAttempts: number;
+  failsEndpoint: boolean;
+  url: string;
+  secretSealed: string;
+  leaseToken: string;
+}
+
+interface ClaimRow {
+  id: string;
+  webhook_id: string;
+  event_id: string;
+  event_type: string;
+  payload: string;
+  attempts: number;
+  max_attempts: number;
+  fails_endpoint: boolean;
+  url: string;
+  secret_sealed: string;
+}
+
+/**
+ * The durable queue: fan-out inserts, claims and attempt records, in SQL that leans on PostgreSQL
+ * for correctness across replicas. Times come from the database clock, so replicas with skewed
+ * clocks still agree on what is due and which leases have expired.
+ */
+export class DeliveryQueue {
+  private readonly em: EntityManager;
+
+  /** `em` is the ORM's root manager; every operation runs in its own fork. */
+  constructor(em: EntityManager) {
+    this.em = em;
+  }
+
+  /**
+   * One pending delivery per active endpoint of the tenant subscribed to the type (or `*`), in one
+   * transaction. The (webhook, event) unique key makes a redelivered event add nothing. Returns
+   * how many deliveries were added.
+   */
+  async fanOut(event: QueuedEvent, maxAttempts: number, firstDelaySeconds: number): Promise<number> {
+    return this.em.fork().transactional(async (tx) => {
+      const targets = await tx.execute<{ id: string }[]>(
+        `select "id" from "webhooks" where "tenant_id" = ? and "status" = 'active' and ("events" @> array[?]::text[] or "events" @> array['*']::text[])`,
+        [event.tenantId, event.type],
+      );
+      if (targets.length === 0) return 0;
+      const now = new Date().toISOString();
+      const values: unknown[] = [];
+      const rows = targets.map((target) => {
+        values.push(newId('delivery'), event.tenantId, target.id, event.id, event.type, event.createdAt, event.body, maxAttempts, firstDelaySeconds, now, now);
+        return `(?, ?, ?, ?, ?, ?::timestamptz, ?, 'pending', 0, ?, true, now() + make_interval(secs => ?), ?::timestamptz, ?::timestamptz)`;
+      });
+      const result = await tx.execute<{ affectedRows: number }>(
+        `insert into "webhook_deliveries" ("id", "tenant_id", "webhook_id", "event_id", "event_type", "event_created_at", "payload",
+           "status", "attempts", "max_attempts", "fails_endpoint", "next_attempt_at", "created_at", "updated_at")
+         values ${rows.join(', ')}
+         on conflict ("webhook_id", "event_id") do nothing`,
+        values,
+        'run',
+      );
+      return result.affectedRows;
+    });
+  }
+
+  /**
+   * Claims up to `limit` due deliveries, at most one per endpoint and the oldest event first, and
+   * leases both the delivery and its endpoint for `leaseMs`. The endpoint row is locked with SKIP
+   * LOCKED and its `lease_until` updated, so a racing replica either skips it or — re-checking the
+   * row it waited for — sees the fresh lease: an endpoint never has two attempts in flight.
+   */
+  async claim(limit: number, leaseMs: number): Promise<ClaimedDelivery[]> {
+    const token = randomUUID();
+    const rows = await this.em.fork().execute<ClaimRow[]>(
+      `with "due" as (
+         select d."webhook_id", min(d."next_attempt_at") as "due_at"
+         from "webhook_deliveries" d join "webhooks" w on w."id" = d."webhook_id"
+         where d."status" = 'pending' and d."next_attempt_at" <= now()
+           and w."status" = 'active' and (w."lease_until" is null or w."lease_until" <= now())
+         group by d."webhook_id"
+       ), "picked" as (
+         select w."id" from "webhooks" w join "due" on "due"."webhook_id" = w."id"
+         where w."status" = 'active' and (w."lease_until" is null or w."lease_until" <= now())
+         order by "due"."due_at" limit ?
+         for update of w skip locked
+       ), "chosen" as (
+         select distinct on (d."webhook_id") d."id", d."webhook_id"
+         from "webhook_deliveries" d join "picked" on "picked"."id" = d."webhook_id"
+         where d."status" = 'pending' and d."next_attempt_at" <= now()
+         order by d."webhook_id", d."event_created_at", d."event_id"
+       ), "leased_webhooks" as (
+         update "webhooks" w set "lease_until" = now() + make_interval(secs => ?)
+         from "chosen" where w."id" = "chosen"."webhook_id"
+       ), "claimed" as (
+         update "webhook_deliveries" d set "locked_until" = now() + make_interval(secs => ?), "lease_token" = ?
+         from "chosen" where d."id" = "chosen"."id"
+         returning d."id", d."webhook_id", d."event_id", d."event_type", d."payload", d."attempts", d."max_attempts", d."fails_endpoint"
+       )
+       select "claimed".*, w."url", w."secret_sealed" from "claimed" join "webhooks" w on w."id" = "claimed"."webhook_id"`,
+      [limit, leaseMs / 1_000, leaseMs / 1_000, token],
+    );
+    return rows.map((row) => ({
+      id: row.id,
+      webhookId: row.webhook_id,
+      eventId: row.event_id,
+      eventType: row.event_type,
+      payload: row.payload,
+      attempt: row.attempts + 1,
+      maxAttempts: row.max_attempts,
+      failsEndpoint: row.fails_endpoint,
+      url: row.url,
+      secretSealed: row.secret_sealed,
+      leaseToken: token,
+    }));
+  }
+
+  /**
+   * Records the attempt and moves the delivery on (delivered, retry later, or failed — failing the
+   * endpoint too when it should), then releases the endpoint's slot: all in one transaction, so a
+   * crash either keeps the lease (the attempt is redone after it expires) or records everything.
+   * False when the lease was lost meanwhile (expired and taken over, or the endpoint deleted).
+   */
+  async complete(claimed: ClaimedDelivery, startedAt: Date, result: AttemptResult, plan: RetryPlan, workerId: string): Promise<boolean> {
+    return this.em.fork().transactional(async (tx) => {
+      const delivered = result.outcome === 'delivered';
+      const status = delivered ? 'delivered' : 'retryInSeconds' in plan ? 'pending' : 'failed';
+      const retryIn = !delivered && 'retryInSeconds' in plan ? plan.retryInSeconds : null;
+      const updated = await tx.execute<{ affectedRows: number }>(
+        `update "webhook_deliveries" set "status" = ?, "attempts" = ?, "response_status" = ?, "response_time_ms" = ?,
+           "error" = coalesce(?, "error"), "delivered_at" = case when ? then now() else "delivered_at" end,
+           "next_attempt_at" = case when ?::float8 is null then null else now() + make_interval(secs => ?::float8) end,
+           "locked_until" = null, "lease_token" = null, "updated_at" = now()
+         where "id" = ? and "lease_token" = ?`,
+        [status, claimed.attempt, result.responseStatus, result.responseTimeMs, result.error, delivered, retryIn, retryIn, claimed.id, claimed.leaseToken],
+        'run',
+      );
+      if (updated.affectedRows === 0) return false;
+      await tx.execute(
+        `insert into "webhook_delivery_attempts" ("delivery_id", "number", "started_at", "response_status", "response_time_ms", "outcome", "error", "worker_id")
+         values (?, ?, ?::timestamptz, ?, ?, ?, ?, ?)`,
+        [claimed.id, claimed.attempt, startedAt.toISOString(), result.responseStatus, result.responseTimeMs, result.outcome, result.error, workerId],
+        'run',
+      );
+      const failEndpoint = status === 'failed' && claimed.failsEndpoint;
+      await tx.execute(
+        `update "webhooks" set "lease_until" = null,
+           "status" = case when ? then 'failed' else "status" end,
+           "failed_at" = case when ? and "status" = 'active' then now() else "failed_at" end,
+           "updated_at" = case when ? then now() else "updated_at" end
+         where "id" = ?`,
+        [failEndpoint, failEndpoint, failEndpoint, claimed.webhookId],
+        'run',
+      );
+      return true;
+    });
+  }
+
+  /** Gives a claim back unsent (shutdown): the delivery is due again at once, for any replica. */
+  async release(claimed: ClaimedDelivery): Promise<void> {
+    await this.em.fork().transactional(async (tx) => {
+      const updated = await tx.execute<{ affectedRows: number }>(
+        `update "webhook_deliveries" set "locked_until" = null, "lease_token" = null where "id" = ? and "lease_token" = ?`,
+        [claimed.id, claimed.leaseToken],
+        'run',
+      );
+      if (updated.affectedRows > 0) await tx.execute(`update "webhooks" set "lease_until" = null where "id" = ?`, [claimed.webhookId], 'run');
+    });
+  }
+}

@@ -1,0 +1,141 @@
+import type { Logger } from '@agent-platform/kit';
+import type { SecretBox } from '../security/secret-box.js';
+import type { ClaimedDelivery, DeliveryQueue } from './delivery-queue.js';
+import { buildAttemptRequest, type HttpSender } from './http-sender.js';
+import { planAfter } from './retry-schedule.js';
+
+export interface DeliveryWorkerOptions {
+  queue: DeliveryQueue;
+  sender: HttpSender;
+  secrets: SecretBox;
+  retryScheduleSeconds: readonly number[];
+  /** Attempts in flight at once in this process. */
+  concurrency: number;
+  /** How long a claim holds; past it, another replica may take the delivery over. */
+  leaseMs: number;
+  /** How often to look for work this process was not told about (other replicas' events, retries coming due). */
+  pollIntervalMs: number;
+  workerId: string;
+  logger: Logger;
+}
+
+/**
+ * Sends due deliveries. Any number of replicas can run one against the same database: claims
+ * are leases taken with row locks (see DeliveryQueue.claim), so none is sent twice at once and an
+ * endpoint has at most one attempt in flight. All state is in PostgreSQL; a worker that dies
+ * leaves leases that simply expire.
+ */
+export class DeliveryWorker {
+  private readonly options: DeliveryWorkerOptions;
+  private readonly inFlight = new Set<Promise<void>>();
+  private readonly shutdown = new AbortController();
+  private running = false;
+  /** The claim loop while it runs; at most one at a time. */
+  private filling: Promise<void> | undefined;
+  private wakeAgain = false;
+  private timer: NodeJS.Timeout | undefined;
+
+  constructor(options: DeliveryWorkerOptions) {
+    this.options = options;
+  }
+
+  start(): void {
+    if (this.running) return;
+    this.running = true;
+    this.timer = setInterval(() => this.wake(), this.options.pollIntervalMs);
+    this.timer.unref();
+    this.wake();
+  }
+
+  /** Looks for due work now (new deliveries were queued, or a slot came free). */
+  wake(): void {
+    if (!this.running) return;
+    if (this.filling) {
+      this.wakeAgain = true;
+      return;
+    }
+    this.filling = this.fill().finally(() => {
+      this.filling = undefined;
+      // A wake that arrived after the loop's last look must not wait for the next poll.
+      if (this.wakeAgain) this.wake();
+    });
+  }
+
+  /**
+   * Stops claiming, gives attempts in flight `graceMs` to finish, then aborts the rest and hands
+   * their claims back unrecorded (they are sent again, by whichever replica claims them).
+   */
+  async stop(graceMs: number): Promise<void> {
+    this.running = false;
+    clearInterval(this.timer);
+    // A claim under way may still add attempts; wait for it so they are counted below.
+    await this.filling;
+    const settled = Promise.allSettled([...this.inFlight]);
+    let timer: NodeJS.Timeout | undefined;
+    const timedOut = new Promise<'timeout'>((resolve) => (timer = setTimeout(() => resolve('timeout'), graceMs)));
+    if ((await Promise.race([settled, timedOut])) === 'timeout') {
+      this.shutdown.abort();
+      await Promise.allSettled([...this.inFlight]);
+    }
+    clearTimeout(timer);
+  }
+
+  private async fill(): Promise<void> {
+    try {
+      for (;;) {
+        this.wakeAgain = false;
+        const room = this.options.concurrency - this.inFlight.size;
+        if (!this.running || room <= 0) break;
+        const claimed = await this.options.queue.claim(room, this.options.leaseMs);
+        if (!this.running) {
+          // Stopped while claiming: hand them straight back rather than start sends now.
+          await Promise.all(claimed.map((delivery) => this.options.queue.release(delivery)));
+          break;
+        }
+        for (const delivery of claimed) this.track(this.attempt(delivery));
+        // A full batch may mean more is due; an empty one means done, unless someone woke us meanwhile.
+        if (claimed.length < room && !this.wakeAgain) break;
+      }
+    } catch (error) {
+      this.options.logger.error({ err: error }, 'claiming deliveries failed; retrying on the next poll');
+    }
+  }
+
+  private track(task: Promise<void>): void {
+    this.inFlight.add(task);
+    void task.finally(() => {
+      this.inFlight.delete(task);
+      this.wake();
+    });
+  }
+
+  private async attempt(delivery: ClaimedDelivery): Promise<void> {
+    const log = this.options.logger.child({ delivery_id: delivery.id, webhook_id: delivery.webhookId, attempt: delivery.attempt });
+    let secret: string;
+    try {
+      secret = this.options.secrets.open(delivery.secretSealed, delivery.webhookId);
+    } catch (error) {
+      // Our configuration is wrong, not the receiver: spend none of its attempts. The lease
+      // expires and the delivery is tried again, hopefully with the right key by then.
+      log.error({ err: error }, 'cannot decrypt the endpoint secret (is WEBHOOK_SECRET_KEY right?)');
+      return;
+    }
+    try {
+      const startedAt = new Date();
+      const request = buildAttemptRequest({ ...delivery, deliveryId: delivery.id, secret, body: delivery.payload, now: startedAt });
+      const result = await this.options.sender.send(request, this.shutdown.signal);
+      if (this.shutdown.signal.aborted) {
+        await this.options.queue.release(delivery);
+        return;
+      }
+      const plan = planAfter(result.outcome === 'delivered', this.options.retryScheduleSeconds, delivery.attempt, delivery.maxAttempts);
+      const recorded = await this.options.queue.complete(delivery, startedAt, result, plan, this.options.workerId);
+      if (!recorded) log.warn('lease lost before the attempt was recorded; another worker owns the delivery now');
+      else if (result.outcome === 'failed') log.info({ status: result.responseStatus, error: result.error }, 'delivery attempt failed');
+    } catch (error) {
+      // Most likely the database: the lease expires and the attempt is made again (at least once).
+      log.error({ err: error }, 'recording a delivery attempt failed');
+    }
+  }
+}
+

@@ -1,0 +1,126 @@
+import { randomBytes } from 'node:crypto';
+import { hostname } from 'node:os';
+import type { Logger } from '@agent-platform/kit';
+import { classifyDbError, closeOrm, requestContext, type Orm } from '@agent-platform/kit/db';
+import { EVENT_SUBJECT_PREFIX, type EventBus, type Subscription } from '@agent-platform/kit/events';
+import { GrpcServer } from '@agent-platform/kit/grpc';
+import { WebhookServiceService } from '@agent-platform/proto/webhooks/v1';
+import type { WebhookDispatcherConfig } from './config.js';
+import { openDatabase } from './database.js';
+import { deliveryHandlers } from './deliveries/deliveries.grpc.js';
+import { DeliveriesRepository } from './deliveries/deliveries.repository.js';
+import { DeliveriesService } from './deliveries/deliveries.service.js';
+import { DeliveryQueue } from './deliveries/delivery-queue.js';
+import { DeliveryWorker } from './deliveries/delivery-worker.js';
+import { fanOutHandler } from './deliveries/fan-out.js';
+import { HttpSender } from './deliveries/http-sender.js';
+import { OutboundPolicy, type HostResolver } from './security/outbound-policy.js';
+import { SecretBox } from './security/secret-box.js';
+import { WEBHOOK_SERVICE_NAME, webhookHandlers } from './webhooks/webhooks.grpc.js';
+import { WebhooksRepository } from './webhooks/webhooks.repository.js';
+import { WebhooksService } from './webhooks/webhooks.service.js';
+
+export { loadWebhookDispatcherConfig, type WebhookDispatcherConfig } from './config.js';
+
+/** The durable consumer every replica shares: each event is fanned out by one of them. */
+export const CONSUMER_NAME = 'webhook-dispatcher';
+
+export interface WebhookDispatcherService {
+  start(): Promise<{ port: number }>;
+  stop(): Promise<void>;
+}
+
+export interface WebhookDispatcherDeps {
+  logger: Logger;
+  /** Owned by the caller, who closes it after stop(). */
+  bus: EventBus;
+  /** Resolves endpoint host names for the SSRF guard and for connecting; default the system's. */
+  resolveHost?: HostResolver;
+  /** First token of event subjects; default `events`. Tests sharing a NATS server use their own. */
+  subjectPrefix?: string;
+}
+
+// Fan-out is one short transaction per event; the handler keeps each tenant's events in order.
+const FAN_OUT_CONCURRENCY = 8;
+// A claim outlives the attempt's time-out by this much, room to record the outcome.
+const LEASE_MARGIN_MS = 5_000;
+const POLL_INTERVAL_MS = 250;
+// Bounds on shutdown: attempts in flight, then calls in flight, then the pool.
+const WORKER_STOP_GRACE_MS = 5_000;
+const GRPC_SHUTDOWN_GRACE_MS = 5_000;
+const DB_CLOSE_TIMEOUT_MS = 5_000;
+
+/**
+ * The composition root: connects the database (applying migrations), wires repositories,
+ * services, the delivery worker and the event consumer with plain constructors. The local
+ * all-in-one launcher and the tests call this too.
+ */
+export async function buildWebhookDispatcherService(config: WebhookDispatcherConfig, deps: WebhookDispatcherDeps): Promise<WebhookDispatcherService> {
+  const orm = await openDatabase(config.databaseUrl, deps.logger);
+  try {
+    return assemble(config, deps, orm);
+  } catch (error) {
+    await orm.close(true);
+    throw error;
+  }
+}
+
+function assemble(config: WebhookDispatcherConfig, deps: WebhookDispatcherDeps, orm: Orm): WebhookDispatcherService {
+  const { logger } = deps;
+  const em = orm.em;
+  const workerId = `${hostname()}-${process.pid}-${randomBytes(3).toString('hex')}`;
+  const secrets = new SecretBox([config.secretKey]);
+  const policy = new OutboundPolicy({ allowPrivateNetworks: config.allowPrivateNetworkUrls, ...(deps.resolveHost ? { resolve: deps.resolveHost } : {}) });
+  const sender = new HttpSender({ policy, timeoutMs: config.timeoutMs });
+  const queue = new DeliveryQueue(em);
+  const webhooks = new WebhooksRepository(em);
+
+  const worker = new DeliveryWorker({
+    queue,
+    sender,
+    secrets,
+    retryScheduleSeconds: config.retryScheduleSeconds,
+    concurrency: config.deliveryConcurrency,
+    leaseMs: config.timeoutMs + LEASE_MARGIN_MS,
+    pollIntervalMs: POLL_INTERVAL_MS,
+    workerId,
+    logger: logger.child({ component: 'delivery-worker' }),
+  });
+  const wake = () => worker.wake();
+  const webhooksService = new WebhooksService({ webhooks, secrets, policy });
+  const deliveriesService = new DeliveriesService({ deliveries: new DeliveriesRepository(em), webhooks, secrets, sender, wake, workerId });
+  const handle = fanOutHandler({ queue, retryScheduleSeconds: config.retryScheduleSeconds, wake, logger });
+
+  const around = requestContext(orm);
+  const server = new GrpcServer({ logger, around, classifyError: classifyDbError }).add(WEBHOOK_SERVICE_NAME, WebhookServiceService, {
+    ...webhookHandlers(webhooksService),
+    ...deliveryHandlers(deliveriesService),
+  });
+
+  let listening = false;
+  let subscription: Subscription | undefined;
+  return {
+    async start() {
+      const port = await server.listen(config.grpcHost, config.grpcPort);
+      listening = true;
+      subscription = await deps.bus.subscribe({
+        name: CONSUMER_NAME,
+        filter: `${deps.subjectPrefix ?? EVENT_SUBJECT_PREFIX}.>`,
+        concurrency: FAN_OUT_CONCURRENCY,
+        handle,
+      });
+      worker.start();
+      logger.info({ host: config.grpcHost, port, worker_id: workerId }, 'webhook dispatcher listening');
+      return { port };
+    },
+    async stop() {
+      await worker.stop(WORKER_STOP_GRACE_MS);
+      await subscription?.stop();
+      subscription = undefined;
+      if (listening) await server.stop(GRPC_SHUTDOWN_GRACE_MS);
+      listening = false;
+      sender.close();
+      if (!(await closeOrm(orm, DB_CLOSE_TIMEOUT_MS))) logger.warn('database pool did not close in time');
+    },
+  };
+}

@@ -1,0 +1,21 @@
+import { DomainError } from '@agent-platform/kit';
+import { PrincipalKind, requirePrincipal, type CallContext } from '@agent-platform/kit/grpc';
+import type { Actor } from './actor.js';
+
+const KINDS = new Map<PrincipalKind, Actor['kind']>([
+  [PrincipalKind.KIND_USER, 'user'],
+  [PrincipalKind.KIND_API_KEY, 'api_key'],
+]);
+
+/** The call's principal as an Actor; unauthorized when the gateway forwarded none. */
+export function actorOf(ctx: CallContext): Actor {
+  const principal = requirePrincipal(ctx);
+  const kind = KINDS.get(principal.kind);
+  if (kind === undefined) throw new DomainError('unauthorized', 'This call needs an authenticated principal.');
+  return { kind, tenantId: principal.tenantId, role: principal.role, scopes: principal.scopes };
+}
+
+/** proto3 `optional` strings arrive as undefined or, from some clients, as the empty string. */
+export function present(value: string | undefined): string | undefined {
+  return value === undefined || value === '' ? undefined : value;
+}

@@ -1,0 +1,197 @@
+import { isId } from '@agent-platform/kit';
+import { newEvent } from '@agent-platform/kit/events';
+import { describe, expect } from 'vitest';
+import { createWebhook, deliveriesOf, dispatcherTest, newTenant, waitForDeliveries } from './support/harness.js';
+import { CapturingBus } from './support/buses.js';
+import { startReceiver } from './support/receiver.js';
+import { verifiesWith, verifyDelivery } from './support/verify.js';
+
+const test = dispatcherTest();
+
+describe('fan-out', () => {
+  test('delivers each event to the endpoints subscribed to its type or to *, signed for both libraries', async ({ dispatcher }) => {
+    const receiver = await startReceiver();
+    const tenant = newTenant();
+    const agents = await createWebhook(dispatcher.client, tenant, receiver.url('/agents'), ['agent.created', 'agent.updated']);
+    const all = await createWebhook(dispatcher.client, tenant, receiver.url('/all'), ['*']);
+    const billing = await createWebhook(dispatcher.client, tenant, receiver.url('/billing'), ['billing.credits.low'], 'a-supplied-secret-for-billing');
+
+    // Quotes, backslashes and placeholders-lookalikes must survive storage byte for byte.
+    const created = await dispatcher.publish(tenant.tenantId, 'agent.created', { agent_id: 'agt_1', note: `it's \\ ? ?? $1 ☃ "q" \n` });
+    const low = await dispatcher.publish(tenant.tenantId, 'billing.credits.low', { balance: 99, threshold: 100 });
+    const done = await dispatcher.publish(tenant.tenantId, 'workflow.execution.completed', { execution_id: 'exe_1' });
+
+    const toAll = await receiver.waitForRequests(3, '/all');
+    const toAgents = await receiver.waitForRequests(1, '/agents');
+    const toBilling = await receiver.waitForRequests(1, '/billing');
+    expect(toAll.map((request) => verifyDelivery(request, all.secret).id)).toEqual([created.id, low.id, done.id]);
+    expect(toAgents.map((request) => verifyDelivery(request, agents.secret))).toEqual([created]);
+    expect(toBilling.map((request) => verifyDelivery(request, billing.secret))).toEqual([low]);
+    // The body is the envelope exactly as published: the same text, key order included.
+    expect(toAgents[0]!.body).toBe(JSON.stringify(created));
+    expect(verifiesWith(toAgents[0]!, all.secret)).toBe(false);
+
+    const log = await waitForDeliveries(dispatcher.client, tenant, agents.webhook.id, (items) => {
+      expect(items.map((d) => d.status)).toEqual(['delivered']);
+      return items;
+    });
+    expect(log[0]).toMatchObject({ eventId: created.id, eventType: 'agent.created', attempts: 1, responseStatus: 200, error: undefined });
+    expect(log[0]!.deliveredAt).toBeInstanceOf(Date);
+    expect(log[0]!.attemptLog).toMatchObject([{ number: 1, responseStatus: 200, outcome: 'delivered' }]);
+    expect(toAgents[0]!.headers['x-service-delivery-id']).toBe(log[0]!.id);
+  });
+
+  test('never crosses tenants', async ({ dispatcher }) => {
+    const receiver = await startReceiver();
+    const mine = newTenant();
+    const theirs = newTenant();
+    await createWebhook(dispatcher.client, mine, receiver.url('/mine'));
+    await createWebhook(dispatcher.client, theirs, receiver.url('/theirs'));
+    const event = await dispatcher.publish(mine.tenantId, 'agent.updated');
+    await receiver.waitForRequests(1, '/mine');
+    await new Promise((resolve) => setTimeout(resolve, 400));
+    expect(receiver.received('/theirs')).toEqual([]);
+    expect(JSON.parse(receiver.received('/mine')[0]!.body)).toMatchObject({ id: event.id, tenant_id: mine.tenantId });
+  });
+
+  test('a redelivered event adds nothing; unknown types and failed endpoints get nothing', async ({ dispatcher }) => {
+    const receiver = await startReceiver();
+    const tenant = newTenant();
+    const { webhook } = await createWebhook(dispatcher.client, tenant, receiver.url('/once'));
+    const bus = new CapturingBus();
+    const replica = await dispatcher.startInstance({ bus });
+    const event = newEvent('agent.created', tenant.tenantId, { n: 1 });
+    const json = JSON.stringify(event);
+    // The transport hands the same event over three times (lost acks, two replicas): one delivery.
+    await Promise.all([bus.deliver(event, json, 1), bus.deliver(event, json, 2)]);
+    await receiver.waitForRequests(1, '/once');
+    await bus.deliver(event, json, 3);
+    const rows = await dispatcher.database.query<{ n: string }>('select count(*) as n from webhook_deliveries where event_id = $1', [event.id]);
+    expect(rows[0]!.n).toBe('1');
+
+    await bus.publish(newEvent('agent.secret.internal', tenant.tenantId, {}));
+    await dispatcher.database.query(`update webhooks set status = 'failed' where id = $1`, [webhook.id]);
+    await bus.publish(newEvent('agent.updated', tenant.tenantId, {}));
+    await replica.stop();
+    await new Promise((resolve) => setTimeout(resolve, 400));
+    expect(receiver.received('/once')).toHaveLength(1);
+    expect((await deliveriesOf(dispatcher.client, tenant, webhook.id)).map((d) => d.eventId)).toEqual([event.id]);
+  });
+
+  test('one tenant’s events reach an endpoint in the order they were emitted', async ({ dispatcher }) => {
+    const receiver = await startReceiver(() => ({ status: 204, delayMs: 5 }));
+    const tenant = newTenant();
+    await createWebhook(dispatcher.client, tenant, receiver.url('/ordered'));
+    const events = [];
+    for (let i = 0; i < 15; i += 1) events.push(await dispatcher.publish(tenant.tenantId, 'agent.message.created', { i }));
+    const received = await receiver.waitForRequests(15, '/ordered');
+    expect(received.map((request) => (JSON.parse(request.body) as { id: string }).id)).toEqual(events.map((event) => event.id));
+    expect(receiver.maxConcurrency('/ordered')).toBe(1);
+  });
+});
+
+describe('ListDeliveries', () => {
+  test('pages newest first with an opaque cursor and a total', async ({ dispatcher }) => {
+    const receiver = await startReceiver();
+    const tenant = newTenant();
+    const { webhook } = await createWebhook(dispatcher.client, tenant, receiver.url('/paged'));
+    const events = [];
+    for (let i = 0; i < 5; i += 1) events.push(await dispatcher.publish(tenant.tenantId, 'agent.created', { i }));
+    await receiver.waitForRequests(5, '/paged');
+    const as = { principal: tenant.principal };
+    const first = await dispatcher.client.listDeliveries({ webhookId: webhook.id, limit: 2 }, as);
+    expect(first.total).toBe(5);
+    expect(first.items.map((d) => d.eventId)).toEqual([events[4]!.id, events[3]!.id]);
+    expect(first.nextCursor).toBeDefined();
+    const second = await dispatcher.client.listDeliveries({ webhookId: webhook.id, limit: 2, cursor: first.nextCursor }, as);
+    expect(second.items.map((d) => d.eventId)).toEqual([events[2]!.id, events[1]!.id]);
+    const last = await dispatcher.client.listDeliveries({ webhookId: webhook.id, limit: 2, cursor: second.nextCursor }, as);
+    expect(last.items.map((d) => d.eventId)).toEqual([events[0]!.id]);
+    expect(last.nextCursor).toBeUndefined();
+    const defaults = await dispatcher.client.listDeliveries({ webhookId: webhook.id, limit: 0 }, as);
+    expect(defaults.items).toHaveLength(5);
+    for (const delivery of defaults.items) expect(isId('delivery', delivery.id)).toBe(true);
+  });
+});
+
+describe('TestWebhook', () => {
+  test('sends one signed synthetic event now and records it', async ({ dispatcher }) => {
+    const receiver = await startReceiver();
+    const tenant = newTenant();
+    const { webhook, secret } = await createWebhook(dispatcher.client, tenant, receiver.url('/test'), ['agent.created']);
+    const outcome = await dispatcher.client.testWebhook({ webhookId: webhook.id, eventType: 'workflow.execution.failed' }, { principal: tenant.principal });
+    expect(outcome).toMatchObject({ success: true, responseStatus: 200, error: undefined });
+    expect(outcome.responseTimeMs).toBeGreaterThanOrEqual(0);
+    const [request] = receiver.received('/test');
+    const event = verifyDelivery(request!, secret);
+    expect(event).toMatchObject({ type: 'workflow.execution.failed', tenant_id: tenant.tenantId, data: { test: true }, api_version: '2026-11-01' });
+    expect(isId('event', event.id)).toBe(true);
+    const [delivery] = await deliveriesOf(dispatcher.client, tenant, webhook.id);
+    expect(delivery).toMatchObject({ id: outcome.deliveryId, eventId: event.id, status: 'delivered', attempts: 1, responseStatus: 200 });
+  });
+
+  test('reports a failure without retrying it', async ({ dispatcher }) => {
+    const receiver = await startReceiver(() => ({ status: 503 }));
+    const tenant = newTenant();
+    const { webhook } = await createWebhook(dispatcher.client, tenant, receiver.url('/down'));
+    const outcome = await dispatcher.client.testWebhook({ webhookId: webhook.id, eventType: 'agent.created' }, { principal: tenant.principal });
+    expect(outcome).toMatchObject({ success: false, responseStatus: 503, error: 'HTTP 503' });
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    expect(receiver.received('/down')).toHaveLength(1);
+    const [delivery] = await deliveriesOf(dispatcher.client, tenant, webhook.id);
+    expect(delivery).toMatchObject({ status: 'failed', attempts: 1, error: 'HTTP 503', nextAttemptAt: undefined });
+    const status = await dispatcher.client.getWebhook({ webhookId: webhook.id }, { principal: tenant.principal });
+    expect(status.webhook?.status).toBe('active');
+    const refused = dispatcher.client.testWebhook({ webhookId: webhook.id, eventType: 'agent.message' }, { principal: tenant.principal });
+    await expect(refused).rejects.toMatchObject({ code: 'validation_error', details: [{ field: 'event_type', message: expect.stringContaining('not an event type') }] });
+  });
+});
+
+describe('RetryDelivery', () => {
+  test('replays a delivered event with the attempt count continuing', async ({ dispatcher }) => {
+    const receiver = await startReceiver();
+    const tenant = newTenant();
+    const { webhook, secret } = await createWebhook(dispatcher.client, tenant, receiver.url('/replay'));
+    const event = await dispatcher.publish(tenant.tenantId, 'memory.consolidated', { agent_id: 'agt_1' });
+    await receiver.waitForRequests(1, '/replay');
+    const [delivery] = await waitForDeliveries(dispatcher.client, tenant, webhook.id, (items) => {
+      expect(items[0]?.status).toBe('delivered');
+      return items;
+    });
+    const replay = await dispatcher.client.retryDelivery({ webhookId: webhook.id, deliveryId: delivery!.id }, { principal: tenant.principal });
+    expect(replay.delivery).toMatchObject({ id: delivery!.id, attempts: 1 });
+    const [, second] = await receiver.waitForRequests(2, '/replay');
+    expect(verifyDelivery(second!, secret).id).toBe(event.id);
+    expect(second!.body).toBe(receiver.received('/replay')[0]!.body);
+    await waitForDeliveries(dispatcher.client, tenant, webhook.id, ([latest]) => {
+      expect(latest).toMatchObject({ status: 'delivered', attempts: 2 });
+      expect(latest!.attemptLog.map((a) => [a.number, a.outcome])).toEqual([
+        [1, 'delivered'],
+        [2, 'delivered'],
+      ]);
+    });
+    const other = newTenant();
+    await expect(dispatcher.client.retryDelivery({ webhookId: webhook.id, deliveryId: 'dlv_01JD0000000000000000000000' }, { principal: tenant.principal })).rejects.toMatchObject({
+      code: 'not_found',
+    });
+    await expect(dispatcher.client.retryDelivery({ webhookId: webhook.id, deliveryId: delivery!.id }, { principal: other.principal })).rejects.toMatchObject({
+      code: 'not_found',
+    });
+  });
+});
+
+describe('RotateSecret', () => {
+  test('signs every later attempt with the new secret only', async ({ dispatcher }) => {
+    const receiver = await startReceiver();
+    const tenant = newTenant();
+    const { webhook, secret: old } = await createWebhook(dispatcher.client, tenant, receiver.url('/rotate'));
+    await dispatcher.publish(tenant.tenantId, 'agent.created');
+    const [before] = await receiver.waitForRequests(1, '/rotate');
+    const { signingSecret } = await dispatcher.client.rotateSecret({ webhookId: webhook.id }, { principal: tenant.principal });
+    await dispatcher.publish(tenant.tenantId, 'agent.updated');
+    const [, after] = await receiver.waitForRequests(2, '/rotate');
+    expect(verifiesWith(before!, old)).toBe(true);
+    expect(verifiesWith(after!, old)).toBe(false);
+    expect(verifyDelivery(after!, signingSecret).type).toBe('agent.updated');
+  });
+});

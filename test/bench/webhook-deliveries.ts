@@ -1,0 +1,113 @@
+/**
+ * Webhook delivery as a customer sees it, on the all-in-one platform (`pnpm start`):
+ *  - signed deliveries per second to a local receiver (fan-out of purchase events to several
+ *    endpoints of one tenant),
+ *  - latency from an event's creation (its `created_at`, stamped in the same transaction as the
+ *    purchase) to the arrival of its first attempt: p50 and p99.
+ * Run: pnpm bench   (prints figures, asserts nothing)
+ */
+import { spawn } from 'node:child_process';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { REPO_ROOT, freePort } from '../e2e/harness/processes.js';
+
+const ENDPOINTS = Number(process.env.BENCH_ENDPOINTS ?? 10);
+const EVENTS = Number(process.env.BENCH_EVENTS ?? 200);
+
+function percentile(sorted: number[], p: number): number {
+  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] ?? Number.NaN;
+}
+
+async function main(): Promise<void> {
+  const latencies: number[] = [];
+  let received = 0;
+  let firstAt = 0;
+  let lastAt = 0;
+  const receiver = createServer((request, response) => {
+    let body = '';
+    request.on('data', (chunk: Buffer) => (body += chunk.toString()));
+    request.on('end', () => {
+      const now = Date.now();
+      const event = JSON.parse(body) as { created_at: string };
+      latencies.push(now - Date.parse(event.created_at));
+      received += 1;
+      firstAt ||= now;
+      lastAt = now;
+      response.writeHead(204).end();
+    });
+  });
+  await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
+  const receiverUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`;
+
+  const dataDir = await mkdtemp(join(tmpdir(), 'agent-platform-bench-'));
+  const port = await freePort();
+  const child = spawn('pnpm', ['start'], {
+    cwd: REPO_ROOT,
+    detached: true,
+    stdio: 'ignore',
+    env: {
+      ...process.env,
+      DATA_DIR: dataDir,
+      PORT: String(port),
+      EMBEDDED_PG_PORT: String(await freePort()),
+      IDENTITY_GRPC_PORT: '0',
+      WEBHOOK_DISPATCHER_GRPC_PORT: '0',
+      LOG_LEVEL: 'warn',
+      ALLOW_PRIVATE_NETWORK_URLS: 'true',
+      RATE_LIMITS: 'free:0/0,pro:0/0,enterprise:0/0',
+    },
+  });
+  const base = `http://127.0.0.1:${port}/api/v1`;
+  try {
+    for (;;) {
+      if (child.exitCode !== null) throw new Error(`pnpm start exited with ${child.exitCode}`);
+      if (await fetch(`http://127.0.0.1:${port}/readyz`).then((r) => r.ok, () => false)) break;
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    const email = `bench-${Date.now()}@example.com`;
+    const password = 'bench password 123';
+    const json = { 'content-type': 'application/json' };
+    await fetch(`${base}/auth/register`, { method: 'POST', headers: json, body: JSON.stringify({ email, password }) });
+    const { access_token: token } = (await (
+      await fetch(`${base}/auth/login`, { method: 'POST', headers: json, body: JSON.stringify({ username: email, password }) })
+    ).json()) as { access_token: string };
+    const authed = { ...json, authorization: `Bearer ${token}` };
+    for (let n = 0; n < ENDPOINTS; n += 1) {
+      const created = await fetch(`${base}/webhooks`, { method: 'POST', headers: authed, body: JSON.stringify({ url: `${receiverUrl}?${n}`, events: ['*'] }) });
+      if (created.status !== 201) throw new Error(`webhook creation failed: ${created.status} ${await created.text()}`);
+    }
+
+    const expected = ENDPOINTS * EVENTS;
+    const started = Date.now();
+    // Purchases in a few parallel lanes: each commits one event that fans out to every endpoint.
+    const lanes = 4;
+    await Promise.all(
+      Array.from({ length: lanes }, async (_, lane) => {
+        for (let n = lane; n < EVENTS; n += lanes) {
+          const purchase = await fetch(`${base}/billing/purchases`, { method: 'POST', headers: authed, body: JSON.stringify({ credits: 1 }) });
+          if (purchase.status !== 201) throw new Error(`purchase failed: ${purchase.status}`);
+        }
+      }),
+    );
+    const emittedMs = Date.now() - started;
+    const deadline = Date.now() + 120_000;
+    while (received < expected && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
+
+    const sorted = [...latencies].sort((a, b) => a - b);
+    console.log(`webhook deliveries: ${received}/${expected} received (${ENDPOINTS} endpoints × ${EVENTS} events, emitted over ${emittedMs} ms)`);
+    console.log(`signed deliveries per second (first to last arrival): ${Math.round((received / Math.max(1, lastAt - firstAt)) * 1000)}`);
+    console.log(`event created → first attempt received: p50 ${percentile(sorted, 50)} ms, p99 ${percentile(sorted, 99)} ms, max ${sorted.at(-1)} ms`);
+  } finally {
+    const exited = new Promise((resolve) => child.once('exit', resolve));
+    process.kill(-child.pid!, 'SIGINT');
+    await exited;
+    receiver.closeAllConnections();
+    receiver.close();
+    await rm(dataDir, { recursive: true, force: true });
+  }
+}
+
+await main();
