@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import type { TestProject } from 'vitest/node';
-import { startNatsServer } from './nats-server.js';
+import { startTestNatsServer } from '@agent-platform/kit/testing';
 import { COMMON_ENV, freePort, httpOk, startNode, waitUntil, type RunningProcess } from './processes.js';
 
 const ADMIN_URL = process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
@@ -16,11 +16,11 @@ export default async function setup(project: TestProject): Promise<() => Promise
   const databases = { identity: `e2e_identity_${run}`, webhooks: `e2e_webhooks_${run}` };
   for (const name of Object.values(databases)) await admin((client) => client.query(`CREATE DATABASE ${name}`));
   const urlOf = (name: string) => Object.assign(new URL(ADMIN_URL), { pathname: `/${name}` }).toString();
-  const nats = await startNatsServer();
+  const nats = await startTestNatsServer();
   const processes: RunningProcess[] = [];
   const teardown = async () => {
     for (const running of processes.reverse()) await running.stop();
-    await nats.destroy();
+    await nats.dispose();
     for (const name of Object.values(databases)) await admin((client) => client.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`));
   };
 

@@ -1,4 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { createConnection, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -23,11 +24,14 @@ export interface TestNatsServer {
 const START_TIMEOUT_MS = 10_000;
 const STOP_TIMEOUT_MS = 5_000;
 
+// Debian's package installs it outside a non-root PATH.
+const DEFAULT_BINARY = existsSync('/usr/sbin/nats-server') ? '/usr/sbin/nats-server' : 'nats-server';
+
 /**
- * Starts a throwaway nats-server (`NATS_SERVER_BIN`, default `nats-server` on PATH) on a free
- * loopback port with its store in a temporary directory.
+ * Starts a throwaway nats-server (`NATS_SERVER_BIN`, else Debian's `/usr/sbin/nats-server`, else
+ * `nats-server` on PATH) on a free loopback port with its store in a temporary directory.
  */
-export async function startTestNatsServer(binary = process.env.NATS_SERVER_BIN ?? 'nats-server'): Promise<TestNatsServer> {
+export async function startTestNatsServer(binary = process.env.NATS_SERVER_BIN ?? DEFAULT_BINARY): Promise<TestNatsServer> {
   const storeDir = await mkdtemp(join(tmpdir(), 'nats-test-'));
   const port = await freePort();
   let child: ChildProcess | undefined;
