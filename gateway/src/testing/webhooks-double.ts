@@ -3,7 +3,8 @@ import { GrpcServer, requirePrincipal, type CallContext } from '@agent-platform/
 import { WebhookServiceService } from '@agent-platform/proto/webhooks/v1';
 import { trace } from '@opentelemetry/api';
 import type { RecordedCall } from './identity-double.js';
-import { EVENT_TYPES, generatedSecret, semanticErrors, WebhooksModel, type WebhookRow } from './webhooks-model.js';
+import { isEventType } from '@agent-platform/kit/events';
+import { generatedSecret, semanticErrors, WebhooksModel, type WebhookRow } from './webhooks-model.js';
 
 function checked(fields: Parameters<typeof semanticErrors>[0]): void {
   const errors = semanticErrors(fields);
@@ -123,7 +124,7 @@ export class WebhooksDouble {
       testWebhook: async (request, ctx) => {
         const row = model.webhook(this.tenantOf('testWebhook', request, ctx), request.webhookId);
         if (this.testDelayMs > 0) await new Promise((resolve) => setTimeout(resolve, this.testDelayMs));
-        if (!EVENT_TYPES.includes(request.eventType)) {
+        if (!isEventType(request.eventType)) {
           throw DomainError.validation([{ field: 'event_type', message: `Unknown event type "${request.eventType}".` }]);
         }
         const attempt = WebhooksModel.attempt(row.url, 1);

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { DomainError, newId, type FieldError } from '@agent-platform/kit';
 import type { Delivery, DeliveryAttempt, Webhook } from '@agent-platform/proto/webhooks/v1';
+import { isEventType } from '@agent-platform/kit/events';
 
 /** The in-memory state behind the webhook-dispatcher double: enough of the service to drive the gateway. */
 export interface WebhookRow {
@@ -29,20 +30,6 @@ export interface DeliveryRow {
   createdAt: Date;
 }
 
-/** spec §6; the double's stand-in for the dispatcher's catalogue. */
-export const EVENT_TYPES = [
-  'agent.message.created',
-  'agent.message.completed',
-  'agent.created',
-  'agent.updated',
-  'workflow.execution.started',
-  'workflow.execution.completed',
-  'workflow.execution.failed',
-  'memory.consolidated',
-  'billing.credits.low',
-  'billing.purchase.completed',
-];
-
 export function generatedSecret(): string {
   return `whsec_${randomBytes(24).toString('base64')}`;
 }
@@ -53,7 +40,7 @@ export function semanticErrors(fields: { url?: string; events?: string[]; secret
   if (fields.url !== undefined && !fields.url.startsWith('https://')) errors.push({ field: 'url', message: 'Must use https.' });
   if (fields.events?.length === 0) errors.push({ field: 'events', message: 'Subscribe to at least one event type.' });
   fields.events?.forEach((type, index) => {
-    if (type !== '*' && !EVENT_TYPES.includes(type)) errors.push({ field: `events[${index}]`, message: `Unknown event type "${type}".` });
+    if (type !== '*' && !isEventType(type)) errors.push({ field: `events[${index}]`, message: `Unknown event type "${type}".` });
   });
   if (fields.secret !== undefined && !/^[\x21-\x7e]{16,128}$/.test(fields.secret)) {
     errors.push({ field: 'secret', message: 'Must be 16..128 printable characters.' });

@@ -98,3 +98,17 @@ export function errorBody(error: DomainError): ErrorBody {
   if (error.retryAfter !== undefined) body.retry_after = error.retryAfter;
   return body;
 }
+
+/** Collects every problem of a request so the caller hears about all of them at once. */
+export class FieldErrors {
+  private readonly errors: FieldError[] = [];
+
+  add(field: string, message: string): void {
+    this.errors.push({ field, message });
+  }
+
+  /** Throws a validation_error naming each field, if any problem was found. */
+  throwIfAny(): void {
+    if (this.errors.length > 0) throw DomainError.validation([...this.errors]);
+  }
+}

@@ -10,7 +10,9 @@ export {
   type ErrorBody,
   type ErrorCode,
   type FieldError,
+  FieldErrors,
 } from './errors.js';
+export { requireAccess, requireRole, requireUser, type Actor } from './actor.js';
 export { ID_PREFIXES, isId, newId, type IdKind } from './ids.js';
 export { createLogger, type Logger, type LoggerSettings } from './logger.js';
 export {

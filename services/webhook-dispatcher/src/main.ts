@@ -1,23 +1,10 @@
-import { createLogger, loadConfigOrExit } from '@agent-platform/kit';
-import { NatsEventBus } from '@agent-platform/kit/events';
-import { startTelemetry } from '@agent-platform/kit/telemetry';
-import closeWithGrace from 'close-with-grace';
+import { runService } from '@agent-platform/kit/run-service';
 import { buildWebhookDispatcherService, loadWebhookDispatcherConfig } from './service.js';
 
-// The service's own stop is bounded (worker, consumer, gRPC drain, pool); this is the outer bound.
-const SHUTDOWN_DELAY_MS = 25_000;
-
-const config = loadConfigOrExit(() => loadWebhookDispatcherConfig(process.env));
-const telemetry = startTelemetry({ serviceName: 'webhook-dispatcher', otlpEndpoint: config.otlpEndpoint });
-const logger = createLogger({ service: 'webhook-dispatcher', level: config.logLevel });
-const bus = await NatsEventBus.connect({ servers: config.natsUrl, name: 'webhook-dispatcher', logger });
-const service = await buildWebhookDispatcherService(config, { logger, bus });
-
-closeWithGrace({ delay: SHUTDOWN_DELAY_MS, logger }, async ({ err }) => {
-  if (err) logger.error({ err }, 'shutting down after an error');
-  await service.stop();
-  await bus.close();
-  await telemetry.shutdown();
+await runService({
+  name: 'webhook-dispatcher',
+  loadConfig: () => loadWebhookDispatcherConfig(process.env),
+  build: buildWebhookDispatcherService,
+  // The service's own stop is bounded (worker, consumer, gRPC drain, pool), and so is the bus's close.
+  shutdownDelayMs: 25_000,
 });
-
-await service.start();

@@ -19,3 +19,4 @@ export {
   recordEvent,
 } from './outbox.js';
 export { OutboxRelay, type OutboxRelayOptions } from './outbox-relay.js';
+export { ALL_EVENTS, EVENT_TYPES, isEventType, type EventType } from './catalogue.js';

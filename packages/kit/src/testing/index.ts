@@ -5,4 +5,4 @@ export {
   type TestDatabase,
   type TestDatabaseOptions,
 } from './database.js';
-export { deleteNatsStream, startTestNatsServer, type TestNatsServer } from './nats-server.js';
+export { deleteNatsStream, freePort, startTestNatsServer, type TestNatsServer } from './nats-server.js';

@@ -70,7 +70,8 @@ export async function startTestNatsServer(binary = process.env.NATS_SERVER_BIN ?
   };
 }
 
-function freePort(): Promise<number> {
+/** A loopback port the OS says is free now (closed again before returning). */
+export function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const server = createServer();
     server.once('error', reject);

@@ -1,6 +1,6 @@
 import type { UnaryHandlers } from '@agent-platform/kit/grpc';
 import type { ApiKeyServiceService, ApiKey as ApiKeyMessage } from '@agent-platform/proto/identity/v1/api-keys';
-import { actorOf } from '../shared/grpc.js';
+import { actorOf } from '@agent-platform/kit/grpc';
 import { parsePage } from '../shared/pagination.js';
 import type { ApiKey } from './api-keys.entity.js';
 import type { ApiKeysService } from './api-keys.service.js';

@@ -1,7 +1,7 @@
 import { DomainError, newId } from '@agent-platform/kit';
-import { requireUser, type Actor } from '../shared/actor.js';
 import type { Page } from '../shared/pagination.js';
-import { characterCount, FieldErrors } from '../shared/validation.js';
+import { FieldErrors } from '@agent-platform/kit';
+import { characterCount } from '../shared/validation.js';
 import type { Plan, Role } from '../tenants/tenants.entity.js';
 import type { TenantsRepository } from '../tenants/tenants.repository.js';
 import type { UsersRepository } from '../users/users.repository.js';
@@ -9,6 +9,7 @@ import type { ApiKey } from './api-keys.entity.js';
 import type { ApiKeysRepository } from './api-keys.repository.js';
 import { checkScopes } from './scopes.js';
 import { hashApiKeySecret, isApiKeySecret, newApiKeySecret } from './secrets.js';
+import { requireUser, type Actor } from '@agent-platform/kit';
 
 const MAX_NAME_LENGTH = 100;
 /** decisions §4: `last_used_at` moves at most once a minute per key. */

@@ -1,7 +1,7 @@
 import type { UnaryHandlers } from '@agent-platform/kit/grpc';
 import type { AuthServiceService } from '@agent-platform/proto/identity/v1/auth';
 import type { ApiKeysService } from '../api-keys/api-keys.service.js';
-import { present } from '../shared/grpc.js';
+import { present } from '@agent-platform/kit/grpc';
 import type { TenantsService } from '../tenants/tenants.service.js';
 import type { UsersService } from '../users/users.service.js';
 import type { AuthService } from './auth.service.js';

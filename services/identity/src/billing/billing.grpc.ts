@@ -1,6 +1,6 @@
 import type { UnaryHandlers } from '@agent-platform/kit/grpc';
 import type { BillingServiceService, CreditTransaction as CreditTransactionMessage } from '@agent-platform/proto/identity/v1/billing';
-import { actorOf } from '../shared/grpc.js';
+import { actorOf } from '@agent-platform/kit/grpc';
 import { parsePage } from '../shared/pagination.js';
 import type { CreditTransaction } from './billing.entity.js';
 import type { BillingService } from './billing.service.js';

@@ -1,19 +1,3 @@
-import { DomainError, type FieldError } from '@agent-platform/kit';
-
-/** Collects every problem of a request so the caller hears about all of them at once. */
-export class FieldErrors {
-  private readonly errors: FieldError[] = [];
-
-  add(field: string, message: string): void {
-    this.errors.push({ field, message });
-  }
-
-  /** Throws a validation_error naming each field, if any problem was found. */
-  throwIfAny(): void {
-    if (this.errors.length > 0) throw DomainError.validation([...this.errors]);
-  }
-}
-
 // Deliberately loose (one @, a dot in the domain, no spaces): deliverability is the mailbox's call.
 const EMAIL_PATTERN = /^[^\s@]+@[^\s@.]+(\.[^\s@.]+)+$/;
 const MAX_EMAIL_LENGTH = 254;

@@ -1,6 +1,6 @@
 import type { UnaryHandlers } from '@agent-platform/kit/grpc';
 import type { MemberServiceService } from '@agent-platform/proto/identity/v1/users';
-import { actorOf } from '../shared/grpc.js';
+import { actorOf } from '@agent-platform/kit/grpc';
 import type { TenantsService } from './tenants.service.js';
 
 export const MEMBER_SERVICE_NAME = 'agentplatform.identity.v1.MemberService';

@@ -1,11 +1,11 @@
 import { DomainError } from '@agent-platform/kit';
 import { isUniqueViolation } from '@agent-platform/kit/db';
-import { requireUser, type Actor } from '../shared/actor.js';
 import { isValidEmail, normalizeEmail } from '../shared/validation.js';
 import type { User } from '../users/users.entity.js';
 import type { UsersRepository } from '../users/users.repository.js';
 import { GRANTABLE_ROLES, isGrantableRole, type GrantableRole, type Membership, type Plan, type Role } from './tenants.entity.js';
 import { MEMBERSHIPS_PKEY, type TenantsRepository } from './tenants.repository.js';
+import { requireUser, type Actor } from '@agent-platform/kit';
 
 export interface TenantsServiceOptions {
   tenants: TenantsRepository;

@@ -1,6 +1,6 @@
 import type { UnaryHandlers } from '@agent-platform/kit/grpc';
 import type { UserServiceService } from '@agent-platform/proto/identity/v1/users';
-import { actorOf } from '../shared/grpc.js';
+import { actorOf } from '@agent-platform/kit/grpc';
 import type { UsersService } from './users.service.js';
 
 export const USER_SERVICE_NAME = 'agentplatform.identity.v1.UserService';

@@ -2,12 +2,13 @@ import { DomainError, newId } from '@agent-platform/kit';
 import { isUniqueViolation, type EntityManager } from '@agent-platform/kit/db';
 import type { PasswordHasher } from '../auth/passwords.js';
 import type { BillingService } from '../billing/billing.service.js';
-import type { Actor } from '../shared/actor.js';
-import { characterCount, FieldErrors, isValidEmail, normalizeEmail, optionalText } from '../shared/validation.js';
+import { FieldErrors } from '@agent-platform/kit';
+import { characterCount, isValidEmail, normalizeEmail, optionalText } from '../shared/validation.js';
 import type { Plan } from '../tenants/tenants.entity.js';
 import type { TenantsRepository } from '../tenants/tenants.repository.js';
 import type { User } from './users.entity.js';
 import { USERS_EMAIL_KEY, type UserProfile, type UsersRepository } from './users.repository.js';
+import type { Actor } from '@agent-platform/kit';
 
 export const MIN_PASSWORD_LENGTH = 8;
 export const MAX_PASSWORD_LENGTH = 128;

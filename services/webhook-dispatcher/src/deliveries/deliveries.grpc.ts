@@ -1,6 +1,6 @@
 import type { UnaryHandlers } from '@agent-platform/kit/grpc';
 import type { Delivery as DeliveryMessage, WebhookServiceService } from '@agent-platform/proto/webhooks/v1';
-import { actorOf, present } from '../shared/grpc.js';
+import { actorOf, present } from '@agent-platform/kit/grpc';
 import { parseCursorPage } from '../shared/pagination.js';
 import type { DeliveriesService } from './deliveries.service.js';
 import type { DeliveryWithAttempts } from './deliveries.repository.js';

@@ -1,9 +1,10 @@
 import { DomainError, newId } from '@agent-platform/kit';
 import { newEvent } from '@agent-platform/kit/events';
 import type { SecretBox } from '../security/secret-box.js';
-import { requireAccess, type Actor } from '../shared/actor.js';
+import type { Actor } from '@agent-platform/kit';
+import { requireWebhookAccess } from '../shared/actor.js';
 import { encodeCursor, type CursorPage } from '../shared/pagination.js';
-import { isEventType } from '../webhooks/webhook-input.js';
+import { isEventType } from '@agent-platform/kit/events';
 import type { WebhooksRepository } from '../webhooks/webhooks.repository.js';
 import type { DeliveriesRepository, DeliveryWithAttempts } from './deliveries.repository.js';
 import { buildAttemptRequest, type AttemptResult, type HttpSender } from './http-sender.js';
@@ -42,7 +43,7 @@ export class DeliveriesService {
    * it is how an operator checks a failed endpoint before enabling it — and records it.
    */
   async test(actor: Actor, webhookId: string, eventType: string): Promise<TestOutcome> {
-    requireAccess(actor, 'write');
+    requireWebhookAccess(actor, 'write');
     const webhook = await this.options.webhooks.find(actor.tenantId, webhookId);
     if (!webhook) throw DomainError.notFound('Webhook');
     if (!isEventType(eventType)) {
@@ -71,7 +72,7 @@ export class DeliveriesService {
   }
 
   async list(actor: Actor, webhookId: string, page: CursorPage): Promise<DeliveryPage> {
-    requireAccess(actor, 'read');
+    requireWebhookAccess(actor, 'read');
     if (!(await this.options.webhooks.find(actor.tenantId, webhookId))) throw DomainError.notFound('Webhook');
     const { items, total, hasMore } = await this.options.deliveries.list(actor.tenantId, webhookId, page.limit, page.after);
     const last = items.at(-1)?.delivery;
@@ -80,7 +81,7 @@ export class DeliveriesService {
 
   /** A replay: due at once (once the endpoint is active), the attempt count continuing. */
   async retry(actor: Actor, webhookId: string, deliveryId: string): Promise<DeliveryWithAttempts> {
-    requireAccess(actor, 'write');
+    requireWebhookAccess(actor, 'write');
     if (!(await this.options.deliveries.replay(actor.tenantId, webhookId, deliveryId))) throw DomainError.notFound('Delivery');
     const replayed = await this.options.deliveries.find(actor.tenantId, webhookId, deliveryId);
     this.options.wake();

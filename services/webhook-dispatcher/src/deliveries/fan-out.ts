@@ -1,6 +1,6 @@
 import type { Logger } from '@agent-platform/kit';
 import type { Delivery, EventEnvelope } from '@agent-platform/kit/events';
-import { isEventType } from '../webhooks/webhook-input.js';
+import { isEventType } from '@agent-platform/kit/events';
 import type { DeliveryQueue } from './delivery-queue.js';
 
 export interface FanOutOptions {

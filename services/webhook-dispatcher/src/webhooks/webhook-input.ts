@@ -1,43 +1,7 @@
-import { DomainError, type FieldError } from '@agent-platform/kit';
+import type { FieldErrors } from '@agent-platform/kit';
+import { ALL_EVENTS, isEventType } from '@agent-platform/kit/events';
 import type { OutboundPolicy } from '../security/outbound-policy.js';
 import { isAcceptableSecret } from '../security/signing.js';
-
-/** The event catalogue of spec §6: the only types a webhook can subscribe to and receive. */
-export const EVENT_TYPES = [
-  'agent.message.created',
-  'agent.message.completed',
-  'agent.created',
-  'agent.updated',
-  'workflow.execution.started',
-  'workflow.execution.completed',
-  'workflow.execution.failed',
-  'memory.consolidated',
-  'billing.credits.low',
-  'billing.purchase.completed',
-] as const;
-
-export type EventType = (typeof EVENT_TYPES)[number];
-
-/** Subscribes to every type of the catalogue, including types added later. */
-export const ALL_EVENTS = '*';
-
-export function isEventType(value: string): value is EventType {
-  return (EVENT_TYPES as readonly string[]).includes(value);
-}
-
-/** Collects every problem of a request so the caller hears about all of them at once. */
-export class FieldErrors {
-  private readonly errors: FieldError[] = [];
-
-  add(field: string, message: string): void {
-    this.errors.push({ field, message });
-  }
-
-  /** Throws a validation_error naming each field, if any problem was found. */
-  throwIfAny(): void {
-    if (this.errors.length > 0) throw DomainError.validation([...this.errors]);
-  }
-}
 
 /** 16 KiB of JSON text: room for references and labels, not for documents. */
 export const MAX_METADATA_BYTES = 16 * 1_024;

@@ -1,6 +1,6 @@
 import type { UnaryHandlers } from '@agent-platform/kit/grpc';
 import type { WebhookServiceService, Webhook as WebhookMessage } from '@agent-platform/proto/webhooks/v1';
-import { actorOf, present } from '../shared/grpc.js';
+import { actorOf, present } from '@agent-platform/kit/grpc';
 import { parsePage } from '../shared/pagination.js';
 import type { Webhook } from './webhooks.entity.js';
 import type { WebhooksService } from './webhooks.service.js';

@@ -2,9 +2,11 @@ import { DomainError, newId } from '@agent-platform/kit';
 import type { OutboundPolicy } from '../security/outbound-policy.js';
 import type { SecretBox } from '../security/secret-box.js';
 import { generateSecret } from '../security/signing.js';
-import { requireAccess, type Actor } from '../shared/actor.js';
+import type { Actor } from '@agent-platform/kit';
+import { requireWebhookAccess } from '../shared/actor.js';
 import type { Page } from '../shared/pagination.js';
-import { checkDescription, checkEvents, checkMetadata, checkSecret, checkUrl, FieldErrors } from './webhook-input.js';
+import { FieldErrors } from '@agent-platform/kit';
+import { checkDescription, checkEvents, checkMetadata, checkSecret, checkUrl } from './webhook-input.js';
 import type { Webhook } from './webhooks.entity.js';
 import type { WebhookChanges, WebhooksRepository } from './webhooks.repository.js';
 
@@ -45,7 +47,7 @@ export class WebhooksService {
   }
 
   async create(actor: Actor, request: CreateWebhook, now = new Date()): Promise<WithSecret> {
-    requireAccess(actor, 'write');
+    requireWebhookAccess(actor, 'write');
     const errors = new FieldErrors();
     const url = await checkUrl(request.url, this.options.policy, errors);
     const events = checkEvents(request.events, errors);
@@ -70,17 +72,17 @@ export class WebhooksService {
   }
 
   list(actor: Actor, page: Page): Promise<{ items: Webhook[]; total: number }> {
-    requireAccess(actor, 'read');
+    requireWebhookAccess(actor, 'read');
     return this.options.webhooks.list(actor.tenantId, page.perPage, page.offset);
   }
 
   async get(actor: Actor, id: string): Promise<Webhook> {
-    requireAccess(actor, 'read');
+    requireWebhookAccess(actor, 'read');
     return found(await this.options.webhooks.find(actor.tenantId, id));
   }
 
   async update(actor: Actor, id: string, request: UpdateWebhook, now = new Date()): Promise<Webhook> {
-    requireAccess(actor, 'write');
+    requireWebhookAccess(actor, 'write');
     // not_found before validation: a foreign id must not learn anything from the error.
     found(await this.options.webhooks.find(actor.tenantId, id));
     const errors = new FieldErrors();
@@ -94,19 +96,19 @@ export class WebhooksService {
   }
 
   async delete(actor: Actor, id: string): Promise<void> {
-    requireAccess(actor, 'write');
+    requireWebhookAccess(actor, 'write');
     if (!(await this.options.webhooks.delete(actor.tenantId, id))) throw DomainError.notFound('Webhook');
   }
 
   /** A failed endpoint becomes active; its deliveries still pending resume in order. */
   async enable(actor: Actor, id: string, now = new Date()): Promise<Webhook> {
-    requireAccess(actor, 'write');
+    requireWebhookAccess(actor, 'write');
     return found(await this.options.webhooks.enable(actor.tenantId, id, now));
   }
 
   /** The old secret stops signing at once: every attempt from now on uses the new one. */
   async rotateSecret(actor: Actor, id: string, now = new Date()): Promise<WithSecret> {
-    requireAccess(actor, 'write');
+    requireWebhookAccess(actor, 'write');
     const signingSecret = generateSecret();
     const webhook = await this.options.webhooks.replaceSecret(actor.tenantId, id, this.options.secrets.seal(signingSecret, id), now);
     return { webhook: found(webhook), signingSecret };

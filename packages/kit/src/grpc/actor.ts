@@ -1,6 +1,7 @@
-import { DomainError } from '@agent-platform/kit';
-import { PrincipalKind, requirePrincipal, type CallContext } from '@agent-platform/kit/grpc';
-import type { Actor } from './actor.js';
+import type { Actor } from '../actor.js';
+import { DomainError } from '../errors.js';
+import { PrincipalKind } from './metadata.js';
+import { requirePrincipal, type CallContext } from './server.js';
 
 const KINDS = new Map<PrincipalKind, Actor['kind']>([
   [PrincipalKind.KIND_USER, 'user'],
@@ -11,8 +12,10 @@ const KINDS = new Map<PrincipalKind, Actor['kind']>([
 export function actorOf(ctx: CallContext): Actor {
   const principal = requirePrincipal(ctx);
   const kind = KINDS.get(principal.kind);
-  if (kind === undefined) throw new DomainError('unauthorized', 'This call needs an authenticated principal.');
-  return { kind, tenantId: principal.tenantId, role: principal.role, scopes: principal.scopes };
+  if (kind === undefined || principal.userId === '') {
+    throw new DomainError('unauthorized', 'This call needs an authenticated principal.');
+  }
+  return { kind, userId: principal.userId, tenantId: principal.tenantId, role: principal.role, scopes: principal.scopes };
 }
 
 /** proto3 `optional` strings arrive as undefined or, from some clients, as the empty string. */

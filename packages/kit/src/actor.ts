@@ -1,0 +1,40 @@
+import { hasScope, roleAtLeast, type Role, type Scope } from './access.js';
+import { DomainError } from './errors.js';
+
+/**
+ * Who acts, in which tenant: the authenticated principal the gateway forwarded, as domain code sees
+ * it. Every tenant-scoped query uses `tenantId` from here, never one from a request body. Services
+ * check access again rather than trust that every caller is the gateway.
+ */
+export interface Actor {
+  kind: 'user' | 'api_key';
+  /** The user, or the API key's creator. */
+  userId: string;
+  tenantId: string;
+  /** The user's role in the tenant (for a key: its creator's). */
+  role: string;
+  /** An API key's scopes; empty for users. */
+  scopes: readonly string[];
+}
+
+export function requireRole(actor: Actor, minimum: Role): void {
+  if (!roleAtLeast(actor.role, minimum)) {
+    throw new DomainError('forbidden', `This action needs the ${minimum} role or higher in the tenant.`);
+  }
+}
+
+/** For operations only a user may perform (decisions §4: keys cannot manage keys or members). */
+export function requireUser(actor: Actor, minimum: Role): void {
+  if (actor.kind !== 'user') {
+    throw new DomainError('forbidden', 'This operation needs a user access token, not an API key.');
+  }
+  requireRole(actor, minimum);
+}
+
+/** A key acts with (its creator's role) ∩ (its scopes); users are limited by their role alone. */
+export function requireAccess(actor: Actor, minimum: Role, scope: Scope): void {
+  requireRole(actor, minimum);
+  if (actor.kind === 'api_key' && !hasScope(actor.scopes, scope)) {
+    throw new DomainError('forbidden', `This API key lacks the ${scope} scope.`);
+  }
+}

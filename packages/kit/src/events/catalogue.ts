@@ -1,0 +1,22 @@
+/** The event catalogue of spec §6: the types services emit and webhooks can subscribe to. */
+export const EVENT_TYPES = [
+  'agent.message.created',
+  'agent.message.completed',
+  'agent.created',
+  'agent.updated',
+  'workflow.execution.started',
+  'workflow.execution.completed',
+  'workflow.execution.failed',
+  'memory.consolidated',
+  'billing.credits.low',
+  'billing.purchase.completed',
+] as const;
+
+export type EventType = (typeof EVENT_TYPES)[number];
+
+/** A subscription to every type of the catalogue, including types added later. */
+export const ALL_EVENTS = '*';
+
+export function isEventType(value: string): value is EventType {
+  return (EVENT_TYPES as readonly string[]).includes(value);
+}
