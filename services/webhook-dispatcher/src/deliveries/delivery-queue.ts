@@ -87,36 +87,35 @@ export class DeliveryQueue {
   }
 
   /**
-   * Claims up to `limit` due deliveries, at most one per endpoint and the oldest event first, and
-   * leases both the delivery and its endpoint for `leaseMs`. The endpoint row is locked with SKIP
-   * LOCKED and its `lease_until` updated, so a racing replica either skips it or — re-checking the
-   * row it waited for — sees the fresh lease: an endpoint never has two attempts in flight.
+   * Claims up to `limit` due deliveries, at most one per endpoint and each endpoint's oldest due
+   * event first, and leases both the delivery and its endpoint for `leaseMs`. Work is found per
+   * endpoint through the queue index (one LIMIT 1 probe each), so a claim costs the same with ten
+   * or a hundred thousand deliveries waiting. The endpoint row is locked with SKIP LOCKED and its
+   * `lease_until` updated, so a racing replica either skips it or — re-checking the row it waited
+   * for — sees the fresh lease: an endpoint never has two attempts in flight.
    */
   async claim(limit: number, leaseMs: number): Promise<ClaimedDelivery[]> {
     const token = randomUUID();
     const rows = await this.em.fork().execute<ClaimRow[]>(
-      `with "due" as (
-         select d."webhook_id", min(d."next_attempt_at") as "due_at"
-         from "webhook_deliveries" d join "webhooks" w on w."id" = d."webhook_id"
-         where d."status" = 'pending' and d."next_attempt_at" <= now()
-           and w."status" = 'active' and (w."lease_until" is null or w."lease_until" <= now())
-         group by d."webhook_id"
-       ), "picked" as (
-         select w."id" from "webhooks" w join "due" on "due"."webhook_id" = w."id"
+      `with "picked" as (
+         select w."id", "head"."id" as "delivery_id"
+         from "webhooks" w
+         cross join lateral (
+           select d."id", d."event_created_at" from "webhook_deliveries" d
+           where d."webhook_id" = w."id" and d."status" = 'pending' and d."next_attempt_at" <= now()
+           order by d."event_created_at", d."event_id"
+           limit 1
+         ) "head"
          where w."status" = 'active' and (w."lease_until" is null or w."lease_until" <= now())
-         order by "due"."due_at" limit ?
+         order by "head"."event_created_at"
+         limit ?
          for update of w skip locked
-       ), "chosen" as (
-         select distinct on (d."webhook_id") d."id", d."webhook_id"
-         from "webhook_deliveries" d join "picked" on "picked"."id" = d."webhook_id"
-         where d."status" = 'pending' and d."next_attempt_at" <= now()
-         order by d."webhook_id", d."event_created_at", d."event_id"
        ), "leased_webhooks" as (
          update "webhooks" w set "lease_until" = now() + make_interval(secs => ?)
-         from "chosen" where w."id" = "chosen"."webhook_id"
+         from "picked" where w."id" = "picked"."id"
        ), "claimed" as (
          update "webhook_deliveries" d set "locked_until" = now() + make_interval(secs => ?), "lease_token" = ?
-         from "chosen" where d."id" = "chosen"."id"
+         from "picked" where d."id" = "picked"."delivery_id"
          returning d."id", d."webhook_id", d."event_id", d."event_type", d."payload", d."attempts", d."max_attempts", d."fails_endpoint"
        )
        select "claimed".*, w."url", w."secret_sealed" from "claimed" join "webhooks" w on w."id" = "claimed"."webhook_id"`,
@@ -144,39 +143,40 @@ export class DeliveryQueue {
    * False when the lease was lost meanwhile (expired and taken over, or the endpoint deleted).
    */
   async complete(claimed: ClaimedDelivery, startedAt: Date, result: AttemptResult, plan: RetryPlan, workerId: string): Promise<boolean> {
-    return this.em.fork().transactional(async (tx) => {
-      const delivered = result.outcome === 'delivered';
-      const status = delivered ? 'delivered' : 'retryInSeconds' in plan ? 'pending' : 'failed';
-      const retryIn = !delivered && 'retryInSeconds' in plan ? plan.retryInSeconds : null;
-      const updated = await tx.execute<{ affectedRows: number }>(
-        `update "webhook_deliveries" set "status" = ?, "attempts" = ?, "response_status" = ?, "response_time_ms" = ?,
+    const delivered = result.outcome === 'delivered';
+    const status = delivered ? 'delivered' : 'retryInSeconds' in plan ? 'pending' : 'failed';
+    const retryIn = !delivered && 'retryInSeconds' in plan ? plan.retryInSeconds : null;
+    const failEndpoint = status === 'failed' && claimed.failsEndpoint;
+    // One statement, so one round trip and one atomic change: the attempt and the endpoint's
+    // release happen only if the delivery's lease was still ours.
+    const [row] = await this.em.fork().execute<{ recorded: number }[]>(
+      `with "updated" as (
+         update "webhook_deliveries" set "status" = ?, "attempts" = ?, "response_status" = ?, "response_time_ms" = ?,
            "error" = coalesce(?, "error"), "delivered_at" = case when ? then now() else "delivered_at" end,
            "next_attempt_at" = case when ?::float8 is null then null else now() + make_interval(secs => ?::float8) end,
            "locked_until" = null, "lease_token" = null, "updated_at" = now()
-         where "id" = ? and "lease_token" = ?`,
-        [status, claimed.attempt, result.responseStatus, result.responseTimeMs, result.error, delivered, retryIn, retryIn, claimed.id, claimed.leaseToken],
-        'run',
-      );
-      if (updated.affectedRows === 0) return false;
-      await tx.execute(
-        `insert into "webhook_delivery_attempts" ("delivery_id", "number", "started_at", "response_status", "response_time_ms", "outcome", "error", "worker_id")
-         values (?, ?, ?::timestamptz, ?, ?, ?, ?, ?)`,
-        [claimed.id, claimed.attempt, startedAt.toISOString(), result.responseStatus, result.responseTimeMs, result.outcome, result.error, workerId],
-        'run',
-      );
-      const failEndpoint = status === 'failed' && claimed.failsEndpoint;
-      await tx.execute(
-        `update "webhooks" set "lease_until" = null,
+         where "id" = ? and "lease_token" = ?
+         returning "id"
+       ), "attempt" as (
+         insert into "webhook_delivery_attempts" ("delivery_id", "number", "started_at", "response_status", "response_time_ms", "outcome", "error", "worker_id")
+         select "id", ?, ?::timestamptz, ?, ?, ?, ?, ? from "updated"
+       ), "endpoint" as (
+         update "webhooks" set "lease_until" = null,
            "status" = case when ? then 'failed' else "status" end,
            "failed_at" = case when ? and "status" = 'active' then now() else "failed_at" end,
            "updated_at" = case when ? then now() else "updated_at" end
-         where "id" = ?`,
-        [failEndpoint, failEndpoint, failEndpoint, claimed.webhookId],
-        'run',
-      );
-      return true;
-    });
+         where "id" = ? and exists (select 1 from "updated")
+       )
+       select count(*)::int as "recorded" from "updated"`,
+      [
+        status, claimed.attempt, result.responseStatus, result.responseTimeMs, result.error, delivered, retryIn, retryIn, claimed.id, claimed.leaseToken,
+        claimed.attempt, startedAt.toISOString(), result.responseStatus, result.responseTimeMs, result.outcome, result.error, workerId,
+        failEndpoint, failEndpoint, failEndpoint, claimed.webhookId,
+      ],
+    );
+    return (row?.recorded ?? 0) > 0;
   }
+
 
   /** Gives a claim back unsent (shutdown): the delivery is due again at once, for any replica. */
   async release(claimed: ClaimedDelivery): Promise<void> {
