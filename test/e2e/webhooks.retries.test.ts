@@ -13,6 +13,13 @@ interface DeliveryLog {
   items: { id: string; status: string; attempts: number; response_status: number | null; error: string | null; next_attempt_at: string | null }[];
 }
 
+interface DeliveryDetail {
+  id: string;
+  status: string;
+  attempts: number;
+  attempt_log: { number: number; started_at: string; response_status: number | null; response_time_ms: number; outcome: string; error: string | null }[];
+}
+
 async function until<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 20_000): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
@@ -76,5 +83,18 @@ describe('retries', () => {
     });
     expect(replayed.attempts).toBe(6);
     expect(replayed.response_status).toBe(200);
+
+    // The delivery's own page keeps every attempt, the five that failed and the replay that landed.
+    const detail = await api.get<DeliveryDetail>(`/api/v1/webhooks/${webhookId}/deliveries/${failed.id}`, { token: account.accessToken });
+    expect(detail.status).toBe(200);
+    expect(detail.body).toMatchObject({ id: failed.id, status: 'delivered', attempts: 6 });
+    expect(detail.body.attempt_log.map(({ number, outcome, response_status }) => ({ number, outcome, response_status }))).toEqual([
+      ...[1, 2, 3, 4, 5].map((number) => ({ number, outcome: 'failed', response_status: 500 })),
+      { number: 6, outcome: 'delivered', response_status: 200 },
+    ]);
+    for (const attempt of detail.body.attempt_log) {
+      expect(attempt.started_at).toEqual(expect.any(String));
+      expect(attempt.error === null, `attempt ${attempt.number}`).toBe(attempt.outcome === 'delivered');
+    }
   });
 });

@@ -37,6 +37,7 @@ describe('the policy table', () => {
       'GET /webhooks',
       'GET /webhooks/:webhook_id',
       'GET /webhooks/:webhook_id/deliveries',
+      'GET /webhooks/:webhook_id/deliveries/:delivery_id',
       'PATCH /webhooks/:webhook_id',
       'POST /webhooks',
       'POST /webhooks/:webhook_id/deliveries/:delivery_id/retry',

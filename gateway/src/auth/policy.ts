@@ -45,6 +45,7 @@ export const POLICIES = {
   'POST /webhooks/:webhook_id/rotate-secret': WEBHOOKS_WRITE,
   'POST /webhooks/:webhook_id/test': WEBHOOKS_WRITE,
   'GET /webhooks/:webhook_id/deliveries': WEBHOOKS_READ,
+  'GET /webhooks/:webhook_id/deliveries/:delivery_id': WEBHOOKS_READ,
   'POST /webhooks/:webhook_id/deliveries/:delivery_id/retry': WEBHOOKS_WRITE,
 } as const satisfies Record<string, RoutePolicy>;
 

@@ -93,6 +93,7 @@ describe('GET /openapi.json', () => {
       'GET /api/v1/webhooks',
       'GET /api/v1/webhooks/{webhook_id}',
       'GET /api/v1/webhooks/{webhook_id}/deliveries',
+      'GET /api/v1/webhooks/{webhook_id}/deliveries/{delivery_id}',
       'PATCH /api/v1/webhooks/{webhook_id}',
       'POST /api/v1/webhooks',
       'POST /api/v1/webhooks/{webhook_id}/deliveries/{delivery_id}/retry',
@@ -120,6 +121,12 @@ describe('GET /openapi.json', () => {
       ['attempts', 'created_at', 'delivered_at', 'error', 'event_id', 'event_type', 'id', 'next_attempt_at', 'response_status', 'response_time_ms', 'status'].sort(),
     );
     expect(JSON.stringify(delivery['response_status'])).toContain('null');
+    expect(JSON.stringify(op('get', '/{webhook_id}/deliveries/{delivery_id}')?.responses['200'])).toContain('#/components/schemas/WebhookDeliveryWithAttempts');
+    const detailed = doc.components.schemas['WebhookDeliveryWithAttempts']?.properties ?? {};
+    expect(Object.keys(detailed).sort()).toEqual([...Object.keys(delivery), 'attempt_log'].sort());
+    expect(Object.keys(doc.components.schemas['WebhookDeliveryAttempt']?.properties ?? {}).sort()).toEqual(
+      ['error', 'number', 'outcome', 'response_status', 'response_time_ms', 'started_at'].sort(),
+    );
   });
 
   it('documents login as a form and as JSON', () => {

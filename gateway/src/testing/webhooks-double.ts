@@ -157,6 +157,10 @@ export class WebhooksDouble {
           nextCursor: more && last ? cursorOf(last.id) : undefined,
         });
       },
+      getDelivery: async (request, ctx) => {
+        const webhook = model.webhook(this.tenantOf('getDelivery', request, ctx), request.webhookId);
+        return Promise.resolve({ delivery: WebhooksModel.toDelivery(model.delivery(webhook, request.deliveryId)) });
+      },
       retryDelivery: async (request, ctx) => {
         const webhook = model.webhook(this.tenantOf('retryDelivery', request, ctx), request.webhookId);
         const row = model.delivery(webhook, request.deliveryId);

@@ -1,7 +1,8 @@
 import { isId } from '@agent-platform/kit';
 import { newEvent } from '@agent-platform/kit/events';
 import { describe, expect } from 'vitest';
-import { createWebhook, deliveriesOf, dispatcherTest, newTenant, waitForDeliveries } from './support/harness.js';
+import { PrincipalKind } from '@agent-platform/kit/grpc';
+import { createWebhook, deliveriesOf, dispatcherTest, expectError, newTenant, principalOf, waitForDeliveries } from './support/harness.js';
 import { CapturingBus } from './support/buses.js';
 import { startReceiver } from './support/receiver.js';
 import { verifiesWith, verifyDelivery } from './support/verify.js';
@@ -111,6 +112,47 @@ describe('ListDeliveries', () => {
     const defaults = await dispatcher.client.listDeliveries({ webhookId: webhook.id, limit: 0 }, as);
     expect(defaults.items).toHaveLength(5);
     for (const delivery of defaults.items) expect(isId('delivery', delivery.id)).toBe(true);
+  });
+});
+
+describe('GetDelivery', () => {
+  test('shows every attempt oldest first: a failure, then the replay that landed', async ({ dispatcher }) => {
+    let healthy = false;
+    const receiver = await startReceiver(() => (healthy ? { status: 204 } : { status: 500, body: 'boom' }));
+    const tenant = newTenant();
+    const as = { principal: tenant.principal };
+    const { webhook } = await createWebhook(dispatcher.client, tenant, receiver.url('/log'));
+    const sent = await dispatcher.client.testWebhook({ webhookId: webhook.id, eventType: 'agent.updated' }, as);
+    healthy = true;
+    await dispatcher.client.retryDelivery({ webhookId: webhook.id, deliveryId: sent.deliveryId }, as);
+    await waitForDeliveries(dispatcher.client, tenant, webhook.id, ([latest]) => expect(latest?.status).toBe('delivered'));
+
+    const { delivery } = await dispatcher.client.getDelivery({ webhookId: webhook.id, deliveryId: sent.deliveryId }, as);
+    expect(delivery).toMatchObject({ id: sent.deliveryId, webhookId: webhook.id, eventType: 'agent.updated', status: 'delivered', attempts: 2, responseStatus: 204, error: 'HTTP 500' });
+    const log = delivery!.attemptLog;
+    expect(log).toEqual([
+      { number: 1, startedAt: expect.any(Date), responseStatus: 500, responseTimeMs: expect.any(Number), outcome: 'failed', error: 'HTTP 500' },
+      { number: 2, startedAt: expect.any(Date), responseStatus: 204, responseTimeMs: expect.any(Number), outcome: 'delivered', error: undefined },
+    ]);
+    expect(log[0]!.startedAt!.getTime()).toBeLessThanOrEqual(log[1]!.startedAt!.getTime());
+    for (const attempt of log) expect(attempt.responseTimeMs).toBeGreaterThanOrEqual(0);
+  });
+
+  test("another tenant's, another webhook's or an unknown delivery is not_found; reading needs webhooks:read", async ({ dispatcher }) => {
+    const receiver = await startReceiver();
+    const tenant = newTenant();
+    const { webhook } = await createWebhook(dispatcher.client, tenant, receiver.url('/mine'));
+    const { webhook: sibling } = await createWebhook(dispatcher.client, tenant, receiver.url('/sibling'));
+    const { deliveryId } = await dispatcher.client.testWebhook({ webhookId: webhook.id, eventType: 'agent.created' }, { principal: tenant.principal });
+
+    await expectError(dispatcher.client.getDelivery({ webhookId: webhook.id, deliveryId }, { principal: newTenant().principal }), 'not_found');
+    await expectError(dispatcher.client.getDelivery({ webhookId: sibling.id, deliveryId }, { principal: tenant.principal }), 'not_found');
+    await expectError(dispatcher.client.getDelivery({ webhookId: webhook.id, deliveryId: 'dlv_01JD0000000000000000000000' }, { principal: tenant.principal }), 'not_found');
+
+    const viewer = { principal: principalOf(tenant.tenantId, 'viewer') };
+    expect((await dispatcher.client.getDelivery({ webhookId: webhook.id, deliveryId }, viewer)).delivery?.attemptLog).toHaveLength(1);
+    const writeKey = { principal: principalOf(tenant.tenantId, 'owner', PrincipalKind.KIND_API_KEY, ['webhooks:write']) };
+    await expectError(dispatcher.client.getDelivery({ webhookId: webhook.id, deliveryId }, writeKey), 'forbidden');
   });
 });
 

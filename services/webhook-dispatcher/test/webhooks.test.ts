@@ -148,6 +148,7 @@ describe('tenancy and access', () => {
     await expectError(dispatcher.client.rotateSecret({ webhookId }, as), 'not_found');
     await expectError(dispatcher.client.testWebhook({ webhookId, eventType: 'agent.created' }, as), 'not_found');
     await expectError(dispatcher.client.listDeliveries({ webhookId, limit: 10 }, as), 'not_found');
+    await expectError(dispatcher.client.getDelivery({ webhookId, deliveryId: sent.deliveryId }, as), 'not_found');
     await expectError(dispatcher.client.retryDelivery({ webhookId, deliveryId: sent.deliveryId }, as), 'not_found');
     await expectError(dispatcher.client.deleteWebhook({ webhookId }, as), 'not_found');
     expect((await dispatcher.client.listWebhooks({ page: 1, perPage: 100 }, as)).total).toBe(0);

@@ -5,7 +5,7 @@ import { parseCursorPage } from '../shared/pagination.js';
 import type { DeliveriesService } from './deliveries.service.js';
 import type { DeliveryWithAttempts } from './deliveries.repository.js';
 
-type DeliveryMethods = 'testWebhook' | 'listDeliveries' | 'retryDelivery';
+type DeliveryMethods = 'testWebhook' | 'listDeliveries' | 'getDelivery' | 'retryDelivery';
 
 /** The delivery half of WebhookService: translation only; DeliveriesService decides. */
 export function deliveryHandlers(deliveries: DeliveriesService): Pick<UnaryHandlers<typeof WebhookServiceService>, DeliveryMethods> {
@@ -25,6 +25,10 @@ export function deliveryHandlers(deliveries: DeliveriesService): Pick<UnaryHandl
       const page = await deliveries.list(actorOf(ctx), request.webhookId, parseCursorPage(request.limit, present(request.cursor)));
       return { items: page.items.map(toMessage), total: page.total, nextCursor: page.nextCursor };
     },
+
+    getDelivery: async (request, ctx) => ({
+      delivery: toMessage(await deliveries.get(actorOf(ctx), request.webhookId, request.deliveryId)),
+    }),
 
     retryDelivery: async (request, ctx) => ({
       delivery: toMessage(await deliveries.retry(actorOf(ctx), request.webhookId, request.deliveryId)),

@@ -31,6 +31,7 @@ export class DeliveriesRepository {
     this.em = em;
   }
 
+  /** Null unless the delivery is the tenant's and the webhook's. */
   async find(tenantId: string, webhookId: string, id: string): Promise<DeliveryWithAttempts | null> {
     const delivery = await this.em.findOne(Delivery, { id, tenantId, webhookId });
     if (!delivery) return null;

@@ -79,6 +79,14 @@ export class DeliveriesService {
     return { items, total, nextCursor: hasMore && last ? encodeCursor({ createdAt: last.createdAt, id: last.id }) : undefined };
   }
 
+  /** One delivery of the endpoint with its whole attempt log; another webhook's or tenant's is not found. */
+  async get(actor: Actor, webhookId: string, deliveryId: string): Promise<DeliveryWithAttempts> {
+    requireWebhookAccess(actor, 'read');
+    const found = await this.options.deliveries.find(actor.tenantId, webhookId, deliveryId);
+    if (!found) throw DomainError.notFound('Delivery');
+    return found;
+  }
+
   /** A replay: due at once (once the endpoint is active), the attempt count continuing. */
   async retry(actor: Actor, webhookId: string, deliveryId: string): Promise<DeliveryWithAttempts> {
     requireWebhookAccess(actor, 'write');

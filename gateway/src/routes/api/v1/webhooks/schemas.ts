@@ -1,4 +1,4 @@
-import type { Delivery, Webhook } from '@agent-platform/proto/webhooks/v1';
+import type { Delivery, DeliveryAttempt, Webhook } from '@agent-platform/proto/webhooks/v1';
 import { z } from 'zod';
 import { iso, isoOrNull, queryInt, TenantQuery, Timestamp } from '../../../../http/schemas.js';
 
@@ -97,6 +97,21 @@ export const DeliverySchema = z
   })
   .meta({ id: 'WebhookDelivery', description: 'One event sent to one webhook, over all its attempts.' });
 
+export const DeliveryAttemptSchema = z
+  .object({
+    number: z.int().describe('1 for the first attempt; a replay continues the count.'),
+    started_at: Timestamp,
+    response_status: ReceiverStatus,
+    response_time_ms: z.int().describe('Milliseconds until the answer or the failure.'),
+    outcome: z.string().describe('delivered | failed'),
+    error: z.string().nullable().describe('Why the attempt failed; null when it was delivered.'),
+  })
+  .meta({ id: 'WebhookDeliveryAttempt', description: 'One attempt to send a delivery.' });
+
+export const DeliveryWithAttemptsSchema = DeliverySchema.extend({
+  attempt_log: z.array(DeliveryAttemptSchema).describe('Every attempt, oldest first.'),
+}).meta({ id: 'WebhookDeliveryWithAttempts', description: 'One delivery with the record of every attempt.' });
+
 export const DeliveryPage = z.object({
   items: z.array(DeliverySchema),
   total: z.int(),
@@ -150,6 +165,21 @@ export function deliveryBody(delivery: Delivery | undefined): z.output<typeof De
     error: delivery.error ?? null,
     created_at: iso(delivery.createdAt),
   };
+}
+
+function attemptBody(attempt: DeliveryAttempt): z.output<typeof DeliveryAttemptSchema> {
+  return {
+    number: attempt.number,
+    started_at: iso(attempt.startedAt),
+    response_status: receiverStatus(attempt.responseStatus),
+    response_time_ms: attempt.responseTimeMs,
+    outcome: attempt.outcome,
+    error: attempt.error ?? null,
+  };
+}
+
+export function deliveryWithAttemptsBody(delivery: Delivery | undefined): z.output<typeof DeliveryWithAttemptsSchema> {
+  return { ...deliveryBody(delivery), attempt_log: (delivery?.attemptLog ?? []).map(attemptBody) };
 }
 
 /** JSON text for gRPC's metadata_json; absent stays absent. */

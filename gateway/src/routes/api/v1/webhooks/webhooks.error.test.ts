@@ -124,6 +124,8 @@ describe("the dispatcher's verdicts, passed through the kit mapping", () => {
       { method: 'GET' as const, url: `${base}/deliveries` },
       { method: 'POST' as const, url: `${base}/deliveries/dlv_01HZZZZZZZZZZZZZZZZZZZZZZZ/retry` },
       { method: 'POST' as const, url: `/api/v1/webhooks/${webhookId}/deliveries/dlv_01HZZZZZZZZZZZZZZZZZZZZZZZ/retry` },
+      { method: 'GET' as const, url: `${base}/deliveries/dlv_01HZZZZZZZZZZZZZZZZZZZZZZZ` },
+      { method: 'GET' as const, url: `/api/v1/webhooks/${webhookId}/deliveries/dlv_01HZZZZZZZZZZZZZZZZZZZZZZZ` },
     ];
     for (const route of routes) {
       const body = expectError(await as(h.app, account.token, route), 404, 'not_found');
@@ -136,6 +138,11 @@ describe("the dispatcher's verdicts, passed through the kit mapping", () => {
     const failed = await as(h.app, account.token, { method: 'GET', url: `/api/v1/webhooks/${webhookId}` });
     expect(expectError(failed, 500, 'internal_error').message).toBe('An unexpected error occurred.');
     expect(failed.body).not.toContain('hunter2');
+
+    const owned = h.webhooks.model.webhooks.get(webhookId);
+    if (!owned) throw new Error('no row');
+    const broken = h.webhooks.model.addDelivery(owned, { attempts: [{ number: 1, startedAt: undefined, responseStatus: 500, responseTimeMs: 3, outcome: 'failed' }] });
+    expectError(await as(h.app, account.token, { method: 'GET', url: `/api/v1/webhooks/${webhookId}/deliveries/${broken.id}` }), 500, 'internal_error');
 
     const row = h.webhooks.model.addWebhook(account.tenantId, { metadataJson: '[1,2]' });
     expectError(await as(h.app, account.token, { method: 'GET', url: `/api/v1/webhooks/${row.id}` }), 500, 'internal_error');

@@ -21,6 +21,7 @@ function routes(webhookId: string, deliveryId: string): { reads: Route[]; writes
       { method: 'GET', url: '/api/v1/webhooks' },
       { method: 'GET', url: base },
       { method: 'GET', url: `${base}/deliveries` },
+      { method: 'GET', url: `${base}/deliveries/${deliveryId}` },
     ],
     writes: [
       { method: 'POST', url: '/api/v1/webhooks', payload: { url: 'https://receiver.example.com/hooks', events: ['*'] } },
@@ -165,6 +166,23 @@ describe('tenants', () => {
     expect(row).toBeDefined();
     expect(row?.description).toBeUndefined();
     expect(row?.secret).toBe(secret);
+  });
+
+  it("another tenant's delivery is not found, even asked for under the caller's own webhook", async () => {
+    const alice = await newAccount(h.app);
+    const aliceWebhook = (await newWebhook(h.app, alice.token)).id;
+    const bob = await seeded();
+    const row = h.webhooks.model.webhooks.get(bob.webhookId);
+    if (!row) throw new Error('no webhook row');
+    const bobs = h.webhooks.model.addDelivery(row).id;
+    const key = (await newApiKey(h.app, alice, ['webhooks:read'])).key;
+    for (const url of [`/api/v1/webhooks/${bob.webhookId}/deliveries/${bobs}`, `/api/v1/webhooks/${aliceWebhook}/deliveries/${bobs}`]) {
+      const route: Route = { method: 'GET', url };
+      expectStatus(await as(h.app, alice.token, route), 404, route);
+      expectStatus(await as(h.app, key, route), 404, route);
+    }
+    const own: Route = { method: 'GET', url: `/api/v1/webhooks/${bob.webhookId}/deliveries/${bobs}` };
+    expectStatus(await as(h.app, bob.owner.token, own), 200, own);
   });
 
   it('forwards the principal with the resolved tenant, its role and the request id', async () => {

@@ -131,6 +131,63 @@ describe('GET /webhooks/{webhook_id}/deliveries', () => {
   });
 });
 
+describe('GET /webhooks/{webhook_id}/deliveries/{delivery_id}', () => {
+  it("answers the delivery's list fields plus every attempt, oldest first, field by field", async () => {
+    const account = await newAccount(h.app);
+    const webhook = await newWebhook(h.app, account.token);
+    const row = h.webhooks.model.webhooks.get(webhook.id);
+    if (!row) throw new Error('no row');
+    const at = (seconds: number) => new Date(Date.UTC(2026, 10, 1, 12, 0, seconds));
+    const delivery = h.webhooks.model.addDelivery(row, {
+      eventType: 'billing.purchase.completed',
+      status: 'delivered',
+      attempts: [
+        { number: 1, startedAt: at(0), responseStatus: 0, responseTimeMs: 10_000, outcome: 'failed', error: 'timed out after 10000 ms' },
+        { number: 2, startedAt: at(60), responseStatus: 500, responseTimeMs: 31, outcome: 'failed', error: 'HTTP 500' },
+        { number: 3, startedAt: at(360), responseStatus: 200, responseTimeMs: 8, outcome: 'delivered' },
+      ],
+      deliveredAt: at(361),
+      nextAttemptAt: undefined,
+    });
+
+    const detail = await as(h.app, account.token, { method: 'GET', url: `/api/v1/webhooks/${webhook.id}/deliveries/${delivery.id}` });
+    expect(detail.statusCode).toBe(200);
+    expect(h.webhooks.callsOf('getDelivery').at(-1)?.request).toEqual({ webhookId: webhook.id, deliveryId: delivery.id });
+    expect(detail.json()).toEqual({
+      id: delivery.id,
+      event_id: delivery.eventId,
+      event_type: 'billing.purchase.completed',
+      status: 'delivered',
+      response_status: 200,
+      response_time_ms: 8,
+      attempts: 3,
+      delivered_at: '2026-11-01T12:06:01.000Z',
+      next_attempt_at: null,
+      error: 'HTTP 500',
+      created_at: delivery.createdAt.toISOString(),
+      attempt_log: [
+        { number: 1, started_at: '2026-11-01T12:00:00.000Z', response_status: null, response_time_ms: 10_000, outcome: 'failed', error: 'timed out after 10000 ms' },
+        { number: 2, started_at: '2026-11-01T12:01:00.000Z', response_status: 500, response_time_ms: 31, outcome: 'failed', error: 'HTTP 500' },
+        { number: 3, started_at: '2026-11-01T12:06:00.000Z', response_status: 200, response_time_ms: 8, outcome: 'delivered', error: null },
+      ],
+    });
+    // The list item is the same delivery without its attempts.
+    const log = await as(h.app, account.token, { method: 'GET', url: `/api/v1/webhooks/${webhook.id}/deliveries` });
+    expect({ ...log.json<{ items: object[] }>().items[0], attempt_log: detail.json<{ attempt_log: unknown }>().attempt_log }).toEqual(detail.json());
+  });
+
+  it('answers an empty attempt_log before the first attempt, also under the /v1 alias', async () => {
+    const account = await newAccount(h.app);
+    const webhook = await newWebhook(h.app, account.token);
+    const row = h.webhooks.model.webhooks.get(webhook.id);
+    if (!row) throw new Error('no row');
+    const pending = h.webhooks.model.addDelivery(row);
+    const detail = await as(h.app, account.token, { method: 'GET', url: `/v1/webhooks/${webhook.id}/deliveries/${pending.id}` });
+    expect(detail.statusCode).toBe(200);
+    expect(detail.json()).toMatchObject({ id: pending.id, status: 'pending', attempts: 0, response_status: null, error: null, attempt_log: [] });
+  });
+});
+
 describe('POST /webhooks/{webhook_id}/deliveries/{delivery_id}/retry', () => {
   it('answers 202 with the delivery scheduled for a new attempt', async () => {
     const account = await newAccount(h.app);

@@ -1,9 +1,18 @@
 import type { FastifyPluginCallbackZod } from 'fastify-type-provider-zod';
 import { callAs } from '../../../../../../http/calls.js';
 import { errorResponses, TenantQuery } from '../../../../../../http/schemas.js';
-import { DeliveriesQuery, deliveryBody, DeliveryPage, DeliveryParams, DeliverySchema, WebhookParams } from '../../schemas.js';
+import {
+  DeliveriesQuery,
+  deliveryBody,
+  DeliveryPage,
+  DeliveryParams,
+  DeliverySchema,
+  deliveryWithAttemptsBody,
+  DeliveryWithAttemptsSchema,
+  WebhookParams,
+} from '../../schemas.js';
 
-/** /webhooks/{webhook_id}/deliveries: the delivery log of one webhook, newest first. */
+/** /webhooks/{webhook_id}/deliveries: the delivery log of one webhook, newest first, and each delivery's attempts. */
 const deliveryRoutes: FastifyPluginCallbackZod = (app, _options, done) => {
   app.get(
     '',
@@ -20,6 +29,25 @@ const deliveryRoutes: FastifyPluginCallbackZod = (app, _options, done) => {
       const { limit, cursor } = request.query;
       const answer = await app.webhooks.service.listDeliveries({ webhookId: request.params.webhook_id, limit, cursor }, callAs(request));
       return { items: answer.items.map(deliveryBody), total: answer.total, next_cursor: answer.nextCursor || null };
+    },
+  );
+
+  app.get(
+    '/:delivery_id',
+    {
+      schema: {
+        tags: ['webhooks'],
+        summary: 'Get one delivery with every attempt, oldest first',
+        description: "Another webhook's or another tenant's delivery is 404, as an absent one.",
+        params: DeliveryParams,
+        querystring: TenantQuery,
+        response: { 200: DeliveryWithAttemptsSchema, ...errorResponses },
+      },
+    },
+    async (request) => {
+      const { webhook_id, delivery_id } = request.params;
+      const answer = await app.webhooks.service.getDelivery({ webhookId: webhook_id, deliveryId: delivery_id }, callAs(request));
+      return deliveryWithAttemptsBody(answer.delivery);
     },
   );
 
