@@ -6,58 +6,17 @@
  *    Fastify route in the same run on the same machine, so the ratio is what to compare.
  * Run: pnpm bench   (about a minute; prints figures, asserts nothing)
  */
-import { spawn, type ChildProcess } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import autocannon from 'autocannon';
 import Fastify from 'fastify';
-import { REPO_ROOT, freePort } from '../e2e/harness/processes.js';
+import { freePort } from '../e2e/harness/processes.js';
+import { newAccessToken, startPlatform } from './platform.js';
 
 const CONNECTIONS = 50;
 const DURATION_SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
-
-interface Started {
-  child: ChildProcess;
-  msToFirst200: number;
-  baseUrl: string;
-}
-
-async function startPlatform(dataDir: string, port: number, pgPort: number): Promise<Started> {
-  const started = performance.now();
-  const child = spawn('pnpm', ['start'], {
-    cwd: REPO_ROOT,
-    detached: true,
-    stdio: 'ignore',
-    env: {
-      ...process.env,
-      DATA_DIR: dataDir,
-      PORT: String(port),
-      EMBEDDED_PG_PORT: String(pgPort),
-      IDENTITY_GRPC_PORT: '0',
-      LOG_LEVEL: 'warn',
-      // Counting stays on (the real path), the ceiling is out of the way.
-      RATE_LIMITS: 'free:100000000/100000000,pro:100000000/100000000,enterprise:0/0',
-    },
-  });
-  const baseUrl = `http://127.0.0.1:${port}`;
-  for (;;) {
-    if (child.exitCode !== null) throw new Error(`pnpm start exited with ${child.exitCode}`);
-    const ok = await fetch(`${baseUrl}/readyz`).then((r) => r.status === 200, () => false);
-    if (ok) break;
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
-  return { child, msToFirst200: performance.now() - started, baseUrl };
-}
-
-async function stopPlatform(child: ChildProcess): Promise<void> {
-  const exited = new Promise((resolve) => child.once('exit', resolve));
-  process.kill(-child.pid!, 'SIGINT');
-  await exited;
-  // pnpm exits with its child; give PostgreSQL a moment to finish its own shutdown.
-  await new Promise((resolve) => setTimeout(resolve, 500));
-}
 
 interface Memory {
   /** KiB resident. */
@@ -115,21 +74,18 @@ async function main(): Promise<void> {
   const port = await freePort();
   const pgPort = await freePort();
   try {
-    const cold = await startPlatform(dataDir, port, pgPort);
+    // Counting stays on (the real path); the ceiling is out of the way.
+    const env = { RATE_LIMITS: 'free:100000000/100000000,pro:100000000/100000000,enterprise:0/0' };
+    const cold = await startPlatform({ dataDir, port, pgPort, env });
     console.log(`start → first 200, cold (new data directory): ${Math.round(cold.msToFirst200)} ms`);
-    await stopPlatform(cold.child);
+    await cold.stop();
 
-    const warm = await startPlatform(dataDir, port, pgPort);
+    const warm = await startPlatform({ dataDir, port, pgPort, env });
     console.log(`start → first 200, warm (existing data):      ${Math.round(warm.msToFirst200)} ms`);
     const idle = memoryByRole(warm.child.pid!);
     console.log(`memory at idle: ${describeMemory(idle)}`);
 
-    const email = `bench-${Date.now()}@example.com`;
-    const password = 'bench password 123';
-    await fetch(`${warm.baseUrl}/api/v1/auth/register`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email, password }) });
-    const login = (await (
-      await fetch(`${warm.baseUrl}/api/v1/auth/login`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams({ username: email, password }) })
-    ).json()) as { access_token: string };
+    const token = await newAccessToken(warm.baseUrl);
 
     const bare = Fastify();
     bare.get('/', () => ({ ok: true }));
@@ -137,7 +93,7 @@ async function main(): Promise<void> {
     await bare.listen({ port: barePort, host: '127.0.0.1' });
 
     const bareResult = await load(`http://127.0.0.1:${barePort}/`);
-    const meResult = await load(`${warm.baseUrl}/api/v1/auth/me`, { authorization: `Bearer ${login.access_token}` });
+    const meResult = await load(`${warm.baseUrl}/api/v1/auth/me`, { authorization: `Bearer ${token}` });
     const loaded = memoryByRole(warm.child.pid!);
     await bare.close();
 
@@ -145,7 +101,7 @@ async function main(): Promise<void> {
     console.log(`authenticated GET /api/v1/auth/me (same):       ${describeLoad(meResult)}`);
     console.log(`ratio auth/me ÷ bare: ${(meResult.requests.average / bareResult.requests.average).toFixed(3)}`);
     console.log(`memory after load: ${describeMemory(loaded)}`);
-    await stopPlatform(warm.child);
+    await warm.stop();
   } finally {
     await rm(dataDir, { recursive: true, force: true });
   }

@@ -7,13 +7,13 @@
  *    included) and for events paced 100 ms apart (what a single event sees).
  * Run: pnpm bench   (prints figures, asserts nothing)
  */
-import { spawn } from 'node:child_process';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { REPO_ROOT, freePort } from '../e2e/harness/processes.js';
+import { freePort } from '../e2e/harness/processes.js';
+import { newAccessToken, startPlatform } from './platform.js';
 
 const ENDPOINTS = Number(process.env.BENCH_ENDPOINTS ?? 10);
 const EVENTS = Number(process.env.BENCH_EVENTS ?? 200);
@@ -46,37 +46,16 @@ async function main(): Promise<void> {
   const receiverUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`;
 
   const dataDir = await mkdtemp(join(tmpdir(), 'agent-platform-bench-'));
-  const port = await freePort();
-  const child = spawn('pnpm', ['start'], {
-    cwd: REPO_ROOT,
-    detached: true,
-    stdio: 'ignore',
-    env: {
-      ...process.env,
-      DATA_DIR: dataDir,
-      PORT: String(port),
-      EMBEDDED_PG_PORT: String(await freePort()),
-      IDENTITY_GRPC_PORT: '0',
-      WEBHOOK_DISPATCHER_GRPC_PORT: '0',
-      LOG_LEVEL: 'warn',
-      ALLOW_PRIVATE_NETWORK_URLS: 'true',
-      RATE_LIMITS: 'free:0/0,pro:0/0,enterprise:0/0',
-    },
+  const platform = await startPlatform({
+    dataDir,
+    port: await freePort(),
+    pgPort: await freePort(),
+    env: { ALLOW_PRIVATE_NETWORK_URLS: 'true', RATE_LIMITS: 'free:0/0,pro:0/0,enterprise:0/0' },
   });
-  const base = `http://127.0.0.1:${port}/api/v1`;
+  const base = `${platform.baseUrl}/api/v1`;
   try {
-    for (;;) {
-      if (child.exitCode !== null) throw new Error(`pnpm start exited with ${child.exitCode}`);
-      if (await fetch(`http://127.0.0.1:${port}/readyz`).then((r) => r.ok, () => false)) break;
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    }
-    const email = `bench-${Date.now()}@example.com`;
-    const password = 'bench password 123';
+    const token = await newAccessToken(platform.baseUrl);
     const json = { 'content-type': 'application/json' };
-    await fetch(`${base}/auth/register`, { method: 'POST', headers: json, body: JSON.stringify({ email, password }) });
-    const { access_token: token } = (await (
-      await fetch(`${base}/auth/login`, { method: 'POST', headers: json, body: JSON.stringify({ username: email, password }) })
-    ).json()) as { access_token: string };
     const authed = { ...json, authorization: `Bearer ${token}` };
     for (let n = 0; n < ENDPOINTS; n += 1) {
       const created = await fetch(`${base}/webhooks`, { method: 'POST', headers: authed, body: JSON.stringify({ url: `${receiverUrl}?${n}`, events: ['*'] }) });
@@ -114,9 +93,7 @@ async function main(): Promise<void> {
     const paced = [...latencies].sort((a, b) => a - b);
     console.log(`event created → first attempt received, paced ${PACE_MS} ms apart: p50 ${percentile(paced, 50)} ms, p99 ${percentile(paced, 99)} ms (${paced.length} deliveries)`);
   } finally {
-    const exited = new Promise((resolve) => child.once('exit', resolve));
-    process.kill(-child.pid!, 'SIGINT');
-    await exited;
+    await platform.stop();
     receiver.closeAllConnections();
     receiver.close();
     await rm(dataDir, { recursive: true, force: true });

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { createLogger, DomainError, type ErrorCode } from '@agent-platform/kit';
+import { createLogger } from '@agent-platform/kit';
 import { InProcessEventBus, type Delivery, type EventBus, type EventEnvelope } from '@agent-platform/kit/events';
 import { GrpcChannel, PrincipalKind, type Principal, type PromiseClient } from '@agent-platform/kit/grpc';
 import { databaseFixture, type TestDatabase } from '@agent-platform/kit/testing';
@@ -7,7 +7,7 @@ import { ApiKeyServiceService } from '@agent-platform/proto/identity/v1/api-keys
 import { AuthServiceService } from '@agent-platform/proto/identity/v1/auth';
 import { BillingServiceService } from '@agent-platform/proto/identity/v1/billing';
 import { MemberServiceService, UserServiceService } from '@agent-platform/proto/identity/v1/users';
-import { expect, test as base, vi } from 'vitest';
+import { test as base, vi } from 'vitest';
 import { migrations, openDatabase } from '../src/database.js';
 import { buildIdentityService, loadIdentityConfig, type IdentityConfig, type IdentityService } from '../src/service.js';
 
@@ -95,16 +95,7 @@ export function userPrincipal(userId: string, tenantId: string, role: string): P
   return { kind: PrincipalKind.KIND_USER, userId, apiKeyId: '', tenantId, role, scopes: [] };
 }
 
-/** Awaits a rejection and checks it is the DomainError `code`; returns it for further checks. */
-export async function expectError(promise: Promise<unknown>, code: ErrorCode): Promise<DomainError> {
-  const error: unknown = await promise.then(
-    () => undefined,
-    (reason: unknown) => reason,
-  );
-  expect(error, `expected ${code}`).toBeInstanceOf(DomainError);
-  expect((error as DomainError).code).toBe(code);
-  return error as DomainError;
-}
+export { expectError } from '@agent-platform/kit/testing';
 
 export async function startService(database: TestDatabase, bus: EventBus, overrides: Record<string, string> = {}) {
   const config = loadIdentityConfig({ DATABASE_URL: database.url, GRPC_HOST: '127.0.0.1', GRPC_PORT: '0', ...overrides });

@@ -6,3 +6,4 @@ export {
   type TestDatabaseOptions,
 } from './database.js';
 export { deleteNatsStream, freePort, startTestNatsServer, type TestNatsServer } from './nats-server.js';
+export { expectError } from './expect-error.js';

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { createLogger, DomainError, newId, type ErrorCode } from '@agent-platform/kit';
+import { createLogger, newId } from '@agent-platform/kit';
 import { InProcessEventBus, newEvent, type EventBus, type EventEnvelope } from '@agent-platform/kit/events';
 import { GrpcChannel, PrincipalKind, type Principal, type PromiseClient } from '@agent-platform/kit/grpc';
 import { databaseFixture, type TestDatabase } from '@agent-platform/kit/testing';
@@ -57,16 +57,7 @@ export function principalOf(tenantId: string, role = 'admin', kind = PrincipalKi
   return { kind, userId: newId('user'), apiKeyId: kind === PrincipalKind.KIND_API_KEY ? newId('apiKey') : '', tenantId, role, scopes };
 }
 
-/** Awaits a rejection and checks it is the DomainError `code`; returns it for further checks. */
-export async function expectError(promise: Promise<unknown>, code: ErrorCode): Promise<DomainError> {
-  const error: unknown = await promise.then(
-    () => undefined,
-    (reason: unknown) => reason,
-  );
-  expect(error, `expected ${code}`).toBeInstanceOf(DomainError);
-  expect((error as DomainError).code).toBe(code);
-  return error as DomainError;
-}
+export { expectError } from '@agent-platform/kit/testing';
 
 /** Creates a webhook for the tenant and returns it with its signing secret. */
 export async function createWebhook(
