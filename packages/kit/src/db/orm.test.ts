@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { Migration } from '@mikro-orm/migrations';
 import { defineEntity, p } from '@mikro-orm/postgresql';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
@@ -23,7 +24,9 @@ class CreateNotes extends Migration {
   }
 }
 
-const migrations: NamedMigration[] = [{ name: '0001_notes', class: CreateNotes }];
+// The DDL's hash in the name: the test template is rebuilt when OUTBOX_TABLE_SQL changes.
+const ddlHash = createHash('sha256').update(OUTBOX_TABLE_SQL.join('\n')).digest('hex').slice(0, 12);
+const migrations: NamedMigration[] = [{ name: `0001_notes_${ddlHash}`, class: CreateNotes }];
 const entities = [NoteSchema, OutboxSchema];
 const logger = createLogger({ service: 'kit-test', level: 'silent' });
 
@@ -49,7 +52,7 @@ describe('initOrm', () => {
     const orms = await Promise.all([1, 2, 3].map(() => initOrm({ clientUrl: database.url, entities, migrations, logger })));
     try {
       const applied = await database.query<{ name: string }>('select name from mikro_orm_migrations');
-      expect(applied.map((row) => row.name)).toEqual(['0001_notes']);
+      expect(applied.map((row) => row.name)).toEqual(migrations.map((migration) => migration.name));
       const em = orms[0]!.em.fork();
       em.create(Note, { id: 'n1', body: 'hello' });
       await em.flush();

@@ -1,4 +1,5 @@
 import type { EventEnvelope } from './envelope.js';
+import type { TraceCarrier } from './trace-context.js';
 
 /**
  * The port between the outbox relay, the event transport and consumers. Two adapters implement it,
@@ -14,8 +15,11 @@ export interface EventBus {
    *
    * `json` is the exact text to deliver (the outbox row as recorded, so what a webhook signs reads
    * in envelope order); it must encode `envelope`. Default: `JSON.stringify(envelope)`.
+   *
+   * `trace` is the W3C trace context the event was recorded in; consumers' handlers run inside it
+   * (NATS carries it as `traceparent`/`tracestate` headers). Without it they start a new trace.
    */
-  publish(envelope: EventEnvelope<object>, json?: string): Promise<void>;
+  publish(envelope: EventEnvelope<object>, json?: string, trace?: TraceCarrier | null): Promise<void>;
 
   /** Starts a durable consumer; events published before it started are delivered too (JetStream). */
   subscribe(consumer: EventConsumer): Promise<Subscription>;

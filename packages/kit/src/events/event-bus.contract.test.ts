@@ -1,8 +1,10 @@
 import { randomBytes } from 'node:crypto';
 import { jetstreamManager } from '@nats-io/jetstream';
 import { connect } from '@nats-io/transport-node';
+import { trace } from '@opentelemetry/api';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { createLogger } from '../logger.js';
+import { startTelemetry } from '../telemetry.js';
 import type { Delivery, EventBus, EventConsumer, Subscription } from './bus.js';
 import { newEvent, type EventEnvelope } from './envelope.js';
 import { InProcessEventBus } from './in-process-bus.js';
@@ -12,6 +14,8 @@ const NATS_URL = process.env.TEST_NATS_URL ?? 'nats://127.0.0.1:4222';
 const logger = createLogger({ service: 'event-bus-test', level: 'silent' });
 // Fast redelivery so a failure-then-success test takes a fraction of a second.
 const retry = { initialMs: 100, maxMs: 400 };
+// Propagation only (no exporter), as every service runs it.
+startTelemetry({ serviceName: 'event-bus-test' });
 
 interface BusUnderTest {
   bus: EventBus;
@@ -68,6 +72,8 @@ const adapters: Adapter[] = [
 /** A consumer that records what it handled; `gate` lets a test hold handlers in flight. */
 function recorder(name: string, filter: string, concurrency = 1) {
   const handled: { envelope: EventEnvelope<object>; delivery: Delivery }[] = [];
+  /** The trace id active in each successful handler call. */
+  const traceIds: (string | undefined)[] = [];
   let inFlight = 0;
   let maxInFlight = 0;
   let gate: Promise<void> = Promise.resolve();
@@ -83,6 +89,7 @@ function recorder(name: string, filter: string, concurrency = 1) {
         await gate;
         if (fail(envelope, delivery)) throw new Error('handler failure for the test');
         handled.push({ envelope, delivery });
+        traceIds.push(trace.getActiveSpan()?.spanContext().traceId);
       } finally {
         inFlight -= 1;
       }
@@ -91,6 +98,7 @@ function recorder(name: string, filter: string, concurrency = 1) {
   return {
     consumer,
     handled,
+    traceIds,
     ids: () => handled.map((entry) => entry.envelope.id),
     inFlight: () => inFlight,
     maxInFlight: () => maxInFlight,
@@ -118,6 +126,21 @@ describe.each(adapters)('EventBus contract: $name', (adapter) => {
     await bus.publish(event, json);
     await waitFor(() => expect(c1.handled).toHaveLength(1));
     expect(c1.handled[0]).toEqual({ envelope: event, delivery: { json, attempt: 1 } });
+  });
+
+  it('runs the handler in the trace context published with the event', async () => {
+    const { bus, prefix } = await adapter.open(['c1']);
+    const c1 = recorder('c1', `${prefix}.>`);
+    await bus.subscribe(c1.consumer);
+    const traceId = randomBytes(16).toString('hex');
+    const traced = newEvent('note.created', 'tnt_a', {});
+    await bus.publish(traced, undefined, { traceparent: `00-${traceId}-${randomBytes(8).toString('hex')}-01` });
+    const untraced = newEvent('note.created', 'tnt_a', {});
+    await bus.publish(untraced);
+    await waitFor(() => expect(c1.ids()).toEqual([traced.id, untraced.id]));
+    expect(c1.traceIds[0]).toBe(traceId);
+    // Nothing leaks from one event to the next: an event published without context starts fresh.
+    expect(c1.traceIds[1]).not.toBe(traceId);
   });
 
   it('routes by subject filter with NATS semantics (* one token, > the rest)', async () => {

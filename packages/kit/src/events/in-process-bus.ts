@@ -2,6 +2,7 @@ import type { Logger } from '../logger.js';
 import type { EventBus, EventConsumer, RetryBackoff, Subscription } from './bus.js';
 import { EVENT_SUBJECT_PREFIX, eventSubject, subjectMatches, type EventEnvelope } from './envelope.js';
 import { backoffDelay, settlesWithin, sleep, Slots } from './timing.js';
+import { consumeInTraceContext, type TraceCarrier } from './trace-context.js';
 
 export interface InProcessEventBusOptions {
   /**
@@ -52,12 +53,12 @@ export class InProcessEventBus implements EventBus {
     this.retry = options.retry ?? { initialMs: 1_000, maxMs: 60_000 };
   }
 
-  publish(envelope: EventEnvelope<object>, json = JSON.stringify(envelope)): Promise<void> {
+  publish(envelope: EventEnvelope<object>, json = JSON.stringify(envelope), trace: TraceCarrier | null = null): Promise<void> {
     if (this.closing.signal.aborted) return Promise.reject(new Error('The event bus is closed.'));
     // A concurrent publish of the same id joins the first instead of running handlers twice.
     const running = this.publishing.get(envelope.id);
     if (running) return running;
-    const publication = this.deliverToAll(envelope, json).finally(() => this.publishing.delete(envelope.id));
+    const publication = this.deliverToAll(envelope, json, trace).finally(() => this.publishing.delete(envelope.id));
     this.publishing.set(envelope.id, publication);
     return publication;
   }
@@ -89,21 +90,22 @@ export class InProcessEventBus implements EventBus {
     }
   }
 
-  private async deliverToAll(envelope: EventEnvelope<object>, json: string): Promise<void> {
+  private async deliverToAll(envelope: EventEnvelope<object>, json: string, trace: TraceCarrier | null): Promise<void> {
     const subject = eventSubject(envelope, this.prefix);
-    const results = await Promise.allSettled([...this.declared].map((name) => this.deliverTo(name, subject, envelope, json)));
+    const results = await Promise.allSettled([...this.declared].map((name) => this.deliverTo(name, subject, envelope, json, trace)));
     const failed = results.flatMap((result) => (result.status === 'rejected' ? [result.reason as unknown] : []));
     if (failed.length > 0) throw new AggregateError(failed, `Event ${envelope.id} was not handled by every consumer.`);
   }
 
-  private async deliverTo(name: string, subject: string, envelope: EventEnvelope<object>, json: string): Promise<void> {
+  private async deliverTo(name: string, subject: string, envelope: EventEnvelope<object>, json: string, trace: TraceCarrier | null): Promise<void> {
     if (this.wasHandled(envelope.id, name)) return;
     const deadline = Date.now() + (this.options.deliveryTimeoutMs ?? 120_000);
     for (let attempt = 1; ; attempt += 1) {
       const entry = await this.awaitSubscriber(name);
       if (!subjectMatches(entry.consumer.filter, subject)) return;
       await entry.slots.acquire();
-      const work = entry.consumer.handle(envelope, { json, attempt });
+      const info = { system: 'in-process', subject, consumer: name, eventId: envelope.id, attempt } as const;
+      const work = consumeInTraceContext(trace, info, () => entry.consumer.handle(envelope, { json, attempt }));
       entry.slots.track(work);
       try {
         await work;

@@ -19,4 +19,5 @@ export {
   recordEvent,
 } from './outbox.js';
 export { OutboxRelay, type OutboxRelayOptions } from './outbox-relay.js';
+export { captureTraceContext, consumeInTraceContext, parseTraceCarrier, restoreTraceContext, type TraceCarrier } from './trace-context.js';
 export { ALL_EVENTS, EVENT_TYPES, isEventType, type EventType } from './catalogue.js';

@@ -9,12 +9,13 @@ import {
   type JetStreamClient,
   type JetStreamManager,
 } from '@nats-io/jetstream';
-import { connect, nanos, type NatsConnection } from '@nats-io/transport-node';
+import { connect, headers, nanos, type MsgHdrs, type NatsConnection } from '@nats-io/transport-node';
 import type { Logger } from '../logger.js';
 import type { EventBus, EventConsumer, RetryBackoff, Subscription } from './bus.js';
 import { EVENT_SUBJECT_PREFIX, eventSubject, type EventEnvelope } from './envelope.js';
 import { NatsSubscription } from './nats-subscription.js';
 import { settlesWithin } from './timing.js';
+import type { TraceCarrier } from './trace-context.js';
 
 export interface NatsEventBusOptions {
   /** e.g. `nats://nats:4222`. */
@@ -85,7 +86,7 @@ export class NatsEventBus implements EventBus {
     }
   }
 
-  async publish(envelope: EventEnvelope<object>, json = JSON.stringify(envelope)): Promise<void> {
+  async publish(envelope: EventEnvelope<object>, json = JSON.stringify(envelope), trace?: TraceCarrier | null): Promise<void> {
     if (this.closing) throw new Error('The event bus is closed.');
     // A request made while disconnected would sit in the reconnect buffer and time out anyway.
     if (!this.connected) throw new Error('NATS is disconnected.');
@@ -93,6 +94,7 @@ export class NatsEventBus implements EventBus {
     try {
       await this.js.publish(eventSubject(envelope, this.prefix), json, {
         msgID: envelope.id,
+        ...(trace ? { headers: traceHeaders(trace) } : {}),
         expect: { streamName: this.stream },
         timeout: this.options.publishTimeoutMs ?? 5_000,
       });
@@ -209,6 +211,13 @@ export class NatsEventBus implements EventBus {
       logger.debug({ err: error }, 'NATS status stream ended');
     }
   }
+}
+
+/** The trace context as message headers (`traceparent`, `tracestate`), beside `Nats-Msg-Id`. */
+function traceHeaders(trace: TraceCarrier): MsgHdrs {
+  const result = headers();
+  for (const [key, value] of Object.entries(trace)) result.set(key, value);
+  return result;
 }
 
 function isApiError(error: unknown, code: number): boolean {

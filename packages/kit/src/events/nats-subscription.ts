@@ -3,6 +3,7 @@ import type { Logger } from '../logger.js';
 import type { EventConsumer, RetryBackoff } from './bus.js';
 import { parseEnvelope } from './envelope.js';
 import { backoffDelay, settlesWithin, sleep, Slots } from './timing.js';
+import { consumeInTraceContext, type TraceCarrier } from './trace-context.js';
 
 export interface NatsSubscriptionOptions {
   js: JetStreamClient;
@@ -116,7 +117,8 @@ export class NatsSubscription {
     const answer = (send: () => void) => answerSafely(logger, envelope.id, send);
     const keepAlive = setInterval(() => answer(() => msg.working()), Math.max(this.options.ackWaitMs / 3, 100));
     try {
-      await consumer.handle(envelope, { json, attempt });
+      const info = { system: 'nats', subject: msg.subject, consumer: consumer.name, eventId: envelope.id, attempt } as const;
+      await consumeInTraceContext(traceOf(msg), info, () => consumer.handle(envelope, { json, attempt }));
       answer(() => msg.ack());
     } catch (error) {
       const delayMs = backoffDelay(attempt, this.options.retry);
@@ -143,6 +145,16 @@ export class NatsSubscription {
       logger.debug({ err: error }, 'consumer status stream ended');
     }
   }
+}
+
+/** The publisher's trace context from the message headers, if it sent any. */
+function traceOf(msg: JsMsg): TraceCarrier | null {
+  const carrier: TraceCarrier = {};
+  for (const key of ['traceparent', 'tracestate']) {
+    const value = msg.headers?.get(key);
+    if (value) carrier[key] = value;
+  }
+  return Object.keys(carrier).length > 0 ? carrier : null;
 }
 
 /** Sends an ack, nak, term or progress; a closed connection throws, which must not crash a timer. */

@@ -5,6 +5,7 @@ import type { Logger } from '../logger.js';
 import type { EventBus, RetryBackoff } from './bus.js';
 import { parseEnvelope } from './envelope.js';
 import { OUTBOX_NOTIFY_CHANNEL } from './outbox.js';
+import { parseTraceCarrier } from './trace-context.js';
 import { backoffDelay, settlesWithin, sleep } from './timing.js';
 
 export interface OutboxRelayOptions {
@@ -28,6 +29,7 @@ const RELAY_LOCK_KEY = (createHash('sha256').update('outbox-relay').digest().rea
 interface OutboxRow {
   id: string;
   json: string;
+  trace: string | null;
 }
 
 /**
@@ -140,7 +142,7 @@ export class OutboxRelay {
     while (!this.stopping.signal.aborted) {
       const { rows } = await client.query<OutboxRow>(
         // payload::text is the stored text itself: a `json` column keeps it as written.
-        'select id, payload::text as json from outbox where published_at is null order by created_at, id limit $1',
+        'select id, payload::text as json, trace_context::text as trace from outbox where published_at is null order by created_at, id limit $1',
         [batchSize],
       );
       if (rows.length === 0) return;
@@ -163,7 +165,7 @@ export class OutboxRelay {
     for (let attempt = 1; ; attempt += 1) {
       if (this.stopping.signal.aborted || session.aborted) return false;
       try {
-        await bus.publish(envelope, row.json);
+        await bus.publish(envelope, row.json, parseTraceCarrier(row.trace));
         if (attempt > 1) logger.info({ eventId: envelope.id, attempt }, 'event bus accepted the event again');
         return true;
       } catch (error) {

@@ -1,5 +1,6 @@
 import { defineEntity, p, type EntityManager } from '@mikro-orm/postgresql';
 import { eventSubject, type EventEnvelope } from './envelope.js';
+import { captureTraceContext, type TraceCarrier } from './trace-context.js';
 
 /**
  * The transactional outbox: an event is a row written in the same transaction as the state change
@@ -14,6 +15,8 @@ export const OutboxSchema = defineEntity({
     // A `json` column keeps the text as written (jsonb would reorder the keys): the relay
     // publishes exactly these characters, so webhooks receive the envelope in its own order.
     payload: p.json<EventEnvelope<object>>().columnType('json'),
+    /** W3C trace context of the recording request; the relay publishes it beside the event. */
+    traceContext: p.json<TraceCarrier>().columnType('json').strictNullable(),
     createdAt: p.datetime(),
     publishedAt: p.datetime().strictNullable(),
   },
@@ -24,13 +27,15 @@ OutboxSchema.setClass(OutboxMessage);
 
 /**
  * Writes the event into the outbox through `em`, inside whatever transaction `em` is in. Call it
- * from within `em.transactional(...)` so the event commits or rolls back with the change.
+ * from within `em.transactional(...)` so the event commits or rolls back with the change. The
+ * active trace context is kept with it, so consumers continue the trace of the request.
  */
 export async function recordEvent(em: EntityManager, envelope: EventEnvelope<object>): Promise<void> {
   await em.insert(OutboxMessage, {
     id: envelope.id,
     subject: eventSubject(envelope),
     payload: envelope,
+    traceContext: captureTraceContext(),
     createdAt: new Date(envelope.created_at),
     publishedAt: null,
   });
@@ -64,6 +69,7 @@ export const OUTBOX_TABLE_SQL: readonly string[] = [
     "id" text primary key,
     "subject" text not null,
     "payload" json not null,
+    "trace_context" json null,
     "created_at" timestamptz not null default now(),
     "published_at" timestamptz null
   )`,

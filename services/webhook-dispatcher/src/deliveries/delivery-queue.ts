@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { newId } from '@agent-platform/kit';
 import type { EntityManager } from '@agent-platform/kit/db';
+import { parseTraceCarrier, type TraceCarrier } from '@agent-platform/kit/events';
 import type { AttemptResult } from './http-sender.js';
 import type { RetryPlan } from './retry-schedule.js';
 
@@ -12,6 +13,8 @@ export interface QueuedEvent {
   /** ISO 8601. */
   createdAt: string;
   body: string;
+  /** W3C trace context to continue on every attempt; null starts a new trace per attempt. */
+  trace: TraceCarrier | null;
 }
 
 /** A delivery this worker holds the lease of, with what sending it needs. */
@@ -28,6 +31,7 @@ export interface ClaimedDelivery {
   url: string;
   secretSealed: string;
   leaseToken: string;
+  trace: TraceCarrier | null;
 }
 
 interface ClaimRow {
@@ -41,6 +45,7 @@ interface ClaimRow {
   fails_endpoint: boolean;
   url: string;
   secret_sealed: string;
+  trace_context: string | null;
 }
 
 /**
@@ -69,14 +74,15 @@ export class DeliveryQueue {
       );
       if (targets.length === 0) return 0;
       const now = new Date().toISOString();
+      const trace = event.trace ? JSON.stringify(event.trace) : null;
       const values: unknown[] = [];
       const rows = targets.map((target) => {
-        values.push(newId('delivery'), event.tenantId, target.id, event.id, event.type, event.createdAt, event.body, maxAttempts, firstDelaySeconds, now, now);
-        return `(?, ?, ?, ?, ?, ?::timestamptz, ?, 'pending', 0, ?, true, now() + make_interval(secs => ?), ?::timestamptz, ?::timestamptz)`;
+        values.push(newId('delivery'), event.tenantId, target.id, event.id, event.type, event.createdAt, event.body, maxAttempts, firstDelaySeconds, now, now, trace);
+        return `(?, ?, ?, ?, ?, ?::timestamptz, ?, 'pending', 0, ?, true, now() + make_interval(secs => ?), ?::timestamptz, ?::timestamptz, ?::json)`;
       });
       const result = await tx.execute<{ affectedRows: number }>(
         `insert into "webhook_deliveries" ("id", "tenant_id", "webhook_id", "event_id", "event_type", "event_created_at", "payload",
-           "status", "attempts", "max_attempts", "fails_endpoint", "next_attempt_at", "created_at", "updated_at")
+           "status", "attempts", "max_attempts", "fails_endpoint", "next_attempt_at", "created_at", "updated_at", "trace_context")
          values ${rows.join(', ')}
          on conflict ("webhook_id", "event_id") do nothing`,
         values,
@@ -116,7 +122,7 @@ export class DeliveryQueue {
        ), "claimed" as (
          update "webhook_deliveries" d set "locked_until" = now() + make_interval(secs => ?), "lease_token" = ?
          from "picked" where d."id" = "picked"."delivery_id"
-         returning d."id", d."webhook_id", d."event_id", d."event_type", d."payload", d."attempts", d."max_attempts", d."fails_endpoint"
+         returning d."id", d."webhook_id", d."event_id", d."event_type", d."payload", d."attempts", d."max_attempts", d."fails_endpoint", d."trace_context"::text as "trace_context"
        )
        select "claimed".*, w."url", w."secret_sealed" from "claimed" join "webhooks" w on w."id" = "claimed"."webhook_id"`,
       [limit, leaseMs / 1_000, leaseMs / 1_000, token],
@@ -133,6 +139,7 @@ export class DeliveryQueue {
       url: row.url,
       secretSealed: row.secret_sealed,
       leaseToken: token,
+      trace: parseTraceCarrier(row.trace_context),
     }));
   }
 

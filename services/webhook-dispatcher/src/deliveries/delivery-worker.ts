@@ -1,7 +1,9 @@
 import type { Logger } from '@agent-platform/kit';
+import { restoreTraceContext } from '@agent-platform/kit/events';
+import { context, ROOT_CONTEXT, SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
 import type { SecretBox } from '../security/secret-box.js';
 import type { ClaimedDelivery, DeliveryQueue } from './delivery-queue.js';
-import { buildAttemptRequest, type HttpSender } from './http-sender.js';
+import { buildAttemptRequest, type AttemptRequest, type AttemptResult, type HttpSender } from './http-sender.js';
 import { planAfter } from './retry-schedule.js';
 
 export interface DeliveryWorkerOptions {
@@ -18,6 +20,8 @@ export interface DeliveryWorkerOptions {
   workerId: string;
   logger: Logger;
 }
+
+const tracer = trace.getTracer('@agent-platform/webhook-dispatcher');
 
 /**
  * Sends due deliveries. Any number of replicas can run one against the same database: claims
@@ -54,7 +58,8 @@ export class DeliveryWorker {
       this.wakeAgain = true;
       return;
     }
-    this.filling = this.fill().finally(() => {
+    // The claim loop serves every delivery, so it must not run in the trace of the event that woke it.
+    this.filling = context.with(ROOT_CONTEXT, () => this.fill()).finally(() => {
       this.filling = undefined;
       // A wake that arrived after the loop's last look must not wait for the next poll.
       if (this.wakeAgain) this.wake();
@@ -92,7 +97,8 @@ export class DeliveryWorker {
           await Promise.all(claimed.map((delivery) => this.options.queue.release(delivery)));
           break;
         }
-        for (const delivery of claimed) this.track(this.attempt(delivery));
+        // Each attempt continues the trace its event was fanned out in (its logs carry that trace id too).
+        for (const delivery of claimed) this.track(context.with(restoreTraceContext(delivery.trace), () => this.attempt(delivery)));
         // A full batch may mean more is due; an empty one means done, unless someone woke us meanwhile.
         if (claimed.length < room && !this.wakeAgain) break;
       }
@@ -123,7 +129,7 @@ export class DeliveryWorker {
     try {
       const startedAt = new Date();
       const request = buildAttemptRequest({ ...delivery, deliveryId: delivery.id, secret, body: delivery.payload, now: startedAt });
-      const result = await this.options.sender.send(request, this.shutdown.signal);
+      const result = await this.send(request, delivery);
       if (this.shutdown.signal.aborted) {
         await this.options.queue.release(delivery);
         return;
@@ -136,6 +142,28 @@ export class DeliveryWorker {
       // Most likely the database: the lease expires and the attempt is made again (at least once).
       log.error({ err: error }, 'recording a delivery attempt failed');
     }
+  }
+
+  /**
+   * The POST under a CLIENT span. The span stays ours: no `traceparent` is added to the request,
+   * because the receiver is a customer's endpoint, not part of the platform, and its headers are
+   * the documented contract (decisions §8).
+   */
+  private async send(request: AttemptRequest, delivery: ClaimedDelivery): Promise<AttemptResult> {
+    const span = tracer.startSpan('POST', {
+      kind: SpanKind.CLIENT,
+      attributes: {
+        'http.request.method': 'POST',
+        'server.address': URL.parse(request.url)?.hostname ?? '',
+        'webhook.delivery.id': delivery.id,
+        'webhook.delivery.attempt': delivery.attempt,
+      },
+    });
+    const result = await this.options.sender.send(request, this.shutdown.signal);
+    if (result.responseStatus > 0) span.setAttribute('http.response.status_code', result.responseStatus);
+    if (result.outcome === 'failed') span.setStatus({ code: SpanStatusCode.ERROR, message: result.error ?? undefined });
+    span.end();
+    return result;
   }
 }
 

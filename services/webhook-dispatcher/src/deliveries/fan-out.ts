@@ -1,6 +1,6 @@
 import type { Logger } from '@agent-platform/kit';
 import type { Delivery, EventEnvelope } from '@agent-platform/kit/events';
-import { isEventType } from '@agent-platform/kit/events';
+import { captureTraceContext, isEventType } from '@agent-platform/kit/events';
 import type { DeliveryQueue } from './delivery-queue.js';
 
 export interface FanOutOptions {
@@ -34,6 +34,8 @@ export function fanOutHandler(options: FanOutOptions): (envelope: EventEnvelope<
       return;
     }
     if (!isEventType(envelope.type)) return;
+    // The bus runs this handler in the event's trace: each attempt will continue it, however late.
+    const trace = captureTraceContext();
     // One tenant's events are queued in the order they arrive, so the worker (oldest first per
     // endpoint) cannot pick a later event before an earlier one exists; tenants run in parallel.
     const queued = await perTenant.run(envelope.tenant_id, () => options.queue.fanOut(
@@ -44,6 +46,7 @@ export function fanOutHandler(options: FanOutOptions): (envelope: EventEnvelope<
         createdAt: envelope.created_at,
         // The event exactly as published: these characters are stored, signed and sent on every attempt.
         body: delivery.json,
+        trace,
       },
       options.retryScheduleSeconds.length,
       firstDelay(options.retryScheduleSeconds),

@@ -1,0 +1,83 @@
+import { context, propagation, ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, type Context } from '@opentelemetry/api';
+
+/**
+ * W3C trace context (`traceparent`, `tracestate`) as plain strings: stored beside an outbox row or
+ * a webhook delivery, and sent as NATS headers, so work done later, elsewhere, joins the trace
+ * of the request that caused it.
+ */
+export type TraceCarrier = Record<string, string>;
+
+/** The active trace context as a carrier, or null when there is none to continue. */
+export function captureTraceContext(ctx: Context = context.active()): TraceCarrier | null {
+  const carrier: TraceCarrier = {};
+  propagation.inject(ctx, carrier);
+  return Object.keys(carrier).length > 0 ? carrier : null;
+}
+
+/**
+ * The context a carrier describes. Extracted onto the root context, not the active one: a handler
+ * must continue the event's trace, never whatever the relay or a poll loop happened to be in.
+ */
+export function restoreTraceContext(carrier: TraceCarrier | null | undefined): Context {
+  return carrier ? propagation.extract(ROOT_CONTEXT, carrier) : ROOT_CONTEXT;
+}
+
+/** Reads a carrier stored as JSON text; anything else (old rows, tampering) starts a new trace. */
+export function parseTraceCarrier(value: unknown): TraceCarrier | null {
+  if (typeof value !== 'string' || value === '') return null;
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(value);
+  } catch {
+    return null;
+  }
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) return null;
+  const entries = Object.entries(parsed).filter((entry): entry is [string, string] => typeof entry[1] === 'string');
+  return entries.length > 0 ? Object.fromEntries(entries) : null;
+}
+
+const tracer = trace.getTracer('@agent-platform/kit/events');
+
+export interface ConsumeSpanInfo {
+  system: 'nats' | 'in-process';
+  subject: string;
+  consumer: string;
+  eventId: string;
+  attempt: number;
+}
+
+/**
+ * Runs an event handler inside the publisher's trace context, under a CONSUMER span named after
+ * the subject (OpenTelemetry messaging conventions), so the handler's RPCs, queries and log lines
+ * carry the trace id of the request that recorded the event.
+ */
+export function consumeInTraceContext<T>(carrier: TraceCarrier | null | undefined, info: ConsumeSpanInfo, handle: () => Promise<T>): Promise<T> {
+  const parent = restoreTraceContext(carrier);
+  const span = tracer.startSpan(
+    `${info.subject} process`,
+    {
+      kind: SpanKind.CONSUMER,
+      attributes: {
+        'messaging.system': info.system,
+        'messaging.operation.type': 'process',
+        'messaging.destination.name': info.subject,
+        'messaging.consumer.group.name': info.consumer,
+        'messaging.message.id': info.eventId,
+        'messaging.message.delivery_count': info.attempt,
+      },
+    },
+    parent,
+  );
+  return context.with(trace.setSpan(parent, span), handle).then(
+    (result) => {
+      span.end();
+      return result;
+    },
+    (error: unknown) => {
+      span.recordException(error instanceof Error ? error : String(error));
+      span.setStatus({ code: SpanStatusCode.ERROR });
+      span.end();
+      throw error;
+    },
+  );
+}
