@@ -4,7 +4,7 @@ import fp from 'fastify-plugin';
 import { serializerCompiler } from 'fastify-type-provider-zod';
 import type { GatewayConfig } from './config.js';
 import { sendError } from './http/errors.js';
-import { validatorCompiler } from './http/validation.js';
+import { checkUrl, validatorCompiler } from './http/validation.js';
 import authentication from './plugins/app/authentication.js';
 import identity from './plugins/app/identity.js';
 import rateLimits from './plugins/app/rate-limits.js';
@@ -40,6 +40,15 @@ const gatewayApp: FastifyPluginAsync<GatewayAppOptions> = async (app, options) =
   await app.register(swagger);
 
   await app.register(requestContext);
+  // Before authentication and routing decide anything: a NUL in the URL is refused outright.
+  app.addHook('onRequest', (request, _reply, next) => {
+    try {
+      checkUrl(request.url);
+      next();
+    } catch (error) {
+      next(error as Error);
+    }
+  });
   await app.register(identity);
   await app.register(webhooks);
   await app.register(stores);

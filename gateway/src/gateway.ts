@@ -1,5 +1,5 @@
 import type { AddressInfo } from 'node:net';
-import type { Logger } from '@agent-platform/kit';
+import { settlesWithin, type Logger } from '@agent-platform/kit';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import gatewayApp from './app.js';
 import type { GatewayConfig } from './config.js';
@@ -7,6 +7,7 @@ import { sendError } from './http/errors.js';
 import { requestIdOf } from './plugins/app/request-context.js';
 
 export { loadGatewayConfig, type GatewayConfig } from './config.js';
+export { POLICIES, type RoutePolicy } from './auth/policy.js';
 
 export interface Gateway {
   app: FastifyInstance;
@@ -46,14 +47,7 @@ export async function buildGateway(config: GatewayConfig, deps: { logger: Logger
       return { url: `http://${host}:${port}` };
     },
     async stop() {
-      let timer: NodeJS.Timeout | undefined;
-      const timedOut = new Promise<boolean>((resolve) => {
-        timer = setTimeout(() => resolve(true), config.SHUTDOWN_TIMEOUT_MS);
-      });
-      const closed = app.close().then(() => false);
-      const late = await Promise.race([closed, timedOut]);
-      clearTimeout(timer);
-      if (late) {
+      if (!(await settlesWithin(app.close(), config.SHUTDOWN_TIMEOUT_MS))) {
         app.log.warn({ timeoutMs: config.SHUTDOWN_TIMEOUT_MS }, 'gateway did not close in time; dropping connections');
         app.server.closeAllConnections();
       }

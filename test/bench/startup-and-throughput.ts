@@ -75,12 +75,13 @@ async function main(): Promise<void> {
   const pgPort = await freePort();
   try {
     // Counting stays on (the real path); the ceiling is out of the way.
-    const env = { RATE_LIMITS: 'free:100000000/100000000,pro:100000000/100000000,enterprise:0/0' };
-    const cold = await startPlatform({ dataDir, port, pgPort, env });
+    // One PostgreSQL port for both starts: the warm one reopens the cluster the cold one made.
+    const env = { RATE_LIMITS: 'free:100000000/100000000,pro:100000000/100000000,enterprise:0/0', EMBEDDED_PG_PORT: String(pgPort) };
+    const cold = await startPlatform({ dataDir, port, env });
     console.log(`start → first 200, cold (new data directory): ${Math.round(cold.msToFirst200)} ms`);
     await cold.stop();
 
-    const warm = await startPlatform({ dataDir, port, pgPort, env });
+    const warm = await startPlatform({ dataDir, port, env });
     console.log(`start → first 200, warm (existing data):      ${Math.round(warm.msToFirst200)} ms`);
     const idle = memoryByRole(warm.child.pid!);
     console.log(`memory at idle: ${describeMemory(idle)}`);

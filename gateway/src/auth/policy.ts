@@ -1,4 +1,4 @@
-import { DomainError, hasScope, roleAtLeast, type Role, type Scope } from '@agent-platform/kit';
+import { ACCESS, DomainError, hasScope, roleAtLeast, type AccessRule, type Role, type Scope } from '@agent-platform/kit';
 import type { AuthenticatedPrincipal } from './principal.js';
 
 /** none: no credential; user: access tokens only; user-or-key: access tokens and API keys. */
@@ -12,9 +12,14 @@ export interface RoutePolicy {
   scope?: Scope;
 }
 
-// decisions §3: anyone in the tenant may read its webhooks; admins and owners manage them.
-const WEBHOOKS_READ = { auth: 'user-or-key', minRole: 'viewer', scope: 'webhooks:read' } as const;
-const WEBHOOKS_WRITE = { auth: 'user-or-key', minRole: 'admin', scope: 'webhooks:write' } as const;
+/** A route open to access tokens and API keys under one of kit's ACCESS rules. */
+function userOrKey<const Rule extends AccessRule>(rule: Rule) {
+  return { auth: 'user-or-key', minRole: rule.role, scope: rule.scope } as const;
+}
+
+const WEBHOOKS_READ = userOrKey(ACCESS.webhooks.read);
+const WEBHOOKS_WRITE = userOrKey(ACCESS.webhooks.write);
+const BILLING_READ = userOrKey(ACCESS.billing.read);
 
 /**
  * THE table: every route of the versioned API, keyed `METHOD /path` below `/api/v1` (and `/v1`).
@@ -29,8 +34,8 @@ export const POLICIES = {
   'POST /auth/api-keys': { auth: 'user', minRole: 'admin' },
   'GET /auth/api-keys': { auth: 'user', minRole: 'admin' },
   'DELETE /auth/api-keys/:key_id': { auth: 'user', minRole: 'admin' },
-  'GET /billing/credits': { auth: 'user-or-key', minRole: 'viewer', scope: 'billing:read' },
-  'GET /billing/transactions': { auth: 'user-or-key', minRole: 'viewer', scope: 'billing:read' },
+  'GET /billing/credits': BILLING_READ,
+  'GET /billing/transactions': BILLING_READ,
   'POST /billing/purchases': { auth: 'user', minRole: 'owner' },
   'GET /tenants/:tenant_id/members': { auth: 'user', minRole: 'admin' },
   'POST /tenants/:tenant_id/members': { auth: 'user', minRole: 'admin' },

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { DomainError, type Logger } from '@agent-platform/kit';
+import { API_KEY_SECRET_PREFIX, DomainError, type Logger } from '@agent-platform/kit';
 import type { PromiseClient } from '@agent-platform/kit/grpc';
 import type { AuthServiceService } from '@agent-platform/proto/identity/v1/auth';
 import { z } from 'zod';
@@ -7,7 +7,6 @@ import type { AuthCache } from '../adapters/auth-cache.js';
 import type { AccessTokenVerifier } from './access-tokens.js';
 import type { AuthenticatedPrincipal } from './principal.js';
 
-export const API_KEY_PREFIX = 'ap_live_';
 
 const cachedKey = z.object({
   apiKeyId: z.string(),
@@ -49,7 +48,7 @@ export class PrincipalResolver {
   }
 
   async resolve(credential: string, requestedTenant: string | undefined, requestId: string): Promise<AuthenticatedPrincipal> {
-    return credential.startsWith(API_KEY_PREFIX)
+    return credential.startsWith(API_KEY_SECRET_PREFIX)
       ? this.resolveApiKey(credential, requestedTenant, requestId)
       : this.resolveAccessToken(credential, requestedTenant, requestId);
   }

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { PageQuery } from './schemas.js';
-import { fieldPath, requestError } from './validation.js';
+import { checkUrl, fieldPath, nulFields, requestError, validatorCompiler } from './validation.js';
 
 describe('fieldPath', () => {
   it('writes JSON-pointer-ish paths', () => {
@@ -32,5 +32,29 @@ describe('requestError', () => {
   it('reads paging with defaults', () => {
     expect(PageQuery.parse({})).toEqual({ page: 1, per_page: 20 });
     expect(PageQuery.parse({ page: '3', per_page: '50', tenant_id: 'tnt_1' })).toEqual({ page: 3, per_page: 50, tenant_id: 'tnt_1' });
+  });
+});
+
+describe('NUL characters, which PostgreSQL cannot store', () => {
+  it('are refused in the URL, encoded in either case, as invalid_request', () => {
+    expect(() => checkUrl('/api/v1/webhooks/wh_%00')).toThrow(expect.objectContaining({ code: 'invalid_request' }));
+    expect(() => checkUrl('/api/v1/agents?tenant_id=a%00')).toThrow(expect.objectContaining({ code: 'invalid_request' }));
+    expect(() => checkUrl('/api/v1/agents?q=100%25')).not.toThrow();
+  });
+
+  it('are named field by field in a body, keys included', () => {
+    expect(nulFields({ name: 'a\u0000', nodes: [{ config: { path: '/\u0000' } }], ok: 'fine', ['k\u0000']: 1 })).toEqual([
+      { field: 'name', message: expect.stringContaining('NUL') },
+      { field: 'nodes[0].config.path', message: expect.stringContaining('NUL') },
+      { field: 'k\u0000', message: expect.stringContaining('NUL') },
+    ]);
+    expect(nulFields({ a: ['b', 1, null, { c: true }] })).toEqual([]);
+  });
+
+  it('make a body a 422 validation_error before the schema is consulted', () => {
+    const validate = validatorCompiler({ schema: z.object({ name: z.string() }), httpPart: 'body', method: 'POST', url: '/x' });
+    const outcome = validate({ name: 'a\u0000b' }) as { error?: { code: string; details: unknown[] } };
+    expect(outcome.error?.code).toBe('validation_error');
+    expect(outcome.error?.details).toEqual([{ field: 'name', message: expect.stringContaining('NUL') }]);
   });
 });

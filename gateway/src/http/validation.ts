@@ -49,7 +49,32 @@ export function requestError(issues: readonly Issue[], httpPart: string | undefi
 export const validatorCompiler: FastifySchemaCompiler<z.ZodType> =
   ({ schema, httpPart }) =>
   (data: unknown) => {
+    if (httpPart === 'body') {
+      const unstorable = nulFields(data);
+      if (unstorable.length > 0) return { error: DomainError.validation(unstorable) };
+    }
     const result = schema.safeParse(data);
     if (result.success) return { value: result.data };
     return { error: requestError(result.error.issues, httpPart) };
   };
+
+// PostgreSQL stores no NUL (U+0000) in text, so such input is refused here, at the edge, with a
+// clear answer, rather than failing deep down in a service.
+const NUL = '\u0000';
+const ENCODED_NUL = /%00/i;
+const MESSAGE = 'must not contain the NUL character (U+0000).';
+
+/** 400 when the path or the query string carries an encoded NUL (`%00`). */
+export function checkUrl(url: string): void {
+  if (ENCODED_NUL.test(url)) throw new DomainError('invalid_request', 'The URL contains a NUL character (%00).');
+}
+
+/** The fields of a parsed JSON body whose keys or string values contain NUL, as field paths. */
+export function nulFields(value: unknown, path: PropertyKey[] = []): FieldError[] {
+  if (typeof value === 'string') return value.includes(NUL) ? [{ field: fieldPath(path) || '(body)', message: MESSAGE }] : [];
+  if (Array.isArray(value)) return value.flatMap((item, index) => nulFields(item, [...path, index]));
+  if (typeof value !== 'object' || value === null) return [];
+  return Object.entries(value).flatMap(([key, item]) =>
+    key.includes(NUL) ? [{ field: fieldPath([...path, key]), message: `Keys ${MESSAGE}` }] : nulFields(item, [...path, key]),
+  );
+}

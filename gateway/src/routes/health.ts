@@ -1,3 +1,4 @@
+import { withTimeout } from '@agent-platform/kit';
 import { ServingStatus } from '@agent-platform/kit/grpc';
 import type { FastifyPluginCallbackZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
@@ -10,14 +11,6 @@ const Ready = z.object({
   status: z.literal('ready'),
   checks: z.record(z.string(), z.enum(['ok', 'not_configured'])),
 });
-
-function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<never>((_resolve, reject) => {
-    timer = setTimeout(() => reject(new Error(`no answer within ${ms} ms`)), ms);
-  });
-  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
-}
 
 type Check = 'ok' | 'not_configured';
 type Failure = { field: string; message: string };

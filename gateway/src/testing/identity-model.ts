@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { DomainError, newId } from '@agent-platform/kit';
+import { API_KEY_SECRET_PREFIX, DomainError, newId } from '@agent-platform/kit';
 
 /** The in-memory state behind the identity double: just enough of identity to drive the gateway. */
 export interface UserRow {
@@ -50,7 +50,7 @@ export interface LedgerRow {
 const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
 
 export function apiKeySecret(): string {
-  return `ap_live_${Array.from(randomBytes(32), (byte) => BASE62[byte % 62]).join('')}`;
+  return `${API_KEY_SECRET_PREFIX}${Array.from(randomBytes(32), (byte) => BASE62[byte % 62]).join('')}`;
 }
 
 export class IdentityModel {

@@ -1,4 +1,4 @@
-import { createLogger, DomainError } from '@agent-platform/kit';
+import { createLogger, DomainError, parsePage } from '@agent-platform/kit';
 import { GrpcServer, requirePrincipal, type CallContext } from '@agent-platform/kit/grpc';
 import { WebhookServiceService } from '@agent-platform/proto/webhooks/v1';
 import { trace } from '@opentelemetry/api';
@@ -89,8 +89,8 @@ export class WebhooksDouble {
       },
       listWebhooks: async (request, ctx) => {
         const rows = model.webhooksOf(this.tenantOf('listWebhooks', request, ctx));
-        const start = (request.page - 1) * request.perPage;
-        return Promise.resolve({ items: rows.slice(start, start + request.perPage).map((row) => WebhooksModel.toWebhook(row)), total: rows.length });
+        const { perPage, offset } = parsePage(request.page);
+        return Promise.resolve({ items: rows.slice(offset, offset + perPage).map((row) => WebhooksModel.toWebhook(row)), total: rows.length });
       },
       getWebhook: async (request, ctx) => {
         const row = model.webhook(this.tenantOf('getWebhook', request, ctx), request.webhookId);
@@ -143,12 +143,13 @@ export class WebhooksDouble {
         const webhook = model.webhook(this.tenantOf('listDeliveries', request, ctx), request.webhookId);
         const rows = model.deliveriesOf(webhook.id);
         let start = 0;
-        if (request.cursor !== undefined) {
-          const after = rows.findIndex((row) => cursorOf(row.id) === request.cursor);
+        const cursor = request.page?.cursor;
+        if (cursor !== undefined) {
+          const after = rows.findIndex((row) => cursorOf(row.id) === cursor);
           if (after < 0) throw DomainError.validation([{ field: 'cursor', message: 'Unknown cursor.' }]);
           start = after + 1;
         }
-        const page = rows.slice(start, start + request.limit);
+        const page = rows.slice(start, start + (request.page?.limit || 20));
         const last = page.at(-1);
         const more = start + page.length < rows.length;
         return Promise.resolve({

@@ -37,3 +37,47 @@ export function isScopeGrant(value: string): value is ScopeGrant {
 export function hasScope(grants: readonly string[], scope: Scope): boolean {
   return grants.includes(ALL_SCOPES) || grants.includes(scope);
 }
+
+/** The roles a member may be granted; ownership is only ever given at registration. */
+export const GRANTABLE_ROLES = ['admin', 'member', 'viewer'] as const satisfies readonly Role[];
+export type GrantableRole = (typeof GRANTABLE_ROLES)[number];
+
+export function isGrantableRole(value: string): value is GrantableRole {
+  return (GRANTABLE_ROLES as readonly string[]).includes(value);
+}
+
+/** Every API key secret starts with this (decisions §4), so a bearer credential's kind shows at a glance. */
+export const API_KEY_SECRET_PREFIX = 'ap_live_';
+
+/** Who may do an operation on a resource: the least role in the tenant, and the scope a key also needs. */
+export interface AccessRule {
+  role: Role;
+  scope: Scope;
+}
+
+/**
+ * decisions §3–§4 per resource and operation, in one place: the gateway admits requests by these
+ * rules, and each service checks the same rule again rather than trust that every caller is the gateway.
+ */
+export const ACCESS = {
+  agents: {
+    read: { role: 'viewer', scope: 'agents:read' },
+    write: { role: 'member', scope: 'agents:write' },
+  },
+  memory: {
+    read: { role: 'viewer', scope: 'memory:read' },
+    write: { role: 'member', scope: 'memory:write' },
+  },
+  workflows: {
+    read: { role: 'viewer', scope: 'workflows:read' },
+    write: { role: 'member', scope: 'workflows:write' },
+    execute: { role: 'member', scope: 'workflows:execute' },
+  },
+  webhooks: {
+    read: { role: 'viewer', scope: 'webhooks:read' },
+    write: { role: 'admin', scope: 'webhooks:write' },
+  },
+  billing: {
+    read: { role: 'viewer', scope: 'billing:read' },
+  },
+} as const satisfies Record<string, Record<string, AccessRule>>;

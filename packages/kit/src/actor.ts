@@ -1,4 +1,4 @@
-import { hasScope, roleAtLeast, type Role, type Scope } from './access.js';
+import { hasScope, roleAtLeast, type AccessRule, type Role } from './access.js';
 import { DomainError } from './errors.js';
 
 /**
@@ -32,8 +32,8 @@ export function requireUser(actor: Actor, minimum: Role): void {
 }
 
 /** A key acts with (its creator's role) ∩ (its scopes); users are limited by their role alone. */
-export function requireAccess(actor: Actor, minimum: Role, scope: Scope): void {
-  requireRole(actor, minimum);
+export function requireAccess(actor: Actor, { role, scope }: AccessRule): void {
+  requireRole(actor, role);
   if (actor.kind === 'api_key' && !hasScope(actor.scopes, scope)) {
     throw new DomainError('forbidden', `This API key lacks the ${scope} scope.`);
   }

@@ -21,6 +21,9 @@ export function parseConfig<Schema extends z.ZodType>(
   throw new ConfigError(`Invalid configuration:\n${lines.join('\n')}`);
 }
 
+// AES-256 needs exactly 32 bytes of key.
+const AES_KEY_BYTES = 32;
+
 /** Reusable environment-variable field parsers. */
 export const env = {
   port: (fallback: number) => z.coerce.number().int().min(0).max(65535).default(fallback),
@@ -32,6 +35,14 @@ export const env = {
   url: () => z.url(),
   positiveInt: (fallback: number) => z.coerce.number().int().positive().default(fallback),
   logLevel: () => z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  /** An AES-256 key (SecretBox): base64 of exactly 32 bytes, required. Never logged. */
+  aesKey: () =>
+    z
+      .string({ error: `is required (base64 of ${AES_KEY_BYTES} random bytes)` })
+      .refine((value) => /^[A-Za-z0-9+/]+={0,2}$/.test(value) && Buffer.from(value, 'base64').length === AES_KEY_BYTES, {
+        error: `must be the base64 of exactly ${AES_KEY_BYTES} bytes`,
+      })
+      .transform((value) => Buffer.from(value, 'base64')),
 };
 
 /**

@@ -13,10 +13,18 @@ export {
   FieldErrors,
 } from './errors.js';
 export { requireAccess, requireRole, requireUser, type Actor } from './actor.js';
+export { DEFAULT_PAGE_SIZE, encodeCursor, MAX_PAGE_SIZE, parseCursorPage, parsePage, type Cursor, type CursorPage, type Page } from './paging.js';
 export { ID_PREFIXES, isId, newId, type IdKind } from './ids.js';
+export { settlesWithin, TimeoutError, withTimeout } from './timeout.js';
 export { createLogger, type Logger, type LoggerSettings } from './logger.js';
 export {
+  ACCESS,
   ALL_SCOPES,
+  API_KEY_SECRET_PREFIX,
+  GRANTABLE_ROLES,
+  isGrantableRole,
+  type AccessRule,
+  type GrantableRole,
   ROLES,
   SCOPES,
   hasScope,

@@ -3,10 +3,12 @@ import { describe, expect, it } from 'vitest';
 import { loadIdentityConfig } from './config.js';
 
 const DATABASE_URL = 'postgres://postgres@127.0.0.1:5432/identity';
+const KEY = Buffer.alloc(32, 7);
+const JWT_KEY_ENCRYPTION_KEY = KEY.toString('base64');
 
 describe('loadIdentityConfig', () => {
   it('applies the defaults of decisions §11', () => {
-    expect(loadIdentityConfig({ DATABASE_URL })).toEqual({
+    expect(loadIdentityConfig({ DATABASE_URL, JWT_KEY_ENCRYPTION_KEY })).toEqual({
       databaseUrl: DATABASE_URL,
       grpcHost: '0.0.0.0',
       grpcPort: 50051,
@@ -17,6 +19,7 @@ describe('loadIdentityConfig', () => {
       refreshTokenTtlSeconds: 2_592_000,
       jwtIssuer: 'agent-platform',
       jwtAudience: 'agent-platform-api',
+      jwtKeyEncryptionKey: KEY,
       logLevel: 'info',
       otlpEndpoint: undefined,
       natsUrl: undefined,
@@ -41,6 +44,7 @@ describe('loadIdentityConfig', () => {
       NATS_URL: 'nats://nats:4222',
       OUTBOX_POLL_INTERVAL_MS: '250',
       OUTBOX_RETRY_MAX_MS: '5000',
+      JWT_KEY_ENCRYPTION_KEY,
     });
     expect(config).toMatchObject({
       grpcPort: 0,
@@ -58,19 +62,19 @@ describe('loadIdentityConfig', () => {
   it('fails with one line per bad variable', () => {
     let error: unknown;
     try {
-      loadIdentityConfig({ DATABASE_URL: 'mysql://x', DEFAULT_PLAN: 'gold', WELCOME_CREDITS: '-1' });
+      loadIdentityConfig({ DATABASE_URL: 'mysql://x', DEFAULT_PLAN: 'gold', WELCOME_CREDITS: '-1', JWT_KEY_ENCRYPTION_KEY: 'c2hvcnQ=' });
     } catch (caught) {
       error = caught;
     }
     expect(error).toBeInstanceOf(ConfigError);
     const message = (error as ConfigError).message;
-    for (const variable of ['DATABASE_URL', 'DEFAULT_PLAN', 'WELCOME_CREDITS']) expect(message).toContain(`  ${variable}: `);
+    for (const variable of ['DATABASE_URL', 'DEFAULT_PLAN', 'WELCOME_CREDITS', 'JWT_KEY_ENCRYPTION_KEY']) expect(message).toContain(`  ${variable}: `);
     expect(() => loadIdentityConfig({})).toThrow(/DATABASE_URL/);
   });
 
   it('requires a nats:// NATS_URL for the distributed process only', () => {
-    expect(() => loadIdentityConfig({ DATABASE_URL }, { requireNats: true })).toThrow('  NATS_URL: ');
-    expect(() => loadIdentityConfig({ DATABASE_URL, NATS_URL: 'http://nats:4222' })).toThrow('  NATS_URL: must be a nats:// URL');
-    expect(loadIdentityConfig({ DATABASE_URL, NATS_URL: 'nats://nats:4222' }, { requireNats: true }).natsUrl).toBe('nats://nats:4222');
+    expect(() => loadIdentityConfig({ DATABASE_URL, JWT_KEY_ENCRYPTION_KEY }, { requireNats: true })).toThrow('  NATS_URL: ');
+    expect(() => loadIdentityConfig({ DATABASE_URL, JWT_KEY_ENCRYPTION_KEY, NATS_URL: 'http://nats:4222' })).toThrow('  NATS_URL: must be a nats:// URL');
+    expect(loadIdentityConfig({ DATABASE_URL, JWT_KEY_ENCRYPTION_KEY, NATS_URL: 'nats://nats:4222' }, { requireNats: true }).natsUrl).toBe('nats://nats:4222');
   });
 });

@@ -15,6 +15,7 @@ const schema = z.object({
   REFRESH_TOKEN_TTL_SECONDS: env.positiveInt(2_592_000),
   JWT_ISSUER: z.string().min(1).default('agent-platform'),
   JWT_AUDIENCE: z.string().min(1).default('agent-platform-api'),
+  JWT_KEY_ENCRYPTION_KEY: env.aesKey(),
   LOG_LEVEL: env.logLevel(),
   OTEL_EXPORTER_OTLP_ENDPOINT: z.url().optional(),
   NATS_URL: natsUrl.optional(),
@@ -44,6 +45,8 @@ export interface IdentityConfig {
   refreshTokenTtlSeconds: number;
   jwtIssuer: string;
   jwtAudience: string;
+  /** AES-256-GCM key that seals the private JWT signing keys at rest. Never logged. */
+  jwtKeyEncryptionKey: Buffer;
   logLevel: LogLevel;
   /** OTLP/HTTP collector; spans are exported only when set. */
   otlpEndpoint: string | undefined;
@@ -79,6 +82,7 @@ export function loadIdentityConfig(environment: Record<string, string | undefine
     refreshTokenTtlSeconds: parsed.REFRESH_TOKEN_TTL_SECONDS,
     jwtIssuer: parsed.JWT_ISSUER,
     jwtAudience: parsed.JWT_AUDIENCE,
+    jwtKeyEncryptionKey: parsed.JWT_KEY_ENCRYPTION_KEY,
     logLevel: parsed.LOG_LEVEL,
     otlpEndpoint: parsed.OTEL_EXPORTER_OTLP_ENDPOINT,
     natsUrl: parsed.NATS_URL,

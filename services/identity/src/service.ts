@@ -2,6 +2,7 @@ import type { Logger } from '@agent-platform/kit';
 import { classifyDbError, closeOrm, requestContext, type Orm } from '@agent-platform/kit/db';
 import { OutboxRelay, type EventBus } from '@agent-platform/kit/events';
 import { GrpcServer } from '@agent-platform/kit/grpc';
+import { SecretBox } from '@agent-platform/kit/security';
 import { ApiKeyServiceService } from '@agent-platform/proto/identity/v1/api-keys';
 import { AuthServiceService } from '@agent-platform/proto/identity/v1/auth';
 import { BillingServiceService } from '@agent-platform/proto/identity/v1/billing';
@@ -71,7 +72,7 @@ function assemble(config: IdentityConfig, deps: IdentityDeps, orm: Orm): Identit
   const tenants = new TenantsRepository(em);
   const authRepository = new AuthRepository(em);
   const passwords = new PasswordHasher();
-  const signingKeys = new SigningKeys({ em, repository: authRepository });
+  const signingKeys = new SigningKeys({ em, repository: authRepository, secrets: new SecretBox([config.jwtKeyEncryptionKey]) });
 
   const billing = new BillingService({
     em,

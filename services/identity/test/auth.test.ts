@@ -1,11 +1,12 @@
+import { createPublicKey, generateKeyPairSync } from 'node:crypto';
 import { GrpcChannel } from '@agent-platform/kit/grpc';
 import { AuthServiceService, type TokenPair } from '@agent-platform/proto/identity/v1/auth';
 import { createLocalJWKSet, decodeProtectedHeader, jwtVerify } from 'jose';
 import { createTestDatabase } from '@agent-platform/kit/testing';
 import { describe, expect } from 'vitest';
 import { migrations, openDatabase } from '../src/database.js';
-import { buildIdentityService, loadIdentityConfig } from '../src/service.js';
-import { expectError, logger, silentBus, test, uniqueEmail, type IdentityHarness } from './harness.js';
+import { buildIdentityService } from '../src/service.js';
+import { expectError, logger, silentBus, startService, test, testConfig, uniqueEmail, type IdentityHarness } from './harness.js';
 
 async function login(identity: IdentityHarness, email: string, password: string): Promise<TokenPair> {
   const { tokens } = await identity.auth.login({ email, password });
@@ -102,9 +103,50 @@ describe('access tokens', () => {
     expect(keys).toHaveLength(1);
   });
 
+  test('are signed with a private key stored only sealed; a key stored in clear before is sealed at start and keeps signing', async () => {
+    const database = await createTestDatabase({ name: 'identity', migrations, migrate: (url) => openDatabase(url, logger).then((orm) => orm.close()) });
+    const bus = silentBus();
+    try {
+      const first = await startService(database, bus);
+      const [row] = await database.query<{ id: string; private_jwk: unknown; private_key_sealed: string }>('select id, private_jwk, private_key_sealed from signing_keys');
+      expect(row!.private_jwk).toBeNull();
+      expect(row!.private_key_sealed).toMatch(/^v1:[0-9a-f]{12}:/);
+      await first.service.stop();
+
+      // As a release before sealing stored it: the private JWK in clear, nothing sealed.
+      const { privateKey } = generateKeyPairSync('ed25519');
+      const clearJwk = privateKey.export({ format: 'jwk' });
+      await database.query('update signing_keys set private_jwk = $1, private_key_sealed = null where id = $2', [JSON.stringify(clearJwk), row!.id]);
+      const second = await startService(database, bus);
+      try {
+        const [upgraded] = await database.query<{ private_jwk: unknown; private_key_sealed: string | null }>('select private_jwk, private_key_sealed from signing_keys');
+        expect(upgraded!.private_jwk).toBeNull();
+        expect(upgraded!.private_key_sealed).not.toContain(String(clearJwk.d));
+        const channel = new GrpcChannel(second.address);
+        try {
+          const auth = channel.client(AuthServiceService);
+          const email = uniqueEmail('sealed');
+          await auth.register({ email, password: 'a long enough password' });
+          const { tokens } = await auth.login({ email, password: 'a long enough password' });
+          // Signed with the key that was in clear: the upgrade kept the key, it only sealed it.
+          const publicKey = createPublicKey(privateKey);
+          const { protectedHeader } = await jwtVerify(tokens!.accessToken, publicKey, { algorithms: ['EdDSA'] });
+          expect(protectedHeader.kid).toBe(row!.id);
+        } finally {
+          channel.close();
+        }
+      } finally {
+        await second.service.stop();
+      }
+    } finally {
+      await bus.close();
+      await database.drop();
+    }
+  });
+
   test('are signed with one shared key when replicas start together on an empty database', async () => {
     const database = await createTestDatabase({ name: 'identity', migrations, migrate: (url) => openDatabase(url, logger).then((orm) => orm.close()) });
-    const config = loadIdentityConfig({ DATABASE_URL: database.url, GRPC_HOST: '127.0.0.1', GRPC_PORT: '0' });
+    const config = testConfig(database);
     const bus = silentBus();
     const replicas = await Promise.all([1, 2, 3].map(() => buildIdentityService(config, { logger, bus })));
     try {

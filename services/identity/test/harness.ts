@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import { createLogger } from '@agent-platform/kit';
 import { InProcessEventBus, type Delivery, type EventBus, type EventEnvelope } from '@agent-platform/kit/events';
 import { GrpcChannel, PrincipalKind, type Principal, type PromiseClient } from '@agent-platform/kit/grpc';
@@ -97,8 +97,16 @@ export function userPrincipal(userId: string, tenantId: string, role: string): P
 
 export { expectError } from '@agent-platform/kit/testing';
 
+/** Seals the test services' private signing keys (JWT_KEY_ENCRYPTION_KEY). */
+export const JWT_KEY_ENCRYPTION_KEY = randomBytes(32).toString('base64');
+
+/** The service's settings for a test database, on a free loopback port. */
+export function testConfig(database: TestDatabase, overrides: Record<string, string> = {}): IdentityConfig {
+  return loadIdentityConfig({ DATABASE_URL: database.url, GRPC_HOST: '127.0.0.1', GRPC_PORT: '0', JWT_KEY_ENCRYPTION_KEY, ...overrides });
+}
+
 export async function startService(database: TestDatabase, bus: EventBus, overrides: Record<string, string> = {}) {
-  const config = loadIdentityConfig({ DATABASE_URL: database.url, GRPC_HOST: '127.0.0.1', GRPC_PORT: '0', ...overrides });
+  const config = testConfig(database, overrides);
   const service: IdentityService = await buildIdentityService(config, { logger, bus });
   const { port } = await service.start();
   return { config, service, address: `127.0.0.1:${port}` };

@@ -2,16 +2,6 @@ import { env, parseConfig } from '@agent-platform/kit';
 import { z } from 'zod';
 import { parseRetrySchedule } from './deliveries/retry-schedule.js';
 
-// AES-256 needs exactly 32 bytes of key.
-const SECRET_KEY_BYTES = 32;
-
-const secretKey = z
-  .string({ error: 'is required (base64 of 32 random bytes)' })
-  .refine((value) => /^[A-Za-z0-9+/]+={0,2}$/.test(value) && Buffer.from(value, 'base64').length === SECRET_KEY_BYTES, {
-    error: `must be the base64 of exactly ${SECRET_KEY_BYTES} bytes`,
-  })
-  .transform((value) => Buffer.from(value, 'base64'));
-
 const retrySchedule = z
   .string()
   .default('0,60,300,1800,7200')
@@ -28,7 +18,7 @@ const schema = z.object({
   DATABASE_URL: z.url({ protocol: /^postgres(ql)?$/, error: 'must be a postgres:// URL' }),
   GRPC_HOST: z.string().min(1).default('0.0.0.0'),
   GRPC_PORT: env.port(50054),
-  WEBHOOK_SECRET_KEY: secretKey,
+  WEBHOOK_SECRET_KEY: env.aesKey(),
   ALLOW_PRIVATE_NETWORK_URLS: env.boolean(false),
   WEBHOOK_RETRY_SCHEDULE: retrySchedule,
   WEBHOOK_TIMEOUT_MS: z.coerce.number().int().min(100).max(120_000).default(10_000),

@@ -2,7 +2,7 @@ import type { LookupAddress } from 'node:dns';
 import { createServer, type Server } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { describe, expect, onTestFinished } from 'vitest';
-import { systemResolver, type HostResolver } from '../src/security/outbound-policy.js';
+import { systemResolver, type HostResolver } from '@agent-platform/kit/security';
 import { createWebhook, dispatcherTest, expectError, newTenant, waitForDeliveries } from './support/harness.js';
 
 // DNS under the test's control for names under .example.com; the system's for the rest (localhost).

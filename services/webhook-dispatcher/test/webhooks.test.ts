@@ -61,7 +61,7 @@ describe('CreateWebhook', () => {
       'validation_error',
     );
     expect(big.details).toEqual([{ field: 'metadata', message: 'must be at most 16384 bytes of JSON' }]);
-    const list = await dispatcher.client.listWebhooks({ page: 0, perPage: 0 }, { principal: tenant.principal });
+    const list = await dispatcher.client.listWebhooks({ page: { page: 0, perPage: 0 } }, { principal: tenant.principal });
     expect(list.total).toBe(0);
   });
 
@@ -77,12 +77,12 @@ describe('List, Get, Update, Delete', () => {
     const tenant = newTenant();
     const ids: string[] = [];
     for (let i = 0; i < 5; i += 1) ids.push((await createWebhook(dispatcher.client, tenant, `${URL}/${i}`)).webhook.id);
-    const first = await dispatcher.client.listWebhooks({ page: 1, perPage: 2 }, { principal: tenant.principal });
+    const first = await dispatcher.client.listWebhooks({ page: { page: 1, perPage: 2 } }, { principal: tenant.principal });
     expect(first.total).toBe(5);
     expect(first.items.map((w) => w.id)).toEqual([ids[4], ids[3]]);
-    const last = await dispatcher.client.listWebhooks({ page: 3, perPage: 2 }, { principal: tenant.principal });
+    const last = await dispatcher.client.listWebhooks({ page: { page: 3, perPage: 2 } }, { principal: tenant.principal });
     expect(last.items.map((w) => w.id)).toEqual([ids[0]]);
-    const invalid = await expectError(dispatcher.client.listWebhooks({ page: 1, perPage: 101 }, { principal: tenant.principal }), 'validation_error');
+    const invalid = await expectError(dispatcher.client.listWebhooks({ page: { page: 1, perPage: 101 } }, { principal: tenant.principal }), 'validation_error');
     expect(invalid.details.map((d) => d.field)).toEqual(['per_page']);
   });
 
@@ -147,15 +147,15 @@ describe('tenancy and access', () => {
     await expectError(dispatcher.client.enableWebhook({ webhookId }, as), 'not_found');
     await expectError(dispatcher.client.rotateSecret({ webhookId }, as), 'not_found');
     await expectError(dispatcher.client.testWebhook({ webhookId, eventType: 'agent.created' }, as), 'not_found');
-    await expectError(dispatcher.client.listDeliveries({ webhookId, limit: 10 }, as), 'not_found');
+    await expectError(dispatcher.client.listDeliveries({ webhookId, page: { limit: 10 } }, as), 'not_found');
     await expectError(dispatcher.client.getDelivery({ webhookId, deliveryId: sent.deliveryId }, as), 'not_found');
     await expectError(dispatcher.client.retryDelivery({ webhookId, deliveryId: sent.deliveryId }, as), 'not_found');
     await expectError(dispatcher.client.deleteWebhook({ webhookId }, as), 'not_found');
-    expect((await dispatcher.client.listWebhooks({ page: 1, perPage: 100 }, as)).total).toBe(0);
+    expect((await dispatcher.client.listWebhooks({ page: { page: 1, perPage: 100 } }, as)).total).toBe(0);
     // Still there, untouched, for its owner.
     const mine = await dispatcher.client.getWebhook({ webhookId }, { principal: owner.principal });
     expect(mine.webhook).toMatchObject({ id: webhookId, url: URL, description: undefined });
-    expect((await dispatcher.client.listDeliveries({ webhookId, limit: 10 }, { principal: owner.principal })).total).toBe(1);
+    expect((await dispatcher.client.listDeliveries({ webhookId, page: { limit: 10 } }, { principal: owner.principal })).total).toBe(1);
   });
 
   test('reading needs any role; managing needs admin; keys need the webhooks scopes', async ({ dispatcher }) => {
@@ -167,7 +167,7 @@ describe('tenancy and access', () => {
     await expectError(dispatcher.client.rotateSecret({ webhookId: webhook.id }, { principal: principalOf(tenant.tenantId, 'member') }), 'forbidden');
 
     const readKey = { principal: principalOf(tenant.tenantId, 'owner', PrincipalKind.KIND_API_KEY, ['webhooks:read']) };
-    expect((await dispatcher.client.listWebhooks({ page: 1, perPage: 10 }, readKey)).total).toBe(1);
+    expect((await dispatcher.client.listWebhooks({ page: { page: 1, perPage: 10 } }, readKey)).total).toBe(1);
     await expectError(dispatcher.client.deleteWebhook({ webhookId: webhook.id }, readKey), 'forbidden');
     const writeKey = { principal: principalOf(tenant.tenantId, 'admin', PrincipalKind.KIND_API_KEY, ['webhooks:write']) };
     await dispatcher.client.enableWebhook({ webhookId: webhook.id }, writeKey);

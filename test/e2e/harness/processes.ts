@@ -3,7 +3,9 @@ import { fileURLToPath } from 'node:url';
 
 export const REPO_ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 
-export { freePort } from '@agent-platform/kit/testing';
+import { freePort } from '@agent-platform/kit/testing';
+
+export { freePort };
 
 export interface RunningProcess {
   child: ChildProcess;
@@ -15,11 +17,27 @@ export interface RunningProcess {
 
 /** Starts `node --import tsx <entry>` from the repository root with extra environment. */
 export function startNode(entry: string, env: Record<string, string>): RunningProcess {
-  const child = spawn(process.execPath, ['--import', 'tsx', entry], {
+  return startProcess(process.execPath, ['--import', 'tsx', entry], env);
+}
+
+/**
+ * Starts a command from the repository root in a process group of its own, so stopping it also
+ * stops what it started (`pnpm start` runs the launcher as its child).
+ */
+export function startProcess(command: string, args: string[], env: Record<string, string>): RunningProcess {
+  const child = spawn(command, args, {
     cwd: REPO_ROOT,
     env: { ...process.env, NODE_ENV: 'test', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
+    detached: true,
   });
+  const signal = (name: NodeJS.Signals) => {
+    try {
+      process.kill(-child.pid!, name);
+    } catch {
+      // Already gone.
+    }
+  };
   let output = '';
   child.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()));
   child.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()));
@@ -29,8 +47,8 @@ export function startNode(entry: string, env: Record<string, string>): RunningPr
     output: () => output,
     stop: async (graceMs = 15_000) => {
       if (child.exitCode !== null || child.signalCode !== null) return child.exitCode;
-      child.kill('SIGINT');
-      const timer = setTimeout(() => child.kill('SIGKILL'), graceMs);
+      signal('SIGINT');
+      const timer = setTimeout(() => signal('SIGKILL'), graceMs);
       const code = await exited;
       clearTimeout(timer);
       return code;
@@ -46,7 +64,7 @@ export async function waitUntil(what: string, running: RunningProcess, probe: ()
       throw new Error(`${what} exited with ${running.child.exitCode}:\n${running.output()}`);
     }
     if (await probe().catch(() => false)) return;
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    await new Promise((resolve) => setTimeout(resolve, 25));
   }
   throw new Error(`${what} was not ready within ${timeoutMs} ms:\n${running.output()}`);
 }
@@ -66,3 +84,39 @@ export const COMMON_ENV: Record<string, string> = {
   ALLOW_PRIVATE_NETWORK_URLS: 'true',
   WEBHOOK_RETRY_SCHEDULE: '0,1,1,1,1',
 };
+
+export interface LocalPlatformProcess extends RunningProcess {
+  baseUrl: string;
+  /** From spawning to the first 200 of /readyz, milliseconds. */
+  msToFirst200: number;
+}
+
+/**
+ * The all-in-one launcher as a process on `dataDir`, with every service on a free port: through
+ * `pnpm start` exactly as a developer runs it (the benchmarks), or its entry point run directly.
+ */
+export async function startLocalPlatformProcess(options: {
+  dataDir: string;
+  port: number;
+  env?: Record<string, string>;
+  via?: 'pnpm' | 'node';
+}): Promise<LocalPlatformProcess> {
+  const env = {
+    DATA_DIR: options.dataDir,
+    PORT: String(options.port),
+    EMBEDDED_PG_PORT: String(await freePort()),
+    IDENTITY_GRPC_PORT: '0',
+    WEBHOOK_DISPATCHER_GRPC_PORT: '0',
+    ...options.env,
+  };
+  const started = performance.now();
+  const running = options.via === 'pnpm' ? startProcess('pnpm', ['start'], env) : startNode('deploy/local/src/main.ts', env);
+  const baseUrl = `http://127.0.0.1:${options.port}`;
+  try {
+    await waitUntil('the all-in-one platform', running, () => httpOk(`${baseUrl}/readyz`), 120_000);
+  } catch (error) {
+    await running.stop();
+    throw error;
+  }
+  return { ...running, baseUrl, msToFirst200: performance.now() - started };
+}

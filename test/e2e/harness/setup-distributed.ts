@@ -33,6 +33,7 @@ export default async function setup(project: TestProject): Promise<() => Promise
         GRPC_HOST: '127.0.0.1',
         GRPC_PORT: String(identityPort),
         NATS_URL: nats.url,
+        JWT_KEY_ENCRYPTION_KEY: randomBytes(32).toString('base64'),
       }),
     );
     const dispatcherPort = await freePort();

@@ -1,3 +1,4 @@
+import { settlesWithin } from '@agent-platform/kit';
 import fp from 'fastify-plugin';
 import { Redis } from 'ioredis';
 
@@ -26,12 +27,7 @@ export default fp(
     app.decorate('redis', redis);
     app.addHook('onClose', async () => {
       const timeoutMs = Math.min(app.config.SHUTDOWN_TIMEOUT_MS, 2_000);
-      let timer: NodeJS.Timeout | undefined;
-      const timeout = new Promise<void>((resolve) => {
-        timer = setTimeout(resolve, timeoutMs);
-      });
-      await Promise.race([redis.quit().then(() => undefined, () => undefined), timeout]);
-      clearTimeout(timer);
+      await settlesWithin(redis.quit(), timeoutMs);
       redis.disconnect();
     });
     done();

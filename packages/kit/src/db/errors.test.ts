@@ -28,6 +28,14 @@ describe('classifyDbError', () => {
   });
 
   it.each([
+    ['a NUL in a bound parameter (protocol violation, as MikroORM reports it)', new DriverException(withCode('invalid message format', '08P01'))],
+    ['a byte sequence invalid in UTF-8', withCode('invalid byte sequence for encoding "UTF8": 0x00', '22021')],
+    ['an untranslatable character in jsonb', withCode('unsupported Unicode escape sequence', '22P05')],
+  ])('maps %s to invalid_request, not to an outage', (_label, error) => {
+    expect(classifyDbError(error)?.code).toBe('invalid_request');
+  });
+
+  it.each([
     ['a syntax error', withCode('syntax error at or near "selec"', '42601')],
     ['a unique violation', new UniqueConstraintViolationException(withCode('duplicate key', '23505'))],
     ['a plain bug', new TypeError('x is undefined')],

@@ -30,10 +30,33 @@ const UNAVAILABLE_MESSAGES = [
 ];
 
 /**
- * Maps a lost or unreachable database to `service_unavailable` (503: retry later) for
- * GrpcServer's `classifyError`. Anything else is not ours to classify: undefined.
+ * SQLSTATEs of input PostgreSQL cannot store: 22021 (a byte sequence invalid in the encoding, e.g.
+ * NUL in text), 22P05 (an untranslatable character, e.g. `\u0000` in jsonb).
+ */
+const UNSTORABLE_SQLSTATES = new Set(['22021', '22P05']);
+
+/**
+ * A NUL in a bound parameter breaks the extended-protocol message itself: the server answers
+ * 08P01 "invalid message format". Class 08 otherwise means a lost connection; this one is the
+ * request's fault, and retrying it would fail the same way.
+ */
+function isUnstorableInput(error: unknown): boolean {
+  const code = codeOf(error);
+  if (code !== undefined && UNSTORABLE_SQLSTATES.has(code)) return true;
+  return code === '08P01' && error instanceof Error && /invalid message format/i.test(error.message);
+}
+
+/**
+ * For GrpcServer's `classifyError`: input the database cannot store (a NUL character) is the
+ * caller's `invalid_request` (400); a lost or unreachable database is `service_unavailable` (503:
+ * retry later), and nothing else is. Anything else is not ours to classify: undefined.
  */
 export function classifyDbError(error: unknown): DomainError | undefined {
+  for (const candidate of causeChain(error)) {
+    if (isUnstorableInput(candidate)) {
+      return new DomainError('invalid_request', 'The request contains a character that cannot be stored (such as NUL, U+0000).', { cause: error });
+    }
+  }
   for (const candidate of causeChain(error)) {
     if (isUnavailable(candidate)) {
       return new DomainError('service_unavailable', 'The database is unavailable; retry shortly.', { cause: error });
@@ -59,6 +82,7 @@ export function isUniqueViolation(error: unknown, constraint?: string): boolean 
 function isUnavailable(error: unknown): boolean {
   if (error instanceof ConnectionException) return true;
   const code = codeOf(error);
+  if (code === '08P01') return false;
   if (code !== undefined) {
     if (NETWORK_CODES.has(code) || UNAVAILABLE_SQLSTATES.has(code)) return true;
     if (/^08[0-9A-Z]{3}$/.test(code)) return true;

@@ -3,6 +3,7 @@ import { Migrator } from '@mikro-orm/migrations';
 import { MikroORM, RequestContext, type EntitySchema, type MigrationObject } from '@mikro-orm/postgresql';
 import pg from 'pg';
 import type { Logger } from '../logger.js';
+import { settlesWithin } from '../timeout.js';
 
 export type Orm = MikroORM;
 export type { EntityManager } from '@mikro-orm/postgresql';
@@ -83,16 +84,7 @@ function migrationLockKey(clientUrl: string): string {
  * query cannot hold a shutdown open. False when it gave up waiting.
  */
 export async function closeOrm(orm: Orm, timeoutMs = 5_000): Promise<boolean> {
-  let timer: NodeJS.Timeout | undefined;
-  const timedOut = new Promise<false>((resolve) => {
-    timer = setTimeout(() => resolve(false), timeoutMs);
-    timer.unref();
-  });
-  try {
-    return await Promise.race([orm.close().then(() => true as const), timedOut]);
-  } finally {
-    clearTimeout(timer);
-  }
+  return settlesWithin(orm.close(), timeoutMs);
 }
 
 /**

@@ -1,5 +1,7 @@
 import type { RetryBackoff } from './bus.js';
 
+export { settlesWithin } from '../timeout.js';
+
 /** The delay before retry number `attempt` (1-based): `initialMs · 2^(attempt−1)`, at most `maxMs`. */
 export function backoffDelay(attempt: number, backoff: RetryBackoff): number {
   const exponent = Math.min(Math.max(attempt - 1, 0), 30);
@@ -21,22 +23,6 @@ export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
     const timer = setTimeout(done, ms);
     signal?.addEventListener('abort', done, { once: true });
   });
-}
-
-/** Resolves with true when `work` settles within `ms`, false when it does not (it keeps running). */
-export async function settlesWithin(work: Promise<unknown>, ms: number): Promise<boolean> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<false>((resolve) => {
-    timer = setTimeout(() => resolve(false), ms);
-  });
-  try {
-    return await Promise.race([work.then(
-      () => true as const,
-      () => true as const,
-    ), timeout]);
-  } finally {
-    clearTimeout(timer);
-  }
 }
 
 /**

@@ -1,7 +1,6 @@
-import type { UnaryHandlers } from '@agent-platform/kit/grpc';
+import { actorOf, type UnaryHandlers } from '@agent-platform/kit/grpc';
 import type { ApiKeyServiceService, ApiKey as ApiKeyMessage } from '@agent-platform/proto/identity/v1/api-keys';
-import { actorOf } from '@agent-platform/kit/grpc';
-import { parsePage } from '../shared/pagination.js';
+import { parsePage } from '@agent-platform/kit';
 import type { ApiKey } from './api-keys.entity.js';
 import type { ApiKeysService } from './api-keys.service.js';
 

@@ -1,6 +1,4 @@
-import { DomainError, newId } from '@agent-platform/kit';
-import type { Page } from '../shared/pagination.js';
-import { FieldErrors } from '@agent-platform/kit';
+import { DomainError, FieldErrors, newId, requireUser, type Actor, type Page } from '@agent-platform/kit';
 import { characterCount } from '../shared/validation.js';
 import type { Plan, Role } from '../tenants/tenants.entity.js';
 import type { TenantsRepository } from '../tenants/tenants.repository.js';
@@ -9,7 +7,6 @@ import type { ApiKey } from './api-keys.entity.js';
 import type { ApiKeysRepository } from './api-keys.repository.js';
 import { checkScopes } from './scopes.js';
 import { hashApiKeySecret, isApiKeySecret, newApiKeySecret } from './secrets.js';
-import { requireUser, type Actor } from '@agent-platform/kit';
 
 const MAX_NAME_LENGTH = 100;
 /** decisions §4: `last_used_at` moves at most once a minute per key. */

@@ -1,6 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
+import { API_KEY_SECRET_PREFIX } from '@agent-platform/kit';
 
-export const API_KEY_SECRET_PREFIX = 'ap_live_';
+export { API_KEY_SECRET_PREFIX };
 /** Characters of the random part (decisions §4): 32 base62 ≈ 190 bits. */
 export const API_KEY_RANDOM_LENGTH = 32;
 /** What lists show of a key: the first 12 characters of the secret. */

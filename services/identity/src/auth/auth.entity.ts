@@ -8,7 +8,10 @@ export const SigningKeySchema = defineEntity({
   properties: {
     id: p.string().primary(),
     publicJwk: p.json<JsonWebKey>(),
-    privateJwk: p.json<JsonWebKey>().hidden(),
+    /** The private JWK as JSON, sealed by SecretBox with the key id as associated data. */
+    privateKeySealed: p.text().hidden().strictNullable(),
+    /** Only on keys written before sealing; the first start seals them and clears this. */
+    privateJwk: p.json<JsonWebKey>().hidden().strictNullable(),
     createdAt: p.datetime(),
     /** Set once tokens it signed can no longer be valid; retired keys leave the JWKS. */
     retiredAt: p.datetime().strictNullable(),

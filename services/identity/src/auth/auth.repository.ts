@@ -28,8 +28,8 @@ export class AuthRepository {
     return this.em.find(SigningKey, { retiredAt: null }, { orderBy: [{ createdAt: 'desc' }, { id: 'desc' }] });
   }
 
-  async insertSigningKey(key: Pick<SigningKey, 'id' | 'publicJwk' | 'privateJwk' | 'createdAt'>): Promise<SigningKey> {
-    const entity = this.em.create(SigningKey, { ...key, retiredAt: null });
+  async insertSigningKey(key: Pick<SigningKey, 'id' | 'publicJwk' | 'privateKeySealed' | 'createdAt'>): Promise<SigningKey> {
+    const entity = this.em.create(SigningKey, { ...key, privateJwk: null, retiredAt: null });
     await this.em.flush();
     return entity;
   }

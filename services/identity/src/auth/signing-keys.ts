@@ -1,6 +1,7 @@
-import { createPrivateKey, generateKeyPairSync } from 'node:crypto';
+import { createPrivateKey, generateKeyPairSync, type JsonWebKey } from 'node:crypto';
 import { newId } from '@agent-platform/kit';
 import type { EntityManager } from '@agent-platform/kit/db';
+import type { SecretBox } from '@agent-platform/kit/security';
 import type { AuthRepository } from './auth.repository.js';
 import type { SigningKey } from './auth.entity.js';
 import { ACCESS_TOKEN_ALGORITHM, type SigningKeyMaterial } from './tokens.js';
@@ -17,26 +18,35 @@ export interface PublicJwk {
 
 /**
  * The Ed25519 keys that sign access tokens. The first replica to start generates and persists a
- * key pair; replicas starting together serialise on an advisory lock, so they share one key.
+ * key pair; replicas starting together serialise on an advisory lock, so they share one key. The
+ * private half is stored sealed: a copy of the database alone cannot mint tokens.
  */
 export class SigningKeys {
   private readonly em: EntityManager;
   private readonly repository: AuthRepository;
+  private readonly secrets: SecretBox;
   private active: SigningKeyMaterial | undefined;
 
-  constructor(options: { em: EntityManager; repository: AuthRepository }) {
+  constructor(options: { em: EntityManager; repository: AuthRepository; secrets: SecretBox }) {
     this.em = options.em;
     this.repository = options.repository;
+    this.secrets = options.secrets;
   }
 
-  /** Loads the newest live key, creating the first one if there is none. Call once at start. */
+  /**
+   * Loads the newest live key, creating the first one if there is none, and seals any key still
+   * stored in clear (written before keys were sealed). Call once at start.
+   */
   async load(): Promise<void> {
-    const key = await this.em.transactional(async () => {
+    const privateJwk = await this.em.transactional(async () => {
       await this.repository.lockSigningKeys();
-      const [newest] = await this.repository.liveSigningKeys();
-      return newest ?? this.create();
+      const live = await this.repository.liveSigningKeys();
+      for (const key of live) if (key.privateJwk !== null) this.seal(key, key.privateJwk);
+      await this.em.flush();
+      const newest = live[0] ?? (await this.create());
+      return { kid: newest.id, jwk: this.open(newest) };
     });
-    this.active = { kid: key.id, privateKey: createPrivateKey({ key: key.privateJwk, format: 'jwk' }) };
+    this.active = { kid: privateJwk.kid, privateKey: createPrivateKey({ key: privateJwk.jwk, format: 'jwk' }) };
   }
 
   /** The key new tokens are signed with. */
@@ -60,11 +70,22 @@ export class SigningKeys {
 
   private create(): Promise<SigningKey> {
     const { publicKey, privateKey } = generateKeyPairSync('ed25519');
+    const id = newId('signingKey');
     return this.repository.insertSigningKey({
-      id: newId('signingKey'),
+      id,
       publicJwk: publicKey.export({ format: 'jwk' }),
-      privateJwk: privateKey.export({ format: 'jwk' }),
+      privateKeySealed: this.secrets.seal(JSON.stringify(privateKey.export({ format: 'jwk' })), id),
       createdAt: new Date(),
     });
+  }
+
+  private seal(key: SigningKey, privateJwk: JsonWebKey): void {
+    key.privateKeySealed = this.secrets.seal(JSON.stringify(privateJwk), key.id);
+    key.privateJwk = null;
+  }
+
+  private open(key: SigningKey): JsonWebKey {
+    if (key.privateKeySealed === null) throw new Error(`Signing key ${key.id} has no private key.`);
+    return JSON.parse(this.secrets.open(key.privateKeySealed, key.id)) as JsonWebKey;
   }
 }

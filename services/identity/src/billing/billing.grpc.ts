@@ -1,7 +1,6 @@
-import type { UnaryHandlers } from '@agent-platform/kit/grpc';
+import { actorOf, type UnaryHandlers } from '@agent-platform/kit/grpc';
 import type { BillingServiceService, CreditTransaction as CreditTransactionMessage } from '@agent-platform/proto/identity/v1/billing';
-import { actorOf } from '@agent-platform/kit/grpc';
-import { parsePage } from '../shared/pagination.js';
+import { parsePage } from '@agent-platform/kit';
 import type { CreditTransaction } from './billing.entity.js';
 import type { BillingService } from './billing.service.js';
 

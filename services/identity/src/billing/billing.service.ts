@@ -1,13 +1,10 @@
-import { DomainError, newId } from '@agent-platform/kit';
+import { DomainError, FieldErrors, newId, requireRole, type Actor, type Page } from '@agent-platform/kit';
 import { isUniqueViolation, type EntityManager } from '@agent-platform/kit/db';
 import { newEvent, recordEvent } from '@agent-platform/kit/events';
-import type { Page } from '../shared/pagination.js';
-import { FieldErrors } from '@agent-platform/kit';
 import type { TenantsRepository } from '../tenants/tenants.repository.js';
 import type { CreditTransaction, PurchaseStatus, TransactionKind } from './billing.entity.js';
 import { CREDIT_REFERENCE_KEY, type BillingRepository } from './billing.repository.js';
 import type { PaymentProvider } from './payment-provider.js';
-import { requireRole, type Actor } from '@agent-platform/kit';
 
 export const MAX_PURCHASE_CREDITS = 1_000_000;
 const MAX_REFERENCE_LENGTH = 200;

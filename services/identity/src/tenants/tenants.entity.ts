@@ -1,18 +1,10 @@
-import { ROLES, type Role } from '@agent-platform/kit';
+import { ROLES } from '@agent-platform/kit';
 import { defineEntity, p } from '@mikro-orm/postgresql';
 
 export type { Role } from '@agent-platform/kit';
 
-/** The roles MemberService may grant; ownership is only ever given at registration. */
-export const GRANTABLE_ROLES = ['admin', 'member', 'viewer'] as const satisfies readonly Role[];
-export type GrantableRole = (typeof GRANTABLE_ROLES)[number];
-
 export const PLANS = ['free', 'pro', 'enterprise'] as const;
 export type Plan = (typeof PLANS)[number];
-
-export function isGrantableRole(value: string): value is GrantableRole {
-  return (GRANTABLE_ROLES as readonly string[]).includes(value);
-}
 
 export const TenantSchema = defineEntity({
   name: 'Tenant',

@@ -1,11 +1,10 @@
-import { DomainError } from '@agent-platform/kit';
+import { DomainError, GRANTABLE_ROLES, isGrantableRole, requireUser, type Actor, type GrantableRole } from '@agent-platform/kit';
 import { isUniqueViolation } from '@agent-platform/kit/db';
 import { isValidEmail, normalizeEmail } from '../shared/validation.js';
 import type { User } from '../users/users.entity.js';
 import type { UsersRepository } from '../users/users.repository.js';
-import { GRANTABLE_ROLES, isGrantableRole, type GrantableRole, type Membership, type Plan, type Role } from './tenants.entity.js';
+import type { Membership, Plan, Role } from './tenants.entity.js';
 import { MEMBERSHIPS_PKEY, type TenantsRepository } from './tenants.repository.js';
-import { requireUser, type Actor } from '@agent-platform/kit';
 
 export interface TenantsServiceOptions {
   tenants: TenantsRepository;

@@ -1,3 +1,4 @@
+import type { TraceCarrier } from '@agent-platform/kit/events';
 import { defineEntity, p } from '@mikro-orm/postgresql';
 
 export const DELIVERY_STATUSES = ['pending', 'delivered', 'failed'] as const;
@@ -36,6 +37,8 @@ export const DeliverySchema = defineEntity({
     deliveredAt: p.datetime().strictNullable(),
     createdAt: p.datetime(),
     updatedAt: p.datetime(),
+    /** W3C trace context of the fan-out; each attempt joins that trace. Read by the queue's own SQL. */
+    traceContext: p.json<TraceCarrier>().columnType('json').strictNullable().lazy(),
   },
 });
 

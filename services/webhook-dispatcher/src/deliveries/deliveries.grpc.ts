@@ -1,7 +1,6 @@
-import type { UnaryHandlers } from '@agent-platform/kit/grpc';
+import { actorOf, type UnaryHandlers } from '@agent-platform/kit/grpc';
 import type { Delivery as DeliveryMessage, WebhookServiceService } from '@agent-platform/proto/webhooks/v1';
-import { actorOf, present } from '@agent-platform/kit/grpc';
-import { parseCursorPage } from '../shared/pagination.js';
+import { parseCursorPage } from '@agent-platform/kit';
 import type { DeliveriesService } from './deliveries.service.js';
 import type { DeliveryWithAttempts } from './deliveries.repository.js';
 
@@ -22,7 +21,7 @@ export function deliveryHandlers(deliveries: DeliveriesService): Pick<UnaryHandl
     },
 
     listDeliveries: async (request, ctx) => {
-      const page = await deliveries.list(actorOf(ctx), request.webhookId, parseCursorPage(request.limit, present(request.cursor)));
+      const page = await deliveries.list(actorOf(ctx), request.webhookId, parseCursorPage(request.page));
       return { items: page.items.map(toMessage), total: page.total, nextCursor: page.nextCursor };
     },
 

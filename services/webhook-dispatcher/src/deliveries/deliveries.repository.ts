@@ -1,5 +1,5 @@
 import type { EntityManager } from '@agent-platform/kit/db';
-import type { Cursor } from '../shared/pagination.js';
+import type { Cursor } from '@agent-platform/kit';
 import { Delivery, DeliveryAttempt } from './deliveries.entity.js';
 import type { AttemptResult } from './http-sender.js';
 
@@ -77,6 +77,8 @@ export class DeliveriesRepository {
         nextAttemptAt: null,
         lockedUntil: null,
         leaseToken: null,
+        // A test send runs in the caller's request; it has no event whose trace to join.
+        traceContext: null,
         responseStatus: result.responseStatus,
         responseTimeMs: result.responseTimeMs,
         error: result.error,

@@ -1,10 +1,6 @@
-import { DomainError, newId } from '@agent-platform/kit';
-import { newEvent } from '@agent-platform/kit/events';
-import type { SecretBox } from '../security/secret-box.js';
-import type { Actor } from '@agent-platform/kit';
-import { requireWebhookAccess } from '../shared/actor.js';
-import { encodeCursor, type CursorPage } from '../shared/pagination.js';
-import { isEventType } from '@agent-platform/kit/events';
+import { ACCESS, DomainError, encodeCursor, newId, requireAccess, type Actor, type CursorPage } from '@agent-platform/kit';
+import { isEventType, newEvent } from '@agent-platform/kit/events';
+import type { SecretBox } from '@agent-platform/kit/security';
 import type { WebhooksRepository } from '../webhooks/webhooks.repository.js';
 import type { DeliveriesRepository, DeliveryWithAttempts } from './deliveries.repository.js';
 import { buildAttemptRequest, type AttemptResult, type HttpSender } from './http-sender.js';
@@ -43,7 +39,7 @@ export class DeliveriesService {
    * it is how an operator checks a failed endpoint before enabling it — and records it.
    */
   async test(actor: Actor, webhookId: string, eventType: string): Promise<TestOutcome> {
-    requireWebhookAccess(actor, 'write');
+    requireAccess(actor, ACCESS.webhooks.write);
     const webhook = await this.options.webhooks.find(actor.tenantId, webhookId);
     if (!webhook) throw DomainError.notFound('Webhook');
     if (!isEventType(eventType)) {
@@ -72,7 +68,7 @@ export class DeliveriesService {
   }
 
   async list(actor: Actor, webhookId: string, page: CursorPage): Promise<DeliveryPage> {
-    requireWebhookAccess(actor, 'read');
+    requireAccess(actor, ACCESS.webhooks.read);
     if (!(await this.options.webhooks.find(actor.tenantId, webhookId))) throw DomainError.notFound('Webhook');
     const { items, total, hasMore } = await this.options.deliveries.list(actor.tenantId, webhookId, page.limit, page.after);
     const last = items.at(-1)?.delivery;
@@ -81,7 +77,7 @@ export class DeliveriesService {
 
   /** One delivery of the endpoint with its whole attempt log; another webhook's or tenant's is not found. */
   async get(actor: Actor, webhookId: string, deliveryId: string): Promise<DeliveryWithAttempts> {
-    requireWebhookAccess(actor, 'read');
+    requireAccess(actor, ACCESS.webhooks.read);
     const found = await this.options.deliveries.find(actor.tenantId, webhookId, deliveryId);
     if (!found) throw DomainError.notFound('Delivery');
     return found;
@@ -89,7 +85,7 @@ export class DeliveriesService {
 
   /** A replay: due at once (once the endpoint is active), the attempt count continuing. */
   async retry(actor: Actor, webhookId: string, deliveryId: string): Promise<DeliveryWithAttempts> {
-    requireWebhookAccess(actor, 'write');
+    requireAccess(actor, ACCESS.webhooks.write);
     if (!(await this.options.deliveries.replay(actor.tenantId, webhookId, deliveryId))) throw DomainError.notFound('Delivery');
     const replayed = await this.options.deliveries.find(actor.tenantId, webhookId, deliveryId);
     this.options.wake();

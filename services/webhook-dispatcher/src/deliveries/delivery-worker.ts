@@ -1,7 +1,7 @@
-import type { Logger } from '@agent-platform/kit';
+import { settlesWithin, type Logger } from '@agent-platform/kit';
 import { restoreTraceContext } from '@agent-platform/kit/events';
 import { context, ROOT_CONTEXT, SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
-import type { SecretBox } from '../security/secret-box.js';
+import type { SecretBox } from '@agent-platform/kit/security';
 import type { ClaimedDelivery, DeliveryQueue } from './delivery-queue.js';
 import { buildAttemptRequest, type AttemptRequest, type AttemptResult, type HttpSender } from './http-sender.js';
 import { planAfter } from './retry-schedule.js';
@@ -75,14 +75,10 @@ export class DeliveryWorker {
     clearInterval(this.timer);
     // A claim under way may still add attempts; wait for it so they are counted below.
     await this.filling;
-    const settled = Promise.allSettled([...this.inFlight]);
-    let timer: NodeJS.Timeout | undefined;
-    const timedOut = new Promise<'timeout'>((resolve) => (timer = setTimeout(() => resolve('timeout'), graceMs)));
-    if ((await Promise.race([settled, timedOut])) === 'timeout') {
+    if (!(await settlesWithin(Promise.allSettled([...this.inFlight]), graceMs))) {
       this.shutdown.abort();
       await Promise.allSettled([...this.inFlight]);
     }
-    clearTimeout(timer);
   }
 
   private async fill(): Promise<void> {

@@ -1,6 +1,6 @@
 import http from 'node:http';
 import https from 'node:https';
-import type { OutboundPolicy } from '../security/outbound-policy.js';
+import type { OutboundPolicy } from '@agent-platform/kit/security';
 import { signDelivery } from '../security/signing.js';
 import type { AttemptOutcome } from './deliveries.entity.js';
 

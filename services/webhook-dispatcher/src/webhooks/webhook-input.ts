@@ -1,6 +1,6 @@
 import type { FieldErrors } from '@agent-platform/kit';
 import { ALL_EVENTS, isEventType } from '@agent-platform/kit/events';
-import type { OutboundPolicy } from '../security/outbound-policy.js';
+import type { OutboundPolicy } from '@agent-platform/kit/security';
 import { isAcceptableSecret } from '../security/signing.js';
 
 /** 16 KiB of JSON text: room for references and labels, not for documents. */

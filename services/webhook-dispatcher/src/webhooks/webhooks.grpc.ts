@@ -1,7 +1,6 @@
-import type { UnaryHandlers } from '@agent-platform/kit/grpc';
+import { actorOf, present, type UnaryHandlers } from '@agent-platform/kit/grpc';
 import type { WebhookServiceService, Webhook as WebhookMessage } from '@agent-platform/proto/webhooks/v1';
-import { actorOf, present } from '@agent-platform/kit/grpc';
-import { parsePage } from '../shared/pagination.js';
+import { parsePage } from '@agent-platform/kit';
 import type { Webhook } from './webhooks.entity.js';
 import type { WebhooksService } from './webhooks.service.js';
 
@@ -24,7 +23,7 @@ export function webhookHandlers(webhooks: WebhooksService): Pick<UnaryHandlers<t
     },
 
     listWebhooks: async (request, ctx) => {
-      const { items, total } = await webhooks.list(actorOf(ctx), parsePage(request.page, request.perPage));
+      const { items, total } = await webhooks.list(actorOf(ctx), parsePage(request.page));
       return { items: items.map(toMessage), total };
     },
 

@@ -1,11 +1,6 @@
-import { DomainError, newId } from '@agent-platform/kit';
-import type { OutboundPolicy } from '../security/outbound-policy.js';
-import type { SecretBox } from '../security/secret-box.js';
+import { ACCESS, DomainError, FieldErrors, newId, requireAccess, type Actor, type Page } from '@agent-platform/kit';
+import type { OutboundPolicy, SecretBox } from '@agent-platform/kit/security';
 import { generateSecret } from '../security/signing.js';
-import type { Actor } from '@agent-platform/kit';
-import { requireWebhookAccess } from '../shared/actor.js';
-import type { Page } from '../shared/pagination.js';
-import { FieldErrors } from '@agent-platform/kit';
 import { checkDescription, checkEvents, checkMetadata, checkSecret, checkUrl } from './webhook-input.js';
 import type { Webhook } from './webhooks.entity.js';
 import type { WebhookChanges, WebhooksRepository } from './webhooks.repository.js';
@@ -47,7 +42,7 @@ export class WebhooksService {
   }
 
   async create(actor: Actor, request: CreateWebhook, now = new Date()): Promise<WithSecret> {
-    requireWebhookAccess(actor, 'write');
+    requireAccess(actor, ACCESS.webhooks.write);
     const errors = new FieldErrors();
     const url = await checkUrl(request.url, this.options.policy, errors);
     const events = checkEvents(request.events, errors);
@@ -72,17 +67,17 @@ export class WebhooksService {
   }
 
   list(actor: Actor, page: Page): Promise<{ items: Webhook[]; total: number }> {
-    requireWebhookAccess(actor, 'read');
+    requireAccess(actor, ACCESS.webhooks.read);
     return this.options.webhooks.list(actor.tenantId, page.perPage, page.offset);
   }
 
   async get(actor: Actor, id: string): Promise<Webhook> {
-    requireWebhookAccess(actor, 'read');
+    requireAccess(actor, ACCESS.webhooks.read);
     return found(await this.options.webhooks.find(actor.tenantId, id));
   }
 
   async update(actor: Actor, id: string, request: UpdateWebhook, now = new Date()): Promise<Webhook> {
-    requireWebhookAccess(actor, 'write');
+    requireAccess(actor, ACCESS.webhooks.write);
     // not_found before validation: a foreign id must not learn anything from the error.
     found(await this.options.webhooks.find(actor.tenantId, id));
     const errors = new FieldErrors();
@@ -96,19 +91,19 @@ export class WebhooksService {
   }
 
   async delete(actor: Actor, id: string): Promise<void> {
-    requireWebhookAccess(actor, 'write');
+    requireAccess(actor, ACCESS.webhooks.write);
     if (!(await this.options.webhooks.delete(actor.tenantId, id))) throw DomainError.notFound('Webhook');
   }
 
   /** A failed endpoint becomes active; its deliveries still pending resume in order. */
   async enable(actor: Actor, id: string, now = new Date()): Promise<Webhook> {
-    requireWebhookAccess(actor, 'write');
+    requireAccess(actor, ACCESS.webhooks.write);
     return found(await this.options.webhooks.enable(actor.tenantId, id, now));
   }
 
   /** The old secret stops signing at once: every attempt from now on uses the new one. */
   async rotateSecret(actor: Actor, id: string, now = new Date()): Promise<WithSecret> {
-    requireWebhookAccess(actor, 'write');
+    requireAccess(actor, ACCESS.webhooks.write);
     const signingSecret = generateSecret();
     const webhook = await this.options.webhooks.replaceSecret(actor.tenantId, id, this.options.secrets.seal(signingSecret, id), now);
     return { webhook: found(webhook), signingSecret };

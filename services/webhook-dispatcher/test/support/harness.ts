@@ -6,7 +6,7 @@ import { databaseFixture, type TestDatabase } from '@agent-platform/kit/testing'
 import { WebhookServiceService, type Delivery, type Webhook } from '@agent-platform/proto/webhooks/v1';
 import { expect, test as base, vi } from 'vitest';
 import { migrations, openDatabase } from '../../src/database.js';
-import type { HostResolver } from '../../src/security/outbound-policy.js';
+import type { HostResolver } from '@agent-platform/kit/security';
 import {
   buildWebhookDispatcherService,
   CONSUMER_NAME,
@@ -76,7 +76,7 @@ export async function deliveriesOf(client: WebhookClient, tenant: TestTenant, we
   const items: Delivery[] = [];
   let cursor: string | undefined;
   do {
-    const page = await client.listDeliveries({ webhookId, limit: 100, cursor }, { principal: tenant.principal });
+    const page = await client.listDeliveries({ webhookId, page: { limit: 100, cursor } }, { principal: tenant.principal });
     items.push(...page.items);
     cursor = page.nextCursor;
   } while (cursor);

@@ -20,7 +20,7 @@ const webhookRoutes: FastifyPluginCallbackZod = (app, _options, done) => {
     },
     async (request) => {
       const { page, per_page } = request.query;
-      const answer = await app.webhooks.service.listWebhooks({ page, perPage: per_page }, callAs(request));
+      const answer = await app.webhooks.service.listWebhooks({ page: { page, perPage: per_page } }, callAs(request));
       return { items: answer.items.map(webhookBody), total: answer.total, page, per_page };
     },
   );

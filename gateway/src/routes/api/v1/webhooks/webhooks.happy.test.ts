@@ -80,7 +80,7 @@ describe('GET /webhooks and GET /webhooks/{webhook_id}', () => {
 
     const paged = await as(h.app, account.token, { method: 'GET', url: '/api/v1/webhooks', query: { page: '2', per_page: '1' } });
     expect(paged.json()).toMatchObject({ items: [{ id: second.id }], total: 3, page: 2, per_page: 1 });
-    expect(h.webhooks.callsOf('listWebhooks').at(-1)?.request).toEqual({ page: 2, perPage: 1 });
+    expect(h.webhooks.callsOf('listWebhooks').at(-1)?.request).toEqual({ page: { page: 2, perPage: 1 } });
   });
 
   it('gets one webhook, without its secret', async () => {

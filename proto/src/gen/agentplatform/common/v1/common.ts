@@ -95,6 +95,13 @@ export interface PageRequest {
   perPage: number;
 }
 
+/** Cursor-paged listing (decisions §5): `limit` 1..100 (0 = default 20), newest first. */
+export interface CursorPageRequest {
+  limit: number;
+  /** Opaque, from a previous response's next_cursor; absent for the first page. */
+  cursor?: string | undefined;
+}
+
 function createBasePrincipal(): Principal {
   return { kind: 0, userId: "", apiKeyId: "", tenantId: "", role: "", scopes: [] };
 }
@@ -537,6 +544,91 @@ export const PageRequest: MessageFns<PageRequest> = {
     const message = createBasePageRequest();
     message.page = object.page ?? 0;
     message.perPage = object.perPage ?? 0;
+    return message;
+  },
+};
+
+function createBaseCursorPageRequest(): CursorPageRequest {
+  return { limit: 0, cursor: undefined };
+}
+
+export const CursorPageRequest: MessageFns<CursorPageRequest> = {
+  encode(message: CursorPageRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.limit !== 0) {
+      writer.uint32(8).int32(message.limit);
+    }
+    if (message.cursor !== undefined) {
+      writer.uint32(18).string(message.cursor);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): CursorPageRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseCursorPageRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 8) {
+              break;
+            }
+
+            message.limit = reader.int32();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.cursor = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): CursorPageRequest {
+    return {
+      limit: isSet(object.limit) ? globalThis.Number(object.limit) : 0,
+      cursor: isSet(object.cursor) ? globalThis.String(object.cursor) : undefined,
+    };
+  },
+
+  toJSON(message: CursorPageRequest): unknown {
+    const obj: any = {};
+    if (message.limit !== 0) {
+      obj.limit = Math.round(message.limit);
+    }
+    if (message.cursor !== undefined) {
+      obj.cursor = message.cursor;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<CursorPageRequest>, I>>(base?: I): CursorPageRequest {
+    return CursorPageRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<CursorPageRequest>, I>>(object: I): CursorPageRequest {
+    const message = createBaseCursorPageRequest();
+    message.limit = object.limit ?? 0;
+    message.cursor = object.cursor ?? undefined;
     return message;
   },
 };

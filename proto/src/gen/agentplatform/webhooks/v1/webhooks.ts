@@ -19,6 +19,7 @@ import {
   type UntypedServiceImplementation,
 } from "@grpc/grpc-js";
 import { Timestamp } from "../../../google/protobuf/timestamp.js";
+import { CursorPageRequest, PageRequest } from "../../common/v1/common.js";
 
 export const protobufPackage = "agentplatform.webhooks.v1";
 
@@ -56,10 +57,7 @@ export interface CreateWebhookResponse {
 }
 
 export interface ListWebhooksRequest {
-  /** 1-based. */
-  page: number;
-  /** 1..100. */
-  perPage: number;
+  page: PageRequest | undefined;
 }
 
 export interface ListWebhooksResponse {
@@ -167,10 +165,7 @@ export interface DeliveryAttempt {
 
 export interface ListDeliveriesRequest {
   webhookId: string;
-  /** 1..100, default 20. */
-  limit: number;
-  /** Opaque, from a previous response's next_cursor. */
-  cursor?: string | undefined;
+  page: CursorPageRequest | undefined;
 }
 
 export interface ListDeliveriesResponse {
@@ -628,16 +623,13 @@ export const CreateWebhookResponse: MessageFns<CreateWebhookResponse> = {
 };
 
 function createBaseListWebhooksRequest(): ListWebhooksRequest {
-  return { page: 0, perPage: 0 };
+  return { page: undefined };
 }
 
 export const ListWebhooksRequest: MessageFns<ListWebhooksRequest> = {
   encode(message: ListWebhooksRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    if (message.page !== 0) {
-      writer.uint32(8).int32(message.page);
-    }
-    if (message.perPage !== 0) {
-      writer.uint32(16).int32(message.perPage);
+    if (message.page !== undefined) {
+      PageRequest.encode(message.page, writer.uint32(10).fork()).join();
     }
     return writer;
   },
@@ -656,19 +648,11 @@ export const ListWebhooksRequest: MessageFns<ListWebhooksRequest> = {
         const tag = reader.uint32();
         switch (tag >>> 3) {
           case 1: {
-            if (tag !== 8) {
+            if (tag !== 10) {
               break;
             }
 
-            message.page = reader.int32();
-            continue;
-          }
-          case 2: {
-            if (tag !== 16) {
-              break;
-            }
-
-            message.perPage = reader.int32();
+            message.page = PageRequest.decode(reader, reader.uint32());
             continue;
           }
         }
@@ -684,23 +668,13 @@ export const ListWebhooksRequest: MessageFns<ListWebhooksRequest> = {
   },
 
   fromJSON(object: any): ListWebhooksRequest {
-    return {
-      page: isSet(object.page) ? globalThis.Number(object.page) : 0,
-      perPage: isSet(object.perPage)
-        ? globalThis.Number(object.perPage)
-        : isSet(object.per_page)
-        ? globalThis.Number(object.per_page)
-        : 0,
-    };
+    return { page: isSet(object.page) ? PageRequest.fromJSON(object.page) : undefined };
   },
 
   toJSON(message: ListWebhooksRequest): unknown {
     const obj: any = {};
-    if (message.page !== 0) {
-      obj.page = Math.round(message.page);
-    }
-    if (message.perPage !== 0) {
-      obj.perPage = Math.round(message.perPage);
+    if (message.page !== undefined) {
+      obj.page = PageRequest.toJSON(message.page);
     }
     return obj;
   },
@@ -710,8 +684,9 @@ export const ListWebhooksRequest: MessageFns<ListWebhooksRequest> = {
   },
   fromPartial<I extends Exact<DeepPartial<ListWebhooksRequest>, I>>(object: I): ListWebhooksRequest {
     const message = createBaseListWebhooksRequest();
-    message.page = object.page ?? 0;
-    message.perPage = object.perPage ?? 0;
+    message.page = (object.page !== undefined && object.page !== null)
+      ? PageRequest.fromPartial(object.page)
+      : undefined;
     return message;
   },
 };
@@ -2322,7 +2297,7 @@ export const DeliveryAttempt: MessageFns<DeliveryAttempt> = {
 };
 
 function createBaseListDeliveriesRequest(): ListDeliveriesRequest {
-  return { webhookId: "", limit: 0, cursor: undefined };
+  return { webhookId: "", page: undefined };
 }
 
 export const ListDeliveriesRequest: MessageFns<ListDeliveriesRequest> = {
@@ -2330,11 +2305,8 @@ export const ListDeliveriesRequest: MessageFns<ListDeliveriesRequest> = {
     if (message.webhookId !== "") {
       writer.uint32(10).string(message.webhookId);
     }
-    if (message.limit !== 0) {
-      writer.uint32(16).int32(message.limit);
-    }
-    if (message.cursor !== undefined) {
-      writer.uint32(26).string(message.cursor);
+    if (message.page !== undefined) {
+      CursorPageRequest.encode(message.page, writer.uint32(18).fork()).join();
     }
     return writer;
   },
@@ -2361,19 +2333,11 @@ export const ListDeliveriesRequest: MessageFns<ListDeliveriesRequest> = {
             continue;
           }
           case 2: {
-            if (tag !== 16) {
+            if (tag !== 18) {
               break;
             }
 
-            message.limit = reader.int32();
-            continue;
-          }
-          case 3: {
-            if (tag !== 26) {
-              break;
-            }
-
-            message.cursor = reader.string();
+            message.page = CursorPageRequest.decode(reader, reader.uint32());
             continue;
           }
         }
@@ -2395,8 +2359,7 @@ export const ListDeliveriesRequest: MessageFns<ListDeliveriesRequest> = {
         : isSet(object.webhook_id)
         ? globalThis.String(object.webhook_id)
         : "",
-      limit: isSet(object.limit) ? globalThis.Number(object.limit) : 0,
-      cursor: isSet(object.cursor) ? globalThis.String(object.cursor) : undefined,
+      page: isSet(object.page) ? CursorPageRequest.fromJSON(object.page) : undefined,
     };
   },
 
@@ -2405,11 +2368,8 @@ export const ListDeliveriesRequest: MessageFns<ListDeliveriesRequest> = {
     if (message.webhookId !== "") {
       obj.webhookId = message.webhookId;
     }
-    if (message.limit !== 0) {
-      obj.limit = Math.round(message.limit);
-    }
-    if (message.cursor !== undefined) {
-      obj.cursor = message.cursor;
+    if (message.page !== undefined) {
+      obj.page = CursorPageRequest.toJSON(message.page);
     }
     return obj;
   },
@@ -2420,8 +2380,9 @@ export const ListDeliveriesRequest: MessageFns<ListDeliveriesRequest> = {
   fromPartial<I extends Exact<DeepPartial<ListDeliveriesRequest>, I>>(object: I): ListDeliveriesRequest {
     const message = createBaseListDeliveriesRequest();
     message.webhookId = object.webhookId ?? "";
-    message.limit = object.limit ?? 0;
-    message.cursor = object.cursor ?? undefined;
+    message.page = (object.page !== undefined && object.page !== null)
+      ? CursorPageRequest.fromPartial(object.page)
+      : undefined;
     return message;
   },
 };

@@ -1,3 +1,4 @@
+import { GRANTABLE_ROLES } from '@agent-platform/kit';
 import type { Member } from '@agent-platform/proto/identity/v1/users';
 import type { FastifyPluginCallbackZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
@@ -5,7 +6,7 @@ import { callAs } from '../../../../../../http/calls.js';
 import { errorResponses, iso, pageOf, Paging, SuccessSchema, Timestamp } from '../../../../../../http/schemas.js';
 
 /** `owner` is not granted here: a tenant's owner is who created it. */
-const GrantableRole = z.enum(['admin', 'member', 'viewer']);
+const GrantableRole = z.enum(GRANTABLE_ROLES);
 
 const MemberSchema = z.object({
   user_id: z.string(),

@@ -124,10 +124,10 @@ describe('GET /webhooks/{webhook_id}/deliveries', () => {
       [1, 5, 'object'],
     ]);
 
-    expect(h.webhooks.callsOf('listDeliveries').at(-1)?.request).toEqual({ webhookId: webhook.id, limit: 2, cursor: pages[1]?.next_cursor });
+    expect(h.webhooks.callsOf('listDeliveries').at(-1)?.request).toEqual({ webhookId: webhook.id, page: { limit: 2, cursor: pages[1]?.next_cursor } });
     const all = await as(h.app, account.token, { method: 'GET', url });
     expect(all.json<Page>().items).toHaveLength(5);
-    expect(h.webhooks.callsOf('listDeliveries').at(-1)?.request).toEqual({ webhookId: webhook.id, limit: 20 });
+    expect(h.webhooks.callsOf('listDeliveries').at(-1)?.request).toEqual({ webhookId: webhook.id, page: { limit: 20, cursor: undefined } });
   });
 });
 

@@ -27,7 +27,7 @@ const deliveryRoutes: FastifyPluginCallbackZod = (app, _options, done) => {
     },
     async (request) => {
       const { limit, cursor } = request.query;
-      const answer = await app.webhooks.service.listDeliveries({ webhookId: request.params.webhook_id, limit, cursor }, callAs(request));
+      const answer = await app.webhooks.service.listDeliveries({ webhookId: request.params.webhook_id, page: { limit, cursor } }, callAs(request));
       return { items: answer.items.map(deliveryBody), total: answer.total, next_cursor: answer.nextCursor || null };
     },
   );

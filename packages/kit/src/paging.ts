@@ -1,4 +1,5 @@
-import { DomainError, type FieldError } from '@agent-platform/kit';
+import type { CursorPageRequest, PageRequest } from '@agent-platform/proto/common/v1';
+import { DomainError, type FieldError } from './errors.js';
 
 export const DEFAULT_PAGE_SIZE = 20;
 export const MAX_PAGE_SIZE = 100;
@@ -14,9 +15,9 @@ export interface Page {
  * decisions §5: `page` from 1, `per_page` 1..100 (default 20). proto3 cannot tell an absent
  * number from 0, so 0 means "not given"; anything else out of range is a validation_error.
  */
-export function parsePage(page: number, perPage: number): Page {
-  const p = page || 1;
-  const size = perPage || DEFAULT_PAGE_SIZE;
+export function parsePage(request: PageRequest | undefined): Page {
+  const p = request?.page || 1;
+  const size = request?.perPage || DEFAULT_PAGE_SIZE;
   const details: FieldError[] = [];
   if (!Number.isInteger(p) || p < 1) details.push({ field: 'page', message: 'must be an integer of at least 1' });
   if (!Number.isInteger(size) || size < 1 || size > MAX_PAGE_SIZE) details.push({ field: 'per_page', message: `must be an integer from 1 to ${MAX_PAGE_SIZE}` });
@@ -36,8 +37,9 @@ export interface CursorPage {
 }
 
 /** `limit` 1..100 (0 = default 20) and an opaque cursor from a previous page. */
-export function parseCursorPage(limit: number, cursor: string | undefined): CursorPage {
-  const size = limit || DEFAULT_PAGE_SIZE;
+export function parseCursorPage(request: CursorPageRequest | undefined): CursorPage {
+  const size = request?.limit || DEFAULT_PAGE_SIZE;
+  const cursor = request?.cursor;
   const details: FieldError[] = [];
   if (!Number.isInteger(size) || size < 1 || size > MAX_PAGE_SIZE) details.push({ field: 'limit', message: `must be an integer from 1 to ${MAX_PAGE_SIZE}` });
   const after = cursor === undefined || cursor === '' ? undefined : decodeCursor(cursor);

@@ -14,7 +14,7 @@ export type ConnectLookup = (hostname: string, options: LookupOptions, callback:
 
 export const MAX_URL_LENGTH = 2_048;
 
-/** Raised at connect time when a host resolves to an address webhooks may not reach. */
+/** Raised at connect time when a host resolves to an address outbound requests may not reach. */
 export class BlockedAddressError extends Error {
   override readonly name = 'BlockedAddressError';
   readonly code = 'EBLOCKEDADDRESS';

@@ -12,7 +12,7 @@ export class SecretDecryptionError extends Error {
 }
 
 /**
- * Encrypts endpoint signing secrets at rest with AES-256-GCM. A sealed value is
+ * Encrypts secrets at rest (webhook signing secrets, JWT signing keys) with AES-256-GCM. A sealed value is
  * `v1:<key id>:<base64 iv>:<base64 ciphertext>:<base64 tag>`: the key id names the key that sealed
  * it, so a key can be rotated later by adding the new key first and keeping the old ones for
  * reading. The owning row's id is bound in as associated data, so a secret copied onto another
@@ -63,7 +63,10 @@ export class SecretBox {
   }
 }
 
+// The hash's domain label; it is part of every stored key id, so it stays as first written.
+const KEY_ID_LABEL = 'webhook-secret-key\0';
+
 /** A short public fingerprint of a key: names it in stored values without revealing anything. */
 export function keyIdOf(key: Buffer): string {
-  return createHash('sha256').update('webhook-secret-key\0').update(key).digest('hex').slice(0, 12);
+  return createHash('sha256').update(KEY_ID_LABEL).update(key).digest('hex').slice(0, 12);
 }

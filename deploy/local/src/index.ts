@@ -1,0 +1,2 @@
+export { loadLocalConfig, type LocalConfig } from './config.js';
+export { databaseNames, SERVICES, startLocalPlatform, type LocalPlatform, type ServiceName } from './launcher.js';

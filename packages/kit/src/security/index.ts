@@ -1,0 +1,12 @@
+export { classifyAddress, type BlockedReason } from './address-policy.js';
+export {
+  BlockedAddressError,
+  MAX_URL_LENGTH,
+  OutboundPolicy,
+  systemResolver,
+  type ConnectLookup,
+  type HostResolver,
+  type LookupCallback,
+  type OutboundPolicyOptions,
+} from './outbound-policy.js';
+export { keyIdOf, SecretBox, SecretDecryptionError } from './secret-box.js';
