@@ -1,0 +1,141 @@
+import type OpenAI from 'openai';
+import type { ChatCompletionCreateParamsBase } from 'openai/resources/chat/completions';
+import { z } from 'zod';
+import type { ChatCompletion, ChatModel, ChatRequest } from './chat-model.js';
+import { DEFAULT_TIMEOUT_MS, openAIClient, parseAnswer, type OpenAICompatibleOptions } from './openai-client.js';
+import { Deadline, MalformedAnswer } from './upstream.js';
+import { estimateUsage, providerUsage, usageOf, countPromptTokens, countTextTokens } from './usage.js';
+
+export interface OpenAIChatModelOptions extends OpenAICompatibleOptions {
+  /** LLM_MODEL: used when a request names no model of its own. */
+  model: string;
+  /**
+   * The request field for `maxTokens`. `max_tokens` is what Ollama, vLLM and llama.cpp read;
+   * OpenAI's reasoning models accept only `max_completion_tokens`.
+   */
+  maxTokensField?: 'max_tokens' | 'max_completion_tokens';
+}
+
+// Only what we read is checked; servers add fields (and omit `id`, `created`, `usage`) freely.
+const completionAnswer = z.object({
+  model: z.string().nullish(),
+  choices: z
+    .array(z.object({ message: z.object({ content: z.string().nullish(), refusal: z.string().nullish() }) }))
+    .min(1, 'no choices'),
+  usage: z.unknown().optional(),
+});
+
+const chunkAnswer = z.object({
+  model: z.string().nullish(),
+  // Empty in the usage chunk, and in Azure's leading content-filter chunk.
+  choices: z.array(
+    z.object({
+      delta: z.object({ content: z.string().nullish(), refusal: z.string().nullish() }).nullish(),
+      finish_reason: z.string().nullish(),
+    }),
+  ),
+  usage: z.unknown().optional(),
+});
+
+/** Any OpenAI-compatible chat completions server: OpenAI, Ollama, vLLM, llama.cpp, LiteLLM… */
+export class OpenAIChatModel implements ChatModel {
+  readonly name: string;
+  readonly #client: OpenAI;
+  readonly #timeoutMs: number;
+  readonly #maxTokensField: 'max_tokens' | 'max_completion_tokens';
+
+  constructor(options: OpenAIChatModelOptions) {
+    this.name = options.model;
+    this.#client = openAIClient(options);
+    this.#timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+    this.#maxTokensField = options.maxTokensField ?? 'max_tokens';
+  }
+
+  async complete(request: ChatRequest): Promise<ChatCompletion> {
+    const deadline = new Deadline(this.#timeoutMs, request.signal);
+    try {
+      const raw: unknown = await this.#client.chat.completions.create(
+        { ...this.#body(request), stream: false },
+        { signal: deadline.signal, timeout: this.#timeoutMs },
+      );
+      const answer = parseAnswer(completionAnswer, raw, 'chat completion');
+      const message = answer.choices[0]?.message;
+      const content = message?.content ?? message?.refusal;
+      // null content comes with tool calls, which we never ask for.
+      if (typeof content !== 'string') throw new MalformedAnswer('chat completion: the answer has no text');
+      return {
+        content,
+        usage: providerUsage(answer.usage) ?? estimateUsage(request.messages, content),
+        model: answer.model || this.#model(request),
+      };
+    } catch (error) {
+      throw deadline.failure(error, 'language model provider');
+    } finally {
+      deadline.pause();
+    }
+  }
+
+  async *stream(request: ChatRequest): AsyncGenerator<string, ChatCompletion, void> {
+    const deadline = new Deadline(this.#timeoutMs, request.signal);
+    let upstream: AbortController | undefined;
+    let finished = false;
+    try {
+      const chunks = await this.#client.chat.completions.create(
+        { ...this.#body(request), stream: true, stream_options: { include_usage: true } },
+        { signal: deadline.signal, timeout: this.#timeoutMs },
+      );
+      upstream = chunks.controller;
+      let content = '';
+      let model: string | undefined;
+      let reported: unknown;
+      let finishReason: string | undefined;
+      for await (const raw of chunks) {
+        deadline.restart(true);
+        const chunk = parseAnswer(chunkAnswer, raw, 'chat completion chunk');
+        model ||= chunk.model ?? undefined;
+        if (chunk.usage !== undefined && chunk.usage !== null) reported = chunk.usage;
+        const choice = chunk.choices[0];
+        if (!choice) continue;
+        finishReason ??= choice.finish_reason ?? undefined;
+        const piece = choice.delta?.content ?? choice.delta?.refusal ?? '';
+        if (piece.length === 0) continue;
+        content += piece;
+        // The stall clock measures the provider, not how long our consumer takes to pass it on.
+        deadline.pause();
+        yield piece;
+        deadline.restart(true);
+      }
+      // The SDK ends an aborted stream without an error; only the deadline knows why it ended.
+      if (deadline.interrupted) throw new MalformedAnswer('the stream was interrupted');
+      // Without a finish reason the answer was cut off (a crashed server, a proxy time-out).
+      if (finishReason === undefined) throw new MalformedAnswer('the stream ended before the answer was complete');
+      finished = true;
+      return {
+        content,
+        usage: providerUsage(reported) ?? usageOf(countPromptTokens(request.messages), countTextTokens(content)),
+        model: model || this.#model(request),
+      };
+    } catch (error) {
+      throw deadline.failure(error, 'language model provider');
+    } finally {
+      deadline.pause();
+      // Also reached when our consumer stops early: the provider should stop generating too.
+      if (!finished) upstream?.abort();
+    }
+  }
+
+  #model(request: ChatRequest): string {
+    return request.model || this.name;
+  }
+
+  #body(request: ChatRequest): ChatCompletionCreateParamsBase {
+    const body: ChatCompletionCreateParamsBase = {
+      model: this.#model(request),
+      messages: request.messages.map((message) => ({ role: message.role, content: message.content })),
+    };
+    if (request.temperature !== undefined) body.temperature = request.temperature;
+    if (request.topP !== undefined) body.top_p = request.topP;
+    if (request.maxTokens !== undefined) body[this.#maxTokensField] = request.maxTokens;
+    return body;
+  }
+}
