@@ -5,6 +5,7 @@ import { serializerCompiler } from 'fastify-type-provider-zod';
 import type { GatewayConfig } from './config.js';
 import { sendError } from './http/errors.js';
 import { checkUrl, validatorCompiler } from './http/validation.js';
+import agentMemory from './plugins/app/agent-memory.js';
 import authentication from './plugins/app/authentication.js';
 import identity from './plugins/app/identity.js';
 import rateLimits from './plugins/app/rate-limits.js';
@@ -25,8 +26,8 @@ export interface GatewayAppOptions {
 
 /**
  * The gateway as one Fastify plugin (fastify/demo's layout): external plugins (config, Redis,
- * OpenAPI), then the app's own (request context, the identity and webhook-dispatcher clients,
- * stores, authentication, rate limits), then the routes. fastify-plugin lets its error handlers
+ * OpenAPI), then the app's own (request context, the identity, agent-memory and webhook-dispatcher
+ * clients, stores, authentication, rate limits), then the routes. fastify-plugin lets its error handlers
  * reach the root instance.
  */
 const gatewayApp: FastifyPluginAsync<GatewayAppOptions> = async (app, options) => {
@@ -50,6 +51,7 @@ const gatewayApp: FastifyPluginAsync<GatewayAppOptions> = async (app, options) =
     }
   });
   await app.register(identity);
+  await app.register(agentMemory);
   await app.register(webhooks);
   await app.register(stores);
   await app.register(authentication);

@@ -11,12 +11,14 @@ describe('loadGatewayConfig', () => {
       PUBLIC_BASE_URL: 'http://localhost:8080',
       WEBHOOK_HOST: 'http://localhost:8080/hooks',
       IDENTITY_ADDR: '127.0.0.1:50051',
+      AGENT_MEMORY_ADDR: '127.0.0.1:50052',
       WEBHOOK_DISPATCHER_ADDR: '127.0.0.1:50054',
       AUTH_RATE_LIMIT_PER_MINUTE: 300,
       LOGIN_FAILURE_LIMIT: 10,
       LOGIN_FAILURE_WINDOW_SECONDS: 900,
       AUTH_CACHE_TTL_SECONDS: 30,
       GRPC_DEADLINE_MS: 5000,
+      CHAT_DEADLINE_MS: 70_000,
       TRUST_PROXY: false,
       BODY_LIMIT_BYTES: 1_048_576,
       LOG_LEVEL: 'info',
@@ -47,12 +49,12 @@ describe('loadGatewayConfig', () => {
   it('fails with one line per bad variable', () => {
     let thrown: unknown;
     try {
-      loadGatewayConfig({ PORT: 'eighty', TRUST_PROXY: 'yes', IDENTITY_ADDR: 'nowhere', WEBHOOK_DISPATCHER_ADDR: 'x:y', REDIS_URL: 'not a url' });
+      loadGatewayConfig({ PORT: 'eighty', TRUST_PROXY: 'yes', IDENTITY_ADDR: 'nowhere', AGENT_MEMORY_ADDR: 'memory', WEBHOOK_DISPATCHER_ADDR: 'x:y', REDIS_URL: 'not a url' });
     } catch (error) {
       thrown = error;
     }
     expect(thrown).toBeInstanceOf(ConfigError);
     const variables = (thrown as ConfigError).message.split('\n').slice(1).map((line) => line.trim().split(':')[0]);
-    expect(variables.sort()).toEqual(['IDENTITY_ADDR', 'PORT', 'REDIS_URL', 'TRUST_PROXY', 'WEBHOOK_DISPATCHER_ADDR']);
+    expect(variables.sort()).toEqual(['AGENT_MEMORY_ADDR', 'IDENTITY_ADDR', 'PORT', 'REDIS_URL', 'TRUST_PROXY', 'WEBHOOK_DISPATCHER_ADDR']);
   });
 });

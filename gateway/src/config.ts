@@ -40,6 +40,7 @@ const schema = z.object({
   PUBLIC_BASE_URL: z.url().default('http://localhost:8080'),
   WEBHOOK_HOST: z.url().default('http://localhost:8080/hooks'),
   IDENTITY_ADDR: hostPort.default('127.0.0.1:50051'),
+  AGENT_MEMORY_ADDR: hostPort.default('127.0.0.1:50052'),
   WEBHOOK_DISPATCHER_ADDR: hostPort.default('127.0.0.1:50054'),
   REDIS_URL: z.url().optional(),
   /** Prefix of every Redis key the gateway writes, so deployments can share one Redis. */
@@ -56,6 +57,11 @@ const schema = z.object({
   GRPC_DEADLINE_MS: env.positiveInt(5_000),
   /** Deadline of POST /webhooks/{id}/test, which waits for the receiver: keep it above the dispatcher's WEBHOOK_TIMEOUT_MS. */
   WEBHOOK_TEST_DEADLINE_MS: env.positiveInt(15_000),
+  /**
+   * Deadline of a chat turn (milliseconds), streamed or not: it waits for a language model whose
+   * own time-out is 60 s (agent-memory's LLM_TIMEOUT_MS), so keep it above that.
+   */
+  CHAT_DEADLINE_MS: env.positiveInt(70_000),
   /** Bound on stop(): HTTP close, channels and Redis (milliseconds). */
   SHUTDOWN_TIMEOUT_MS: env.positiveInt(10_000),
   TRUST_PROXY: env.boolean(false),

@@ -8,6 +8,7 @@ import type { AuthenticatedPrincipal } from './auth/principal.js';
 import type { PrincipalResolver } from './auth/principal-resolver.js';
 import type { GatewayConfig } from './config.js';
 import type { RateLimiter } from './limits/rate-limiter.js';
+import type { AgentMemoryClients } from './plugins/app/agent-memory.js';
 import type { IdentityClients } from './plugins/app/identity.js';
 import type { WebhookClients } from './plugins/app/webhooks.js';
 
@@ -18,6 +19,7 @@ declare module 'fastify' {
     /** null when REDIS_URL is unset (the in-process adapters are used). */
     redis: Redis | null;
     identity: IdentityClients;
+    agentMemory: AgentMemoryClients;
     webhooks: WebhookClients;
     rateLimitStore: RateLimitStore;
     authCache: AuthCache;

@@ -1,4 +1,7 @@
 import { randomBytes } from 'node:crypto';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { createLogger } from '@agent-platform/kit';
 import { loadLocalConfig, startLocalPlatform, type LocalPlatform } from '@agent-platform/local';
 import pg from 'pg';
@@ -18,11 +21,15 @@ export interface TestPlatform extends LocalPlatform {
  */
 export async function startTestPlatform(env: Record<string, string> = {}): Promise<TestPlatform> {
   const prefix = `it_${randomBytes(5).toString('hex')}_`;
+  // The embedded vector index (and any key file) lives here, never in the working directory.
+  const dataDir = await mkdtemp(join(tmpdir(), 'agent-platform-it-'));
   const config = loadLocalConfig({
+    DATA_DIR: dataDir,
     DATABASE_URL: ADMIN_URL,
     DATABASE_NAME_PREFIX: prefix,
     PORT: '0',
     IDENTITY_GRPC_PORT: '0',
+    AGENT_MEMORY_GRPC_PORT: '0',
     WEBHOOK_DISPATCHER_GRPC_PORT: '0',
     WEBHOOK_SECRET_KEY: randomBytes(32).toString('base64'),
     JWT_KEY_ENCRYPTION_KEY: randomBytes(32).toString('base64'),
@@ -36,6 +43,7 @@ export async function startTestPlatform(env: Record<string, string> = {}): Promi
     stop: async () => {
       await platform.stop();
       await dropDatabases(Object.values(platform.databases));
+      await rm(dataDir, { recursive: true, force: true });
     },
   };
 }

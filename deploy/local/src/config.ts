@@ -1,3 +1,4 @@
+import { loadAgentMemoryConfig, type AgentMemoryConfig } from '@agent-platform/agent-memory';
 import { loadGatewayConfig, type GatewayConfig } from '@agent-platform/gateway';
 import { loadIdentityConfig, type IdentityConfig } from '@agent-platform/identity';
 import { loadWebhookDispatcherConfig, type WebhookDispatcherConfig } from '@agent-platform/webhook-dispatcher';
@@ -19,6 +20,7 @@ const schema = z.object({
   /** Carry events over this NATS JetStream server instead of in process. */
   NATS_URL: z.url({ protocol: /^(nats|tls)$/, error: 'must be a nats:// URL' }).optional(),
   IDENTITY_GRPC_PORT: env.port(50051),
+  AGENT_MEMORY_GRPC_PORT: env.port(50052),
   WEBHOOK_DISPATCHER_GRPC_PORT: env.port(50054),
   /** Encrypts webhook secrets at rest; without it one is made on first start and kept in DATA_DIR. */
   WEBHOOK_SECRET_KEY: env.aesKey().optional(),
@@ -32,6 +34,7 @@ export interface LocalConfig {
   launcher: z.output<typeof schema>;
   /** Each service reads its own variables (WELCOME_CREDITS, RATE_LIMITS, …) as in the distributed mode. */
   identity: IdentityConfig;
+  agentMemory: AgentMemoryConfig;
   webhookDispatcher: WebhookDispatcherConfig;
   gateway: GatewayConfig;
 }
@@ -43,6 +46,7 @@ const ASSIGNED_BY_LAUNCHER = {
   GRPC_HOST: '127.0.0.1',
   GRPC_PORT: '0',
   IDENTITY_ADDR: '127.0.0.1:0',
+  AGENT_MEMORY_ADDR: '127.0.0.1:0',
   WEBHOOK_DISPATCHER_ADDR: '127.0.0.1:0',
 };
 
@@ -55,12 +59,13 @@ const PLACEHOLDER_SECRET_KEYS = {
 /** Every bad variable of the launcher and of every service, in one error. */
 export function loadLocalConfig(source: Record<string, string | undefined> = process.env): LocalConfig {
   const assigned = { ...PLACEHOLDER_SECRET_KEYS, ...source, ...ASSIGNED_BY_LAUNCHER };
-  const [launcher, identity, webhookDispatcher, gateway] = parseAll(
+  const [launcher, identity, agentMemory, webhookDispatcher, gateway] = parseAll(
     () => parseConfig(schema, source),
     () => loadIdentityConfig(assigned),
+    () => loadAgentMemoryConfig(assigned),
     () => loadWebhookDispatcherConfig(assigned),
     // On a laptop the API answers on loopback only, unless HOST says otherwise.
     () => loadGatewayConfig({ HOST: '127.0.0.1', ...assigned }),
   );
-  return { launcher, identity, webhookDispatcher, gateway };
+  return { launcher, identity, agentMemory, webhookDispatcher, gateway };
 }

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { mkdir } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
+import { buildAgentMemoryService } from '@agent-platform/agent-memory';
 import { buildGateway } from '@agent-platform/gateway';
 import { buildIdentityService } from '@agent-platform/identity';
 import { createLogger, type Logger } from '@agent-platform/kit';
@@ -20,7 +21,7 @@ export interface LocalPlatform {
 }
 
 /** The services with a database of their own, as in the distributed mode. */
-export const SERVICES = ['identity', 'webhooks'] as const;
+export const SERVICES = ['identity', 'agents', 'webhooks'] as const;
 export type ServiceName = (typeof SERVICES)[number];
 
 /** The database names of one platform: `<DATABASE_NAME_PREFIX><service>`. */
@@ -77,11 +78,27 @@ export async function startLocalPlatform(config: LocalConfig, logger: Logger): P
     const { port: identityPort } = await identity.start();
     stack.push(() => identity.stop());
 
+    const agentMemory = await buildAgentMemoryService(
+      {
+        ...config.agentMemory,
+        databaseUrl: database.urlFor(databases.agents),
+        grpcHost: '127.0.0.1',
+        grpcPort: launcher.AGENT_MEMORY_GRPC_PORT,
+        identityAddr: `127.0.0.1:${identityPort}`,
+        // One index directory per database, so platforms sharing a DATA_DIR never share an index.
+        vectorIndexDir: config.agentMemory.vectorIndexDir ?? join(resolve(launcher.DATA_DIR), 'vectors', databases.agents),
+      },
+      { logger: serviceLogger('agent-memory', config), bus: await busFor('agent-memory') },
+    );
+    const { port: agentMemoryPort } = await agentMemory.start();
+    stack.push(() => agentMemory.stop());
+
     const gateway = await buildGateway(
       {
         ...config.gateway,
         PORT: launcher.PORT,
         IDENTITY_ADDR: `127.0.0.1:${identityPort}`,
+        AGENT_MEMORY_ADDR: `127.0.0.1:${agentMemoryPort}`,
         WEBHOOK_DISPATCHER_ADDR: `127.0.0.1:${webhookDispatcherPort}`,
       },
       { logger: serviceLogger('gateway', config) },

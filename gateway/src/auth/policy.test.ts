@@ -53,6 +53,33 @@ describe('the policy table', () => {
     }
   });
 
+  it('guards agents with agents:read / agents:write and memory with memory:read / memory:write (decisions §3, §4)', () => {
+    const AGENTS_READ = { auth: 'user-or-key', minRole: 'viewer', scope: 'agents:read' };
+    const AGENTS_WRITE = { auth: 'user-or-key', minRole: 'member', scope: 'agents:write' };
+    const MEMORY_READ = { auth: 'user-or-key', minRole: 'viewer', scope: 'memory:read' };
+    const MEMORY_WRITE = { auth: 'user-or-key', minRole: 'member', scope: 'memory:write' };
+    const rows = Object.fromEntries(Object.entries(POLICIES).filter(([key]) => / \/(agents|memory)/.test(key)));
+    expect(rows).toEqual({
+      'GET /agents': AGENTS_READ,
+      'POST /agents': AGENTS_WRITE,
+      'GET /agents/:agent_id': AGENTS_READ,
+      'PATCH /agents/:agent_id': AGENTS_WRITE,
+      'PUT /agents/:agent_id': AGENTS_WRITE,
+      'DELETE /agents/:agent_id': AGENTS_WRITE,
+      'POST /agents/:agent_id/chat': AGENTS_WRITE,
+      'GET /agents/:agent_id/sessions': AGENTS_READ,
+      'GET /agents/:agent_id/sessions/:session_id/messages': AGENTS_READ,
+      'DELETE /agents/:agent_id/sessions/:session_id': AGENTS_WRITE,
+      'POST /agents/:agent_id/memory/consolidate': MEMORY_WRITE,
+      'POST /memory': MEMORY_WRITE,
+      'GET /memory': MEMORY_READ,
+      'POST /memory/search': MEMORY_READ,
+      'DELETE /memory/:memory_id': MEMORY_WRITE,
+      'POST /memory/documents': MEMORY_WRITE,
+      'DELETE /memory/documents/:document_id': MEMORY_WRITE,
+    });
+  });
+
   it('finds rows by method and path', () => {
     expect(policyFor('get', '/auth/me')).toBe(POLICIES['GET /auth/me']);
     expect(policyFor('GET', '/auth/nope')).toBeUndefined();

@@ -17,6 +17,10 @@ function userOrKey<const Rule extends AccessRule>(rule: Rule) {
   return { auth: 'user-or-key', minRole: rule.role, scope: rule.scope } as const;
 }
 
+const AGENTS_READ = userOrKey(ACCESS.agents.read);
+const AGENTS_WRITE = userOrKey(ACCESS.agents.write);
+const MEMORY_READ = userOrKey(ACCESS.memory.read);
+const MEMORY_WRITE = userOrKey(ACCESS.memory.write);
 const WEBHOOKS_READ = userOrKey(ACCESS.webhooks.read);
 const WEBHOOKS_WRITE = userOrKey(ACCESS.webhooks.write);
 const BILLING_READ = userOrKey(ACCESS.billing.read);
@@ -41,6 +45,25 @@ export const POLICIES = {
   'POST /tenants/:tenant_id/members': { auth: 'user', minRole: 'admin' },
   'PATCH /tenants/:tenant_id/members/:user_id': { auth: 'user', minRole: 'admin' },
   'DELETE /tenants/:tenant_id/members/:user_id': { auth: 'user', minRole: 'admin' },
+  'GET /agents': AGENTS_READ,
+  'POST /agents': AGENTS_WRITE,
+  'GET /agents/:agent_id': AGENTS_READ,
+  'PATCH /agents/:agent_id': AGENTS_WRITE,
+  'PUT /agents/:agent_id': AGENTS_WRITE,
+  'DELETE /agents/:agent_id': AGENTS_WRITE,
+  // A chat turn writes the session and its messages; reading them back is a read of the agent.
+  'POST /agents/:agent_id/chat': AGENTS_WRITE,
+  'GET /agents/:agent_id/sessions': AGENTS_READ,
+  'GET /agents/:agent_id/sessions/:session_id/messages': AGENTS_READ,
+  'DELETE /agents/:agent_id/sessions/:session_id': AGENTS_WRITE,
+  // Consolidation writes semantic memory items from the sessions.
+  'POST /agents/:agent_id/memory/consolidate': MEMORY_WRITE,
+  'POST /memory': MEMORY_WRITE,
+  'GET /memory': MEMORY_READ,
+  'POST /memory/search': MEMORY_READ,
+  'DELETE /memory/:memory_id': MEMORY_WRITE,
+  'POST /memory/documents': MEMORY_WRITE,
+  'DELETE /memory/documents/:document_id': MEMORY_WRITE,
   'GET /webhooks': WEBHOOKS_READ,
   'POST /webhooks': WEBHOOKS_WRITE,
   'GET /webhooks/:webhook_id': WEBHOOKS_READ,

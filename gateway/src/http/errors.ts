@@ -1,4 +1,4 @@
-import { DomainError, errorBody, httpStatusOf } from '@agent-platform/kit';
+import { DomainError, errorBody, httpStatusOf, type ErrorBody } from '@agent-platform/kit';
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 
 const MASKED = 'An unexpected error occurred.';
@@ -44,8 +44,8 @@ export function toClientError(error: unknown, bodyLimitBytes: number): DomainErr
   return undefined;
 }
 
-/** One reply for every failure: the flat body, its status, and the headers the code implies. */
-export function sendError(error: unknown, request: FastifyRequest, reply: FastifyReply, bodyLimitBytes: number): FastifyReply {
+/** A failure as a client sees it: the status and flat body of decisions §2, 5xx text masked. Logs what it must. */
+export function clientFailure(error: unknown, request: FastifyRequest, bodyLimitBytes: number): { failure: DomainError; status: number; body: ErrorBody } {
   const known = toClientError(error, bodyLimitBytes);
   const failure = known ?? new DomainError('internal_error', MASKED);
   const status = httpStatusOf(failure.code);
@@ -54,6 +54,14 @@ export function sendError(error: unknown, request: FastifyRequest, reply: Fastif
   } else if (status >= 500) {
     request.log.warn({ err: error, request_id: request.id }, failure.message);
   }
+  const body = errorBody(failure);
+  if (status >= 500) body.message = FIXED_5XX[status] ?? MASKED;
+  return { failure, status, body };
+}
+
+/** One reply for every failure: the flat body, its status, and the headers the code implies. */
+export function sendError(error: unknown, request: FastifyRequest, reply: FastifyReply, bodyLimitBytes: number): FastifyReply {
+  const { failure, status, body } = clientFailure(error, request, bodyLimitBytes);
   if (failure.code === 'unauthorized') {
     const presented = request.headers.authorization !== undefined;
     reply.header('www-authenticate', presented ? 'Bearer realm="agent-platform", error="invalid_token"' : 'Bearer realm="agent-platform"');
@@ -61,7 +69,5 @@ export function sendError(error: unknown, request: FastifyRequest, reply: Fastif
   if (failure.code === 'rate_limit_exceeded' && failure.retryAfter !== undefined) {
     reply.header('retry-after', String(failure.retryAfter));
   }
-  const body = errorBody(failure);
-  if (status >= 500) body.message = FIXED_5XX[status] ?? MASKED;
   return reply.code(status).type('application/json; charset=utf-8').send(body);
 }

@@ -29,6 +29,12 @@ describe('requestError', () => {
     expect(requestError(issues(PageQuery, { per_page: '101' }), 'querystring')).toMatchObject({ code: 'validation_error', details: [{ field: 'per_page' }] });
   });
 
+  it('is 422, not 400, for a required query parameter that is absent', () => {
+    const query = PageQuery.extend({ agent_id: z.string().min(1) });
+    expect(requestError(issues(query, {}), 'querystring')).toMatchObject({ code: 'validation_error', details: [{ field: 'agent_id', message: 'Required.' }] });
+    expect(requestError(issues(query, { agent_id: ['a', 'b'] }), 'querystring')).toMatchObject({ code: 'invalid_request', details: [{ field: 'agent_id' }] });
+  });
+
   it('reads paging with defaults', () => {
     expect(PageQuery.parse({})).toEqual({ page: 1, per_page: 20 });
     expect(PageQuery.parse({ page: '3', per_page: '50', tenant_id: 'tnt_1' })).toEqual({ page: 3, per_page: 50, tenant_id: 'tnt_1' });

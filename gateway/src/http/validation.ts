@@ -17,13 +17,17 @@ export function fieldPath(path: readonly PropertyKey[]): string {
   return out;
 }
 
+function isMissing(issue: Issue): boolean {
+  return issue.code === 'invalid_type' && issue.message.endsWith('received undefined');
+}
+
+/** Present but unreadable as its type; a required parameter that is absent was read fine (422). */
 function isUnparsable(issue: Issue): boolean {
-  return issue.code === 'invalid_type' || (issue.code === 'custom' && issue.params?.['reason'] === UNPARSABLE);
+  return (issue.code === 'invalid_type' && !isMissing(issue)) || (issue.code === 'custom' && issue.params?.['reason'] === UNPARSABLE);
 }
 
 function detail(issue: Issue): FieldError {
-  const missing = issue.code === 'invalid_type' && issue.message.endsWith('received undefined');
-  return { field: fieldPath(issue.path), message: missing ? 'Required.' : issue.message };
+  return { field: fieldPath(issue.path), message: isMissing(issue) ? 'Required.' : issue.message };
 }
 
 /**

@@ -21,30 +21,35 @@ describe('GET /healthz', () => {
 });
 
 describe('GET /readyz', () => {
-  it('is ready when identity and the webhook-dispatcher serve; Redis is reported as not configured', async () => {
+  it('is ready when identity, agent-memory and the webhook-dispatcher serve; Redis is reported as not configured', async () => {
     const response = await h.app.inject({ method: 'GET', url: '/readyz' });
     expect(response.statusCode).toBe(200);
-    expect(response.json()).toEqual({ status: 'ready', checks: { identity: 'ok', 'webhook-dispatcher': 'ok', redis: 'not_configured' } });
+    expect(response.json()).toEqual({ status: 'ready', checks: { identity: 'ok', 'agent-memory': 'ok', 'webhook-dispatcher': 'ok', redis: 'not_configured' } });
   });
 
   it('checks Redis when configured', async () => {
     const withRedis = await startHarness({ REDIS_URL, REDIS_KEY_PREFIX: uniquePrefix() });
     try {
       const response = await withRedis.app.inject({ method: 'GET', url: '/readyz' });
-      expect(response.json()).toEqual({ status: 'ready', checks: { identity: 'ok', 'webhook-dispatcher': 'ok', redis: 'ok' } });
+      expect(response.json()).toEqual({ status: 'ready', checks: { identity: 'ok', 'agent-memory': 'ok', 'webhook-dispatcher': 'ok', redis: 'ok' } });
     } finally {
       await withRedis.close();
     }
   });
 
   it('answers 503 naming every backend that does not answer', async () => {
-    const broken = await startHarness({ IDENTITY_ADDR: '127.0.0.1:1', WEBHOOK_DISPATCHER_ADDR: '127.0.0.1:1', REDIS_URL: 'redis://127.0.0.1:1' });
+    const broken = await startHarness({
+      IDENTITY_ADDR: '127.0.0.1:1',
+      AGENT_MEMORY_ADDR: '127.0.0.1:1',
+      WEBHOOK_DISPATCHER_ADDR: '127.0.0.1:1',
+      REDIS_URL: 'redis://127.0.0.1:1',
+    });
     try {
       const response = await broken.app.inject({ method: 'GET', url: '/readyz' });
       expect(response.statusCode).toBe(503);
       const body = response.json<{ error: string; details: { field: string }[] }>();
       expect(body.error).toBe('service_unavailable');
-      expect(body.details.map((detail) => detail.field).sort()).toEqual(['identity', 'redis', 'webhook-dispatcher']);
+      expect(body.details.map((detail) => detail.field).sort()).toEqual(['agent-memory', 'identity', 'redis', 'webhook-dispatcher']);
     } finally {
       await broken.close();
     }
@@ -60,7 +65,25 @@ describe('GET /readyz', () => {
       expect(response.json()).toMatchObject({ details: [{ field: 'identity' }] });
     } finally {
       await stopping.gateway.stop();
-      await stopping.webhooks.stop();
+      await Promise.all([stopping.agentMemory.stop(), stopping.webhooks.stop()]);
+    }
+  });
+
+  it('answers 503 once agent-memory stops serving', async () => {
+    const stopping = await startHarness();
+    try {
+      expect((await stopping.app.inject({ method: 'GET', url: '/readyz' })).statusCode).toBe(200);
+      await stopping.agentMemory.stop();
+      const response = await stopping.app.inject({ method: 'GET', url: '/readyz' });
+      expect(response.statusCode).toBe(503);
+      expect(response.json()).toEqual({
+        error: 'service_unavailable',
+        message: 'Not ready.',
+        details: [{ field: 'agent-memory', message: 'The agent-memory service is unreachable or not serving.' }],
+      });
+    } finally {
+      await stopping.gateway.stop();
+      await Promise.all([stopping.identity.stop(), stopping.webhooks.stop()]);
     }
   });
 
@@ -78,7 +101,7 @@ describe('GET /readyz', () => {
       });
     } finally {
       await stopping.gateway.stop();
-      await stopping.identity.stop();
+      await Promise.all([stopping.identity.stop(), stopping.agentMemory.stop()]);
     }
   });
 });

@@ -4,10 +4,12 @@ import { POLICIES } from '../auth/policy.js';
 import { startHarness, type Harness, ANY_STRING } from '../testing/harness.js';
 
 interface Operation {
+  operationId?: string;
+  summary?: string;
   tags?: string[];
-  parameters?: { name: string; in: string }[];
+  parameters?: { name: string; in: string; required?: boolean }[];
   security?: Record<string, string[]>[];
-  responses: Record<string, { content?: Record<string, { schema: unknown }> }>;
+  responses: Record<string, { description?: string; content?: Record<string, { schema: unknown }> }>;
   requestBody?: { content: Record<string, unknown> };
 }
 
@@ -127,6 +129,71 @@ describe('GET /openapi.json', () => {
     expect(Object.keys(doc.components.schemas['WebhookDeliveryAttempt']?.properties ?? {}).sort()).toEqual(
       ['error', 'number', 'outcome', 'response_status', 'response_time_ms', 'started_at'].sort(),
     );
+  });
+
+  // The agents and memory operations, each with its operationId (decisions §1) and its one tag.
+  const AGENT_MEMORY_OPERATIONS = [
+    ['GET', '/agents', 'listAgents', 'agents', '200'],
+    ['POST', '/agents', 'createAgent', 'agents', '201'],
+    ['GET', '/agents/{agent_id}', 'getAgent', 'agents', '200'],
+    ['PATCH', '/agents/{agent_id}', 'updateAgent', 'agents', '200'],
+    ['PUT', '/agents/{agent_id}', 'replaceAgent', 'agents', '200'],
+    ['DELETE', '/agents/{agent_id}', 'deleteAgent', 'agents', '200'],
+    ['POST', '/agents/{agent_id}/chat', 'chatWithAgent', 'agents', '200'],
+    ['GET', '/agents/{agent_id}/sessions', 'listAgentSessions', 'agents', '200'],
+    ['GET', '/agents/{agent_id}/sessions/{session_id}/messages', 'listSessionMessages', 'agents', '200'],
+    ['DELETE', '/agents/{agent_id}/sessions/{session_id}', 'deleteAgentSession', 'agents', '200'],
+    ['POST', '/agents/{agent_id}/memory/consolidate', 'consolidateAgentMemory', 'memory', '200'],
+    ['POST', '/memory', 'addMemory', 'memory', '201'],
+    ['GET', '/memory', 'listMemory', 'memory', '200'],
+    ['POST', '/memory/search', 'searchMemory', 'memory', '200'],
+    ['DELETE', '/memory/{memory_id}', 'deleteMemory', 'memory', '200'],
+    ['POST', '/memory/documents', 'addDocument', 'memory', '201'],
+    ['DELETE', '/memory/documents/{document_id}', 'deleteDocument', 'memory', '200'],
+  ] as const;
+
+  it('lists exactly the agents and memory operations of the table', () => {
+    const listed = operations()
+      .filter(([, path]) => /^\/api\/v1\/(agents|memory)(\/|$)/.test(path))
+      .map(([method, path]) => `${method} ${path}`)
+      .sort();
+    expect(listed).toEqual(AGENT_MEMORY_OPERATIONS.map(([method, path]) => `${method} /api/v1${path}`).sort());
+  });
+
+  it.each(AGENT_MEMORY_OPERATIONS)('%s %s has operationId, tag, summary, success and error responses', (method, path, operationId, tag, success) => {
+    const operation = doc.paths[`/api/v1${path}`]?.[method.toLowerCase()];
+    expect(operation?.operationId).toBe(operationId);
+    expect(operation?.tags).toEqual([tag]);
+    expect(operation?.summary?.length).toBeGreaterThan(10);
+    expect(Object.keys(operation?.responses ?? {}).sort()).toEqual([success, 'default']);
+    expect(JSON.stringify(operation?.responses['default'])).toContain('#/components/schemas/Error');
+    for (const name of path.match(/\{(\w+)\}/g) ?? []) {
+      expect(operation?.parameters?.some((parameter) => parameter.in === 'path' && `{${parameter.name}}` === name), name).toBe(true);
+    }
+  });
+
+  it('gives every operation that has an operationId a unique one', () => {
+    const ids = operations().flatMap(([, , operation]) => (operation.operationId ? [operation.operationId] : []));
+    expect(new Set(ids).size).toBe(ids.length);
+  });
+
+  it('documents the chat reply as JSON and as a server-sent event stream', () => {
+    const ok = doc.paths['/api/v1/agents/{agent_id}/chat']?.['post']?.responses['200'];
+    expect(Object.keys(ok?.content ?? {}).sort()).toEqual(['application/json', 'text/event-stream']);
+    expect(JSON.stringify(ok?.content?.['application/json'])).toContain('#/components/schemas/ChatMessage');
+    const stream = JSON.stringify(ok?.content?.['text/event-stream']);
+    for (const event of ['message.delta', 'message.completed', 'event: error']) expect(stream).toContain(event);
+    expect(Object.keys(doc.components.schemas['ChatMessage']?.properties ?? {}).sort()).toEqual(
+      ['content', 'created_at', 'id', 'model', 'role', 'session_id', 'usage'].sort(),
+    );
+    expect(Object.keys(doc.components.schemas['Agent']?.properties ?? {}).sort()).toEqual(
+      ['config', 'created_at', 'description', 'id', 'memory_types', 'name', 'status', 'type', 'updated_at'].sort(),
+    );
+  });
+
+  it('documents GET /memory with a required agent_id', () => {
+    const parameters = doc.paths['/api/v1/memory']?.['get']?.parameters;
+    expect(parameters?.find((parameter) => parameter.name === 'agent_id')).toMatchObject({ in: 'query', required: true });
   });
 
   it('documents login as a form and as JSON', () => {

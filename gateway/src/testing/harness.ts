@@ -3,6 +3,7 @@ import { createLogger, type Logger } from '@agent-platform/kit';
 import type { FastifyInstance, InjectOptions } from 'fastify';
 import { expect } from 'vitest';
 import { buildGateway, loadGatewayConfig, type Gateway, type GatewayConfig } from '../gateway.js';
+import { AgentMemoryDouble } from './agent-memory-double.js';
 import { IdentityDouble } from './identity-double.js';
 import { WebhooksDouble } from './webhooks-double.js';
 
@@ -35,6 +36,7 @@ export function expectError(response: { statusCode: number; body: string }, stat
 
 export interface Harness {
   identity: IdentityDouble;
+  agentMemory: AgentMemoryDouble;
   webhooks: WebhooksDouble;
   gateway: Gateway;
   app: FastifyInstance;
@@ -42,13 +44,15 @@ export interface Harness {
   close(): Promise<void>;
 }
 
-/** A gateway in front of identity and webhook-dispatcher doubles on loopback; `env` overrides the gateway's variables. */
+/** A gateway in front of identity, agent-memory and webhook-dispatcher doubles on loopback; `env` overrides the gateway's variables. */
 export async function startHarness(env: Record<string, string> = {}, logger?: Logger): Promise<Harness> {
   const identity = new IdentityDouble();
+  const agentMemory = new AgentMemoryDouble();
   const webhooks = new WebhooksDouble();
-  const [identityAddr, webhooksAddr] = await Promise.all([identity.start(), webhooks.start()]);
+  const [identityAddr, agentMemoryAddr, webhooksAddr] = await Promise.all([identity.start(), agentMemory.start(), webhooks.start()]);
   const config = loadGatewayConfig({
     IDENTITY_ADDR: identityAddr,
+    AGENT_MEMORY_ADDR: agentMemoryAddr,
     WEBHOOK_DISPATCHER_ADDR: webhooksAddr,
     LOG_LEVEL: 'silent',
     RATE_LIMITS: 'free:10000/100000,pro:20000/200000',
@@ -60,13 +64,14 @@ export async function startHarness(env: Record<string, string> = {}, logger?: Lo
   const gateway = await buildGateway(config, { logger: logger ?? createLogger({ service: 'gateway-test', level: 'silent' }) });
   return {
     identity,
+    agentMemory,
     webhooks,
     gateway,
     app: gateway.app,
     config,
     async close() {
       await gateway.stop();
-      await Promise.all([identity.stop(), webhooks.stop()]);
+      await Promise.all([identity.stop(), agentMemory.stop(), webhooks.stop()]);
     },
   };
 }

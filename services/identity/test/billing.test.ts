@@ -100,6 +100,20 @@ describe('DebitCredits', () => {
     await expectError(debit(identity, user, 1), 'insufficient_credits');
   });
 
+  test('with up_to_balance takes what is left, down to 0, and records what it took', async ({ identity }) => {
+    const user = await identity.register();
+    await debit(identity, user, 995);
+    const served = await identity.billing.debitCredits({ amount: 8, description: 'chat turn', reference: randomUUID(), upToBalance: true }, { principal: user.principal });
+    expect(served).toMatchObject({ balance: 0, debited: 5 });
+    const empty = await identity.billing.debitCredits({ amount: 3, description: 'chat turn', reference: randomUUID(), upToBalance: true }, { principal: user.principal });
+    expect(empty).toMatchObject({ balance: 0, debited: 0 });
+    const { items } = await identity.billing.listTransactions({ page: undefined }, { principal: user.principal });
+    expect(items.slice(0, 2).map(({ amount, balanceAfter }) => ({ amount, balanceAfter }))).toEqual([
+      { amount: 0, balanceAfter: 0 },
+      { amount: -5, balanceAfter: 0 },
+    ]);
+  });
+
   test('is idempotent on the reference, also when the repeats race', async ({ identity }) => {
     const user = await identity.register();
     const reference = `msg_${randomUUID()}`;

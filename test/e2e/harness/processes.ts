@@ -106,6 +106,7 @@ export async function startLocalPlatformProcess(options: {
     PORT: String(options.port),
     EMBEDDED_PG_PORT: String(await freePort()),
     IDENTITY_GRPC_PORT: '0',
+    AGENT_MEMORY_GRPC_PORT: '0',
     WEBHOOK_DISPATCHER_GRPC_PORT: '0',
     ...options.env,
   };

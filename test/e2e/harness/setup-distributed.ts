@@ -13,7 +13,7 @@ const REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
  */
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
   const run = `${Date.now().toString(36)}_${randomBytes(3).toString('hex')}`;
-  const databases = { identity: `e2e_identity_${run}`, webhooks: `e2e_webhooks_${run}` };
+  const databases = { identity: `e2e_identity_${run}`, agents: `e2e_agents_${run}`, webhooks: `e2e_webhooks_${run}` };
   for (const name of Object.values(databases)) await admin((client) => client.query(`CREATE DATABASE ${name}`));
   const urlOf = (name: string) => Object.assign(new URL(ADMIN_URL), { pathname: `/${name}` }).toString();
   const nats = await startTestNatsServer();
@@ -36,6 +36,17 @@ export default async function setup(project: TestProject): Promise<() => Promise
         JWT_KEY_ENCRYPTION_KEY: randomBytes(32).toString('base64'),
       }),
     );
+    const agentMemoryPort = await freePort();
+    processes.push(
+      startNode('services/agent-memory/src/main.ts', {
+        ...COMMON_ENV,
+        DATABASE_URL: urlOf(databases.agents),
+        GRPC_HOST: '127.0.0.1',
+        GRPC_PORT: String(agentMemoryPort),
+        IDENTITY_ADDR: `127.0.0.1:${identityPort}`,
+        NATS_URL: nats.url,
+      }),
+    );
     const dispatcherPort = await freePort();
     processes.push(
       startNode('services/webhook-dispatcher/src/main.ts', {
@@ -53,6 +64,7 @@ export default async function setup(project: TestProject): Promise<() => Promise
       HOST: '127.0.0.1',
       PORT: String(port),
       IDENTITY_ADDR: `127.0.0.1:${identityPort}`,
+      AGENT_MEMORY_ADDR: `127.0.0.1:${agentMemoryPort}`,
       WEBHOOK_DISPATCHER_ADDR: `127.0.0.1:${dispatcherPort}`,
       REDIS_URL,
     });

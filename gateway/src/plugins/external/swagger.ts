@@ -30,6 +30,8 @@ export default fp(
           { name: 'api-keys', description: 'API keys of the tenant (access tokens only)' },
           { name: 'billing', description: 'Credits, ledger and purchases' },
           { name: 'members', description: 'Members of a tenant (access tokens only)' },
+          { name: 'agents', description: 'Agents of the tenant, chatting with them (JSON or server-sent events) and their sessions' },
+          { name: 'memory', description: "Agents' memory: items, documents, hybrid search and consolidation" },
           { name: 'webhooks', description: 'Webhook endpoints of the tenant, their signing secrets and delivery log' },
           { name: 'operations', description: 'Liveness and readiness probes' },
         ],

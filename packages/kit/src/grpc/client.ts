@@ -3,7 +3,7 @@ import { context, SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
 import { DomainError } from '../errors.js';
 import { injectTraceContext, REQUEST_ID_KEY, writePrincipal, type Principal } from './metadata.js';
 import { fromGrpcError, isServiceError } from './status.js';
-import type { RequestOf, ResponseOf, UnaryServiceDefinition } from './types.js';
+import type { AnyMethod, IsStreaming, RequestOf, ResponseOf, RpcServiceDefinition } from './types.js';
 
 /** Per-call context a client forwards: who is calling and which request this serves. */
 export interface OutgoingCall {
@@ -11,10 +11,15 @@ export interface OutgoingCall {
   requestId?: string;
   /** Overrides the channel's default deadline for this call. */
   deadlineMs?: number;
+  /** Server streams only: aborting cancels the call at once, even while waiting for a message. */
+  signal?: AbortSignal;
 }
 
-export type PromiseClient<D extends UnaryServiceDefinition> = {
-  [K in keyof D]: (request: RequestOf<D[K]>, call?: OutgoingCall) => Promise<ResponseOf<D[K]>>;
+/** Unary methods return a promise; server-streaming ones an async iterable of the messages. */
+export type PromiseClient<D extends RpcServiceDefinition> = {
+  [K in keyof D]: IsStreaming<D[K]> extends true
+    ? (request: RequestOf<D[K]>, call?: OutgoingCall) => AsyncIterable<ResponseOf<D[K]>>
+    : (request: RequestOf<D[K]>, call?: OutgoingCall) => Promise<ResponseOf<D[K]>>;
 };
 
 export interface ChannelOptions {
@@ -38,10 +43,12 @@ export class GrpcChannel {
   }
 
   /** A client whose methods return promises and reject with DomainError. */
-  client<D extends UnaryServiceDefinition>(definition: D): PromiseClient<D> {
+  client<D extends RpcServiceDefinition>(definition: D): PromiseClient<D> {
     const methods: Record<string, unknown> = {};
     for (const [name, method] of Object.entries(definition)) {
-      methods[name] = (request: unknown, call: OutgoingCall = {}) => this.unary(method, request, call);
+      methods[name] = method.responseStream
+        ? (request: unknown, call: OutgoingCall = {}) => this.serverStream(method, request, call)
+        : (request: unknown, call: OutgoingCall = {}) => this.unary(method, request, call);
     }
     return methods as PromiseClient<D>;
   }
@@ -50,13 +57,8 @@ export class GrpcChannel {
     this.raw.close();
   }
 
-  private unary(method: UnaryServiceDefinition[string], request: unknown, call: OutgoingCall): Promise<unknown> {
-    const metadata = new Metadata();
-    if (call.principal) writePrincipal(metadata, call.principal);
-    if (call.requestId) metadata.set(REQUEST_ID_KEY, call.requestId);
-    const span = tracer.startSpan(method.path, { kind: SpanKind.CLIENT, attributes: { 'rpc.system': 'grpc', 'rpc.method': method.path } });
-    injectTraceContext(metadata, trace.setSpan(context.active(), span));
-    const deadline = new Date(Date.now() + (call.deadlineMs ?? this.defaultDeadlineMs));
+  private unary(method: AnyMethod, request: unknown, call: OutgoingCall): Promise<unknown> {
+    const { metadata, span, deadline } = this.begin(method, call);
     return new Promise((resolve, reject) => {
       this.raw.makeUnaryRequest(
         method.path,
@@ -77,5 +79,51 @@ export class GrpcChannel {
         },
       );
     });
+  }
+
+  /**
+   * The messages of a server stream as they arrive; a failure status rejects the iteration with its
+   * DomainError. Leaving the loop early cancels the call, so the server stops working for nobody.
+   */
+  private async *serverStream(method: AnyMethod, request: unknown, call: OutgoingCall): AsyncGenerator<unknown, void, undefined> {
+    const { metadata, span, deadline } = this.begin(method, call);
+    const stream = this.raw.makeServerStreamRequest(
+      method.path,
+      (value: unknown) => method.requestSerialize(value as never),
+      method.responseDeserialize,
+      request,
+      metadata,
+      { deadline },
+    );
+    let finished = false;
+    const cancel = () => stream.cancel();
+    call.signal?.addEventListener('abort', cancel, { once: true });
+    if (call.signal?.aborted) cancel();
+    try {
+      for await (const message of stream as AsyncIterable<unknown>) yield message;
+      finished = true;
+      span.end();
+    } catch (error) {
+      finished = true;
+      span.setStatus({ code: SpanStatusCode.ERROR, message: isServiceError(error) ? error.details : String(error) });
+      span.end();
+      throw isServiceError(error) ? fromGrpcError(error) : new DomainError('internal_error', 'An unexpected error occurred.', { cause: error });
+    } finally {
+      call.signal?.removeEventListener('abort', cancel);
+      if (!finished) {
+        stream.cancel();
+        span.end();
+      }
+    }
+  }
+
+  private begin(method: AnyMethod, call: OutgoingCall) {
+    const metadata = new Metadata();
+    if (call.principal) writePrincipal(metadata, call.principal);
+    if (call.requestId) metadata.set(REQUEST_ID_KEY, call.requestId);
+    const span = tracer.startSpan(method.path, { kind: SpanKind.CLIENT, attributes: { 'rpc.system': 'grpc', 'rpc.method': method.path } });
+    injectTraceContext(metadata, trace.setSpan(context.active(), span));
+    const deadline = new Date(Date.now() + (call.deadlineMs ?? this.defaultDeadlineMs));
+    return { metadata, span, deadline };
   }
 }

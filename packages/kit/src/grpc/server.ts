@@ -3,17 +3,19 @@ import {
   ServerCredentials,
   type sendUnaryData,
   type ServerUnaryCall,
+  type ServerWritableStream,
   type ServiceDefinition,
   type UntypedServiceImplementation,
 } from '@grpc/grpc-js';
-import { context, SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
+import { once } from 'node:events';
+import { context, SpanKind, SpanStatusCode, trace, type Span } from '@opentelemetry/api';
 import { HealthService } from '@agent-platform/proto/grpc-health/v1';
 import { DomainError } from '../errors.js';
 import type { Logger } from '../logger.js';
 import { HealthRegistry, ServingStatus } from './health.js';
 import { extractTraceContext, readPrincipal, readRequestId, type Principal } from './metadata.js';
 import { toGrpcStatus } from './status.js';
-import type { RequestOf, ResponseOf, UnaryServiceDefinition } from './types.js';
+import type { IsStreaming, RequestOf, ResponseOf, RpcServiceDefinition } from './types.js';
 
 /** What a handler knows about the call besides its request message. */
 export interface CallContext {
@@ -32,8 +34,11 @@ export function requirePrincipal(ctx: CallContext): Principal {
   return ctx.principal;
 }
 
-export type UnaryHandlers<D extends UnaryServiceDefinition> = {
-  [K in keyof D]: (request: RequestOf<D[K]>, ctx: CallContext) => Promise<ResponseOf<D[K]>>;
+/** A unary method answers once; a server-streaming one yields its messages. */
+export type Handlers<D extends RpcServiceDefinition> = {
+  [K in keyof D]: IsStreaming<D[K]> extends true
+    ? (request: RequestOf<D[K]>, ctx: CallContext) => AsyncIterable<ResponseOf<D[K]>>
+    : (request: RequestOf<D[K]>, ctx: CallContext) => Promise<ResponseOf<D[K]>>;
 };
 
 export interface GrpcServerOptions {
@@ -60,10 +65,13 @@ export class GrpcServer {
     this.server.addService(HealthService, this.health.implementation());
   }
 
-  add<D extends UnaryServiceDefinition>(serviceName: string, definition: D, handlers: UnaryHandlers<D>): this {
+  add<D extends RpcServiceDefinition>(serviceName: string, definition: D, handlers: Handlers<D>): this {
     const implementation: UntypedServiceImplementation = {};
     for (const method of Object.keys(definition) as (keyof D & string)[]) {
-      implementation[method] = this.wrap(definition[method]!.path, handlers[method]);
+      const { path, responseStream } = definition[method]!;
+      implementation[method] = responseStream
+        ? this.wrapStream(path, handlers[method] as StreamHandler<unknown, unknown>)
+        : this.wrap(path, handlers[method] as UnaryHandler<unknown, unknown>);
     }
     this.server.addService(definition as unknown as ServiceDefinition, implementation);
     this.health.set(serviceName, ServingStatus.NOT_SERVING);
@@ -98,23 +106,10 @@ export class GrpcServer {
     });
   }
 
-  private wrap<Request, Response>(
-    path: string,
-    handler: (request: Request, ctx: CallContext) => Promise<Response>,
-  ): (call: ServerUnaryCall<Request, Response>, callback: sendUnaryData<Response>) => void {
-    const { logger, around = (run) => run(), classifyError } = this.options;
+  private wrap<Request, Response>(path: string, handler: UnaryHandler<Request, Response>): (call: ServerUnaryCall<Request, Response>, callback: sendUnaryData<Response>) => void {
+    const around = this.options.around ?? ((run) => run());
     return (call, callback) => {
-      const parent = extractTraceContext(call.metadata);
-      const span = tracer.startSpan(path, { kind: SpanKind.SERVER, attributes: { 'rpc.system': 'grpc', 'rpc.method': path } }, parent);
-      const requestId = readRequestId(call.metadata);
-      const aborter = new AbortController();
-      call.on('cancelled', () => aborter.abort(CANCELLED));
-      const ctx: CallContext = {
-        principal: readPrincipal(call.metadata),
-        requestId,
-        logger: logger.child({ rpc: path, ...(requestId ? { request_id: requestId } : {}) }),
-        signal: aborter.signal,
-      };
+      const { ctx, span, parent } = this.begin(path, call);
       // async, so a handler that throws before returning a promise is mapped like a rejection.
       const run = async () => around(() => handler(call.request, ctx));
       context.with(trace.setSpan(parent, span), run).then(
@@ -122,19 +117,70 @@ export class GrpcServer {
           span.end();
           callback(null, response);
         },
-        (error: unknown) => {
-          const domainError = error instanceof DomainError ? error : classifyError?.(error);
-          if (domainError) {
-            span.setAttribute('error.code', domainError.code);
-          } else {
-            ctx.logger.error({ err: error }, 'unexpected error in gRPC handler');
-            span.recordException(error instanceof Error ? error : String(error));
+        (error: unknown) => callback(this.fail(error, ctx, span)),
+      );
+    };
+  }
+
+  /**
+   * Writes what the handler yields, waiting for the client to read when its buffer is full; a
+   * failure ends the stream with the mapped status. A cancelled call stops the iteration (the
+   * generator's `finally` runs), so work for a caller that went away ends too.
+   */
+  private wrapStream<Request, Response>(path: string, handler: StreamHandler<Request, Response>): (call: ServerWritableStream<Request, Response>) => void {
+    const around = this.options.around ?? ((run) => run());
+    return (call) => {
+      const { ctx, span, parent } = this.begin(path, call);
+      const run = async () =>
+        around(async () => {
+          for await (const message of handler(call.request, ctx)) {
+            if (call.cancelled) break;
+            if (!call.write(message)) await Promise.race([once(call, 'drain'), once(ctx.signal, 'abort')]);
           }
-          span.setStatus({ code: SpanStatusCode.ERROR });
+        });
+      context.with(trace.setSpan(parent, span), run).then(
+        () => {
           span.end();
-          callback(toGrpcStatus(domainError ?? new DomainError('internal_error', 'An unexpected error occurred.')));
+          if (!call.cancelled) call.end();
+        },
+        (error: unknown) => {
+          const status = this.fail(error, ctx, span);
+          // grpc-js ends a server stream with the status of an 'error' event (code, details, metadata).
+          if (!call.cancelled) call.emit('error', Object.assign(new Error(status.details), status));
         },
       );
     };
   }
+
+  private begin(path: string, call: ServerUnaryCall<unknown, unknown> | ServerWritableStream<unknown, unknown>) {
+    const parent = extractTraceContext(call.metadata);
+    const span = tracer.startSpan(path, { kind: SpanKind.SERVER, attributes: { 'rpc.system': 'grpc', 'rpc.method': path } }, parent);
+    const requestId = readRequestId(call.metadata);
+    const aborter = new AbortController();
+    call.on('cancelled', () => aborter.abort(CANCELLED));
+    const ctx: CallContext = {
+      principal: readPrincipal(call.metadata),
+      requestId,
+      logger: this.options.logger.child({ rpc: path, ...(requestId ? { request_id: requestId } : {}) }),
+      signal: aborter.signal,
+    };
+    return { ctx, span, parent };
+  }
+
+  /** The status a failure answers with; unexpected ones are logged, never shown. */
+  private fail(error: unknown, ctx: CallContext, span: Span) {
+    const domainError = error instanceof DomainError ? error : this.options.classifyError?.(error);
+    if (domainError) {
+      span.setAttribute('error.code', domainError.code);
+    } else {
+      ctx.logger.error({ err: error }, 'unexpected error in gRPC handler');
+      span.recordException(error instanceof Error ? error : String(error));
+    }
+    span.setStatus({ code: SpanStatusCode.ERROR });
+    span.end();
+    return toGrpcStatus(domainError ?? new DomainError('internal_error', 'An unexpected error occurred.'));
+  }
 }
+
+type UnaryHandler<Request, Response> = (request: Request, ctx: CallContext) => Promise<Response>;
+type StreamHandler<Request, Response> = (request: Request, ctx: CallContext) => AsyncIterable<Response>;

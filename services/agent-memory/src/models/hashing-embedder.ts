@@ -12,7 +12,7 @@ const JOINER = /[_\-.@+'’]+/u;
 const DIGIT = /\p{N}/u;
 
 /** English function words: kept (a query may be only those) but worth little. */
-const STOP_WORDS = new Set(
+export const STOP_WORDS: ReadonlySet<string> = new Set(
   'a an and are as at be but by for from had has have he her his i if in into is it its me my no not of on or our she so than that the their them then there these they this to was we were what when where which who why will with you your'.split(' '),
 );
 

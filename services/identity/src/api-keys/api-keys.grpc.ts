@@ -1,4 +1,4 @@
-import { actorOf, type UnaryHandlers } from '@agent-platform/kit/grpc';
+import { actorOf, type Handlers } from '@agent-platform/kit/grpc';
 import type { ApiKeyServiceService, ApiKey as ApiKeyMessage } from '@agent-platform/proto/identity/v1/api-keys';
 import { parsePage } from '@agent-platform/kit';
 import type { ApiKey } from './api-keys.entity.js';
@@ -7,7 +7,7 @@ import type { ApiKeysService } from './api-keys.service.js';
 export const API_KEY_SERVICE_NAME = 'agentplatform.identity.v1.ApiKeyService';
 
 /** ApiKeyService over gRPC: the keys of the principal's tenant. */
-export function apiKeyHandlers(apiKeys: ApiKeysService): UnaryHandlers<typeof ApiKeyServiceService> {
+export function apiKeyHandlers(apiKeys: ApiKeysService): Handlers<typeof ApiKeyServiceService> {
   return {
     createApiKey: async (request, ctx) => {
       const { apiKey, secret } = await apiKeys.create(actorOf(ctx), {

@@ -1,4 +1,4 @@
-import type { UnaryHandlers } from '@agent-platform/kit/grpc';
+import type { Handlers } from '@agent-platform/kit/grpc';
 import type { AuthServiceService } from '@agent-platform/proto/identity/v1/auth';
 import type { ApiKeysService } from '../api-keys/api-keys.service.js';
 import { present } from '@agent-platform/kit/grpc';
@@ -19,7 +19,7 @@ export interface AuthHandlerServices {
  * AuthService over gRPC. Its calls carry no principal: they are how the gateway turns a password,
  * a refresh token, an access token's subject or an API key into one.
  */
-export function authHandlers({ auth, users, apiKeys, tenants }: AuthHandlerServices): UnaryHandlers<typeof AuthServiceService> {
+export function authHandlers({ auth, users, apiKeys, tenants }: AuthHandlerServices): Handlers<typeof AuthServiceService> {
   return {
     register: async (request) => {
       const { user, tenantId, credits } = await users.register({

@@ -1,4 +1,4 @@
-import { actorOf, type UnaryHandlers } from '@agent-platform/kit/grpc';
+import { actorOf, type Handlers } from '@agent-platform/kit/grpc';
 import type { BillingServiceService, CreditTransaction as CreditTransactionMessage } from '@agent-platform/proto/identity/v1/billing';
 import { parsePage } from '@agent-platform/kit';
 import type { CreditTransaction } from './billing.entity.js';
@@ -7,7 +7,7 @@ import type { BillingService } from './billing.service.js';
 export const BILLING_SERVICE_NAME = 'agentplatform.identity.v1.BillingService';
 
 /** BillingService over gRPC: the ledger of the principal's tenant. */
-export function billingHandlers(billing: BillingService): UnaryHandlers<typeof BillingServiceService> {
+export function billingHandlers(billing: BillingService): Handlers<typeof BillingServiceService> {
   return {
     getCredits: async (_request, ctx) => billing.getCredits(actorOf(ctx)),
 
@@ -19,7 +19,7 @@ export function billingHandlers(billing: BillingService): UnaryHandlers<typeof B
     createPurchase: async (request, ctx) => billing.createPurchase(actorOf(ctx), request.credits),
 
     debitCredits: async (request, ctx) =>
-      billing.debit(actorOf(ctx), { amount: request.amount, description: request.description, reference: request.reference }),
+      billing.debit(actorOf(ctx), { amount: request.amount, description: request.description, reference: request.reference, upToBalance: request.upToBalance === true }),
   };
 }
 

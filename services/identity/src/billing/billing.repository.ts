@@ -49,6 +49,18 @@ export class BillingRepository {
     return row === undefined ? undefined : Number(row.balance);
   }
 
+  /** Takes up to `amount`, never below 0; the new balance and what was taken, or undefined for no such tenant. */
+  async debitUpTo(tenantId: string, amount: number): Promise<{ balance: number; debited: number } | undefined> {
+    const rows = await this.em.execute<{ balance: string | number; debited: string | number }[]>(
+      `with "old" as (select "balance" from "tenants" where "id" = ? for update)
+       update "tenants" set "balance" = "tenants"."balance" - least("old"."balance", ?) from "old" where "tenants"."id" = ?
+       returning "tenants"."balance", "old"."balance" - "tenants"."balance" as "debited"`,
+      [tenantId, amount, tenantId],
+    );
+    const [row] = rows;
+    return row === undefined ? undefined : { balance: Number(row.balance), debited: Number(row.debited) };
+  }
+
   async insertTransaction(row: NewCreditTransaction): Promise<void> {
     await this.em.insert(CreditTransaction, row);
   }

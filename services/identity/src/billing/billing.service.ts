@@ -37,11 +37,15 @@ export interface DebitRequest {
   amount: number;
   description: string;
   reference: string;
+  /** Take what the balance holds (down to 0) rather than refuse: usage already served. */
+  upToBalance?: boolean;
 }
 
 export interface DebitOutcome {
   balance: number;
   transactionId: string;
+  /** `amount`, or less with `upToBalance`. */
+  debited: number;
 }
 
 /** The credit ledger: every balance change is one ledger row written in the same transaction. */
@@ -122,41 +126,44 @@ export class BillingService {
   async debit(actor: Actor, request: DebitRequest): Promise<DebitOutcome> {
     validateDebit(request);
     const previous = await this.options.billing.findByReference(actor.tenantId, request.reference);
-    if (previous) return { balance: previous.balanceAfter, transactionId: previous.id };
+    if (previous) return { balance: previous.balanceAfter, transactionId: previous.id, debited: -previous.amount };
     try {
       return await this.options.em.transactional(() => this.debitOnce(actor.tenantId, request));
     } catch (error) {
       if (!isUniqueViolation(error, CREDIT_REFERENCE_KEY)) throw error;
       const winner = await this.options.billing.findByReference(actor.tenantId, request.reference);
       if (!winner) throw error;
-      return { balance: winner.balanceAfter, transactionId: winner.id };
+      return { balance: winner.balanceAfter, transactionId: winner.id, debited: -winner.amount };
     }
   }
 
   private async debitOnce(tenantId: string, request: DebitRequest): Promise<DebitOutcome> {
     const { billing, em, lowCreditsThreshold: threshold } = this.options;
-    const balance = await billing.adjustBalance(tenantId, -request.amount);
-    if (balance === undefined) {
+    const taken = request.upToBalance
+      ? await billing.debitUpTo(tenantId, request.amount)
+      : await billing.adjustBalance(tenantId, -request.amount).then((balance) => (balance === undefined ? undefined : { balance, debited: request.amount }));
+    if (taken === undefined) {
       if (!(await this.options.tenants.findTenant(tenantId))) throw DomainError.notFound('Tenant');
       throw new DomainError('insufficient_credits', 'The balance is lower than the amount to debit.');
     }
+    const { balance, debited } = taken;
     const now = new Date();
     const transactionId = newId('transaction');
     await billing.insertTransaction({
       id: transactionId,
       tenantId,
-      amount: -request.amount,
+      amount: -debited,
       balanceAfter: balance,
       kind: 'usage',
       description: request.description,
       reference: request.reference,
       createdAt: now,
     });
-    const before = balance + request.amount;
+    const before = balance + debited;
     if (before >= threshold && balance < threshold) {
       await recordEvent(em, newEvent('billing.credits.low', tenantId, { balance, threshold }, now));
     }
-    return { balance, transactionId };
+    return { balance, transactionId, debited };
   }
 }
 

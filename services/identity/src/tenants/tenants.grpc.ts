@@ -1,4 +1,4 @@
-import type { UnaryHandlers } from '@agent-platform/kit/grpc';
+import type { Handlers } from '@agent-platform/kit/grpc';
 import type { MemberServiceService } from '@agent-platform/proto/identity/v1/users';
 import { actorOf } from '@agent-platform/kit/grpc';
 import type { TenantsService } from './tenants.service.js';
@@ -6,7 +6,7 @@ import type { TenantsService } from './tenants.service.js';
 export const MEMBER_SERVICE_NAME = 'agentplatform.identity.v1.MemberService';
 
 /** MemberService over gRPC: the members of the principal's tenant. */
-export function memberHandlers(tenants: TenantsService): UnaryHandlers<typeof MemberServiceService> {
+export function memberHandlers(tenants: TenantsService): Handlers<typeof MemberServiceService> {
   return {
     listMembers: async (_request, ctx) => ({ items: await tenants.listMembers(actorOf(ctx)) }),
 

@@ -1,4 +1,4 @@
-import { actorOf, type UnaryHandlers } from '@agent-platform/kit/grpc';
+import { actorOf, type Handlers } from '@agent-platform/kit/grpc';
 import type { Delivery as DeliveryMessage, WebhookServiceService } from '@agent-platform/proto/webhooks/v1';
 import { parseCursorPage } from '@agent-platform/kit';
 import type { DeliveriesService } from './deliveries.service.js';
@@ -7,7 +7,7 @@ import type { DeliveryWithAttempts } from './deliveries.repository.js';
 type DeliveryMethods = 'testWebhook' | 'listDeliveries' | 'getDelivery' | 'retryDelivery';
 
 /** The delivery half of WebhookService: translation only; DeliveriesService decides. */
-export function deliveryHandlers(deliveries: DeliveriesService): Pick<UnaryHandlers<typeof WebhookServiceService>, DeliveryMethods> {
+export function deliveryHandlers(deliveries: DeliveriesService): Pick<Handlers<typeof WebhookServiceService>, DeliveryMethods> {
   return {
     testWebhook: async (request, ctx) => {
       const { deliveryId, result } = await deliveries.test(actorOf(ctx), request.webhookId, request.eventType);

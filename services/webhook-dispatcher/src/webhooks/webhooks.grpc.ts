@@ -1,4 +1,4 @@
-import { actorOf, present, type UnaryHandlers } from '@agent-platform/kit/grpc';
+import { actorOf, present, type Handlers } from '@agent-platform/kit/grpc';
 import type { WebhookServiceService, Webhook as WebhookMessage } from '@agent-platform/proto/webhooks/v1';
 import { parsePage } from '@agent-platform/kit';
 import type { Webhook } from './webhooks.entity.js';
@@ -9,7 +9,7 @@ export const WEBHOOK_SERVICE_NAME = 'agentplatform.webhooks.v1.WebhookService';
 type EndpointMethods = 'createWebhook' | 'listWebhooks' | 'getWebhook' | 'updateWebhook' | 'deleteWebhook' | 'enableWebhook' | 'rotateSecret';
 
 /** The endpoint half of WebhookService: translation only; WebhooksService decides. */
-export function webhookHandlers(webhooks: WebhooksService): Pick<UnaryHandlers<typeof WebhookServiceService>, EndpointMethods> {
+export function webhookHandlers(webhooks: WebhooksService): Pick<Handlers<typeof WebhookServiceService>, EndpointMethods> {
   return {
     createWebhook: async (request, ctx) => {
       const { webhook, signingSecret } = await webhooks.create(actorOf(ctx), {

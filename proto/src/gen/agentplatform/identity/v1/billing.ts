@@ -74,11 +74,18 @@ export interface DebitCreditsRequest {
   description: string;
   /** Caller-chosen idempotency key, e.g. a chat message id. */
   reference: string;
+  /**
+   * For usage already served (a chat turn that cost more than was left): take what the balance
+   * holds, down to 0, instead of refusing.
+   */
+  upToBalance?: boolean | undefined;
 }
 
 export interface DebitCreditsResponse {
   balance: number;
   transactionId: string;
+  /** What was taken: `amount`, or less with `up_to_balance`. */
+  debited: number;
 }
 
 function createBaseGetCreditsRequest(): GetCreditsRequest {
@@ -754,7 +761,7 @@ export const CreatePurchaseResponse: MessageFns<CreatePurchaseResponse> = {
 };
 
 function createBaseDebitCreditsRequest(): DebitCreditsRequest {
-  return { amount: 0, description: "", reference: "" };
+  return { amount: 0, description: "", reference: "", upToBalance: undefined };
 }
 
 export const DebitCreditsRequest: MessageFns<DebitCreditsRequest> = {
@@ -767,6 +774,9 @@ export const DebitCreditsRequest: MessageFns<DebitCreditsRequest> = {
     }
     if (message.reference !== "") {
       writer.uint32(26).string(message.reference);
+    }
+    if (message.upToBalance !== undefined) {
+      writer.uint32(32).bool(message.upToBalance);
     }
     return writer;
   },
@@ -808,6 +818,14 @@ export const DebitCreditsRequest: MessageFns<DebitCreditsRequest> = {
             message.reference = reader.string();
             continue;
           }
+          case 4: {
+            if (tag !== 32) {
+              break;
+            }
+
+            message.upToBalance = reader.bool();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -825,6 +843,11 @@ export const DebitCreditsRequest: MessageFns<DebitCreditsRequest> = {
       amount: isSet(object.amount) ? globalThis.Number(object.amount) : 0,
       description: isSet(object.description) ? globalThis.String(object.description) : "",
       reference: isSet(object.reference) ? globalThis.String(object.reference) : "",
+      upToBalance: isSet(object.upToBalance)
+        ? globalThis.Boolean(object.upToBalance)
+        : isSet(object.up_to_balance)
+        ? globalThis.Boolean(object.up_to_balance)
+        : undefined,
     };
   },
 
@@ -839,6 +862,9 @@ export const DebitCreditsRequest: MessageFns<DebitCreditsRequest> = {
     if (message.reference !== "") {
       obj.reference = message.reference;
     }
+    if (message.upToBalance !== undefined) {
+      obj.upToBalance = message.upToBalance;
+    }
     return obj;
   },
 
@@ -850,12 +876,13 @@ export const DebitCreditsRequest: MessageFns<DebitCreditsRequest> = {
     message.amount = object.amount ?? 0;
     message.description = object.description ?? "";
     message.reference = object.reference ?? "";
+    message.upToBalance = object.upToBalance ?? undefined;
     return message;
   },
 };
 
 function createBaseDebitCreditsResponse(): DebitCreditsResponse {
-  return { balance: 0, transactionId: "" };
+  return { balance: 0, transactionId: "", debited: 0 };
 }
 
 export const DebitCreditsResponse: MessageFns<DebitCreditsResponse> = {
@@ -865,6 +892,9 @@ export const DebitCreditsResponse: MessageFns<DebitCreditsResponse> = {
     }
     if (message.transactionId !== "") {
       writer.uint32(18).string(message.transactionId);
+    }
+    if (message.debited !== 0) {
+      writer.uint32(24).int64(message.debited);
     }
     return writer;
   },
@@ -898,6 +928,14 @@ export const DebitCreditsResponse: MessageFns<DebitCreditsResponse> = {
             message.transactionId = reader.string();
             continue;
           }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.debited = longToNumber(reader.int64());
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -918,6 +956,7 @@ export const DebitCreditsResponse: MessageFns<DebitCreditsResponse> = {
         : isSet(object.transaction_id)
         ? globalThis.String(object.transaction_id)
         : "",
+      debited: isSet(object.debited) ? globalThis.Number(object.debited) : 0,
     };
   },
 
@@ -929,6 +968,9 @@ export const DebitCreditsResponse: MessageFns<DebitCreditsResponse> = {
     if (message.transactionId !== "") {
       obj.transactionId = message.transactionId;
     }
+    if (message.debited !== 0) {
+      obj.debited = Math.round(message.debited);
+    }
     return obj;
   },
 
@@ -939,6 +981,7 @@ export const DebitCreditsResponse: MessageFns<DebitCreditsResponse> = {
     const message = createBaseDebitCreditsResponse();
     message.balance = object.balance ?? 0;
     message.transactionId = object.transactionId ?? "";
+    message.debited = object.debited ?? 0;
     return message;
   },
 };
@@ -986,8 +1029,9 @@ export const BillingServiceService = {
     responseDeserialize: (value: Buffer): CreatePurchaseResponse => CreatePurchaseResponse.decode(value),
   },
   /**
-   * Takes credits for usage. Errors: insufficient_credits when the balance is below `amount`.
-   * Idempotent on `reference`: a repeated reference returns the first outcome.
+   * Takes credits for usage. Errors: insufficient_credits when the balance is below `amount`
+   * (unless `up_to_balance`). Idempotent on `reference`: a repeated reference returns the first
+   * outcome.
    */
   debitCredits: {
     path: "/agentplatform.identity.v1.BillingService/DebitCredits" as const,
@@ -1011,8 +1055,9 @@ export interface BillingServiceServer extends UntypedServiceImplementation {
    */
   createPurchase: handleUnaryCall<CreatePurchaseRequest, CreatePurchaseResponse>;
   /**
-   * Takes credits for usage. Errors: insufficient_credits when the balance is below `amount`.
-   * Idempotent on `reference`: a repeated reference returns the first outcome.
+   * Takes credits for usage. Errors: insufficient_credits when the balance is below `amount`
+   * (unless `up_to_balance`). Idempotent on `reference`: a repeated reference returns the first
+   * outcome.
    */
   debitCredits: handleUnaryCall<DebitCreditsRequest, DebitCreditsResponse>;
 }
@@ -1069,8 +1114,9 @@ export interface BillingServiceClient extends Client {
     callback: (error: ServiceError | null, response: CreatePurchaseResponse) => void,
   ): ClientUnaryCall;
   /**
-   * Takes credits for usage. Errors: insufficient_credits when the balance is below `amount`.
-   * Idempotent on `reference`: a repeated reference returns the first outcome.
+   * Takes credits for usage. Errors: insufficient_credits when the balance is below `amount`
+   * (unless `up_to_balance`). Idempotent on `reference`: a repeated reference returns the first
+   * outcome.
    */
   debitCredits(
     request: DebitCreditsRequest,

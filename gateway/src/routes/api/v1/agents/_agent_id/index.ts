@@ -1,0 +1,114 @@
+import type { FastifyPluginCallbackZod } from 'fastify-type-provider-zod';
+import { callAs } from '../../../../../http/calls.js';
+import { errorResponses, SuccessSchema, TenantQuery } from '../../../../../http/schemas.js';
+import { agentBody, AgentParams, AgentSchema, configJson, ReplaceAgentBody, UpdateAgentBody } from '../schemas.js';
+
+/** /agents/{agent_id}: one agent. Another tenant's agent is 404, as an absent one. */
+const agentItemRoutes: FastifyPluginCallbackZod = (app, _options, done) => {
+  const tags = ['agents'];
+
+  app.get(
+    '',
+    {
+      schema: {
+        operationId: 'getAgent',
+        tags,
+        summary: 'Get an agent with every field',
+        params: AgentParams,
+        querystring: TenantQuery,
+        response: { 200: AgentSchema, ...errorResponses },
+      },
+    },
+    async (request) => {
+      const answer = await app.agentMemory.agents.getAgent({ agentId: request.params.agent_id }, callAs(request));
+      return agentBody(answer.agent);
+    },
+  );
+
+  app.patch(
+    '',
+    {
+      schema: {
+        operationId: 'updateAgent',
+        tags,
+        summary: 'Change an agent: only the fields sent change; emits agent.updated',
+        description: 'The rules of creation apply to each field sent. memory_types and config, when sent, replace the whole list or object.',
+        params: AgentParams,
+        querystring: TenantQuery,
+        body: UpdateAgentBody,
+        response: { 200: AgentSchema, ...errorResponses },
+      },
+    },
+    async (request) => {
+      const { name, type, description, memory_types, config } = request.body;
+      const answer = await app.agentMemory.agents.updateAgent(
+        {
+          agentId: request.params.agent_id,
+          replace: false,
+          name,
+          type,
+          description,
+          setMemoryTypes: memory_types !== undefined,
+          memoryTypes: memory_types ?? [],
+          configJson: configJson(config),
+        },
+        callAs(request),
+      );
+      return agentBody(answer.agent);
+    },
+  );
+
+  app.put(
+    '',
+    {
+      schema: {
+        operationId: 'replaceAgent',
+        tags,
+        summary: 'Replace an agent: name and type required, every field left out is reset; emits agent.updated',
+        description: 'Reset means: description none (null), memory_types the default ["semantic", "episodic"], config {}. The id, status and created_at stay.',
+        params: AgentParams,
+        querystring: TenantQuery,
+        body: ReplaceAgentBody,
+        response: { 200: AgentSchema, ...errorResponses },
+      },
+    },
+    async (request) => {
+      const { name, type, description, memory_types, config } = request.body;
+      const answer = await app.agentMemory.agents.updateAgent(
+        {
+          agentId: request.params.agent_id,
+          replace: true,
+          name,
+          type,
+          description,
+          setMemoryTypes: memory_types !== undefined,
+          memoryTypes: memory_types ?? [],
+          configJson: configJson(config),
+        },
+        callAs(request),
+      );
+      return agentBody(answer.agent);
+    },
+  );
+
+  app.delete(
+    '',
+    {
+      schema: {
+        operationId: 'deleteAgent',
+        tags,
+        summary: 'Delete an agent with its sessions, messages, memory items and documents',
+        params: AgentParams,
+        querystring: TenantQuery,
+        response: { 200: SuccessSchema, ...errorResponses },
+      },
+    },
+    async (request) => {
+      await app.agentMemory.agents.deleteAgent({ agentId: request.params.agent_id }, callAs(request));
+      return { success: true as const, message: 'Agent deleted, with its sessions and memory.' };
+    },
+  );
+  done();
+};
+
+export default agentItemRoutes;

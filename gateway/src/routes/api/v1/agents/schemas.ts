@@ -1,0 +1,119 @@
+import type { Agent, AgentConfig } from '@agent-platform/proto/agents/v1/agents';
+import { z } from 'zod';
+import { iso, Timestamp } from '../../../../http/schemas.js';
+
+// The gateway checks shapes and types. What a name, a type or a config value may be (lengths,
+// the [a-z0-9_-] pattern, the memory type catalogue, ranges, the allowed config keys) is the
+// agent-memory service's to decide; its validation_error comes back naming each offending field.
+
+const Name = z.string().describe('1..200 characters, not blank.');
+
+const Type = z.string().describe('What kind of agent: 1..64 characters of a-z, 0-9, _ and - (e.g. support, assistant).');
+
+const Description = z.string().describe('A note for people, up to 2,000 characters.');
+
+const MemoryTypes = z
+  .array(z.string())
+  .min(1)
+  .describe('The memory the agent keeps: a non-empty subset of semantic, episodic, procedural. Default ["semantic", "episodic"].');
+
+/**
+ * The model settings. Unknown keys are kept, not stripped, so the service can refuse them by
+ * name (422 naming `config.<key>`); a key set to null takes the platform's default.
+ */
+const ConfigInput = z
+  .looseObject({
+    model: z.string().nullable().optional().describe("The model name; overrides the platform's LLM_MODEL."),
+    temperature: z.number().nullable().optional().describe('0..2.'),
+    max_tokens: z.int().nullable().optional().describe('Longest reply, in tokens: 1..1,000,000.'),
+    system_prompt: z.string().nullable().optional().describe('Put first in every conversation; up to 32,000 characters.'),
+    top_p: z.number().nullable().optional().describe('0..1.'),
+  })
+  .describe('Model settings; only the keys listed are allowed (any other key is 422). An absent key takes the platform default.')
+  // Documented as closed, which the API is: the service refuses other keys (the gateway lets them through to it).
+  .meta({ additionalProperties: false });
+
+export const AgentParams = z.object({ agent_id: z.string().min(1) });
+
+export const CreateAgentBody = z.object({
+  name: Name,
+  type: Type,
+  description: Description.optional(),
+  memory_types: MemoryTypes.optional(),
+  config: ConfigInput.optional(),
+});
+
+/** PATCH: only the fields present change; `config` and `memory_types` are replaced whole. */
+export const UpdateAgentBody = z.object({
+  name: Name.optional(),
+  type: Type.optional(),
+  description: Description.optional(),
+  memory_types: MemoryTypes.optional().describe(`${MemoryTypes.description ?? ''} Replaces the whole list.`),
+  config: ConfigInput.optional().describe(`${ConfigInput.description ?? ''} Replaces the whole config object.`),
+});
+
+/** PUT: the whole agent; what is left out is reset (description none, default memory types, empty config). */
+export const ReplaceAgentBody = CreateAgentBody;
+
+export const AgentConfigSchema = z
+  .object({
+    model: z.string().optional(),
+    temperature: z.number().optional(),
+    max_tokens: z.int().optional(),
+    system_prompt: z.string().optional(),
+    top_p: z.number().optional(),
+  })
+  .meta({ id: 'AgentConfig', description: 'Model settings of an agent; only the keys that are set appear.' });
+
+export const AgentSchema = z
+  .object({
+    id: z.string(),
+    name: z.string(),
+    type: z.string(),
+    description: z.string().nullable(),
+    memory_types: z.array(z.string()),
+    config: AgentConfigSchema,
+    status: z.string().describe('active'),
+    created_at: Timestamp,
+    updated_at: Timestamp,
+  })
+  .meta({ id: 'Agent', description: 'An AI agent with persistent memory.' });
+
+export const AgentPage = z.object({
+  agents: z.array(AgentSchema),
+  total: z.int(),
+  page: z.int(),
+  per_page: z.int(),
+});
+
+function configBody(config: AgentConfig | undefined): z.output<typeof AgentConfigSchema> {
+  const { model, temperature, maxTokens, systemPrompt, topP } = config ?? {};
+  return {
+    ...(model === undefined ? {} : { model }),
+    ...(temperature === undefined ? {} : { temperature }),
+    ...(maxTokens === undefined ? {} : { max_tokens: maxTokens }),
+    ...(systemPrompt === undefined ? {} : { system_prompt: systemPrompt }),
+    ...(topP === undefined ? {} : { top_p: topP }),
+  };
+}
+
+/** The REST agent of a gRPC answer; its absence is an upstream defect (500). */
+export function agentBody(agent: Agent | undefined): z.output<typeof AgentSchema> {
+  if (!agent) throw new Error('agent-memory answered without the agent.');
+  return {
+    id: agent.id,
+    name: agent.name,
+    type: agent.type,
+    description: agent.description ?? null,
+    memory_types: agent.memoryTypes,
+    config: configBody(agent.config),
+    status: agent.status,
+    created_at: iso(agent.createdAt),
+    updated_at: iso(agent.updatedAt),
+  };
+}
+
+/** JSON text for gRPC's config_json, unknown keys included; absent stays absent. */
+export function configJson(config: Record<string, unknown> | undefined): string | undefined {
+  return config === undefined ? undefined : JSON.stringify(config);
+}

@@ -1,0 +1,132 @@
+import type { Document, MemoryItem } from '@agent-platform/proto/agents/v1/memory';
+import { z } from 'zod';
+import { iso, Paging, TenantQuery, Timestamp } from '../../../../http/schemas.js';
+
+// As for agents, the gateway checks shapes and types; the agent-memory service decides the rest
+// (content lengths, memory_type among the agent's memory_types, metadata size) and names the field.
+
+const AgentId = z.string().min(1).describe('The agent whose memory this is.');
+
+const MemoryType = z.string().min(1).describe("semantic, episodic or procedural: one of the agent's memory_types.");
+
+const Metadata = z.record(z.string(), z.unknown()).describe('A free-form JSON object (up to 16 KiB), kept with the item.');
+
+export const MemoryParams = z.object({ memory_id: z.string().min(1) });
+export const DocumentParams = z.object({ document_id: z.string().min(1) });
+
+export const AddMemoryBody = z.object({
+  agent_id: AgentId,
+  memory_type: MemoryType,
+  content: z.string().describe('1..32,000 characters, not blank.'),
+  metadata: Metadata.optional(),
+});
+
+export const SearchMemoryBody = z.object({
+  agent_id: AgentId,
+  query: z.string().describe('What to look for: 1..32,000 characters, not blank.'),
+  memory_type: MemoryType.optional().describe("Search only this type; absent: every type the agent keeps."),
+  // Bounded here too: gRPC carries an absent top_k as 0, which the service reads as "the default".
+  top_k: z.int().min(1).max(100).optional().describe('How many results at most, 1..100. Default 5.'),
+  min_score: z.number().min(0).max(1).optional().describe('Drop results scoring below this, 0..1.'),
+  filter: z
+    .record(z.string(), z.union([z.string(), z.number(), z.boolean()]))
+    .optional()
+    .describe('Metadata equality: every key must be present in an item\'s metadata with exactly this value.'),
+});
+
+export const MemoryListQuery = TenantQuery.extend({
+  agent_id: AgentId,
+  memory_type: MemoryType.optional().describe('Only this type; absent: every type.'),
+  ...Paging.shape,
+});
+
+export const AddDocumentBody = z.object({
+  agent_id: AgentId,
+  title: z.string().optional().describe('Up to 500 characters; copied into each chunk\'s metadata.'),
+  content: z.string().describe('The text, 1..1,000,000 characters: chunked (with overlap) into semantic memory items.'),
+  metadata: Metadata.optional().describe('Copied onto every chunk, beside document_id and chunk_index.'),
+});
+
+export const MemoryItemSchema = z
+  .object({
+    id: z.string(),
+    agent_id: z.string(),
+    memory_type: z.string(),
+    content: z.string(),
+    metadata: z.record(z.string(), z.unknown()),
+    created_at: Timestamp,
+  })
+  .meta({ id: 'MemoryItem', description: "One item of an agent's memory." });
+
+export const SearchResultSchema = z
+  .object({
+    id: z.string(),
+    content: z.string(),
+    score: z.number().describe('Relevance in [0, 1]; results come best first.'),
+    metadata: z.record(z.string(), z.unknown()),
+    memory_type: z.string(),
+    created_at: Timestamp,
+  })
+  .meta({ id: 'MemorySearchResult', description: 'A memory item found by a search, with its score.' });
+
+export const SearchResponse = z.object({ results: z.array(SearchResultSchema) });
+
+export const DocumentSchema = z
+  .object({
+    id: z.string(),
+    agent_id: z.string(),
+    title: z.string().nullable(),
+    chunks: z.int().describe('The semantic memory items made of it; each carries metadata.document_id.'),
+    created_at: Timestamp,
+  })
+  .meta({ id: 'MemoryDocument', description: "A document stored in an agent's memory as chunks." });
+
+export const ConsolidationSchema = z
+  .object({
+    agent_id: z.string(),
+    items_in: z.int().describe('Episodic messages summarised.'),
+    items_out: z.int().describe('Semantic memory items written.'),
+  })
+  .meta({ id: 'MemoryConsolidation', description: 'What a consolidation did.' });
+
+function metadataOf(json: string): Record<string, unknown> {
+  const value: unknown = json === '' ? {} : JSON.parse(json);
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+    throw new Error('agent-memory answered with metadata that is not a JSON object.');
+  }
+  return value as Record<string, unknown>;
+}
+
+/** The REST memory item of a gRPC answer; its absence is an upstream defect (500). */
+export function memoryItemBody(item: MemoryItem | undefined): z.output<typeof MemoryItemSchema> {
+  if (!item) throw new Error('agent-memory answered without the memory item.');
+  return {
+    id: item.id,
+    agent_id: item.agentId,
+    memory_type: item.memoryType,
+    content: item.content,
+    metadata: metadataOf(item.metadataJson),
+    created_at: iso(item.createdAt),
+  };
+}
+
+export function searchResultBody(result: { item?: MemoryItem | undefined; score: number }): z.output<typeof SearchResultSchema> {
+  const { id, content, metadata, memory_type, created_at } = memoryItemBody(result.item);
+  return { id, content, score: result.score, metadata, memory_type, created_at };
+}
+
+export function documentBody(document: Document | undefined): z.output<typeof DocumentSchema> {
+  if (!document) throw new Error('agent-memory answered without the document.');
+  return {
+    id: document.id,
+    agent_id: document.agentId,
+    title: document.title ?? null,
+    chunks: document.chunks,
+    created_at: iso(document.createdAt),
+  };
+}
+
+/** JSON text for gRPC's *_json fields; absent stays absent. */
+export function jsonText(value: Record<string, unknown> | undefined): string | undefined {
+  return value === undefined ? undefined : JSON.stringify(value);
+}

@@ -1,0 +1,36 @@
+import { defineEntity, p } from '@mikro-orm/postgresql';
+
+export const MEMORY_TYPES = ['semantic', 'episodic', 'procedural'] as const;
+export type MemoryType = (typeof MEMORY_TYPES)[number];
+
+export const AGENT_STATUSES = ['active'] as const;
+
+/** decisions §6: the model settings an agent may carry; absent keys take the platform's defaults. */
+export interface AgentSettings {
+  model?: string;
+  temperature?: number;
+  max_tokens?: number;
+  system_prompt?: string;
+  top_p?: number;
+}
+
+export const AgentSchema = defineEntity({
+  name: 'Agent',
+  tableName: 'agents',
+  properties: {
+    id: p.string().primary(),
+    tenantId: p.string(),
+    name: p.text(),
+    /** Free text 1..64 of [a-z0-9_-] (support, assistant, …). */
+    type: p.text(),
+    description: p.text().strictNullable(),
+    memoryTypes: p.array<MemoryType>(),
+    config: p.json<AgentSettings>().columnType('jsonb'),
+    status: p.enum(AGENT_STATUSES),
+    createdAt: p.datetime(),
+    updatedAt: p.datetime(),
+  },
+});
+
+export class Agent extends AgentSchema.class {}
+AgentSchema.setClass(Agent);

@@ -1,0 +1,62 @@
+import { parsePage } from '@agent-platform/kit';
+import { actorOf, present, type Handlers } from '@agent-platform/kit/grpc';
+import type { Agent as AgentMessage, AgentServiceService } from '@agent-platform/proto/agents/v1/agents';
+import type { Agent } from './agents.entity.js';
+import type { AgentsService } from './agents.service.js';
+
+export const AGENT_SERVICE_NAME = 'agentplatform.agents.v1.AgentService';
+
+/** AgentService: translation only; AgentsService decides. */
+export function agentHandlers(agents: AgentsService): Handlers<typeof AgentServiceService> {
+  return {
+    createAgent: async (request, ctx) => {
+      const agent = await agents.create(actorOf(ctx), {
+        name: request.name,
+        type: request.type,
+        description: present(request.description),
+        memoryTypes: request.memoryTypes,
+        configJson: present(request.configJson),
+      });
+      return { agent: toMessage(agent) };
+    },
+
+    listAgents: async (request, ctx) => {
+      const { items, total } = await agents.list(actorOf(ctx), parsePage(request.page));
+      return { agents: items.map(toMessage), total };
+    },
+
+    getAgent: async (request, ctx) => ({ agent: toMessage(await agents.get(actorOf(ctx), request.agentId)) }),
+
+    updateAgent: async (request, ctx) => {
+      const agent = await agents.update(actorOf(ctx), request.agentId, {
+        replace: request.replace,
+        name: present(request.name),
+        type: present(request.type),
+        description: present(request.description),
+        memoryTypes: request.setMemoryTypes ? request.memoryTypes : undefined,
+        configJson: present(request.configJson),
+      });
+      return { agent: toMessage(agent) };
+    },
+
+    deleteAgent: async (request, ctx) => {
+      await agents.delete(actorOf(ctx), request.agentId);
+      return {};
+    },
+  };
+}
+
+export function toMessage(agent: Agent): AgentMessage {
+  const { model, temperature, max_tokens, system_prompt, top_p } = agent.config;
+  return {
+    id: agent.id,
+    name: agent.name,
+    type: agent.type,
+    description: agent.description ?? undefined,
+    memoryTypes: agent.memoryTypes,
+    config: { model, temperature, maxTokens: max_tokens, systemPrompt: system_prompt, topP: top_p },
+    status: agent.status,
+    createdAt: agent.createdAt,
+    updatedAt: agent.updatedAt,
+  };
+}

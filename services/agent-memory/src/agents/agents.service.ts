@@ -1,0 +1,135 @@
+import { ACCESS, DomainError, FieldErrors, newId, requireAccess, type Actor, type Logger, type Page } from '@agent-platform/kit';
+import type { EntityManager } from '@agent-platform/kit/db';
+import { newEvent, recordEvent } from '@agent-platform/kit/events';
+import type { Agent, MemoryType } from './agents.entity.js';
+import { checkConfig, checkDescription, checkMemoryTypes, checkName, checkType, DEFAULT_MEMORY_TYPES } from './agent-input.js';
+import type { AgentChanges, AgentsRepository } from './agents.repository.js';
+
+export interface CreateAgent {
+  name: string;
+  type: string;
+  description: string | undefined;
+  memoryTypes: readonly string[];
+  configJson: string | undefined;
+}
+
+/** PATCH: undefined leaves a field as it is. PUT (`replace`): name and type required, the rest reset. */
+export interface UpdateAgent {
+  replace: boolean;
+  name: string | undefined;
+  type: string | undefined;
+  description: string | undefined;
+  memoryTypes: readonly string[] | undefined;
+  configJson: string | undefined;
+}
+
+export interface AgentsServiceOptions {
+  em: EntityManager;
+  agents: AgentsRepository;
+  /** Removes an agent's vectors once its rows are gone. */
+  forgetVectors: (tenantId: string, agentId: string) => Promise<void>;
+  logger: Logger;
+}
+
+/** Agents of the actor's tenant: validation, lifecycle and their events, in one transaction each. */
+export class AgentsService {
+  private readonly options: AgentsServiceOptions;
+
+  constructor(options: AgentsServiceOptions) {
+    this.options = options;
+  }
+
+  async create(actor: Actor, request: CreateAgent, now = new Date()): Promise<Agent> {
+    requireAccess(actor, ACCESS.agents.write);
+    const errors = new FieldErrors();
+    const name = checkName(request.name, errors);
+    const type = checkType(request.type, errors);
+    const description = request.description === undefined ? null : checkDescription(request.description, errors);
+    const memoryTypes = checkMemoryTypes(request.memoryTypes, errors);
+    const config = checkConfig(request.configJson, errors);
+    errors.throwIfAny();
+    return this.options.em.transactional(async (em) => {
+      const agent = this.options.agents.insert({ id: newId('agent'), tenantId: actor.tenantId, name, type, description, memoryTypes, config, createdAt: now });
+      await em.flush();
+      await recordEvent(em, newEvent('agent.created', actor.tenantId, agentEventData(agent), now));
+      return agent;
+    });
+  }
+
+  list(actor: Actor, page: Page): Promise<{ items: Agent[]; total: number }> {
+    requireAccess(actor, ACCESS.agents.read);
+    return this.options.agents.list(actor.tenantId, page.perPage, page.offset);
+  }
+
+  async get(actor: Actor, id: string): Promise<Agent> {
+    requireAccess(actor, ACCESS.agents.read);
+    return found(await this.options.agents.find(actor.tenantId, id));
+  }
+
+  async update(actor: Actor, id: string, request: UpdateAgent, now = new Date()): Promise<Agent> {
+    requireAccess(actor, ACCESS.agents.write);
+    return this.options.em.transactional(async (em) => {
+      // not_found before validation: a foreign id must not learn anything from the error.
+      const agent = found(await this.options.agents.find(actor.tenantId, id));
+      const changes = checkChanges(request);
+      this.options.agents.update(agent, changes, now);
+      await em.flush();
+      await recordEvent(em, newEvent('agent.updated', actor.tenantId, agentEventData(agent), now));
+      return agent;
+    });
+  }
+
+  /** The rows go in one statement (cascading); the vectors after, so a crash leaves only stale vectors, which search ignores and the next start drops. */
+  async delete(actor: Actor, id: string): Promise<void> {
+    requireAccess(actor, ACCESS.agents.write);
+    if (!(await this.options.agents.delete(actor.tenantId, id))) throw DomainError.notFound('Agent');
+    try {
+      await this.options.forgetVectors(actor.tenantId, id);
+    } catch (error) {
+      this.options.logger.warn({ err: error, agent_id: id }, 'vectors of a deleted agent were not removed; they are ignored and dropped at the next start');
+    }
+  }
+}
+
+function checkChanges(request: UpdateAgent): AgentChanges {
+  const errors = new FieldErrors();
+  const changes: AgentChanges = {};
+  if (request.replace) {
+    if (request.name === undefined) errors.add('name', 'is required');
+    if (request.type === undefined) errors.add('type', 'is required');
+  }
+  if (request.name !== undefined) changes.name = checkName(request.name, errors);
+  if (request.type !== undefined) changes.type = checkType(request.type, errors);
+  if (request.description !== undefined) changes.description = checkDescription(request.description, errors);
+  else if (request.replace) changes.description = null;
+  if (request.memoryTypes !== undefined) changes.memoryTypes = checkMemoryTypes(request.memoryTypes, errors);
+  else if (request.replace) changes.memoryTypes = [...DEFAULT_MEMORY_TYPES];
+  if (request.configJson !== undefined) changes.config = checkConfig(request.configJson, errors);
+  else if (request.replace) changes.config = {};
+  errors.throwIfAny();
+  return changes;
+}
+
+function found(agent: Agent | null): Agent {
+  if (!agent) throw DomainError.notFound('Agent');
+  return agent;
+}
+
+/** The agent as the REST API shows it: the data of agent.created and agent.updated. */
+export function agentEventData(agent: Agent) {
+  return {
+    id: agent.id,
+    name: agent.name,
+    type: agent.type,
+    description: agent.description,
+    memory_types: agent.memoryTypes,
+    config: agent.config,
+    status: agent.status,
+    created_at: agent.createdAt.toISOString(),
+    updated_at: agent.updatedAt.toISOString(),
+  };
+}
+
+export function hasMemoryType(agent: Agent, type: string): type is MemoryType {
+  return (agent.memoryTypes as readonly string[]).includes(type);
+}

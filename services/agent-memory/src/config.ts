@@ -1,0 +1,125 @@
+import { env, parseConfig } from '@agent-platform/kit';
+import { z } from 'zod';
+
+const natsUrl = z.url({ protocol: /^(nats|tls)$/, error: 'must be a nats:// URL' });
+const hostPort = z.string().regex(/^[^\s:]+:\d{1,5}$/, { error: 'must be host:port' });
+const httpUrl = z.url({ protocol: /^https?$/, error: 'must be an http(s):// URL' });
+
+const schema = z
+  .object({
+    DATABASE_URL: z.url({ protocol: /^postgres(ql)?$/, error: 'must be a postgres:// URL' }),
+    GRPC_HOST: z.string().min(1).default('0.0.0.0'),
+    GRPC_PORT: env.port(50052),
+    IDENTITY_ADDR: hostPort.default('127.0.0.1:50051'),
+    GRPC_DEADLINE_MS: env.positiveInt(5_000),
+    LLM_BASE_URL: httpUrl.optional(),
+    LLM_API_KEY: z.string().optional(),
+    LLM_MODEL: z.string().min(1).optional(),
+    LLM_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(60_000),
+    LLM_MAX_TOKENS_FIELD: z.enum(['max_tokens', 'max_completion_tokens']).default('max_tokens'),
+    EMBEDDING_BASE_URL: httpUrl.optional(),
+    EMBEDDING_API_KEY: z.string().optional(),
+    EMBEDDING_MODEL: z.string().min(1).optional(),
+    EMBEDDING_DIMENSIONS: z.coerce.number().int().min(8).max(8_192).optional(),
+    QDRANT_URL: httpUrl.optional(),
+    QDRANT_API_KEY: z.string().optional(),
+    VECTOR_INDEX_DIR: z.string().min(1).optional(),
+    CHAT_HISTORY_MESSAGES: z.coerce.number().int().min(0).max(200).default(20),
+    CHAT_MEMORY_RESULTS: z.coerce.number().int().min(0).max(50).default(5),
+    CONSOLIDATION_INTERVAL_SECONDS: z.coerce.number().int().min(0).default(0),
+    CONSOLIDATION_KEEP_MESSAGES: z.coerce.number().int().min(0).max(1_000).default(20),
+    LOG_LEVEL: env.logLevel(),
+    OTEL_EXPORTER_OTLP_ENDPOINT: z.url().optional(),
+    NATS_URL: natsUrl.optional(),
+    OUTBOX_POLL_INTERVAL_MS: env.positiveInt(1_000),
+    OUTBOX_RETRY_MAX_MS: env.positiveInt(30_000),
+  })
+  .superRefine((value, ctx) => {
+    if (value.LLM_BASE_URL && !value.LLM_MODEL) ctx.addIssue({ code: 'custom', path: ['LLM_MODEL'], message: 'is required with LLM_BASE_URL' });
+    if (value.EMBEDDING_BASE_URL && !value.EMBEDDING_MODEL) {
+      ctx.addIssue({ code: 'custom', path: ['EMBEDDING_MODEL'], message: 'is required with EMBEDDING_BASE_URL' });
+    }
+    if (value.EMBEDDING_BASE_URL && !value.EMBEDDING_DIMENSIONS) {
+      ctx.addIssue({ code: 'custom', path: ['EMBEDDING_DIMENSIONS'], message: 'is required with EMBEDDING_BASE_URL (the length of the vectors the model returns)' });
+    }
+  });
+
+const distributedSchema = schema.safeExtend({ NATS_URL: natsUrl });
+
+export type LogLevel = z.output<typeof schema>['LOG_LEVEL'];
+
+export interface OpenAICompatibleEndpoint {
+  baseUrl: string;
+  apiKey: string | undefined;
+  model: string;
+}
+
+/** agent-memory's settings, read once at start from the environment. */
+export interface AgentMemoryConfig {
+  databaseUrl: string;
+  grpcHost: string;
+  /** 0 picks a free port (tests). */
+  grpcPort: number;
+  /** identity's gRPC address: credits are checked and charged there. */
+  identityAddr: string;
+  /** Deadline of calls to identity, ms. */
+  grpcDeadlineMs: number;
+  /** An OpenAI-compatible chat server; undefined: the built-in offline model answers. */
+  llm: (OpenAICompatibleEndpoint & { maxTokensField: 'max_tokens' | 'max_completion_tokens' }) | undefined;
+  /** Bound on a model call, and on each silence within a streamed answer, ms. */
+  llmTimeoutMs: number;
+  /** An OpenAI-compatible embeddings server; undefined: the built-in hashing embedder. */
+  embedding: (OpenAICompatibleEndpoint & { dimensions: number }) | undefined;
+  /** Qdrant; undefined: the embedded index. */
+  qdrant: { url: string; apiKey: string | undefined } | undefined;
+  /** Where the embedded index is persisted; undefined: kept in memory and rebuilt at start. */
+  vectorIndexDir: string | undefined;
+  /** Earlier messages of a session put into the model's context. */
+  chatHistoryMessages: number;
+  /** Memories of the agent put into the model's context per turn. */
+  chatMemoryResults: number;
+  /** Period of the consolidation job, s; 0 = off (POST …/memory/consolidate still works). */
+  consolidationIntervalSeconds: number;
+  /** The newest messages of each session that consolidation leaves as they are. */
+  consolidationKeepMessages: number;
+  logLevel: LogLevel;
+  otlpEndpoint: string | undefined;
+  /** JetStream server of the distributed mode; undefined when the caller supplies the bus. */
+  natsUrl: string | undefined;
+  outboxPollIntervalMs: number;
+  outboxRetryMaxMs: number;
+}
+
+/** Parses the environment; throws a ConfigError with one line per bad variable. */
+export function loadAgentMemoryConfig(environment: Record<string, string | undefined>, options: { requireNats: true }): AgentMemoryConfig & { natsUrl: string };
+export function loadAgentMemoryConfig(environment: Record<string, string | undefined>, options?: { requireNats?: boolean }): AgentMemoryConfig;
+export function loadAgentMemoryConfig(environment: Record<string, string | undefined>, options: { requireNats?: boolean } = {}): AgentMemoryConfig {
+  const parsed = parseConfig(options.requireNats ? distributedSchema : schema, environment);
+  return {
+    databaseUrl: parsed.DATABASE_URL,
+    grpcHost: parsed.GRPC_HOST,
+    grpcPort: parsed.GRPC_PORT,
+    identityAddr: parsed.IDENTITY_ADDR,
+    grpcDeadlineMs: parsed.GRPC_DEADLINE_MS,
+    llm:
+      parsed.LLM_BASE_URL && parsed.LLM_MODEL
+        ? { baseUrl: parsed.LLM_BASE_URL, apiKey: parsed.LLM_API_KEY, model: parsed.LLM_MODEL, maxTokensField: parsed.LLM_MAX_TOKENS_FIELD }
+        : undefined,
+    llmTimeoutMs: parsed.LLM_TIMEOUT_MS,
+    embedding:
+      parsed.EMBEDDING_BASE_URL && parsed.EMBEDDING_MODEL && parsed.EMBEDDING_DIMENSIONS
+        ? { baseUrl: parsed.EMBEDDING_BASE_URL, apiKey: parsed.EMBEDDING_API_KEY, model: parsed.EMBEDDING_MODEL, dimensions: parsed.EMBEDDING_DIMENSIONS }
+        : undefined,
+    qdrant: parsed.QDRANT_URL ? { url: parsed.QDRANT_URL, apiKey: parsed.QDRANT_API_KEY } : undefined,
+    vectorIndexDir: parsed.VECTOR_INDEX_DIR,
+    chatHistoryMessages: parsed.CHAT_HISTORY_MESSAGES,
+    chatMemoryResults: parsed.CHAT_MEMORY_RESULTS,
+    consolidationIntervalSeconds: parsed.CONSOLIDATION_INTERVAL_SECONDS,
+    consolidationKeepMessages: parsed.CONSOLIDATION_KEEP_MESSAGES,
+    logLevel: parsed.LOG_LEVEL,
+    otlpEndpoint: parsed.OTEL_EXPORTER_OTLP_ENDPOINT,
+    natsUrl: parsed.NATS_URL,
+    outboxPollIntervalMs: parsed.OUTBOX_POLL_INTERVAL_MS,
+    outboxRetryMaxMs: parsed.OUTBOX_RETRY_MAX_MS,
+  };
+}

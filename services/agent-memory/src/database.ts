@@ -1,0 +1,17 @@
+import type { Logger } from '@agent-platform/kit';
+import { initOrm, type Orm } from '@agent-platform/kit/db';
+import { OutboxSchema } from '@agent-platform/kit/events';
+import { AgentSchema } from './agents/agents.entity.js';
+import { MessageSchema, SessionSchema } from './chat/chat.entity.js';
+import { DocumentSchema, MemoryItemSchema } from './memory/memory.entity.js';
+import { migrations } from './migrations/index.js';
+
+export { migrations } from './migrations/index.js';
+
+/** Every table agent-memory maps; its database holds nothing else. */
+export const entities = [AgentSchema, SessionSchema, MessageSchema, MemoryItemSchema, DocumentSchema, OutboxSchema];
+
+/** Connects and brings the schema up to date (migrations run here, never in handlers). */
+export function openDatabase(databaseUrl: string, logger: Logger): Promise<Orm> {
+  return initOrm({ clientUrl: databaseUrl, entities, migrations, logger });
+}

@@ -1,0 +1,76 @@
+import { cosine } from '../models/embedder.js';
+import { STOP_WORDS } from '../models/hashing-embedder.js';
+import type { Candidate } from './memory.repository.js';
+
+/**
+ * Hybrid ranking: a convex combination of the vector similarity and the share of the query's
+ * words the item contains. Both parts lie in [0, 1], so the score does too, and the list is sorted
+ * by the very number a client sees and thresholds with `min_score`. Reciprocal rank fusion ranks
+ * as well but yields rank-based numbers with no meaning as a relevance, and min_score on them
+ * would mean nothing; a normalised convex combination is as good or better at ranking
+ * (Bruch et al., "An Analysis of Fusion Functions for Hybrid Retrieval", 2023).
+ */
+export const VECTOR_WEIGHT = 0.6;
+export const LEXICAL_WEIGHT = 1 - VECTOR_WEIGHT;
+
+export interface Ranked {
+  candidate: Candidate;
+  score: number;
+}
+
+/** Lower-cased words and numbers: the units lexical matching counts. */
+export function words(text: string): string[] {
+  return text.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? [];
+}
+
+/** The query's distinct words, as websearch_to_tsquery's "any of these" (`a or b or c`). */
+export function anyWordQuery(query: string): string {
+  // "or" would be read as the operator itself; it carries no meaning worth matching.
+  return [...new Set(words(query))].filter((word) => word !== 'or').join(' or ');
+}
+
+/**
+ * A word's plural folded onto its singular (batteries → battery, parcels → parcel, boxes → box),
+ * so the lexical half is not defeated by the commonest inflection. Deliberately light: anything
+ * more is the embedder's job.
+ */
+export function singular(word: string): string {
+  if (word.length <= 3 || /\p{N}/u.test(word)) return word;
+  if (word.endsWith('ies')) return `${word.slice(0, -3)}y`;
+  if (/(?:s|x|z|ch|sh)es$/.test(word)) return word.slice(0, -2);
+  if (word.endsWith('s') && !word.endsWith('ss') && !word.endsWith('us') && !word.endsWith('is')) return word.slice(0, -1);
+  return word;
+}
+
+/**
+ * The words of a query that say what it is about: function words ("how", "is", "the") match
+ * nearly everything and would reward the wrong items, so they count only when a query has nothing else.
+ */
+export function meaningfulWords(query: string): Set<string> {
+  const all = words(query).map(singular);
+  const meaningful = all.filter((word) => !STOP_WORDS.has(word));
+  return new Set(meaningful.length > 0 ? meaningful : all);
+}
+
+/** Share of the query's meaningful words found in the text, in [0, 1]. */
+export function coverage(queryWords: ReadonlySet<string>, text: string): number {
+  if (queryWords.size === 0) return 0;
+  const present = new Set(words(text).map(singular));
+  let hits = 0;
+  for (const word of queryWords) if (present.has(word)) hits += 1;
+  return hits / queryWords.size;
+}
+
+/** Best first (ties: newest first), scores in [0, 1], at most `limit`, none below `minScore`. */
+export function rank(query: string, queryVector: Float32Array, candidates: readonly Candidate[], options: { limit: number; minScore: number }): Ranked[] {
+  const queryWords = meaningfulWords(query);
+  return candidates
+    .map((candidate) => {
+      const similarity = Math.max(0, Math.min(1, cosine(queryVector, candidate.embedding)));
+      const score = VECTOR_WEIGHT * similarity + LEXICAL_WEIGHT * coverage(queryWords, candidate.content);
+      return { candidate, score: Math.round(score * 1e6) / 1e6 };
+    })
+    .filter((ranked) => ranked.score >= options.minScore)
+    .sort((a, b) => b.score - a.score || b.candidate.createdAt.getTime() - a.candidate.createdAt.getTime() || (a.candidate.id < b.candidate.id ? 1 : -1))
+    .slice(0, options.limit);
+}

@@ -1,0 +1,76 @@
+import { parsePage } from '@agent-platform/kit';
+import { actorOf, present, type Handlers } from '@agent-platform/kit/grpc';
+import type { MemoryItem as MemoryItemMessage, MemoryServiceService } from '@agent-platform/proto/agents/v1/memory';
+import type { ConsolidationService } from './consolidation.service.js';
+import type { MemoryItemView } from './memory.repository.js';
+import type { MemoryService } from './memory.service.js';
+
+export const MEMORY_SERVICE_NAME = 'agentplatform.agents.v1.MemoryService';
+
+/** MemoryService: translation only; MemoryService and ConsolidationService decide. */
+export function memoryHandlers(memory: MemoryService, consolidation: ConsolidationService): Handlers<typeof MemoryServiceService> {
+  return {
+    addMemory: async (request, ctx) => {
+      const item = await memory.add(actorOf(ctx), {
+        agentId: request.agentId,
+        memoryType: request.memoryType,
+        content: request.content,
+        metadataJson: present(request.metadataJson),
+      });
+      return { item: toMessage(item) };
+    },
+
+    searchMemory: async (request, ctx) => {
+      const results = await memory.search(actorOf(ctx), {
+        agentId: request.agentId,
+        query: request.query,
+        memoryType: present(request.memoryType),
+        topK: request.topK,
+        minScore: request.minScore,
+        filterJson: present(request.filterJson),
+      });
+      return { results: results.map(({ candidate, score }) => ({ item: toMessage(candidate), score })) };
+    },
+
+    listMemory: async (request, ctx) => {
+      const { items, total } = await memory.list(actorOf(ctx), request.agentId, present(request.memoryType), parsePage(request.page));
+      return { items: items.map(toMessage), total };
+    },
+
+    deleteMemory: async (request, ctx) => {
+      await memory.delete(actorOf(ctx), request.memoryId);
+      return {};
+    },
+
+    addDocument: async (request, ctx) => {
+      const document = await memory.addDocument(actorOf(ctx), {
+        agentId: request.agentId,
+        title: present(request.title),
+        content: request.content,
+        metadataJson: present(request.metadataJson),
+      });
+      return { document: { id: document.id, agentId: document.agentId, title: document.title ?? undefined, chunks: document.chunks, createdAt: document.createdAt } };
+    },
+
+    deleteDocument: async (request, ctx) => {
+      await memory.deleteDocument(actorOf(ctx), request.documentId);
+      return {};
+    },
+
+    consolidateMemory: async (request, ctx) => {
+      const outcome = await consolidation.consolidateAgent(actorOf(ctx), request.agentId, ctx.signal);
+      return { itemsIn: outcome.itemsIn, itemsOut: outcome.itemsOut };
+    },
+  };
+}
+
+function toMessage(item: MemoryItemView): MemoryItemMessage {
+  return {
+    id: item.id,
+    agentId: item.agentId,
+    memoryType: item.memoryType,
+    content: item.content,
+    metadataJson: JSON.stringify(item.metadata),
+    createdAt: item.createdAt,
+  };
+}

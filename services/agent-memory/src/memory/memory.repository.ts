@@ -1,0 +1,185 @@
+import type { EntityManager } from '@agent-platform/kit/db';
+import type { MemoryType } from '../agents/agents.entity.js';
+import type { VectorRecord, VectorSource } from '../vectors/vector-store.js';
+import { MemoryDocument, MemoryItem } from './memory.entity.js';
+
+export interface NewMemoryItem {
+  id: string;
+  tenantId: string;
+  agentId: string;
+  documentId: string | null;
+  memoryType: MemoryType;
+  content: string;
+  metadata: Record<string, unknown>;
+  embedding: Float32Array;
+  embeddingModel: string;
+  createdAt: Date;
+}
+
+export interface NewDocument {
+  id: string;
+  tenantId: string;
+  agentId: string;
+  title: string | null;
+  chunks: number;
+  createdAt: Date;
+}
+
+/** What every answer about an item shows. */
+export interface MemoryItemView {
+  id: string;
+  agentId: string;
+  memoryType: MemoryType;
+  content: string;
+  metadata: Record<string, unknown>;
+  createdAt: Date;
+}
+
+/** A stored item as search ranks it: its text, metadata and vector. */
+export interface Candidate extends MemoryItemView {
+  embedding: Float32Array;
+}
+
+export interface CandidateScope {
+  tenantId: string;
+  agentId: string;
+  memoryTypes: readonly string[];
+  /** Metadata values compared for equality (jsonb containment). */
+  filter: Record<string, string | number | boolean> | undefined;
+  embeddingModel: string;
+}
+
+interface CandidateRow {
+  id: string;
+  agent_id: string;
+  memory_type: MemoryType;
+  content: string;
+  metadata: Record<string, unknown> | string;
+  created_at: Date | string;
+  embedding: Buffer;
+}
+
+// Floats are stored as the platform writes them: little-endian on every machine Node supports.
+export function toBytes(vector: Float32Array): Buffer {
+  return Buffer.from(vector.buffer, vector.byteOffset, vector.byteLength);
+}
+
+export function fromBytes(bytes: Buffer): Float32Array {
+  // A copy: the pg driver's Buffer may be a view on a shared pool with an unaligned offset.
+  const copy = new Uint8Array(bytes.byteLength);
+  copy.set(bytes);
+  return new Float32Array(copy.buffer);
+}
+
+/** Memory items and documents. Every statement is scoped by tenant and agent. */
+export class MemoryRepository {
+  private readonly em: EntityManager;
+
+  constructor(em: EntityManager) {
+    this.em = em;
+  }
+
+  /** In the caller's transaction: a document, then its chunks or other items. */
+  async insert(document: NewDocument | undefined, items: readonly NewMemoryItem[]): Promise<void> {
+    if (document) await this.em.insert(MemoryDocument, document);
+    if (items.length > 0) await this.em.insertMany(MemoryItem, items.map((item) => ({ ...item, embedding: toBytes(item.embedding) })));
+  }
+
+  /** Newest first. */
+  async list(tenantId: string, agentId: string, memoryType: string | undefined, limit: number, offset: number): Promise<{ items: MemoryItem[]; total: number }> {
+    const where = { tenantId, agentId, ...(memoryType === undefined ? {} : { memoryType: memoryType as MemoryType }) };
+    const [items, total] = await this.em.findAndCount(MemoryItem, where, { orderBy: [{ createdAt: 'desc' }, { id: 'desc' }], limit, offset });
+    return { items, total };
+  }
+
+  /** The deleted item's agent, or undefined when it was not the tenant's. */
+  async deleteItem(tenantId: string, id: string): Promise<string | undefined> {
+    const rows = await this.em.execute<{ agent_id: string }[]>(`delete from "memory_items" where "id" = ? and "tenant_id" = ? returning "agent_id"`, [id, tenantId], 'all');
+    return rows[0]?.agent_id;
+  }
+
+  /** Ids of the removed chunks, or undefined when the document was not the tenant's. */
+  async deleteDocument(tenantId: string, id: string): Promise<string[] | undefined> {
+    return this.em.transactional(async (em) => {
+      const chunks = await em.execute<{ id: string }[]>(`delete from "memory_items" where "document_id" = ? and "tenant_id" = ? returning "id"`, [id, tenantId], 'all');
+      const removed = await em.execute<{ id: string }[]>(`delete from "memory_documents" where "id" = ? and "tenant_id" = ? returning "id"`, [id, tenantId], 'all');
+      return removed.length === 0 ? undefined : chunks.map((chunk) => chunk.id);
+    });
+  }
+
+  /** Items whose words overlap the query's (any of them), best full-text rank first. */
+  async lexicalMatches(scope: CandidateScope, query: string, limit: number): Promise<string[]> {
+    if (query.trim() === '') return [];
+    const [filterSql, filterParams] = filterClause(scope.filter);
+    const rows = await this.em.execute<{ id: string }[]>(
+      `select "id" from "memory_items", websearch_to_tsquery('simple', ?) as "q"
+        where "tenant_id" = ? and "agent_id" = ? and "memory_type" in (?) and "embedding_model" = ?${filterSql}
+          and to_tsvector('simple', "content") @@ "q"
+        order by ts_rank(to_tsvector('simple', "content"), "q") desc, "created_at" desc
+        limit ?`,
+      [query, scope.tenantId, scope.agentId, [...scope.memoryTypes], scope.embeddingModel, ...filterParams, limit],
+      'all',
+    );
+    return rows.map((row) => row.id);
+  }
+
+  /** The items among `ids` (or, with `ids` undefined, every item) in the scope, vectors included. */
+  async candidates(scope: CandidateScope, ids: readonly string[] | undefined): Promise<Candidate[]> {
+    if (ids?.length === 0) return [];
+    const [filterSql, filterParams] = filterClause(scope.filter);
+    const rows = await this.em.execute<CandidateRow[]>(
+      `select "id", "agent_id", "memory_type", "content", "metadata", "created_at", "embedding" from "memory_items"
+        where "tenant_id" = ? and "agent_id" = ? and "memory_type" in (?) and "embedding_model" = ?${filterSql}${ids === undefined ? '' : ` and "id" in (?)`}`,
+      [scope.tenantId, scope.agentId, [...scope.memoryTypes], scope.embeddingModel, ...filterParams, ...(ids === undefined ? [] : [[...ids]])],
+      'all',
+    );
+    return rows.map((row) => ({
+      id: row.id,
+      agentId: row.agent_id,
+      memoryType: row.memory_type,
+      content: row.content,
+      metadata: typeof row.metadata === 'string' ? (JSON.parse(row.metadata) as Record<string, unknown>) : row.metadata,
+      createdAt: new Date(row.created_at),
+      embedding: fromBytes(row.embedding),
+    }));
+  }
+
+  /** How many items the scope holds: a small filtered set is ranked exactly, without the index. */
+  async count(scope: CandidateScope): Promise<number> {
+    const [filterSql, filterParams] = filterClause(scope.filter);
+    const [row] = await this.em.execute<{ count: string }[]>(
+      `select count(*) as "count" from "memory_items" where "tenant_id" = ? and "agent_id" = ? and "memory_type" in (?) and "embedding_model" = ?${filterSql}`,
+      [scope.tenantId, scope.agentId, [...scope.memoryTypes], scope.embeddingModel, ...filterParams],
+      'all',
+    );
+    return Number(row?.count ?? 0);
+  }
+
+  /** The database as the vector index's source: every item of one embedding model. */
+  vectorSource(embeddingModel: string): VectorSource {
+    return {
+      ids: async () => {
+        const rows = await this.em.fork().execute<{ id: string }[]>(`select "id" from "memory_items" where "embedding_model" = ?`, [embeddingModel], 'all');
+        return rows.map((row) => row.id);
+      },
+      records: async (ids) => {
+        if (ids.length === 0) return [];
+        const rows = await this.em
+          .fork()
+          .execute<{ id: string; tenant_id: string; agent_id: string; memory_type: string; embedding: Buffer }[]>(
+            `select "id", "tenant_id", "agent_id", "memory_type", "embedding" from "memory_items" where "id" in (?) and "embedding_model" = ?`,
+            [[...ids], embeddingModel],
+            'all',
+          );
+        return rows.map(
+          (row): VectorRecord => ({ id: row.id, tenantId: row.tenant_id, agentId: row.agent_id, memoryType: row.memory_type, vector: fromBytes(row.embedding) }),
+        );
+      },
+    };
+  }
+}
+
+function filterClause(filter: Record<string, string | number | boolean> | undefined): [string, unknown[]] {
+  if (filter === undefined || Object.keys(filter).length === 0) return ['', []];
+  return [` and "metadata" @> ?::jsonb`, [JSON.stringify(filter)]];
+}

@@ -1,0 +1,31 @@
+import type { AgentMemoryConfig } from '../config.js';
+import type { ChatModel } from './chat-model.js';
+import type { Embedder } from './embedder.js';
+import { HashingEmbedder } from './hashing-embedder.js';
+import { OfflineChatModel } from './offline-chat-model.js';
+import { OpenAIChatModel } from './openai-chat-model.js';
+import { OpenAIEmbedder } from './openai-embedder.js';
+
+/** decisions §6: an OpenAI-compatible server when LLM_* is set, else the built-in offline model. */
+export function chatModelFrom(config: AgentMemoryConfig): ChatModel {
+  if (!config.llm) return new OfflineChatModel();
+  return new OpenAIChatModel({
+    baseURL: config.llm.baseUrl,
+    ...(config.llm.apiKey === undefined ? {} : { apiKey: config.llm.apiKey }),
+    model: config.llm.model,
+    maxTokensField: config.llm.maxTokensField,
+    timeoutMs: config.llmTimeoutMs,
+  });
+}
+
+/** An OpenAI-compatible embeddings server when EMBEDDING_* is set, else the built-in hashing embedder. */
+export function embedderFrom(config: AgentMemoryConfig): Embedder {
+  if (!config.embedding) return new HashingEmbedder();
+  return new OpenAIEmbedder({
+    baseURL: config.embedding.baseUrl,
+    ...(config.embedding.apiKey === undefined ? {} : { apiKey: config.embedding.apiKey }),
+    model: config.embedding.model,
+    dimensions: config.embedding.dimensions,
+    timeoutMs: config.llmTimeoutMs,
+  });
+}

@@ -1,0 +1,139 @@
+import type { Logger } from '@agent-platform/kit';
+import { classifyDbError, closeOrm, requestContext, type Orm } from '@agent-platform/kit/db';
+import { OutboxRelay, type EventBus } from '@agent-platform/kit/events';
+import { GrpcChannel, GrpcServer } from '@agent-platform/kit/grpc';
+import { AgentServiceService } from '@agent-platform/proto/agents/v1/agents';
+import { ChatServiceService } from '@agent-platform/proto/agents/v1/chat';
+import { MemoryServiceService } from '@agent-platform/proto/agents/v1/memory';
+import { BillingServiceService } from '@agent-platform/proto/identity/v1/billing';
+import { AGENT_SERVICE_NAME, agentHandlers } from './agents/agents.grpc.js';
+import { AgentsRepository } from './agents/agents.repository.js';
+import { AgentsService } from './agents/agents.service.js';
+import { CHAT_SERVICE_NAME, chatHandlers } from './chat/chat.grpc.js';
+import { ChatRepository } from './chat/chat.repository.js';
+import { ChatService } from './chat/chat.service.js';
+import { IdentityCredits, type Credits } from './chat/credits.js';
+import { SessionsService } from './chat/sessions.service.js';
+import type { AgentMemoryConfig } from './config.js';
+import { openDatabase } from './database.js';
+import { ConsolidationService } from './memory/consolidation.service.js';
+import { MEMORY_SERVICE_NAME, memoryHandlers } from './memory/memory.grpc.js';
+import { MemoryRepository } from './memory/memory.repository.js';
+import { MemoryService } from './memory/memory.service.js';
+import type { ChatModel } from './models/chat-model.js';
+import type { Embedder } from './models/embedder.js';
+import { chatModelFrom, embedderFrom } from './models/select.js';
+import { vectorStoreFrom } from './vectors/select.js';
+import type { VectorStore } from './vectors/vector-store.js';
+
+export { loadAgentMemoryConfig, type AgentMemoryConfig } from './config.js';
+
+export interface AgentMemoryService {
+  start(): Promise<{ port: number }>;
+  stop(): Promise<void>;
+}
+
+export interface AgentMemoryDeps {
+  logger: Logger;
+  /** Where the outbox relay publishes agent events; the caller owns it and closes it after stop(). */
+  bus: EventBus;
+  /** Adapters chosen from the configuration unless given (tests). */
+  model?: ChatModel;
+  embedder?: Embedder;
+  vectors?: VectorStore;
+  credits?: Credits;
+}
+
+const GRPC_SHUTDOWN_GRACE_MS = 5_000;
+const DB_CLOSE_TIMEOUT_MS = 5_000;
+
+/**
+ * The composition root: connects the database (applying migrations), chooses the model, embedder
+ * and vector store from the configuration, wires repositories and services with plain
+ * constructors and registers them on one gRPC server. The local launcher and the tests call it.
+ */
+export async function buildAgentMemoryService(config: AgentMemoryConfig, deps: AgentMemoryDeps): Promise<AgentMemoryService> {
+  const orm = await openDatabase(config.databaseUrl, deps.logger);
+  try {
+    return assemble(config, deps, orm);
+  } catch (error) {
+    await orm.close(true);
+    throw error;
+  }
+}
+
+function assemble(config: AgentMemoryConfig, deps: AgentMemoryDeps, orm: Orm): AgentMemoryService {
+  const { logger } = deps;
+  const em = orm.em;
+  const model = deps.model ?? chatModelFrom(config);
+  const embedder = deps.embedder ?? embedderFrom(config);
+  const vectors = deps.vectors ?? vectorStoreFrom(config, embedder, logger.child({ component: 'vector-store' }));
+  const identity = deps.credits ? undefined : new GrpcChannel(config.identityAddr, { defaultDeadlineMs: config.grpcDeadlineMs });
+  const credits = deps.credits ?? new IdentityCredits(identity!.client(BillingServiceService));
+
+  const agentsRepository = new AgentsRepository(em);
+  const memoryRepository = new MemoryRepository(em);
+  const chatRepository = new ChatRepository(em);
+  const agents = new AgentsService({ em, agents: agentsRepository, forgetVectors: (tenantId, agentId) => vectors.deleteAgent(tenantId, agentId), logger });
+  const memory = new MemoryService({ em, agents: agentsRepository, memory: memoryRepository, embedder, vectors, logger });
+  const chat = new ChatService({
+    em,
+    agents: agentsRepository,
+    chat: chatRepository,
+    memory,
+    model,
+    credits,
+    historyMessages: config.chatHistoryMessages,
+    memoryResults: config.chatMemoryResults,
+    logger,
+  });
+  const sessions = new SessionsService({ agents: agentsRepository, chat: chatRepository });
+  const consolidation = new ConsolidationService({ em, agents: agentsRepository, memory, model, keepMessages: config.consolidationKeepMessages, logger });
+
+  const around = requestContext(orm);
+  const server = new GrpcServer({ logger, around, classifyError: classifyDbError })
+    .add(AGENT_SERVICE_NAME, AgentServiceService, agentHandlers(agents))
+    .add(CHAT_SERVICE_NAME, ChatServiceService, chatHandlers(chat, sessions))
+    .add(MEMORY_SERVICE_NAME, MemoryServiceService, memoryHandlers(memory, consolidation));
+
+  const relay = new OutboxRelay({
+    orm,
+    bus: deps.bus,
+    logger: logger.child({ component: 'outbox-relay' }),
+    pollIntervalMs: config.outboxPollIntervalMs,
+    retry: { initialMs: 100, maxMs: config.outboxRetryMaxMs },
+  });
+  const consolidating = new AbortController();
+  let timer: NodeJS.Timeout | undefined;
+  let running: Promise<unknown> = Promise.resolve();
+
+  let started = false;
+  return {
+    async start() {
+      const opened = Date.now();
+      await vectors.open(memoryRepository.vectorSource(embedder.model));
+      logger.info({ vector_store: vectors.kind, embedder: embedder.model, model: model.name, ms: Date.now() - opened }, 'memory index ready');
+      const port = await server.listen(config.grpcHost, config.grpcPort);
+      started = true;
+      await relay.start();
+      if (config.consolidationIntervalSeconds > 0) {
+        timer = setInterval(() => {
+          running = running.then(() => around(() => consolidation.consolidateAll(consolidating.signal))).catch((error: unknown) => logger.warn({ err: error }, 'consolidation run failed'));
+        }, config.consolidationIntervalSeconds * 1_000);
+      }
+      logger.info({ host: config.grpcHost, port }, 'agent-memory service listening');
+      return { port };
+    },
+    async stop() {
+      clearInterval(timer);
+      consolidating.abort();
+      await running;
+      if (started) await server.stop(GRPC_SHUTDOWN_GRACE_MS);
+      if (started) await relay.stop();
+      started = false;
+      identity?.close();
+      await vectors.close();
+      if (!(await closeOrm(orm, DB_CLOSE_TIMEOUT_MS))) logger.warn('database pool did not close in time');
+    },
+  };
+}

@@ -1,0 +1,190 @@
+/**
+ * The vectors of one (tenant, agent): a query reaches no other agent's vectors because it never
+ * searches any structure that holds them. Small indexes are searched exactly (usearch's SIMD brute
+ * force), large ones through an HNSW graph built beside the dense rows once the agent has more than
+ * `exactSearchMaxVectors` of them and dropped again below half that (so an agent hovering at the
+ * boundary does not rebuild its graph on every write).
+ */
+import { exactSearch, MetricKind } from 'usearch';
+import { HnswGraph, type HnswParams } from './hnsw-graph.js';
+import { VectorArena } from './vector-arena.js';
+import { type VectorHit } from './vector-store.js';
+
+export interface AgentIndexSettings {
+  dimensions: number;
+  exactSearchMaxVectors: number;
+  hnsw: HnswParams;
+  /** Told when the graph broke (usearch threw); the index then answers exactly and rebuilds it. */
+  onGraphFailure: (agent: AgentVectorIndex, error: unknown) => void;
+}
+
+export interface IndexedVector {
+  id: string;
+  memoryType: string;
+  /** Unit length, `dimensions` long. */
+  vector: Float32Array;
+}
+
+/** HNSW results are over-fetched this much beyond what a memory-type filter should leave. */
+const FILTER_OVERFETCH = 1.5;
+
+export class AgentVectorIndex {
+  /** Writes since the rows were last saved; 0 when the file is current. */
+  changesSinceSave = 0;
+  /** When the saved rows were written; where reconciliation with `changedSince` starts. */
+  savedAt: Date | undefined;
+  private graphState: HnswGraph | undefined;
+  private retiredFlag = false;
+
+  constructor(
+    readonly tenantId: string,
+    readonly agentId: string,
+    private readonly settings: AgentIndexSettings,
+    readonly arena: VectorArena = new VectorArena(settings.dimensions),
+  ) {}
+
+  get size(): number {
+    return this.arena.size;
+  }
+
+  /** The graph, when one exists (ready or still being filled). */
+  get graph(): HnswGraph | undefined {
+    return this.graphState;
+  }
+
+  /** `exact` while searches are brute force (small index, or graph still being filled). */
+  get searchMode(): 'exact' | 'hnsw' {
+    return this.graphState?.ready === true ? 'hnsw' : 'exact';
+  }
+
+  /** Whether the index was deleted or closed; nothing is saved for it any more. */
+  get retired(): boolean {
+    return this.retiredFlag;
+  }
+
+  upsert(items: readonly IndexedVector[]): void {
+    const added: number[] = [];
+    for (const item of items) {
+      const { key, replacedKey } = this.arena.put(item.id, item.memoryType, item.vector);
+      if (replacedKey !== undefined) this.graphState?.remove(replacedKey);
+      added.push(key);
+    }
+    this.changesSinceSave += items.length;
+    if (this.graphState) this.graphState.enqueue(added);
+    this.fitGraph();
+  }
+
+  /** Removes the ids stored here; returns how many were. */
+  remove(ids: Iterable<string>): number {
+    let removed = 0;
+    for (const id of ids) {
+      const key = this.arena.remove(id);
+      if (key === undefined) continue;
+      this.graphState?.remove(key);
+      removed += 1;
+    }
+    this.changesSinceSave += removed;
+    this.fitGraph();
+    return removed;
+  }
+
+  search(vector: Float32Array, limit: number, memoryTypes: readonly string[] | undefined): VectorHit[] {
+    const size = this.arena.size;
+    if (size === 0 || limit < 1) return [];
+    const wanted = memoryTypes ? new Set(memoryTypes) : undefined;
+    const matching = wanted ? this.arena.countOfTypes(wanted) : size;
+    if (matching === 0) return [];
+    // A filter every stored item passes (callers often list all of the agent's types) is no filter.
+    const types = matching === size ? undefined : wanted;
+    this.fitGraph();
+    const graph = this.graphState;
+    if (!graph?.ready || matching <= this.settings.exactSearchMaxVectors) return this.exact(vector, limit, types);
+    return this.approximate(graph, vector, limit, types, matching);
+  }
+
+  /** An empty graph over this index's rows, for `adoptGraph` once loaded. */
+  createGraph(): HnswGraph {
+    return new HnswGraph(this.settings.dimensions, this.settings.hnsw, (key) => this.arena.vectorOfKey(key));
+  }
+
+  /** Adopts a graph loaded from a file, queueing what the file lacks and dropping what is gone. */
+  adoptGraph(graph: HnswGraph, savedKeys: readonly number[]): void {
+    this.graphState?.cancel();
+    this.graphState = graph;
+    const live = new Set(this.arena.liveKeys());
+    for (const key of savedKeys) if (!live.has(key)) graph.remove(key);
+    const saved = new Set(savedKeys);
+    graph.enqueue([...live].filter((key) => !saved.has(key)));
+  }
+
+  /** Stops filling the graph for good (closing or deleting). */
+  retire(): void {
+    this.retiredFlag = true;
+    this.dropGraph();
+  }
+
+  /** Builds the graph if the index is large enough for one, drops it if too small or broken. */
+  fitGraph(): void {
+    if (this.retiredFlag) return;
+    const size = this.arena.size;
+    const graph = this.graphState;
+    if (graph?.failure !== undefined) {
+      this.settings.onGraphFailure(this, graph.failure);
+      this.dropGraph();
+    }
+    if (this.graphState && size < this.settings.exactSearchMaxVectors / 2) this.dropGraph();
+    else if (!this.graphState && size > this.settings.exactSearchMaxVectors) {
+      const fresh = this.createGraph();
+      this.graphState = fresh;
+      fresh.enqueue(this.arena.liveKeys());
+    }
+  }
+
+  private dropGraph(): void {
+    this.graphState?.cancel();
+    this.graphState = undefined;
+  }
+
+  private exact(vector: Float32Array, limit: number, types: ReadonlySet<string> | undefined): VectorHit[] {
+    const { matrix, slots } = types ? this.arena.gather(types) : { matrix: this.arena.matrix(), slots: undefined };
+    const rows = matrix.length / this.settings.dimensions;
+    const count = Math.min(limit, rows);
+    if (count === 0) return [];
+    const matches = exactSearch(matrix, vector, this.settings.dimensions, count, MetricKind.IP, 1);
+    const hits: VectorHit[] = [];
+    matches.keys.forEach((row, index) => {
+      const slot = slots ? slots[Number(row)] : Number(row);
+      const id = slot === undefined ? undefined : this.arena.idOfSlot(slot);
+      // usearch's inner-product distance is 1 − dot.
+      if (id !== undefined) hits.push({ id, score: clampScore(1 - (matches.distances[index] ?? 1)) });
+    });
+    return hits;
+  }
+
+  private approximate(
+    graph: HnswGraph,
+    vector: Float32Array,
+    limit: number,
+    types: ReadonlySet<string> | undefined,
+    matching: number,
+  ): VectorHit[] {
+    const size = this.arena.size;
+    let k = Math.min(size, types ? Math.ceil((limit * size * FILTER_OVERFETCH) / matching) : limit);
+    for (;;) {
+      const { keys, scores } = graph.search(vector, k);
+      const hits: VectorHit[] = [];
+      keys.forEach((key, index) => {
+        const id = this.arena.idOfKey(key);
+        if (id === undefined || (types && !types.has(this.arena.typeOfKey(key) ?? ''))) return;
+        if (hits.length < limit) hits.push({ id, score: clampScore(scores[index] ?? -1) });
+      });
+      if (hits.length >= limit || k >= size) return hits;
+      k = Math.min(size, k * 2);
+    }
+  }
+}
+
+/** Float rounding can put the dot product of two unit vectors a hair outside [-1, 1]. */
+function clampScore(score: number): number {
+  return Math.max(-1, Math.min(1, score));
+}

@@ -1,0 +1,198 @@
+/**
+ * One agent's vectors, packed densely in one Float32Array (row `slot` holds the vector of
+ * `ids[slot]`), so exact search runs over a single contiguous matrix and a snapshot is one copy.
+ * Removal moves the last row into the hole to keep the matrix dense.
+ *
+ * Every stored vector also has a numeric key for usearch, which only takes integers. A key names
+ * one vector *version*: replacing an item's vector gives it a fresh key and keys are never reused,
+ * so a graph saved earlier can be patched by comparing key sets alone.
+ */
+export interface ArenaSnapshot {
+  ids: string[];
+  types: string[];
+  keys: number[];
+  nextKey: number;
+  /** `ids.length × dimensions` values, a copy. */
+  vectors: Float32Array;
+}
+
+export interface PutResult {
+  key: number;
+  /** The key of the vector this one replaced, if the id was already stored. */
+  replacedKey: number | undefined;
+}
+
+const INITIAL_ROWS = 64;
+
+export class VectorArena {
+  private data: Float32Array;
+  private count = 0;
+  private ids: string[] = [];
+  private types: string[] = [];
+  private keys: number[] = [];
+  private readonly slotById = new Map<string, number>();
+  private readonly slotByKey = new Map<number, number>();
+  private readonly typeCounts = new Map<string, number>();
+  private nextKey = 1;
+
+  constructor(readonly dimensions: number) {
+    this.data = new Float32Array(INITIAL_ROWS * dimensions);
+  }
+
+  static restore(dimensions: number, snapshot: ArenaSnapshot): VectorArena {
+    const arena = new VectorArena(dimensions);
+    const rows = snapshot.ids.length;
+    arena.data = new Float32Array(Math.max(INITIAL_ROWS, rows) * dimensions);
+    arena.data.set(snapshot.vectors.subarray(0, rows * dimensions));
+    arena.count = rows;
+    arena.ids = snapshot.ids.slice();
+    arena.types = snapshot.types.slice();
+    arena.keys = snapshot.keys.slice();
+    for (let slot = 0; slot < rows; slot += 1) {
+      const key = arena.keys[slot] ?? 0;
+      arena.slotById.set(arena.ids[slot] ?? '', slot);
+      arena.slotByKey.set(key, slot);
+      arena.countType(arena.types[slot] ?? '', 1);
+    }
+    arena.nextKey = snapshot.nextKey;
+    for (const key of arena.keys) if (key >= arena.nextKey) arena.nextKey = key + 1;
+    return arena;
+  }
+
+  get size(): number {
+    return this.count;
+  }
+
+  has(id: string): boolean {
+    return this.slotById.has(id);
+  }
+
+  allIds(): string[] {
+    return this.ids.slice(0, this.count);
+  }
+
+  liveKeys(): number[] {
+    return this.keys.slice(0, this.count);
+  }
+
+  idOfKey(key: number): string | undefined {
+    const slot = this.slotByKey.get(key);
+    return slot === undefined ? undefined : this.ids[slot];
+  }
+
+  typeOfKey(key: number): string | undefined {
+    const slot = this.slotByKey.get(key);
+    return slot === undefined ? undefined : this.types[slot];
+  }
+
+  /** The stored vector of `key` (a view, valid until the next change), if the key is live. */
+  vectorOfKey(key: number): Float32Array | undefined {
+    const slot = this.slotByKey.get(key);
+    if (slot === undefined) return undefined;
+    return this.data.subarray(slot * this.dimensions, (slot + 1) * this.dimensions);
+  }
+
+  /** Every row, as one matrix view (valid until the next change). */
+  matrix(): Float32Array {
+    return this.data.subarray(0, this.count * this.dimensions);
+  }
+
+  keyOfSlot(slot: number): number | undefined {
+    return slot < this.count ? this.keys[slot] : undefined;
+  }
+
+  idOfSlot(slot: number): string | undefined {
+    return slot < this.count ? this.ids[slot] : undefined;
+  }
+
+  /** How many stored items have one of `types`. */
+  countOfTypes(types: ReadonlySet<string>): number {
+    let total = 0;
+    for (const type of types) total += this.typeCounts.get(type) ?? 0;
+    return total;
+  }
+
+  /** The rows whose type is in `types`, copied into one matrix, with the slot of each row. */
+  gather(types: ReadonlySet<string>): { matrix: Float32Array; slots: number[] } {
+    const slots: number[] = [];
+    for (let slot = 0; slot < this.count; slot += 1) if (types.has(this.types[slot] ?? '')) slots.push(slot);
+    const matrix = new Float32Array(slots.length * this.dimensions);
+    slots.forEach((slot, row) => {
+      matrix.set(this.data.subarray(slot * this.dimensions, (slot + 1) * this.dimensions), row * this.dimensions);
+    });
+    return { matrix, slots };
+  }
+
+  put(id: string, memoryType: string, vector: Float32Array): PutResult {
+    const key = this.nextKey;
+    this.nextKey += 1;
+    let slot = this.slotById.get(id);
+    let replacedKey: number | undefined;
+    if (slot === undefined) {
+      slot = this.count;
+      this.grow(slot + 1);
+      this.count += 1;
+      this.slotById.set(id, slot);
+      this.ids[slot] = id;
+    } else {
+      replacedKey = this.keys[slot];
+      if (replacedKey !== undefined) this.slotByKey.delete(replacedKey);
+      this.countType(this.types[slot] ?? '', -1);
+    }
+    this.types[slot] = memoryType;
+    this.keys[slot] = key;
+    this.slotByKey.set(key, slot);
+    this.countType(memoryType, 1);
+    this.data.set(vector, slot * this.dimensions);
+    return { key, replacedKey };
+  }
+
+  /** Removes `id`; returns the key its vector had, or undefined when it was not stored. */
+  remove(id: string): number | undefined {
+    const slot = this.slotById.get(id);
+    if (slot === undefined) return undefined;
+    const key = this.keys[slot] ?? 0;
+    const last = this.count - 1;
+    this.slotById.delete(id);
+    this.slotByKey.delete(key);
+    this.countType(this.types[slot] ?? '', -1);
+    if (slot !== last) {
+      const movedId = this.ids[last] ?? '';
+      const movedKey = this.keys[last] ?? 0;
+      this.ids[slot] = movedId;
+      this.types[slot] = this.types[last] ?? '';
+      this.keys[slot] = movedKey;
+      this.slotById.set(movedId, slot);
+      this.slotByKey.set(movedKey, slot);
+      this.data.copyWithin(slot * this.dimensions, last * this.dimensions, (last + 1) * this.dimensions);
+    }
+    this.ids.length = last;
+    this.types.length = last;
+    this.keys.length = last;
+    this.count = last;
+    return key;
+  }
+
+  snapshot(): ArenaSnapshot {
+    return {
+      ids: this.allIds(),
+      types: this.types.slice(0, this.count),
+      keys: this.liveKeys(),
+      nextKey: this.nextKey,
+      vectors: this.matrix().slice(),
+    };
+  }
+
+  private grow(rows: number): void {
+    if (rows * this.dimensions <= this.data.length) return;
+    const next = new Float32Array(Math.max(rows, (this.data.length / this.dimensions) * 2) * this.dimensions);
+    next.set(this.data);
+    this.data = next;
+  }
+
+  private countType(type: string, delta: number): void {
+    const count = (this.typeCounts.get(type) ?? 0) + delta;
+    if (count > 0) this.typeCounts.set(type, count);
+    else this.typeCounts.delete(type);
+  }
+}

@@ -1,0 +1,93 @@
+/**
+ * The VectorStore port: nearest-neighbour search over the embeddings of memory items. PostgreSQL
+ * stays the source of truth (each item row keeps its embedding and the model that made it); an
+ * index is a rebuildable copy of it, so every adapter can be dropped and refilled from a
+ * `VectorSource`. Adapters: `EmbeddedVectorStore` (usearch, in process, optionally persisted to a
+ * directory) and `QdrantVectorStore` (a Qdrant server). One store serves one embedding model:
+ * vectors of different models are never compared.
+ *
+ * Vectors are unit length, so cosine similarity is their dot product; scores are raw cosine in
+ * [-1, 1] (mapping them to [0, 1] is the caller's business). A vector of the wrong dimension, or
+ * one with no direction (all zero, not finite), is a programming error: `RangeError`. A store that
+ * cannot reach its server rejects with `DomainError('service_unavailable', …)`.
+ */
+import { type Logger } from '@agent-platform/kit';
+import { normalised } from '../models/embedder.js';
+
+export interface VectorRecord {
+  id: string;
+  tenantId: string;
+  agentId: string;
+  memoryType: string;
+  vector: Float32Array;
+}
+
+export interface VectorQuery {
+  tenantId: string;
+  agentId: string;
+  vector: Float32Array;
+  limit: number;
+  /** Only items of these memory types; an empty list matches nothing. */
+  memoryTypes?: readonly string[];
+}
+
+export interface VectorHit {
+  id: string;
+  /** cosine similarity, [-1, 1] */
+  score: number;
+}
+
+/** Where an index that is missing, stale or corrupt is rebuilt from: the database. */
+export interface VectorSource {
+  /** Ids of every stored item of this embedding model (cheap: ids only). */
+  ids(): Promise<string[]>;
+  /** The records for these ids (vectors included), in batches the caller picks. */
+  records(ids: readonly string[]): Promise<VectorRecord[]>;
+  /**
+   * Ids of items of this model whose vector was written at or after `since` (re-embedded in
+   * place). Optional: without it a persisted index is reconciled by ids only, so a vector
+   * replaced while the index was not saving (a crash) keeps its old value until its next upsert.
+   */
+  changedSince?(since: Date): Promise<string[]>;
+}
+
+export interface VectorStore {
+  readonly kind: 'embedded' | 'qdrant';
+  /** Prepares the index (collection, payload indexes, files) and reconciles it with `source`. */
+  open(source: VectorSource): Promise<void>;
+  upsert(records: readonly VectorRecord[]): Promise<void>;
+  /** Best first; only items of query.tenantId and query.agentId (and memoryTypes when given), ever. */
+  search(query: VectorQuery): Promise<VectorHit[]>;
+  delete(ids: readonly string[]): Promise<void>;
+  /** Every vector of one agent. */
+  deleteAgent(tenantId: string, agentId: string): Promise<void>;
+  close(): Promise<void>;
+}
+
+export type VectorStoreLogger = Pick<Logger, 'info' | 'warn'>;
+
+/** How many records a store asks `VectorSource.records` for at once. */
+export const SOURCE_BATCH_SIZE = 500;
+
+/** Reads every record of `ids` from `source` in batches, handing each batch to `apply`. */
+export async function fetchInBatches(
+  source: VectorSource,
+  ids: readonly string[],
+  apply: (records: VectorRecord[]) => Promise<void>,
+): Promise<number> {
+  let fetched = 0;
+  for (let start = 0; start < ids.length; start += SOURCE_BATCH_SIZE) {
+    const records = await source.records(ids.slice(start, start + SOURCE_BATCH_SIZE));
+    fetched += records.length;
+    await apply(records);
+  }
+  return fetched;
+}
+
+/** The vector scaled to unit length; a RangeError when it has the wrong length or no direction. */
+export function unitVector(vector: Float32Array, dimensions: number): Float32Array {
+  if (vector.length !== dimensions) throw new RangeError(`expected ${dimensions} dimensions, got ${vector.length}`);
+  const unit = normalised(vector);
+  if (!unit) throw new RangeError('the vector is zero or not finite');
+  return unit;
+}

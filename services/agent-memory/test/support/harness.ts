@@ -1,0 +1,158 @@
+import { createLogger, DomainError, newId, type Actor } from '@agent-platform/kit';
+import { InProcessEventBus } from '@agent-platform/kit/events';
+import { GrpcChannel, PrincipalKind, type Principal, type PromiseClient } from '@agent-platform/kit/grpc';
+import { databaseFixture, type TestDatabase } from '@agent-platform/kit/testing';
+import { AgentServiceService, type Agent } from '@agent-platform/proto/agents/v1/agents';
+import { ChatServiceService } from '@agent-platform/proto/agents/v1/chat';
+import { MemoryServiceService } from '@agent-platform/proto/agents/v1/memory';
+import { test as base } from 'vitest';
+import type { Credits } from '../../src/chat/credits.js';
+import { migrations, openDatabase } from '../../src/database.js';
+import type { ChatModel } from '../../src/models/chat-model.js';
+import type { Embedder } from '../../src/models/embedder.js';
+import { buildAgentMemoryService, loadAgentMemoryConfig } from '../../src/service.js';
+
+// TEST_LOG_LEVEL=debug shows the service's logs while a test is investigated.
+export const logger = createLogger({ service: 'agent-memory-test', level: process.env.TEST_LOG_LEVEL === 'debug' ? 'debug' : 'silent' });
+export { expectError } from '@agent-platform/kit/testing';
+
+/**
+ * The credit ledger as agent-memory sees it through identity's BillingService: a balance per
+ * tenant, debits idempotent on their reference and taken up to the balance. identity's own
+ * tests hold the real ledger to these rules; the e2e suites run chat against it.
+ */
+export class TestCredits implements Credits {
+  readonly balances = new Map<string, number>();
+  readonly charges = new Map<string, { tenantId: string; amount: number }>();
+  /** Fails this many charge calls before answering (identity unreachable). */
+  failCharges = 0;
+
+  balanceOf(tenantId: string): number {
+    return this.balances.get(tenantId) ?? 1_000;
+  }
+
+  ensureAvailable(actor: Actor): Promise<void> {
+    if (this.balanceOf(actor.tenantId) < 1) return Promise.reject(new DomainError('insufficient_credits', 'No credits left.'));
+    return Promise.resolve();
+  }
+
+  charge(actor: Actor, charge: { amount: number; reference: string }): Promise<void> {
+    if (this.failCharges > 0) {
+      this.failCharges -= 1;
+      return Promise.reject(new DomainError('service_unavailable', 'identity is away'));
+    }
+    if (!this.charges.has(charge.reference)) {
+      const taken = Math.min(charge.amount, this.balanceOf(actor.tenantId));
+      this.balances.set(actor.tenantId, this.balanceOf(actor.tenantId) - taken);
+      this.charges.set(charge.reference, { tenantId: actor.tenantId, amount: taken });
+    }
+    return Promise.resolve();
+  }
+}
+
+export interface TestTenant {
+  tenantId: string;
+  /** A member of the tenant, as the gateway would forward them. */
+  principal: Principal;
+}
+
+export function newTenant(role = 'member'): TestTenant {
+  const tenantId = newId('tenant');
+  return { tenantId, principal: principalOf(tenantId, role) };
+}
+
+export function principalOf(tenantId: string, role = 'member', kind = PrincipalKind.KIND_USER, scopes: string[] = []): Principal {
+  return { kind, userId: newId('user'), apiKeyId: kind === PrincipalKind.KIND_API_KEY ? newId('apiKey') : '', tenantId, role, scopes };
+}
+
+export interface AgentMemoryHarness {
+  database: TestDatabase;
+  agents: PromiseClient<typeof AgentServiceService>;
+  chat: PromiseClient<typeof ChatServiceService>;
+  memory: PromiseClient<typeof MemoryServiceService>;
+  credits: TestCredits;
+  /** A new agent of the tenant. */
+  createAgent(tenant: TestTenant, overrides?: { memoryTypes?: string[]; configJson?: string; name?: string }): Promise<Agent>;
+  stop(): Promise<void>;
+}
+
+export interface HarnessOptions {
+  env?: Record<string, string>;
+  model?: ChatModel;
+  embedder?: Embedder;
+  /** Kept by the caller: files of the embedded index (default: in memory). */
+  vectorIndexDir?: string;
+}
+
+export async function startAgentMemory(database: TestDatabase, options: HarnessOptions = {}): Promise<AgentMemoryHarness> {
+  const config = loadAgentMemoryConfig({
+    DATABASE_URL: database.url,
+    GRPC_HOST: '127.0.0.1',
+    GRPC_PORT: '0',
+    ...(options.vectorIndexDir ? { VECTOR_INDEX_DIR: options.vectorIndexDir } : {}),
+    ...options.env,
+  });
+  const credits = new TestCredits();
+  const bus = new InProcessEventBus({ consumers: [], logger });
+  const service = await buildAgentMemoryService(config, {
+    logger,
+    bus,
+    credits,
+    ...(options.model ? { model: options.model } : {}),
+    ...(options.embedder ? { embedder: options.embedder } : {}),
+  });
+  const { port } = await service.start();
+  const channel = new GrpcChannel(`127.0.0.1:${port}`, { defaultDeadlineMs: 20_000 });
+  const agents = channel.client(AgentServiceService);
+  return {
+    database,
+    agents,
+    chat: channel.client(ChatServiceService),
+    memory: channel.client(MemoryServiceService),
+    credits,
+    async createAgent(tenant, overrides = {}) {
+      const { agent } = await agents.createAgent(
+        { name: overrides.name ?? 'Helper', type: 'assistant', memoryTypes: overrides.memoryTypes ?? ['semantic', 'episodic'], configJson: overrides.configJson },
+        { principal: tenant.principal },
+      );
+      return agent!;
+    },
+    async stop() {
+      channel.close();
+      await service.stop();
+      await bus.close();
+    },
+  };
+}
+
+/** `test` with a file-scoped `database` cloned from the migrated template. */
+export const databaseTest = base.extend(
+  'database',
+  { scope: 'file' },
+  databaseFixture({
+    name: 'agents',
+    migrations,
+    migrate: async (url) => {
+      const orm = await openDatabase(url, logger);
+      await orm.close();
+    },
+  }),
+);
+
+/** `databaseTest` plus a file-scoped `service`: the real agent-memory on 127.0.0.1:0. */
+export function agentMemoryTest(options: HarnessOptions = {}) {
+  return databaseTest.extend('service', { scope: 'file' }, async ({ database }, { onCleanup }): Promise<AgentMemoryHarness> => {
+    const harness = await startAgentMemory(database, options);
+    onCleanup(() => harness.stop());
+    return harness;
+  });
+}
+
+/** The outbox rows of one tenant and type, oldest first. */
+export async function eventsOf(database: TestDatabase, tenantId: string, type: string): Promise<{ data: Record<string, unknown> }[]> {
+  const rows = await database.query<{ payload: { data: Record<string, unknown> } }>(
+    `select payload from outbox where payload->>'tenant_id' = $1 and payload->>'type' = $2 order by created_at, id`,
+    [tenantId, type],
+  );
+  return rows.map((row) => ({ data: row.payload.data }));
+}

@@ -1,0 +1,185 @@
+/**
+ * The VectorStore contract, run against every adapter. The embedded store runs twice: as small
+ * indexes are (exact search) and with its HNSW threshold lowered so the same cases go through the
+ * graph. Qdrant's half needs a server: it runs when QDRANT_URL is set.
+ */
+import { QdrantClient } from '@qdrant/js-client-rest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { EmbeddedVectorStore } from '../../src/vectors/embedded-vector-store.js';
+import { QdrantVectorStore } from '../../src/vectors/qdrant-vector-store.js';
+import { type VectorStore } from '../../src/vectors/vector-store.js';
+import { bruteForce, FakeDatabase, mix, newOwner, randomUnit, record, seededRandom, temporaryDirectory } from './vector-fixtures.js';
+
+const DIMENSIONS = 16;
+const qdrantUrl = process.env.QDRANT_URL;
+
+interface Adapter {
+  name: string;
+  skip: boolean;
+  create(source: FakeDatabase): Promise<{ store: VectorStore; dispose: () => Promise<void> }>;
+}
+
+const adapters: Adapter[] = [
+  {
+    name: 'embedded, exact search, in memory',
+    skip: false,
+    create: async (source) => {
+      const store = new EmbeddedVectorStore({ directory: undefined, dimensions: DIMENSIONS, model: 'contract' });
+      await store.open(source);
+      return { store, dispose: () => store.close() };
+    },
+  },
+  {
+    name: 'embedded, HNSW graph, persisted',
+    skip: false,
+    create: async (source) => {
+      const directory = await temporaryDirectory();
+      const store = new EmbeddedVectorStore({ directory: directory.path, dimensions: DIMENSIONS, model: 'contract', exactSearchMaxVectors: 2 });
+      await store.open(source);
+      return { store, dispose: async () => (await store.close(), await directory.remove()) };
+    },
+  },
+  {
+    name: 'qdrant',
+    skip: qdrantUrl === undefined,
+    create: async (source) => {
+      // A model name of its own gives this run a fresh collection, dropped afterwards.
+      const store = new QdrantVectorStore({ url: qdrantUrl ?? '', model: `contract-${Date.now()}`, dimensions: DIMENSIONS, timeoutMs: 10_000 });
+      await store.open(source);
+      const dispose = async (): Promise<void> => {
+        await store.close();
+        await new QdrantClient({ url: qdrantUrl ?? '', checkCompatibility: false }).deleteCollection(store.collection);
+      };
+      return { store, dispose };
+    },
+  },
+];
+
+if (qdrantUrl === undefined) console.info('VectorStore contract: the qdrant cases are skipped because QDRANT_URL is not set.');
+
+describe.each(adapters)('VectorStore contract: $name', (adapter) => {
+  describe.skipIf(adapter.skip)(adapter.skip ? 'skipped: QDRANT_URL is not set' : 'cases', () => {
+    let store: VectorStore;
+    let dispose: () => Promise<void>;
+    const seeded = new FakeDatabase();
+    const seededOwner = newOwner();
+    const seededRecord = record(seededOwner, mix(DIMENSIONS, [5]));
+    seeded.put(seededRecord);
+
+    beforeAll(async () => {
+      ({ store, dispose } = await adapter.create(seeded));
+    });
+    afterAll(async () => dispose());
+
+    const search = (owner: { tenantId: string; agentId: string }, vector: Float32Array, limit = 10, memoryTypes?: string[]) =>
+      store.search({ ...owner, vector, limit, ...(memoryTypes ? { memoryTypes } : {}) });
+
+    it('is filled from its source at open', async () => {
+      expect(await search(seededOwner, mix(DIMENSIONS, [5]))).toEqual([{ id: seededRecord.id, score: expect.closeTo(1, 4) }]);
+    });
+
+    it('returns the nearest first, with cosine scores', async () => {
+      const owner = newOwner();
+      const [same, between, orthogonal, opposite] = [
+        record(owner, mix(DIMENSIONS, [0])),
+        record(owner, mix(DIMENSIONS, [0, 1])),
+        record(owner, mix(DIMENSIONS, [2])),
+        record(owner, mix(DIMENSIONS, [0], [-1])),
+      ];
+      await store.upsert([orthogonal, opposite, same, between]);
+      const hits = await search(owner, mix(DIMENSIONS, [0]));
+      expect(hits.map((hit) => hit.id)).toEqual([same.id, between.id, orthogonal.id, opposite.id]);
+      expect(hits.map((hit) => hit.score)).toEqual([expect.closeTo(1, 4), expect.closeTo(Math.SQRT1_2, 4), expect.closeTo(0, 4), expect.closeTo(-1, 4)]);
+    });
+
+    it('never returns another tenant’s or agent’s items, even with identical vectors', async () => {
+      const tenantOne = newOwner();
+      const sameAgentIdOtherTenant = { tenantId: newOwner().tenantId, agentId: tenantOne.agentId };
+      const otherAgentSameTenant = { tenantId: tenantOne.tenantId, agentId: newOwner().agentId };
+      const vector = mix(DIMENSIONS, [3, 4]);
+      const owners = [tenantOne, sameAgentIdOtherTenant, otherAgentSameTenant];
+      const records = owners.map((owner) => record(owner, vector));
+      await store.upsert(records);
+      for (const [index, owner] of owners.entries()) {
+        expect(await search(owner, vector)).toEqual([{ id: records[index]!.id, score: expect.closeTo(1, 4) }]);
+      }
+      expect(await search(newOwner(), vector)).toEqual([]);
+    });
+
+    it('keeps to the memory types asked for', async () => {
+      const owner = newOwner();
+      const episodic = record(owner, mix(DIMENSIONS, [0]), 'episodic');
+      const semantic = record(owner, mix(DIMENSIONS, [0, 1]), 'semantic');
+      const procedural = record(owner, mix(DIMENSIONS, [0, 2], [1, 2]), 'procedural');
+      await store.upsert([episodic, semantic, procedural]);
+      const query = mix(DIMENSIONS, [0]);
+      expect((await search(owner, query, 10, ['semantic'])).map((hit) => hit.id)).toEqual([semantic.id]);
+      expect((await search(owner, query, 10, ['procedural', 'semantic'])).map((hit) => hit.id)).toEqual([semantic.id, procedural.id]);
+      expect((await search(owner, query, 10)).map((hit) => hit.id)).toEqual([episodic.id, semantic.id, procedural.id]);
+      expect(await search(owner, query, 10, [])).toEqual([]);
+      expect(await search(owner, query, 10, ['working'])).toEqual([]);
+    });
+
+    it('forgets deleted items, and ignores ids it never had', async () => {
+      const owner = newOwner();
+      const kept = record(owner, mix(DIMENSIONS, [0]));
+      const deleted = record(owner, mix(DIMENSIONS, [0, 1]));
+      await store.upsert([kept, deleted]);
+      await store.delete([deleted.id, record(owner, kept.vector).id]);
+      expect((await search(owner, mix(DIMENSIONS, [0, 1]))).map((hit) => hit.id)).toEqual([kept.id]);
+    });
+
+    it('deletes one agent’s vectors and nobody else’s', async () => {
+      const gone = newOwner();
+      const neighbour = { tenantId: gone.tenantId, agentId: newOwner().agentId };
+      const vector = mix(DIMENSIONS, [6]);
+      const neighbourRecord = record(neighbour, vector);
+      await store.upsert([record(gone, vector), record(gone, mix(DIMENSIONS, [7])), neighbourRecord]);
+      await store.deleteAgent(gone.tenantId, gone.agentId);
+      expect(await search(gone, vector)).toEqual([]);
+      expect((await search(neighbour, vector)).map((hit) => hit.id)).toEqual([neighbourRecord.id]);
+      const again = record(gone, vector);
+      await store.upsert([again]);
+      expect((await search(gone, vector)).map((hit) => hit.id)).toEqual([again.id]);
+    });
+
+    it('replaces the vector and type of an id upserted again', async () => {
+      const owner = newOwner();
+      const first = record(owner, mix(DIMENSIONS, [0]), 'episodic');
+      const other = record(owner, mix(DIMENSIONS, [0, 1]));
+      await store.upsert([first, other]);
+      await store.upsert([{ ...first, vector: mix(DIMENSIONS, [9]), memoryType: 'semantic' }]);
+      const nearOld = await search(owner, mix(DIMENSIONS, [0]));
+      expect(nearOld.map((hit) => hit.id)).toEqual([other.id, first.id]);
+      expect(nearOld[1]?.score).toBeCloseTo(0, 4);
+      expect(await search(owner, mix(DIMENSIONS, [9]), 10, ['semantic'])).toEqual([
+        { id: first.id, score: expect.closeTo(1, 4) },
+        { id: other.id, score: expect.closeTo(0, 4) },
+      ]);
+      expect(await search(owner, mix(DIMENSIONS, [9]), 10, ['episodic'])).toEqual([]);
+    });
+
+    it('returns at most `limit` hits: the best ones, in order', async () => {
+      const owner = newOwner();
+      const random = seededRandom(7);
+      const records = Array.from({ length: 30 }, () => record(owner, randomUnit(random, DIMENSIONS)));
+      await store.upsert(records);
+      const query = randomUnit(random, DIMENSIONS);
+      const hits = await search(owner, query, 5);
+      const expected = bruteForce(records, query, 5);
+      expect(hits.map((hit) => hit.id)).toEqual(expected.map((hit) => hit.id));
+      hits.forEach((hit, index) => expect(hit.score).toBeCloseTo(expected[index]!.score, 4));
+      expect(await search(owner, query, 0)).toEqual([]);
+    });
+
+    it('finds nothing in an empty index', async () => {
+      expect(await search(newOwner(), mix(DIMENSIONS, [0]))).toEqual([]);
+    });
+
+    it('refuses vectors of another dimension', async () => {
+      const owner = newOwner();
+      await expect(store.upsert([record(owner, mix(DIMENSIONS + 1, [0]))])).rejects.toThrow(RangeError);
+      await expect(search(owner, mix(DIMENSIONS - 1, [0]))).rejects.toThrow(RangeError);
+    });
+  });
+});

@@ -1,0 +1,115 @@
+/**
+ * agent-memory through the whole local platform, as a developer meets it (`pnpm start`):
+ *  - POST /memory/search at 50 connections, next to a bare Fastify route in a process of its own,
+ *    both loaded from this process in the same run: the ratio is what to compare;
+ *  - the overhead of a chat turn with the offline model (everything but a real model): p50, p95;
+ *  - restart time with BENCH_MEMORY_ITEMS items stored (default 100,000; documents of ~1,250
+ *    chunks each), and the platform's RSS after it.
+ * Run: node --import tsx test/bench/agent-memory.ts   (BENCH_MEMORY_ITEMS=10000 for a quick run)
+ */
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import autocannon from 'autocannon';
+import { freePort, startProcess, waitUntil, type RunningProcess } from '../e2e/harness/processes.js';
+import { newAccessToken, startPlatform } from './platform.js';
+import { describeMemory, memoryByRole } from './process-memory.js';
+
+const CONNECTIONS = 50;
+const DURATION_SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
+const STORED_ITEMS = Number(process.env.BENCH_MEMORY_ITEMS ?? 100_000);
+const CHAT_TURNS = 200;
+const UNLIMITED = { RATE_LIMITS: 'free:100000000/100000000,pro:100000000/100000000,enterprise:0/0', WELCOME_CREDITS: '100000000' };
+
+function percentile(sorted: readonly number[], fraction: number): number {
+  return sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * fraction))] ?? Number.NaN;
+}
+
+async function api<T>(baseUrl: string, token: string, method: string, path: string, body?: unknown): Promise<T> {
+  const response = await fetch(`${baseUrl}/api/v1${path}`, {
+    method,
+    headers: { authorization: `Bearer ${token}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+  });
+  if (!response.ok) throw new Error(`${method} ${path}: ${response.status} ${await response.text()}`);
+  return (await response.json()) as T;
+}
+
+/** Words enough for ~1,250 chunks of ~1,000 characters per document; varied so chunks differ. */
+function documentText(index: number): string {
+  const words = ['refund', 'parcel', 'invoice', 'warranty', 'battery', 'courier', 'Lisbon', 'Porto', 'order', 'customer', 'payment', 'delivery'];
+  const sentences: string[] = [];
+  for (let n = 0; sentences.join(' ').length < 1_000_000; n += 1) {
+    sentences.push(`Note ${index}-${n}: the ${words[n % words.length]} of ref_${index}_${n} concerns ${words[(n * 7) % words.length]} and ${words[(n * 5 + index) % words.length]}.`);
+  }
+  return sentences.join(' ');
+}
+
+async function startBareServer(): Promise<{ url: string; process: RunningProcess }> {
+  const bare = startProcess(process.execPath, ['--import', 'tsx', 'test/bench/bare-server.ts'], {});
+  let port = 0;
+  await waitUntil('the bare Fastify server', bare, () => {
+    port = Number(/listening (\d+)/.exec(bare.output())?.[1] ?? 0);
+    return Promise.resolve(port > 0);
+  }, 30_000);
+  return { url: `http://127.0.0.1:${port}/`, process: bare };
+}
+
+function describeLoad(result: autocannon.Result): string {
+  return `${Math.round(result.requests.average)} req/s, p50 ${result.latency.p50} ms, p99 ${result.latency.p99} ms, non-2xx ${result.non2xx}, errors ${result.errors}`;
+}
+
+async function main(): Promise<void> {
+  const dataDir = await mkdtemp(join(tmpdir(), 'agent-platform-bench-memory-'));
+  const port = await freePort();
+  const env = { ...UNLIMITED, EMBEDDED_PG_PORT: String(await freePort()) };
+  try {
+    let platform = await startPlatform({ dataDir, port, env });
+    const token = await newAccessToken(platform.baseUrl);
+    const agent = await api<{ id: string }>(platform.baseUrl, token, 'POST', '/agents', { name: 'Bench', type: 'assistant', memory_types: ['semantic', 'episodic'] });
+
+    let stored = 0;
+    const filling = performance.now();
+    for (let index = 0; stored < STORED_ITEMS; index += 1) {
+      const document = await api<{ chunks: number }>(platform.baseUrl, token, 'POST', '/memory/documents', { agent_id: agent.id, content: documentText(index) });
+      stored += document.chunks;
+    }
+    console.log(`stored ${stored} memory items in ${Math.round((performance.now() - filling) / 1000)} s (documents of ~1 MB)`);
+
+    const bare = await startBareServer();
+    const search = JSON.stringify({ agent_id: agent.id, query: 'where is the refund of ref_3_1200', top_k: 5 });
+    const headers = { authorization: `Bearer ${token}`, 'content-type': 'application/json' };
+    const bareResult = await autocannon({ url: bare.url, method: 'POST', body: search, headers: { 'content-type': 'application/json' }, connections: CONNECTIONS, duration: DURATION_SECONDS });
+    const searchResult = await autocannon({ url: `${platform.baseUrl}/api/v1/memory/search`, method: 'POST', body: search, headers, connections: CONNECTIONS, duration: DURATION_SECONDS });
+    await bare.process.stop();
+    console.log(`bare Fastify POST / (own process, ${CONNECTIONS} connections, ${DURATION_SECONDS} s): ${describeLoad(bareResult)}`);
+    console.log(`POST /api/v1/memory/search over ${stored} items (same):         ${describeLoad(searchResult)}`);
+    console.log(`ratio memory/search ÷ bare: ${(searchResult.requests.average / bareResult.requests.average).toFixed(3)}`);
+
+    const latencies: number[] = [];
+    let sessionId: string | undefined;
+    for (let turn = 0; turn < CHAT_TURNS; turn += 1) {
+      const started = performance.now();
+      const reply = await api<{ session_id: string }>(platform.baseUrl, token, 'POST', `/agents/${agent.id}/chat`, {
+        message: `Question ${turn}: what do you know about ref_${turn}_${turn * 3}?`,
+        ...(sessionId ? { session_id: sessionId } : {}),
+      });
+      latencies.push(performance.now() - started);
+      // A new session every 20 turns, so history stays as long as real sessions are.
+      sessionId = turn % 20 === 19 ? undefined : reply.session_id;
+    }
+    latencies.sort((a, b) => a - b);
+    console.log(`chat turn with the offline model (${CHAT_TURNS} turns, one at a time): p50 ${percentile(latencies, 0.5).toFixed(1)} ms, p95 ${percentile(latencies, 0.95).toFixed(1)} ms`);
+
+    await platform.stop();
+    platform = await startPlatform({ dataDir, port, env });
+    console.log(`restart → first 200 with ${stored} items stored: ${Math.round(platform.msToFirst200)} ms`);
+    const found = await api<{ results: unknown[] }>(platform.baseUrl, token, 'POST', '/memory/search', JSON.parse(search));
+    console.log(`search after restart: ${found.results.length} results; memory: ${describeMemory(memoryByRole(platform.child.pid!))}`);
+    await platform.stop();
+  } finally {
+    await rm(dataDir, { recursive: true, force: true });
+  }
+}
+
+await main();

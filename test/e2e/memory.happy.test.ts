@@ -1,0 +1,235 @@
+import { describe, expect, it } from 'vitest';
+import { Api, ISO_MS, id, newAccount, type Account } from './harness/client.js';
+
+interface MemoryItem {
+  id: string;
+  agent_id: string;
+  memory_type: string;
+  content: string;
+  metadata: Record<string, unknown>;
+  created_at: string;
+}
+
+interface SearchResult {
+  id: string;
+  content: string;
+  score: number;
+  metadata: Record<string, unknown>;
+  memory_type: string;
+  created_at: string;
+}
+
+const ALL_TYPES = ['semantic', 'episodic', 'procedural'];
+
+/** An account with one agent keeping every memory type, and helpers acting as its owner. */
+async function setUp(memoryTypes: string[] = ALL_TYPES) {
+  const api = new Api();
+  const account: Account = await newAccount(api);
+  const auth = { token: account.accessToken };
+  const created = await api.post<{ id: string }>('/api/v1/agents', { ...auth, json: { name: 'Librarian', type: 'assistant', memory_types: memoryTypes } });
+  expect(created.status, JSON.stringify(created.body)).toBe(201);
+  const agentId = created.body.id;
+  return {
+    api,
+    auth,
+    agentId,
+    async add(content: string, fields: { memory_type?: string; metadata?: Record<string, unknown> } = {}): Promise<MemoryItem> {
+      const added = await api.post<MemoryItem>('/api/v1/memory', { ...auth, json: { agent_id: agentId, memory_type: 'semantic', content, ...fields } });
+      expect(added.status, JSON.stringify(added.body)).toBe(201);
+      return added.body;
+    },
+    async search(query: string, fields: Record<string, unknown> = {}): Promise<SearchResult[]> {
+      const found = await api.post<{ results: SearchResult[] }>('/api/v1/memory/search', { ...auth, json: { agent_id: agentId, query, ...fields } });
+      expect(found.status, JSON.stringify(found.body)).toBe(200);
+      return found.body.results;
+    },
+    async list(query: Record<string, string | number> = {}) {
+      const listed = await api.get<{ items: MemoryItem[]; total: number; page: number; per_page: number }>('/api/v1/memory', { ...auth, query: { agent_id: agentId, ...query } });
+      expect(listed.status, JSON.stringify(listed.body)).toBe(200);
+      return listed.body;
+    },
+  };
+}
+
+function expectRanked(results: SearchResult[]): void {
+  for (const result of results) expect(result.score >= 0 && result.score <= 1, `score ${result.score}`).toBe(true);
+  expect(results.map((result) => result.score)).toEqual([...results.map((result) => result.score)].sort((a, b) => b - a));
+}
+
+describe('memory items', () => {
+  it('are added with their metadata and listed newest first, by type and page', async () => {
+    const memory = await setUp();
+    const first = await memory.add('The customer prefers e-mail.', { metadata: { source: 'crm', confidence: 0.9 } });
+    expect(first).toEqual({
+      id: expect.stringMatching(id('mem')),
+      agent_id: memory.agentId,
+      memory_type: 'semantic',
+      content: 'The customer prefers e-mail.',
+      metadata: { source: 'crm', confidence: 0.9 },
+      created_at: expect.stringMatching(ISO_MS),
+    });
+    const second = await memory.add('Called on Monday about a refund.', { memory_type: 'episodic' });
+    expect(second.metadata).toEqual({});
+    const third = await memory.add('Refunds: check the order, then the payment.', { memory_type: 'procedural' });
+
+    expect(await memory.list()).toEqual({ items: [third, second, first], total: 3, page: 1, per_page: 20 });
+    expect(await memory.list({ memory_type: 'episodic' })).toMatchObject({ items: [second], total: 1 });
+    expect(await memory.list({ per_page: 2, page: 2 })).toMatchObject({ items: [first], total: 3, page: 2, per_page: 2 });
+  });
+
+  it('are deleted, and then neither listed nor found', async () => {
+    const memory = await setUp();
+    const item = await memory.add('Parcel zx81q was lost in transit.');
+    expect((await memory.search('zx81q')).map((result) => result.id)).toContain(item.id);
+    const deleted = await memory.api.delete(`/api/v1/memory/${item.id}`, memory.auth);
+    expect(deleted.status).toBe(200);
+    expect(deleted.body).toEqual({ success: true, message: expect.any(String) });
+    expect((await memory.search('zx81q')).map((result) => result.id)).not.toContain(item.id);
+    expect(await memory.list()).toMatchObject({ items: [], total: 0 });
+    expect((await memory.api.delete(`/api/v1/memory/${item.id}`, memory.auth)).status).toBe(404);
+  });
+});
+
+describe('memory search', () => {
+  it('finds an exact identifier or rare word first, best first, with scores in [0, 1]', async () => {
+    const memory = await setUp();
+    const order = await memory.add('Order ord_8F3K2 shipped to Berlin on 3 May.');
+    await memory.add('Invoice inv_7QX9 for the Berlin office is overdue.');
+    await memory.add('Orders to Berlin usually ship within two days.');
+    const preference = await memory.add('The customer prefers a callback in the afternoon.');
+    await memory.add('Our support line opens at nine.');
+
+    const byId = await memory.search('ord_8F3K2');
+    const { agent_id: _agent, ...result } = order;
+    expect(byId[0]).toEqual({ ...result, score: expect.any(Number) });
+    expectRanked(byId);
+
+    const byWords = await memory.search('when does the customer prefer a callback');
+    expect(byWords[0]?.id).toBe(preference.id);
+    expectRanked(byWords);
+  });
+
+  it('returns at most top_k results, 5 by default', async () => {
+    const memory = await setUp();
+    for (let n = 1; n <= 8; n += 1) await memory.add(`Warehouse note ${n}: pallets of widgets arrived.`);
+    expect(await memory.search('widgets pallets')).toHaveLength(5);
+    expect(await memory.search('widgets pallets', { top_k: 3 })).toHaveLength(3);
+    expect(await memory.search('widgets pallets', { top_k: 100 })).toHaveLength(8);
+  });
+
+  it('drops results below min_score', async () => {
+    const memory = await setUp();
+    await memory.add('The blue van delivers to Lyon.');
+    await memory.add('The blue van needs new tyres.');
+    await memory.add('Lyon office closes early on Fridays.');
+    await memory.add('Coffee machine repaired.');
+    const all = await memory.search('blue van Lyon', { top_k: 10 });
+    expect(all.length).toBeGreaterThan(1);
+    const threshold = all[1]!.score;
+    const strong = await memory.search('blue van Lyon', { top_k: 10, min_score: threshold });
+    expect(strong.map((result) => result.id)).toEqual(all.filter((result) => result.score >= threshold).map((result) => result.id));
+    expect(strong.every((result) => result.score >= threshold)).toBe(true);
+    expect(await memory.search('blue van Lyon', { min_score: 1 })).toEqual(all.filter((result) => result.score >= 1));
+  });
+
+  it('filters on metadata equality, value types included', async () => {
+    const memory = await setUp();
+    const billing = await memory.add('Refund policy: 30 days.', { metadata: { team: 'billing', priority: 2, vip: true } });
+    const billingLow = await memory.add('Refund forms live in the shared drive.', { metadata: { team: 'billing', priority: 1, vip: false } });
+    await memory.add('Refund escalations go to the support lead.', { metadata: { team: 'support', priority: 2, vip: true } });
+
+    const ids = async (filter: Record<string, unknown>) => (await memory.search('refund', { filter, top_k: 10 })).map((result) => result.id).sort();
+    expect(await ids({ team: 'billing' })).toEqual([billing.id, billingLow.id].sort());
+    expect(await ids({ team: 'billing', priority: 2, vip: true })).toEqual([billing.id]);
+    expect(await ids({ vip: 'true' })).toEqual([]);
+    expect(await ids({ team: 'nobody' })).toEqual([]);
+  });
+
+  it('searches one memory type when asked, else every type the agent keeps', async () => {
+    const memory = await setUp();
+    const semantic = await memory.add('Kiwi shipments need cooling.', { memory_type: 'semantic' });
+    const episodic = await memory.add('Yesterday a kiwi shipment arrived warm.', { memory_type: 'episodic' });
+    const procedural = await memory.add('To ship kiwi: pack with ice, label fragile.', { memory_type: 'procedural' });
+    expect((await memory.search('kiwi shipment', { memory_type: 'episodic' })).map((result) => result.id)).toEqual([episodic.id]);
+    const everything = await memory.search('kiwi shipment');
+    expect(everything.map((result) => result.id).sort()).toEqual([semantic.id, episodic.id, procedural.id].sort());
+    expect(everything.find((result) => result.id === procedural.id)?.memory_type).toBe('procedural');
+  });
+});
+
+describe('documents', () => {
+  const paragraph = (topic: string, marker: string) =>
+    `${topic} ${marker}. ` + `This paragraph explains ${topic.toLowerCase()} in enough detail to fill a chunk of its own. `.repeat(8);
+
+  it('are chunked into semantic items carrying metadata.document_id, and deleted with them', async () => {
+    const memory = await setUp();
+    const content = [paragraph('Installing the device', 'qv7install'), paragraph('Cleaning the filter', 'qv7filter'), paragraph('Resetting the unit', 'qv7reset')].join('\n\n');
+    const added = await memory.api.post<{ id: string; chunks: number }>('/api/v1/memory/documents', {
+      ...memory.auth,
+      json: { agent_id: memory.agentId, title: 'Device manual', content, metadata: { product: 'qv7' } },
+    });
+    expect(added.status, JSON.stringify(added.body)).toBe(201);
+    expect(added.body).toEqual({
+      id: expect.stringMatching(id('doc')),
+      agent_id: memory.agentId,
+      title: 'Device manual',
+      chunks: expect.any(Number),
+      created_at: expect.stringMatching(ISO_MS),
+    });
+    const documentId = added.body.id;
+    expect(added.body.chunks).toBeGreaterThanOrEqual(3);
+
+    const chunks = await memory.list({ memory_type: 'semantic', per_page: 100 });
+    expect(chunks.total).toBe(added.body.chunks);
+    for (const chunk of chunks.items) {
+      expect(chunk.metadata).toMatchObject({ document_id: documentId, product: 'qv7', chunk_index: expect.any(Number) });
+    }
+    expect(chunks.items.map((chunk) => chunk.metadata['chunk_index']).sort()).toEqual([...Array(added.body.chunks).keys()]);
+
+    const found = await memory.search('qv7filter');
+    expect(found[0]?.content).toContain('qv7filter');
+    expect(found[0]?.metadata['document_id']).toBe(documentId);
+    expect(await memory.search('device', { filter: { document_id: documentId }, top_k: 100 })).toHaveLength(added.body.chunks);
+
+    const kept = await memory.add('A note outside the manual about qv7filter stock.');
+    const deleted = await memory.api.delete(`/api/v1/memory/documents/${documentId}`, memory.auth);
+    expect(deleted.status).toBe(200);
+    expect(deleted.body).toEqual({ success: true, message: expect.any(String) });
+    const after = await memory.search('qv7filter', { top_k: 100 });
+    expect(after.map((result) => result.id)).toEqual([kept.id]);
+    expect(await memory.list()).toMatchObject({ total: 1, items: [kept] });
+    expect((await memory.api.delete(`/api/v1/memory/documents/${documentId}`, memory.auth)).status).toBe(404);
+  });
+
+  it('have a null title when none is given', async () => {
+    const memory = await setUp(['semantic']);
+    const added = await memory.api.post('/api/v1/memory/documents', { ...memory.auth, json: { agent_id: memory.agentId, content: 'One short line.' } });
+    expect(added.body).toMatchObject({ title: null, chunks: 1 });
+  });
+});
+
+describe('consolidation', () => {
+  it("summarises a session's older messages into a semantic item, once", { timeout: 60_000 }, async () => {
+    const memory = await setUp(['semantic', 'episodic']);
+    const consolidate = () => memory.api.post(`/api/v1/agents/${memory.agentId}/memory/consolidate`, memory.auth);
+    expect((await consolidate()).body).toEqual({ agent_id: memory.agentId, items_in: 0, items_out: 0 });
+
+    // 11 turns = 22 messages; the newest 20 stay as they are (CONSOLIDATION_KEEP_MESSAGES).
+    let sessionId: string | undefined;
+    for (let turn = 1; turn <= 11; turn += 1) {
+      const reply = await memory.api.post<{ session_id: string }>(`/api/v1/agents/${memory.agentId}/chat`, {
+        ...memory.auth,
+        json: { message: `Fact number ${turn}: my locker code is ${1000 + turn}.`, ...(sessionId ? { session_id: sessionId } : {}) },
+      });
+      expect(reply.status).toBe(200);
+      sessionId = reply.body.session_id;
+    }
+    const done = await consolidate();
+    expect(done.status, JSON.stringify(done.body)).toBe(200);
+    expect(done.body).toEqual({ agent_id: memory.agentId, items_in: 2, items_out: 1 });
+    const summaries = await memory.list({ memory_type: 'semantic' });
+    expect(summaries.items).toHaveLength(1);
+    expect(summaries.items[0]?.metadata).toMatchObject({ source: 'consolidation', session_id: sessionId });
+    expect((await consolidate()).body).toEqual({ agent_id: memory.agentId, items_in: 0, items_out: 0 });
+  });
+});
