@@ -1,5 +1,5 @@
 import type { Logger } from '@agent-platform/kit';
-import { classifyDbError, closeOrm, requestContext, type Orm } from '@agent-platform/kit/db';
+import { assembleOnDatabase, classifyDbError, closeOrm, requestContext, type Orm } from '@agent-platform/kit/db';
 import { OutboxRelay, type EventBus } from '@agent-platform/kit/events';
 import { GrpcChannel, GrpcServer } from '@agent-platform/kit/grpc';
 import { AgentServiceService } from '@agent-platform/proto/agents/v1/agents';
@@ -53,13 +53,7 @@ const DB_CLOSE_TIMEOUT_MS = 5_000;
  * constructors and registers them on one gRPC server. The local launcher and the tests call it.
  */
 export async function buildAgentMemoryService(config: AgentMemoryConfig, deps: AgentMemoryDeps): Promise<AgentMemoryService> {
-  const orm = await openDatabase(config.databaseUrl, deps.logger);
-  try {
-    return assemble(config, deps, orm);
-  } catch (error) {
-    await orm.close(true);
-    throw error;
-  }
+  return assembleOnDatabase(openDatabase(config.databaseUrl, deps.logger), (orm) => assemble(config, deps, orm));
 }
 
 function assemble(config: AgentMemoryConfig, deps: AgentMemoryDeps, orm: Orm): AgentMemoryService {

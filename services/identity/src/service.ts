@@ -1,5 +1,5 @@
 import type { Logger } from '@agent-platform/kit';
-import { classifyDbError, closeOrm, requestContext, type Orm } from '@agent-platform/kit/db';
+import { assembleOnDatabase, classifyDbError, closeOrm, requestContext, type Orm } from '@agent-platform/kit/db';
 import { OutboxRelay, type EventBus } from '@agent-platform/kit/events';
 import { GrpcServer } from '@agent-platform/kit/grpc';
 import { SecretBox } from '@agent-platform/kit/security';
@@ -56,14 +56,7 @@ const DB_CLOSE_TIMEOUT_MS = 5_000;
  * launcher and the end-to-end harness call this too.
  */
 export async function buildIdentityService(config: IdentityConfig, deps: IdentityDeps): Promise<IdentityService> {
-  const logger = deps.logger;
-  const orm = await openDatabase(config.databaseUrl, logger);
-  try {
-    return assemble(config, deps, orm);
-  } catch (error) {
-    await orm.close(true);
-    throw error;
-  }
+  return assembleOnDatabase(openDatabase(config.databaseUrl, deps.logger), (orm) => assemble(config, deps, orm));
 }
 
 function assemble(config: IdentityConfig, deps: IdentityDeps, orm: Orm): IdentityService {

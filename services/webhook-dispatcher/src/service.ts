@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import type { Logger } from '@agent-platform/kit';
-import { classifyDbError, closeOrm, requestContext, type Orm } from '@agent-platform/kit/db';
+import { assembleOnDatabase, classifyDbError, closeOrm, requestContext, type Orm } from '@agent-platform/kit/db';
 import { EVENT_SUBJECT_PREFIX, type EventBus, type Subscription } from '@agent-platform/kit/events';
 import { GrpcServer } from '@agent-platform/kit/grpc';
 import { WebhookServiceService } from '@agent-platform/proto/webhooks/v1';
@@ -55,13 +55,7 @@ const DB_CLOSE_TIMEOUT_MS = 5_000;
  * all-in-one launcher and the tests call this too.
  */
 export async function buildWebhookDispatcherService(config: WebhookDispatcherConfig, deps: WebhookDispatcherDeps): Promise<WebhookDispatcherService> {
-  const orm = await openDatabase(config.databaseUrl, deps.logger);
-  try {
-    return assemble(config, deps, orm);
-  } catch (error) {
-    await orm.close(true);
-    throw error;
-  }
+  return assembleOnDatabase(openDatabase(config.databaseUrl, deps.logger), (orm) => assemble(config, deps, orm));
 }
 
 function assemble(config: WebhookDispatcherConfig, deps: WebhookDispatcherDeps, orm: Orm): WebhookDispatcherService {

@@ -1,2 +1,2 @@
 export { classifyDbError, isUniqueViolation } from './errors.js';
-export { closeOrm, initOrm, requestContext, type EntityManager, type NamedMigration, type Orm, type OrmOptions } from './orm.js';
+export { assembleOnDatabase, closeOrm, initOrm, requestContext, type EntityManager, type NamedMigration, type Orm, type OrmOptions } from './orm.js';

@@ -122,3 +122,14 @@ function evictDeadClients(pool: pg.Pool): void {
     });
   });
 }
+
+/** A service assembled on its freshly opened database; the pool is closed again if assembling throws. */
+export async function assembleOnDatabase<T>(opening: Promise<Orm>, assemble: (orm: Orm) => T): Promise<T> {
+  const orm = await opening;
+  try {
+    return assemble(orm);
+  } catch (error) {
+    await orm.close(true);
+    throw error;
+  }
+}

@@ -7,4 +7,4 @@ export {
 } from './database.js';
 export { deleteNatsStream, freePort, startTestNatsServer, type TestNatsServer } from './nats-server.js';
 export { expectError } from './expect-error.js';
-export { schemaDrift } from './schema.js';
+export { migratedSchemaDrift, schemaDrift } from './schema.js';

@@ -1,4 +1,5 @@
-import type { Orm } from '../db/orm.js';
+import type { NamedMigration, Orm } from '../db/orm.js';
+import { createTestDatabase } from './database.js';
 
 interface ColumnRow {
   table_name: string;
@@ -91,4 +92,19 @@ export async function schemaDrift(orm: Orm, options: { ignoreTables?: readonly s
     if (!mappedTables.has(table) && !ignored.has(table)) problems.push(`${table}: in the database but mapped by no entity`);
   }
   return problems;
+}
+
+/**
+ * `schemaDrift` of a fresh database of the service: migrated (through the template), opened
+ * with its entities, compared, then dropped. What every service's schema test runs.
+ */
+export async function migratedSchemaDrift(options: { name: string; migrations: readonly NamedMigration[]; open: (url: string) => Promise<Orm> }): Promise<string[]> {
+  const database = await createTestDatabase({ name: options.name, migrations: options.migrations, migrate: (url) => options.open(url).then((orm) => orm.close()) });
+  const orm = await options.open(database.url);
+  try {
+    return await schemaDrift(orm);
+  } finally {
+    await orm.close();
+    await database.drop();
+  }
 }

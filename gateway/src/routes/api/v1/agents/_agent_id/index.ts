@@ -1,4 +1,6 @@
 import type { FastifyPluginCallbackZod } from 'fastify-type-provider-zod';
+import type { UpdateAgentRequest } from '@agent-platform/proto/agents/v1/agents';
+import type { z } from 'zod';
 import { callAs } from '../../../../../http/calls.js';
 import { errorResponses, SuccessSchema, TenantQuery } from '../../../../../http/schemas.js';
 import { agentBody, AgentParams, AgentSchema, configJson, ReplaceAgentBody, UpdateAgentBody } from '../schemas.js';
@@ -39,23 +41,7 @@ const agentItemRoutes: FastifyPluginCallbackZod = (app, _options, done) => {
         response: { 200: AgentSchema, ...errorResponses },
       },
     },
-    async (request) => {
-      const { name, type, description, memory_types, config } = request.body;
-      const answer = await app.agentMemory.agents.updateAgent(
-        {
-          agentId: request.params.agent_id,
-          replace: false,
-          name,
-          type,
-          description,
-          setMemoryTypes: memory_types !== undefined,
-          memoryTypes: memory_types ?? [],
-          configJson: configJson(config),
-        },
-        callAs(request),
-      );
-      return agentBody(answer.agent);
-    },
+    async (request) => agentBody((await app.agentMemory.agents.updateAgent(updateOf(request.params.agent_id, request.body, false), callAs(request))).agent),
   );
 
   app.put(
@@ -72,23 +58,7 @@ const agentItemRoutes: FastifyPluginCallbackZod = (app, _options, done) => {
         response: { 200: AgentSchema, ...errorResponses },
       },
     },
-    async (request) => {
-      const { name, type, description, memory_types, config } = request.body;
-      const answer = await app.agentMemory.agents.updateAgent(
-        {
-          agentId: request.params.agent_id,
-          replace: true,
-          name,
-          type,
-          description,
-          setMemoryTypes: memory_types !== undefined,
-          memoryTypes: memory_types ?? [],
-          configJson: configJson(config),
-        },
-        callAs(request),
-      );
-      return agentBody(answer.agent);
-    },
+    async (request) => agentBody((await app.agentMemory.agents.updateAgent(updateOf(request.params.agent_id, request.body, true), callAs(request))).agent),
   );
 
   app.delete(
@@ -112,3 +82,18 @@ const agentItemRoutes: FastifyPluginCallbackZod = (app, _options, done) => {
 };
 
 export default agentItemRoutes;
+
+/** PATCH and PUT send the same request; `replace` tells the service to reset what is left out. */
+function updateOf(agentId: string, body: z.output<typeof UpdateAgentBody>, replace: boolean): UpdateAgentRequest {
+  const { name, type, description, memory_types, config } = body;
+  return {
+    agentId,
+    replace,
+    name,
+    type,
+    description,
+    setMemoryTypes: memory_types !== undefined,
+    memoryTypes: memory_types ?? [],
+    configJson: configJson(config),
+  };
+}
