@@ -58,10 +58,11 @@ const schema = z.object({
   /** Deadline of POST /webhooks/{id}/test, which waits for the receiver: keep it above the dispatcher's WEBHOOK_TIMEOUT_MS. */
   WEBHOOK_TEST_DEADLINE_MS: env.positiveInt(15_000),
   /**
-   * Deadline of a chat turn (milliseconds), streamed or not: it waits for a language model whose
-   * own time-out is 60 s (agent-memory's LLM_TIMEOUT_MS), so keep it above that.
+   * Deadline of the calls that wait for a model or an embedder (milliseconds): a chat turn,
+   * streamed or not, consolidation, a document's chunks. The model's own time-out is 60 s
+   * (agent-memory's LLM_TIMEOUT_MS), so keep it above that.
    */
-  CHAT_DEADLINE_MS: env.positiveInt(70_000),
+  MODEL_DEADLINE_MS: env.positiveInt(70_000),
   /** Bound on stop(): HTTP close, channels and Redis (milliseconds). */
   SHUTDOWN_TIMEOUT_MS: env.positiveInt(10_000),
   TRUST_PROXY: env.boolean(false),

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { normalised } from '../models/embedder.js';
-import { anyWordQuery, coverage, meaningfulWords, rank, singular, VECTOR_WEIGHT } from './hybrid-ranking.js';
+import { fullTextTerms, coverage, meaningfulWords, rank, singular, VECTOR_WEIGHT } from './hybrid-ranking.js';
 import type { Candidate } from './memory.repository.js';
 
 function candidate(id: string, content: string, vector: number[], createdAt = new Date(0)): Candidate {
@@ -19,8 +19,9 @@ describe('lexical matching', () => {
     expect(coverage(meaningfulWords('battery warranty'), 'Batteries are covered for a year.')).toBe(0.5);
   });
 
-  it('asks full-text search for any of the words, never with "or" as a word', () => {
-    expect(anyWordQuery('Where is ord_4821, or INV-2?')).toBe('where or is or ord or 4821 or inv or 2');
+  it('asks full-text search for any of the meaningful words, never with "or" as a word', () => {
+    expect(fullTextTerms('Where is ord_4821, or INV-2?')).toEqual({ all: 'ord 4821 inv 2', any: 'ord or 4821 or inv or 2' });
+    expect(fullTextTerms('who is it').any).toBe('who or is or it');
   });
 });
 

@@ -23,10 +23,16 @@ export function words(text: string): string[] {
   return text.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? [];
 }
 
-/** The query's distinct words, as websearch_to_tsquery's "any of these" (`a or b or c`). */
-export function anyWordQuery(query: string): string {
+/**
+ * The query's meaningful words for websearch_to_tsquery: every one of them (`a b c`) and any of
+ * them (`a or b or c`). Function words would match nearly every item for nothing.
+ */
+export function fullTextTerms(query: string): { all: string; any: string } {
   // "or" would be read as the operator itself; it carries no meaning worth matching.
-  return [...new Set(words(query))].filter((word) => word !== 'or').join(' or ');
+  const every = [...new Set(words(query))].filter((word) => word !== 'or');
+  const meaningful = every.filter((word) => !STOP_WORDS.has(word));
+  const terms = meaningful.length > 0 ? meaningful : every;
+  return { all: terms.join(' '), any: terms.join(' or ') };
 }
 
 /**

@@ -20,6 +20,8 @@ export const MemoryItemSchema = defineEntity({
     embedding: p.type('blob').lazy(),
     embeddingModel: p.text(),
     createdAt: p.datetime(),
+    /** to_tsvector('simple', content), kept by PostgreSQL for the full-text half of search. */
+    searchVector: p.type('tsvector').generated("(to_tsvector('simple', \"content\")) stored").lazy().nullable(),
   },
 });
 

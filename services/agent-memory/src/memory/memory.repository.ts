@@ -71,6 +71,8 @@ export function fromBytes(bytes: Buffer): Float32Array {
   return new Float32Array(copy.buffer);
 }
 
+const LEXICAL_SCAN_MAX = 1_000;
+
 /** Memory items and documents. Every statement is scoped by tenant and agent. */
 export class MemoryRepository {
   private readonly em: EntityManager;
@@ -107,17 +109,32 @@ export class MemoryRepository {
     });
   }
 
-  /** Items whose words overlap the query's (any of them), best full-text rank first. */
-  async lexicalMatches(scope: CandidateScope, query: string, limit: number): Promise<string[]> {
-    if (query.trim() === '') return [];
+  /**
+   * Items that contain the words, best full-text rank first: all of them (`a b c`), then, when
+   * that finds too few, any of them (`a or b or c`). At most `LEXICAL_SCAN_MAX` matches are
+   * ranked per query: a word common to a large memory would otherwise have the database rank all
+   * of it, and the vector half and the exact re-scoring cover what the sample misses.
+   */
+  async lexicalMatches(scope: CandidateScope, terms: { all: string; any: string }, limit: number): Promise<string[]> {
+    if (terms.all.trim() === '') return [];
+    const found = await this.rankedMatches(scope, terms.all, limit);
+    if (found.length >= limit || terms.any === terms.all) return found;
+    const more = await this.rankedMatches(scope, terms.any, limit);
+    return [...new Set([...found, ...more])].slice(0, limit);
+  }
+
+  private async rankedMatches(scope: CandidateScope, websearch: string, limit: number): Promise<string[]> {
     const [filterSql, filterParams] = filterClause(scope.filter);
     const rows = await this.em.execute<{ id: string }[]>(
-      `select "id" from "memory_items", websearch_to_tsquery('simple', ?) as "q"
-        where "tenant_id" = ? and "agent_id" = ? and "memory_type" in (?) and "embedding_model" = ?${filterSql}
-          and to_tsvector('simple', "content") @@ "q"
-        order by ts_rank(to_tsvector('simple', "content"), "q") desc, "created_at" desc
-        limit ?`,
-      [query, scope.tenantId, scope.agentId, [...scope.memoryTypes], scope.embeddingModel, ...filterParams, limit],
+      `select "id" from (
+         select "id", "search_vector", "created_at" from "memory_items"
+          where "tenant_id" = ? and "agent_id" = ? and "memory_type" in (?) and "embedding_model" = ?${filterSql}
+            and "search_vector" @@ websearch_to_tsquery('simple', ?)
+          limit ${LEXICAL_SCAN_MAX}
+       ) as "matches"
+       order by ts_rank("search_vector", websearch_to_tsquery('simple', ?)) desc, "created_at" desc
+       limit ?`,
+      [scope.tenantId, scope.agentId, [...scope.memoryTypes], scope.embeddingModel, ...filterParams, websearch, websearch, limit],
       'all',
     );
     return rows.map((row) => row.id);
@@ -155,7 +172,10 @@ export class MemoryRepository {
     return Number(row?.count ?? 0);
   }
 
-  /** The database as the vector index's source: every item of one embedding model. */
+  /**
+   * The database as the vector index's source: every item of one embedding model. Items are never
+   * re-embedded in place (content does not change), so ids alone reconcile an index.
+   */
   vectorSource(embeddingModel: string): VectorSource {
     return {
       ids: async () => {

@@ -6,7 +6,7 @@ import { hasMemoryType } from '../agents/agents.service.js';
 import { chunkText } from '../documents/chunking.js';
 import type { Embedder } from '../models/embedder.js';
 import type { VectorStore } from '../vectors/vector-store.js';
-import { anyWordQuery, rank, type Ranked } from './hybrid-ranking.js';
+import { fullTextTerms, rank, type Ranked } from './hybrid-ranking.js';
 import type { MemoryItem } from './memory.entity.js';
 import { checkFilter, checkMetadata, checkMinScore, checkText, checkTitle, checkTopK, CONTENT_MAX, DOCUMENT_MAX, type Filter } from './memory-input.js';
 import type { CandidateScope, MemoryItemView, MemoryRepository, NewDocument, NewMemoryItem } from './memory.repository.js';
@@ -29,13 +29,16 @@ export interface SearchRequest {
   filterJson: string | undefined;
 }
 
-// Candidates each half of hybrid search contributes, at least; more for a larger top_k.
-const CANDIDATES_MIN = 50;
-const CANDIDATES_PER_RESULT = 5;
+// Candidates each half of hybrid search contributes, at least; more for a larger top_k. Each is
+// re-scored from its stored text and vector, so the pool is kept to what ranking needs.
+const CANDIDATES_MIN = 20;
+const CANDIDATES_PER_RESULT = 4;
 // A filtered scope this small is ranked exactly from the database; a larger one over-fetches
 // from the index, which cannot filter on metadata.
 const EXACT_SCAN_MAX = 5_000;
 const FILTERED_OVERFETCH = 500;
+// A document of this many chunks or more is a bulk load: the table's statistics are refreshed.
+const BULK_LOAD_ROWS = 500;
 
 /** Memory of the actor's tenant's agents: items, documents and hybrid search over them. */
 export class MemoryService {
@@ -89,7 +92,7 @@ export class MemoryService {
     } else {
       const [nearest, lexical] = await Promise.all([
         vectors.search({ tenantId: agent.tenantId, agentId: agent.id, vector: queryVector!, limit: options.filter ? FILTERED_OVERFETCH : pool, memoryTypes: options.memoryTypes }),
-        memory.lexicalMatches(scope, anyWordQuery(query), pool),
+        memory.lexicalMatches(scope, fullTextTerms(query), pool),
       ]);
       candidates = await memory.candidates(scope, [...new Set([...nearest.map((hit) => hit.id), ...lexical])]);
     }
@@ -131,6 +134,7 @@ export class MemoryService {
       now,
       document,
     );
+    if (chunks.length >= BULK_LOAD_ROWS) this.refreshStatistics();
     return document;
   }
 
@@ -174,6 +178,18 @@ export class MemoryService {
       throw new DomainError('service_unavailable', 'The vector index is unavailable; nothing was stored.', { cause: error });
     }
     return items.map(({ embedding: _vector, embeddingModel: _model, tenantId: _tenant, documentId: _document, ...view }) => view);
+  }
+
+  /**
+   * After a bulk load, as PostgreSQL advises: until autovacuum gets to it (a minute or more), the
+   * planner would think the table small and scan an agent's rows instead of the full-text index.
+   * In the background: the document is stored whatever happens here.
+   */
+  private refreshStatistics(): void {
+    void this.options.em
+      .fork()
+      .execute(`analyze "memory_items"`, [], 'run')
+      .catch((error: unknown) => this.options.logger.warn({ err: error }, 'could not refresh the statistics of memory_items'));
   }
 
   private async agent(actor: Actor, agentId: string): Promise<Agent> {

@@ -66,14 +66,14 @@ export class InitialSchema extends Migration {
       "metadata" jsonb not null default '{}',
       "embedding" bytea not null,
       "embedding_model" text not null,
-      "created_at" timestamptz not null
+      "created_at" timestamptz not null,
+      "search_vector" tsvector generated always as (to_tsvector('simple', "content")) stored
     )`);
     this.addSql(`create index "memory_items_agent_idx" on "memory_items" ("agent_id", "created_at" desc, "id" desc)`);
     this.addSql(`create index "memory_items_document_idx" on "memory_items" ("document_id") where "document_id" is not null`);
-    this.addSql(`create index "memory_items_model_idx" on "memory_items" ("embedding_model")`);
     // Full-text half of hybrid search. 'simple': no stemming or stop words, so ids, names and
-    // exact words match as typed.
-    this.addSql(`create index "memory_items_search_idx" on "memory_items" using gin (to_tsvector('simple', "content"))`);
+    // exact words match as typed. Stored, so ranking many matches reads vectors, not recomputes them.
+    this.addSql(`create index "memory_items_search_idx" on "memory_items" using gin ("search_vector")`);
     this.addSql(`create index "memory_items_metadata_idx" on "memory_items" using gin ("metadata" jsonb_path_ops)`);
 
     this.addSql(`create table "outbox" (

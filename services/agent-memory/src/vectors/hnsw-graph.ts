@@ -26,7 +26,7 @@ export interface HnswParams {
 export const DEFAULT_HNSW_PARAMS: HnswParams = { connectivity: 32, expansionAdd: 128, expansionSearch: 256 };
 
 /** Longest stretch, in ms, that inserting into the graph holds the event loop. */
-const SLICE_MS = 15;
+const SLICE_MS = 5;
 const CHUNK = 32;
 /** A queue this short is inserted at once, so the graph stays ready under ordinary writes. */
 const INLINE_ADD_MAX = 64;

@@ -1518,8 +1518,8 @@ export const DeleteSessionResponse: MessageFns<DeleteSessionResponse> = {
 export type ChatServiceService = typeof ChatServiceService;
 export const ChatServiceService = {
   /**
-   * Errors: validation_error (message 1..32,000 characters; session_id of this agent);
-   * not_found (agent, session); insufficient_credits (balance below 1, no model call);
+   * Errors: validation_error (message 1..32,000 characters, not blank); not_found (the agent;
+   * a session_id that is not one of this agent's sessions); insufficient_credits (balance below 1, no model call);
    * upstream_error (the model failed or timed out; nothing stored, nothing charged).
    * Emits agent.message.created and agent.message.completed.
    */
@@ -1583,8 +1583,8 @@ export const ChatServiceService = {
 
 export interface ChatServiceServer extends UntypedServiceImplementation {
   /**
-   * Errors: validation_error (message 1..32,000 characters; session_id of this agent);
-   * not_found (agent, session); insufficient_credits (balance below 1, no model call);
+   * Errors: validation_error (message 1..32,000 characters, not blank); not_found (the agent;
+   * a session_id that is not one of this agent's sessions); insufficient_credits (balance below 1, no model call);
    * upstream_error (the model failed or timed out; nothing stored, nothing charged).
    * Emits agent.message.created and agent.message.completed.
    */
@@ -1604,8 +1604,8 @@ export interface ChatServiceServer extends UntypedServiceImplementation {
 
 export interface ChatServiceClient extends Client {
   /**
-   * Errors: validation_error (message 1..32,000 characters; session_id of this agent);
-   * not_found (agent, session); insufficient_credits (balance below 1, no model call);
+   * Errors: validation_error (message 1..32,000 characters, not blank); not_found (the agent;
+   * a session_id that is not one of this agent's sessions); insufficient_credits (balance below 1, no model call);
    * upstream_error (the model failed or timed out; nothing stored, nothing charged).
    * Emits agent.message.created and agent.message.completed.
    */

@@ -23,7 +23,9 @@ const documentRoutes: FastifyPluginCallbackZod = (app, _options, done) => {
     },
     async (request, reply) => {
       const { agent_id, title, content, metadata } = request.body;
-      const answer = await app.agentMemory.memory.addDocument({ agentId: agent_id, title, content, metadataJson: jsonText(metadata) }, callAs(request));
+      // A large document is many chunks to embed: it waits as long as a model call may.
+      const call = { ...callAs(request), deadlineMs: app.config.MODEL_DEADLINE_MS };
+      const answer = await app.agentMemory.memory.addDocument({ agentId: agent_id, title, content, metadataJson: jsonText(metadata) }, call);
       return reply.code(201).send(documentBody(answer.document));
     },
   );

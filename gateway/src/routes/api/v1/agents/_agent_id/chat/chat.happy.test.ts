@@ -31,7 +31,7 @@ describe('POST /agents/{agent_id}/chat', () => {
     expect(h.agentMemory.lastRequest('chat')).toEqual({ agentId: AGENT, message: 'Hello there', sessionId: SESSION });
   });
 
-  it('waits for a slow model past the general gRPC deadline (CHAT_DEADLINE_MS)', async () => {
+  it('waits for a slow model past the general gRPC deadline (MODEL_DEADLINE_MS)', async () => {
     const account = await newAccount(h.app);
     h.agentMemory.chatDelayMs = 600;
     try {

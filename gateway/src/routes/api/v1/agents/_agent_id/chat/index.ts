@@ -57,7 +57,7 @@ const chatRoutes: FastifyPluginCallbackZod = (app, _options, done) => {
       const { message, session_id, stream } = request.body;
       const turn = { agentId: request.params.agent_id, message, sessionId: session_id };
       // Waits for a language model, which has a longer time-out than other calls.
-      const call = { ...callAs(request), deadlineMs: app.config.CHAT_DEADLINE_MS };
+      const call = { ...callAs(request), deadlineMs: app.config.MODEL_DEADLINE_MS };
       if (stream !== true) return chatMessageBody(await app.agentMemory.chat.chat(turn, call));
 
       // A client that goes away cancels the turn at once (the model request with it).

@@ -23,7 +23,7 @@ const agentMemoryRoutes: FastifyPluginCallbackZod = (app, _options, done) => {
     async (request) => {
       const agentId = request.params.agent_id;
       // Waits for the language model, as a chat turn does.
-      const answer = await app.agentMemory.memory.consolidateMemory({ agentId }, { ...callAs(request), deadlineMs: app.config.CHAT_DEADLINE_MS });
+      const answer = await app.agentMemory.memory.consolidateMemory({ agentId }, { ...callAs(request), deadlineMs: app.config.MODEL_DEADLINE_MS });
       return { agent_id: agentId, items_in: answer.itemsIn, items_out: answer.itemsOut };
     },
   );
