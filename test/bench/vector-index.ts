@@ -75,7 +75,7 @@ function generator(seed: number) {
   return { random, embedding, uniform, jitter };
 }
 
-function dataset(size: number, queries: number, seed: number, uniformOnly: boolean): { records: VectorRecord[]; queries: Float32Array[] } {
+export function dataset(size: number, queries: number, seed: number, uniformOnly: boolean): { records: VectorRecord[]; queries: Float32Array[] } {
   const make = generator(seed);
   const records: VectorRecord[] = [];
   const embeddings: Float32Array[] = [];

@@ -1,0 +1,60 @@
+import { ConfigError } from '@agent-platform/kit';
+import { describe, expect, it } from 'vitest';
+import { loadAgentMemoryConfig } from './config.js';
+
+const base = { DATABASE_URL: 'postgres://postgres@127.0.0.1:5432/agents' };
+
+function problems(environment: Record<string, string>, requireNats = false): string {
+  try {
+    loadAgentMemoryConfig(environment, { requireNats });
+  } catch (error) {
+    expect(error).toBeInstanceOf(ConfigError);
+    return (error as ConfigError).message;
+  }
+  throw new Error('expected a ConfigError');
+}
+
+describe('loadAgentMemoryConfig', () => {
+  it('defaults to the built-in model, embedder and embedded index', () => {
+    expect(loadAgentMemoryConfig(base)).toMatchObject({
+      grpcPort: 50052,
+      identityAddr: '127.0.0.1:50051',
+      llm: undefined,
+      embedding: undefined,
+      qdrant: undefined,
+      vectorIndexDir: undefined,
+      llmTimeoutMs: 60_000,
+      chatHistoryMessages: 20,
+      chatMemoryResults: 5,
+      consolidationIntervalSeconds: 0,
+    });
+  });
+
+  it('selects the OpenAI-compatible servers and Qdrant when named', () => {
+    const config = loadAgentMemoryConfig({
+      ...base,
+      LLM_BASE_URL: 'http://localhost:11434/v1',
+      LLM_MODEL: 'llama3.2',
+      EMBEDDING_BASE_URL: 'https://api.openai.com/v1',
+      EMBEDDING_API_KEY: 'sk-test',
+      EMBEDDING_MODEL: 'text-embedding-3-small',
+      EMBEDDING_DIMENSIONS: '1536',
+      QDRANT_URL: 'http://qdrant:6333',
+    });
+    expect(config.llm).toEqual({ baseUrl: 'http://localhost:11434/v1', apiKey: undefined, model: 'llama3.2', maxTokensField: 'max_tokens' });
+    expect(config.embedding).toEqual({ baseUrl: 'https://api.openai.com/v1', apiKey: 'sk-test', model: 'text-embedding-3-small', dimensions: 1536 });
+    expect(config.qdrant).toEqual({ url: 'http://qdrant:6333', apiKey: undefined });
+  });
+
+  it('names every bad variable on its own line', () => {
+    const message = problems({ ...base, LLM_BASE_URL: 'ftp://x', LLM_TIMEOUT_MS: 'soon', QDRANT_URL: 'qdrant', IDENTITY_ADDR: 'nowhere' });
+    for (const variable of ['LLM_BASE_URL', 'LLM_TIMEOUT_MS', 'QDRANT_URL', 'IDENTITY_ADDR']) {
+      expect(message).toMatch(new RegExp(`^  ${variable}: `, 'm'));
+    }
+    const incomplete = problems({ ...base, EMBEDDING_BASE_URL: 'http://e/v1' });
+    expect(incomplete).toMatch(/^ {2}EMBEDDING_MODEL: /m);
+    expect(incomplete).toMatch(/^ {2}EMBEDDING_DIMENSIONS: /m);
+    expect(problems({ ...base, LLM_BASE_URL: 'http://llm/v1' })).toMatch(/^ {2}LLM_MODEL: is required with LLM_BASE_URL$/m);
+    expect(problems(base, true)).toMatch(/^ {2}NATS_URL: /m);
+  });
+});
