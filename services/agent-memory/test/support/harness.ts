@@ -10,6 +10,7 @@ import type { Credits } from '../../src/chat/credits.js';
 import { migrations, openDatabase } from '../../src/database.js';
 import type { ChatModel } from '../../src/models/chat-model.js';
 import type { Embedder } from '../../src/models/embedder.js';
+import type { VectorStore } from '../../src/vectors/vector-store.js';
 import { buildAgentMemoryService, loadAgentMemoryConfig } from '../../src/service.js';
 
 // TEST_LOG_LEVEL=debug shows the service's logs while a test is investigated.
@@ -80,6 +81,8 @@ export interface HarnessOptions {
   env?: Record<string, string>;
   model?: ChatModel;
   embedder?: Embedder;
+  /** The vector store, when a test inspects it (default: chosen from the configuration). */
+  vectors?: VectorStore;
   /** Kept by the caller: files of the embedded index (default: in memory). */
   vectorIndexDir?: string;
 }
@@ -100,6 +103,7 @@ export async function startAgentMemory(database: TestDatabase, options: HarnessO
     credits,
     ...(options.model ? { model: options.model } : {}),
     ...(options.embedder ? { embedder: options.embedder } : {}),
+    ...(options.vectors ? { vectors: options.vectors } : {}),
   });
   const { port } = await service.start();
   const channel = new GrpcChannel(`127.0.0.1:${port}`, { defaultDeadlineMs: 20_000 });
