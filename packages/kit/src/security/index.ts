@@ -1,5 +1,13 @@
 export { classifyAddress, type BlockedReason } from './address-policy.js';
 export {
+  OutboundHttp,
+  OutboundRequestError,
+  type OutboundFailureReason,
+  type OutboundHttpOptions,
+  type OutboundRequest,
+  type OutboundResponse,
+} from './outbound-http.js';
+export {
   BlockedAddressError,
   MAX_URL_LENGTH,
   OutboundPolicy,

@@ -1,7 +1,8 @@
-import { settlesWithin, type Logger } from '@agent-platform/kit';
+import type { Logger } from '@agent-platform/kit';
 import { restoreTraceContext } from '@agent-platform/kit/events';
-import { context, ROOT_CONTEXT, SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
 import type { SecretBox } from '@agent-platform/kit/security';
+import { LeasedWorkLoop } from '@agent-platform/kit/work';
+import { context, SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
 import type { ClaimedDelivery, DeliveryQueue } from './delivery-queue.js';
 import { buildAttemptRequest, type AttemptRequest, type AttemptResult, type HttpSender } from './http-sender.js';
 import { planAfter } from './retry-schedule.js';
@@ -31,87 +32,40 @@ const tracer = trace.getTracer('@agent-platform/webhook-dispatcher');
  */
 export class DeliveryWorker {
   private readonly options: DeliveryWorkerOptions;
-  private readonly inFlight = new Set<Promise<void>>();
-  private readonly shutdown = new AbortController();
-  private running = false;
-  /** The claim loop while it runs; at most one at a time. */
-  private filling: Promise<void> | undefined;
-  private wakeAgain = false;
-  private timer: NodeJS.Timeout | undefined;
+  private readonly loop: LeasedWorkLoop<ClaimedDelivery>;
 
   constructor(options: DeliveryWorkerOptions) {
     this.options = options;
+    this.loop = new LeasedWorkLoop({
+      name: 'deliveries',
+      claim: (limit) => options.queue.claim(limit, options.leaseMs),
+      // Each attempt continues the trace its event was fanned out in (its logs carry that trace id too).
+      process: (delivery, signal) => context.with(restoreTraceContext(delivery.trace), () => this.attempt(delivery, signal)),
+      release: (delivery) => options.queue.release(delivery),
+      concurrency: options.concurrency,
+      pollIntervalMs: options.pollIntervalMs,
+      logger: options.logger,
+    });
   }
 
   start(): void {
-    if (this.running) return;
-    this.running = true;
-    this.timer = setInterval(() => this.wake(), this.options.pollIntervalMs);
-    this.timer.unref();
-    this.wake();
+    this.loop.start();
   }
 
   /** Looks for due work now (new deliveries were queued, or a slot came free). */
   wake(): void {
-    if (!this.running) return;
-    if (this.filling) {
-      this.wakeAgain = true;
-      return;
-    }
-    // The claim loop serves every delivery, so it must not run in the trace of the event that woke it.
-    this.filling = context.with(ROOT_CONTEXT, () => this.fill()).finally(() => {
-      this.filling = undefined;
-      // A wake that arrived after the loop's last look must not wait for the next poll.
-      if (this.wakeAgain) this.wake();
-    });
+    this.loop.wake();
   }
 
   /**
    * Stops claiming, gives attempts in flight `graceMs` to finish, then aborts the rest and hands
    * their claims back unrecorded (they are sent again, by whichever replica claims them).
    */
-  async stop(graceMs: number): Promise<void> {
-    this.running = false;
-    clearInterval(this.timer);
-    // A claim under way may still add attempts; wait for it so they are counted below.
-    await this.filling;
-    if (!(await settlesWithin(Promise.allSettled([...this.inFlight]), graceMs))) {
-      this.shutdown.abort();
-      await Promise.allSettled([...this.inFlight]);
-    }
+  stop(graceMs: number): Promise<void> {
+    return this.loop.stop(graceMs);
   }
 
-  private async fill(): Promise<void> {
-    try {
-      for (;;) {
-        this.wakeAgain = false;
-        const room = this.options.concurrency - this.inFlight.size;
-        if (!this.running || room <= 0) break;
-        const claimed = await this.options.queue.claim(room, this.options.leaseMs);
-        if (!this.running) {
-          // Stopped while claiming: hand them straight back rather than start sends now.
-          await Promise.all(claimed.map((delivery) => this.options.queue.release(delivery)));
-          break;
-        }
-        // Each attempt continues the trace its event was fanned out in (its logs carry that trace id too).
-        for (const delivery of claimed) this.track(context.with(restoreTraceContext(delivery.trace), () => this.attempt(delivery)));
-        // A full batch may mean more is due; an empty one means done, unless someone woke us meanwhile.
-        if (claimed.length < room && !this.wakeAgain) break;
-      }
-    } catch (error) {
-      this.options.logger.error({ err: error }, 'claiming deliveries failed; retrying on the next poll');
-    }
-  }
-
-  private track(task: Promise<void>): void {
-    this.inFlight.add(task);
-    void task.finally(() => {
-      this.inFlight.delete(task);
-      this.wake();
-    });
-  }
-
-  private async attempt(delivery: ClaimedDelivery): Promise<void> {
+  private async attempt(delivery: ClaimedDelivery, signal: AbortSignal): Promise<void> {
     const log = this.options.logger.child({ delivery_id: delivery.id, webhook_id: delivery.webhookId, attempt: delivery.attempt });
     let secret: string;
     try {
@@ -125,8 +79,9 @@ export class DeliveryWorker {
     try {
       const startedAt = new Date();
       const request = buildAttemptRequest({ ...delivery, deliveryId: delivery.id, secret, body: delivery.payload, now: startedAt });
-      const result = await this.send(request, delivery);
-      if (this.shutdown.signal.aborted) {
+      const result = await this.send(request, delivery, signal);
+      if (signal.aborted) {
+        // Stopping past the grace: the result may be the abort itself, so record nothing.
         await this.options.queue.release(delivery);
         return;
       }
@@ -145,7 +100,7 @@ export class DeliveryWorker {
    * because the receiver is a customer's endpoint, not part of the platform, and its headers are
    * the documented contract (decisions §8).
    */
-  private async send(request: AttemptRequest, delivery: ClaimedDelivery): Promise<AttemptResult> {
+  private async send(request: AttemptRequest, delivery: ClaimedDelivery, signal: AbortSignal): Promise<AttemptResult> {
     const span = tracer.startSpan('POST', {
       kind: SpanKind.CLIENT,
       attributes: {
@@ -155,7 +110,7 @@ export class DeliveryWorker {
         'webhook.delivery.attempt': delivery.attempt,
       },
     });
-    const result = await this.options.sender.send(request, this.shutdown.signal);
+    const result = await this.options.sender.send(request, signal);
     if (result.responseStatus > 0) span.setAttribute('http.response.status_code', result.responseStatus);
     if (result.outcome === 'failed') span.setStatus({ code: SpanStatusCode.ERROR, message: result.error ?? undefined });
     span.end();

@@ -1,6 +1,4 @@
-import http from 'node:http';
-import https from 'node:https';
-import type { OutboundPolicy } from '@agent-platform/kit/security';
+import { OutboundHttp, OutboundRequestError, type OutboundPolicy } from '@agent-platform/kit/security';
 import { signDelivery } from '../security/signing.js';
 import type { AttemptOutcome } from './deliveries.entity.js';
 
@@ -67,98 +65,47 @@ export interface HttpSenderOptions {
 }
 
 /**
- * One POST per attempt over node:http(s): no redirects (a 3xx is a failure), an overall time-out,
- * the SSRF policy applied to the address actually dialled, and a capped, discarded response body.
- * Success is any 2xx.
+ * One POST per attempt through the kit's guarded client: no redirects (a 3xx is a failure), an
+ * overall time-out, the SSRF policy applied to the address actually dialled, and a capped,
+ * discarded response body. Success is any 2xx.
  */
 export class HttpSender {
-  private readonly options: HttpSenderOptions;
-  // Keep-alive pools: a busy endpoint is not re-handshaken per event. Sockets are only ever
-  // opened through the policy's lookup, so a reused socket was checked when it was opened.
-  private readonly agents = { http: new http.Agent({ keepAlive: true }), https: new https.Agent({ keepAlive: true }) };
+  private readonly http: OutboundHttp;
+  private readonly timeoutMs: number;
 
   constructor(options: HttpSenderOptions) {
-    this.options = options;
+    this.http = new OutboundHttp({ policy: options.policy, userAgent: USER_AGENT });
+    this.timeoutMs = options.timeoutMs;
   }
 
   /** Never rejects: every failure is an attempt result. `signal` aborts it (shutdown). */
   async send(request: AttemptRequest, signal?: AbortSignal): Promise<AttemptResult> {
     const started = performance.now();
     const elapsed = () => Math.round(performance.now() - started);
-    const timeout = AbortSignal.timeout(this.options.timeoutMs);
-    const combined = signal ? AbortSignal.any([timeout, signal]) : timeout;
     try {
-      const url = new URL(request.url);
-      const blocked = this.options.policy.checkHost(url.hostname);
-      if (blocked) return failed(0, elapsed(), blocked.message);
-      const status = await this.post(url, request, combined);
+      const { status } = await this.http.request({
+        url: request.url,
+        method: 'POST',
+        headers: request.headers,
+        body: request.body,
+        timeoutMs: this.timeoutMs,
+        maxResponseBytes: MAX_RESPONSE_BYTES,
+        signal,
+      });
       if (status >= 200 && status < 300) return { outcome: 'delivered', responseStatus: status, responseTimeMs: elapsed(), error: null };
       const reason = status >= 300 && status < 400 ? `redirect (HTTP ${status}) not followed` : `HTTP ${status}`;
       return failed(status, elapsed(), reason);
     } catch (error) {
-      const message = timeout.aborted ? `timed out after ${this.options.timeoutMs} ms` : describeError(error);
-      return failed(0, elapsed(), message);
+      return failed(0, elapsed(), error instanceof OutboundRequestError ? error.message : 'request failed');
     }
   }
 
   /** Closes idle keep-alive sockets. */
   close(): void {
-    this.agents.http.destroy();
-    this.agents.https.destroy();
-  }
-
-  private post(url: URL, request: AttemptRequest, signal: AbortSignal): Promise<number> {
-    const secure = url.protocol === 'https:';
-    const transport = secure ? https : http;
-    return new Promise<number>((resolve, reject) => {
-      const outgoing = transport.request(url, {
-        method: 'POST',
-        agent: secure ? this.agents.https : this.agents.http,
-        lookup: this.options.policy.lookup,
-        signal,
-        headers: { ...request.headers, 'content-length': String(Buffer.byteLength(request.body, 'utf8')) },
-      });
-      outgoing.on('error', reject);
-      outgoing.on('response', (response) => {
-        const status = response.statusCode ?? 0;
-        let received = 0;
-        response.on('data', (chunk: Buffer) => {
-          received += chunk.length;
-          // Enough: the status is known, and the rest would only cost memory and time.
-          if (received > MAX_RESPONSE_BYTES) {
-            response.destroy();
-            resolve(status);
-          }
-        });
-        response.on('end', () => resolve(status));
-        response.on('error', reject);
-      });
-      outgoing.end(request.body, 'utf8');
-    });
+    this.http.close();
   }
 }
 
 function failed(responseStatus: number, responseTimeMs: number, error: string): AttemptResult {
   return { outcome: 'failed', responseStatus, responseTimeMs, error: error.slice(0, MAX_ERROR_LENGTH) };
-}
-
-const CODE_TEXT: Record<string, string> = {
-  ECONNREFUSED: 'connection refused',
-  ECONNRESET: 'connection reset by the receiver',
-  ENOTFOUND: 'the host name does not resolve',
-  EAI_AGAIN: 'the host name could not be resolved (temporary DNS failure)',
-  EHOSTUNREACH: 'host unreachable',
-  ENETUNREACH: 'network unreachable',
-  ETIMEDOUT: 'connection timed out',
-  EPIPE: 'connection closed by the receiver',
-};
-
-function describeError(error: unknown): string {
-  if (!(error instanceof Error)) return 'request failed';
-  const code = (error as NodeJS.ErrnoException).code;
-  if (code === 'EBLOCKEDADDRESS') return error.message;
-  if (error.name === 'AbortError') return 'aborted';
-  if (code !== undefined && CODE_TEXT[code] !== undefined) return CODE_TEXT[code];
-  if (code?.startsWith('ERR_TLS') || code?.includes('CERT')) return `TLS error: ${error.message}`;
-  return error.message || 'request failed';
 }

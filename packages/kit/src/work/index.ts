@@ -1,0 +1,1 @@
+export { LeasedWorkLoop, type LeasedWorkLoopOptions } from './leased-work-loop.js';
