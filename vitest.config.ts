@@ -7,6 +7,7 @@ export default defineConfig({
       { test: { name: 'kit', root: 'packages/kit', include: ['src/**/*.test.ts', 'test/**/*.test.ts'] } },
       { test: { name: 'identity', root: 'services/identity', include: ['src/**/*.test.ts', 'test/**/*.test.ts'] } },
       { test: { name: 'agent-memory', root: 'services/agent-memory', include: ['src/**/*.test.ts', 'test/**/*.test.ts'], testTimeout: 30_000, hookTimeout: 60_000 } },
+      { test: { name: 'workflow-runner', root: 'services/workflow-runner', include: ['src/**/*.test.ts', 'test/**/*.test.ts'], testTimeout: 30_000, hookTimeout: 60_000 } },
       { test: { name: 'webhook-dispatcher', root: 'services/webhook-dispatcher', include: ['src/**/*.test.ts', 'test/**/*.test.ts'] } },
       { test: { name: 'gateway', root: 'gateway', include: ['src/**/*.test.ts', 'test/**/*.test.ts'] } },
       { test: { name: 'integration', root: 'test', include: ['integration/**/*.test.ts'], testTimeout: 30_000, hookTimeout: 60_000 } },

@@ -12,11 +12,13 @@ import rateLimits from './plugins/app/rate-limits.js';
 import requestContext from './plugins/app/request-context.js';
 import stores from './plugins/app/stores.js';
 import webhooks from './plugins/app/webhooks.js';
+import workflowRunner from './plugins/app/workflow-runner.js';
 import configPlugin from './plugins/external/config.js';
 import redis from './plugins/external/redis.js';
 import swagger from './plugins/external/swagger.js';
 import api from './routes/api/v1/index.js';
 import healthRoutes from './routes/health.js';
+import hookRoutes from './routes/hooks.js';
 import openapiRoute from './routes/openapi.js';
 import './types.js';
 
@@ -26,8 +28,8 @@ export interface GatewayAppOptions {
 
 /**
  * The gateway as one Fastify plugin (fastify/demo's layout): external plugins (config, Redis,
- * OpenAPI), then the app's own (request context, the identity, agent-memory and webhook-dispatcher
- * clients, stores, authentication, rate limits), then the routes. fastify-plugin lets its error handlers
+ * OpenAPI), then the app's own (request context, the identity, agent-memory, webhook-dispatcher and
+ * workflow-runner clients, stores, authentication, rate limits), then the routes. fastify-plugin lets its error handlers
  * reach the root instance.
  */
 const gatewayApp: FastifyPluginAsync<GatewayAppOptions> = async (app, options) => {
@@ -53,6 +55,7 @@ const gatewayApp: FastifyPluginAsync<GatewayAppOptions> = async (app, options) =
   await app.register(identity);
   await app.register(agentMemory);
   await app.register(webhooks);
+  await app.register(workflowRunner);
   await app.register(stores);
   await app.register(authentication);
   await app.register(rateLimits);
@@ -63,6 +66,7 @@ const gatewayApp: FastifyPluginAsync<GatewayAppOptions> = async (app, options) =
 
   await app.register(healthRoutes);
   await app.register(openapiRoute);
+  await app.register(hookRoutes);
   await app.register(api, { prefix: '/api/v1', documented: true });
   await app.register(api, { prefix: '/v1', documented: false });
 };

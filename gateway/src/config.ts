@@ -42,6 +42,9 @@ const schema = z.object({
   IDENTITY_ADDR: hostPort.default('127.0.0.1:50051'),
   AGENT_MEMORY_ADDR: hostPort.default('127.0.0.1:50052'),
   WEBHOOK_DISPATCHER_ADDR: hostPort.default('127.0.0.1:50054'),
+  WORKFLOW_RUNNER_ADDR: hostPort.default('127.0.0.1:50053'),
+  /** The workflow-runner's HTTP ingress, where `/hooks/*` is forwarded. */
+  WORKFLOW_INGRESS_URL: z.url({ protocol: /^https?$/, error: 'must be an http(s):// URL' }).default('http://127.0.0.1:50063'),
   REDIS_URL: z.url().optional(),
   /** Prefix of every Redis key the gateway writes, so deployments can share one Redis. */
   REDIS_KEY_PREFIX: z.string().default('gw:'),
@@ -63,6 +66,8 @@ const schema = z.object({
    * (agent-memory's LLM_TIMEOUT_MS), so keep it above that.
    */
   MODEL_DEADLINE_MS: env.positiveInt(70_000),
+  /** Deadline of a synchronous execute (`async: false`), which waits up to 30 s for the run. */
+  EXECUTE_DEADLINE_MS: env.positiveInt(35_000),
   /** Bound on stop(): HTTP close, channels and Redis (milliseconds). */
   SHUTDOWN_TIMEOUT_MS: env.positiveInt(10_000),
   TRUST_PROXY: env.boolean(false),

@@ -11,6 +11,7 @@ import type { RateLimiter } from './limits/rate-limiter.js';
 import type { AgentMemoryClients } from './plugins/app/agent-memory.js';
 import type { IdentityClients } from './plugins/app/identity.js';
 import type { WebhookClients } from './plugins/app/webhooks.js';
+import type { WorkflowRunnerClients } from './plugins/app/workflow-runner.js';
 
 // The decorators of plugins/external and plugins/app, typed once for every route.
 declare module 'fastify' {
@@ -21,6 +22,7 @@ declare module 'fastify' {
     identity: IdentityClients;
     agentMemory: AgentMemoryClients;
     webhooks: WebhookClients;
+    workflowRunner: WorkflowRunnerClients;
     rateLimitStore: RateLimitStore;
     authCache: AuthCache;
     accessTokens: AccessTokenVerifier;

@@ -5,3 +5,4 @@ await import('./startup-and-throughput.js');
 await import('./webhook-deliveries.js');
 printTable(await benchVectorIndex({}), 'embeddings');
 await import('./agent-memory.js');
+await import('./workflow-executions.js');

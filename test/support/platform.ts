@@ -31,6 +31,8 @@ export async function startTestPlatform(env: Record<string, string> = {}): Promi
     IDENTITY_GRPC_PORT: '0',
     AGENT_MEMORY_GRPC_PORT: '0',
     WEBHOOK_DISPATCHER_GRPC_PORT: '0',
+    WORKFLOW_RUNNER_GRPC_PORT: '0',
+    WORKFLOW_INGRESS_PORT: '0',
     WEBHOOK_SECRET_KEY: randomBytes(32).toString('base64'),
     JWT_KEY_ENCRYPTION_KEY: randomBytes(32).toString('base64'),
     LOG_LEVEL: 'silent',

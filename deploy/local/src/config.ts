@@ -2,6 +2,7 @@ import { loadAgentMemoryConfig, type AgentMemoryConfig } from '@agent-platform/a
 import { loadGatewayConfig, type GatewayConfig } from '@agent-platform/gateway';
 import { loadIdentityConfig, type IdentityConfig } from '@agent-platform/identity';
 import { loadWebhookDispatcherConfig, type WebhookDispatcherConfig } from '@agent-platform/webhook-dispatcher';
+import { loadWorkflowRunnerConfig, type WorkflowRunnerConfig } from '@agent-platform/workflow-runner';
 import { env, parseAll, parseConfig } from '@agent-platform/kit';
 import { z } from 'zod';
 
@@ -22,6 +23,9 @@ const schema = z.object({
   IDENTITY_GRPC_PORT: env.port(50051),
   AGENT_MEMORY_GRPC_PORT: env.port(50052),
   WEBHOOK_DISPATCHER_GRPC_PORT: env.port(50054),
+  WORKFLOW_RUNNER_GRPC_PORT: env.port(50053),
+  /** The workflow-runner's inbound-webhook ingress (the gateway forwards /hooks/* there). */
+  WORKFLOW_INGRESS_PORT: env.port(50063),
   /** Encrypts webhook secrets at rest; without it one is made on first start and kept in DATA_DIR. */
   WEBHOOK_SECRET_KEY: env.aesKey().optional(),
   /** Seals the JWT signing keys at rest; without it one is made on first start and kept in DATA_DIR. */
@@ -36,6 +40,7 @@ export interface LocalConfig {
   identity: IdentityConfig;
   agentMemory: AgentMemoryConfig;
   webhookDispatcher: WebhookDispatcherConfig;
+  workflowRunner: WorkflowRunnerConfig;
   gateway: GatewayConfig;
 }
 
@@ -48,6 +53,10 @@ const ASSIGNED_BY_LAUNCHER = {
   IDENTITY_ADDR: '127.0.0.1:0',
   AGENT_MEMORY_ADDR: '127.0.0.1:0',
   WEBHOOK_DISPATCHER_ADDR: '127.0.0.1:0',
+  WORKFLOW_RUNNER_ADDR: '127.0.0.1:0',
+  WORKFLOW_INGRESS_URL: 'http://127.0.0.1:0',
+  INGRESS_HOST: '127.0.0.1',
+  INGRESS_PORT: '0',
 };
 
 // Stands in for keys the launcher makes on first start, when the environment brings none.
@@ -59,13 +68,16 @@ const PLACEHOLDER_SECRET_KEYS = {
 /** Every bad variable of the launcher and of every service, in one error. */
 export function loadLocalConfig(source: Record<string, string | undefined> = process.env): LocalConfig {
   const assigned = { ...PLACEHOLDER_SECRET_KEYS, ...source, ...ASSIGNED_BY_LAUNCHER };
-  const [launcher, identity, agentMemory, webhookDispatcher, gateway] = parseAll(
+  // Inbound webhook addresses follow the gateway's port unless WEBHOOK_HOST says otherwise.
+  const webhookHost = source.PORT !== undefined && source.PORT !== '0' ? { WEBHOOK_HOST: `http://localhost:${source.PORT}/hooks` } : {};
+  const [launcher, identity, agentMemory, webhookDispatcher, workflowRunner, gateway] = parseAll(
     () => parseConfig(schema, source),
     () => loadIdentityConfig(assigned),
     () => loadAgentMemoryConfig(assigned),
     () => loadWebhookDispatcherConfig(assigned),
+    () => loadWorkflowRunnerConfig(assigned),
     // On a laptop the API answers on loopback only, unless HOST says otherwise.
-    () => loadGatewayConfig({ HOST: '127.0.0.1', ...assigned }),
+    () => loadGatewayConfig({ HOST: '127.0.0.1', ...webhookHost, ...assigned }),
   );
-  return { launcher, identity, agentMemory, webhookDispatcher, gateway };
+  return { launcher, identity, agentMemory, webhookDispatcher, workflowRunner, gateway };
 }

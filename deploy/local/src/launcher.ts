@@ -7,6 +7,7 @@ import { buildIdentityService } from '@agent-platform/identity';
 import { createLogger, type Logger } from '@agent-platform/kit';
 import { InProcessEventBus, NatsEventBus, type EventBus } from '@agent-platform/kit/events';
 import { buildWebhookDispatcherService, CONSUMER_NAME as WEBHOOK_CONSUMER } from '@agent-platform/webhook-dispatcher';
+import { buildWorkflowRunnerService } from '@agent-platform/workflow-runner';
 import type { LocalConfig } from './config.js';
 import { useDatabaseServer, type DatabaseServer } from './databases.js';
 import { startEmbeddedPostgres } from './embedded-postgres.js';
@@ -21,7 +22,7 @@ export interface LocalPlatform {
 }
 
 /** The services with a database of their own, as in the distributed mode. */
-export const SERVICES = ['identity', 'agents', 'webhooks'] as const;
+export const SERVICES = ['identity', 'agents', 'webhooks', 'workflows'] as const;
 export type ServiceName = (typeof SERVICES)[number];
 
 /** The database names of one platform: `<DATABASE_NAME_PREFIX><service>`. */
@@ -93,6 +94,21 @@ export async function startLocalPlatform(config: LocalConfig, logger: Logger): P
     const { port: agentMemoryPort } = await agentMemory.start();
     stack.push(() => agentMemory.stop());
 
+    const workflowRunner = await buildWorkflowRunnerService(
+      {
+        ...config.workflowRunner,
+        databaseUrl: database.urlFor(databases.workflows),
+        grpcHost: '127.0.0.1',
+        grpcPort: launcher.WORKFLOW_RUNNER_GRPC_PORT,
+        ingressHost: '127.0.0.1',
+        ingressPort: launcher.WORKFLOW_INGRESS_PORT,
+        agentMemoryAddr: `127.0.0.1:${agentMemoryPort}`,
+      },
+      { logger: serviceLogger('workflow-runner', config), bus: await busFor('workflow-runner') },
+    );
+    const { port: workflowRunnerPort, ingressPort } = await workflowRunner.start();
+    stack.push(() => workflowRunner.stop());
+
     const gateway = await buildGateway(
       {
         ...config.gateway,
@@ -100,6 +116,8 @@ export async function startLocalPlatform(config: LocalConfig, logger: Logger): P
         IDENTITY_ADDR: `127.0.0.1:${identityPort}`,
         AGENT_MEMORY_ADDR: `127.0.0.1:${agentMemoryPort}`,
         WEBHOOK_DISPATCHER_ADDR: `127.0.0.1:${webhookDispatcherPort}`,
+        WORKFLOW_RUNNER_ADDR: `127.0.0.1:${workflowRunnerPort}`,
+        WORKFLOW_INGRESS_URL: `http://127.0.0.1:${ingressPort}`,
       },
       { logger: serviceLogger('gateway', config) },
     );

@@ -24,6 +24,9 @@ const MEMORY_WRITE = userOrKey(ACCESS.memory.write);
 const WEBHOOKS_READ = userOrKey(ACCESS.webhooks.read);
 const WEBHOOKS_WRITE = userOrKey(ACCESS.webhooks.write);
 const BILLING_READ = userOrKey(ACCESS.billing.read);
+const WORKFLOWS_READ = userOrKey(ACCESS.workflows.read);
+const WORKFLOWS_WRITE = userOrKey(ACCESS.workflows.write);
+const WORKFLOWS_EXECUTE = userOrKey(ACCESS.workflows.execute);
 
 /**
  * THE table: every route of the versioned API, keyed `METHOD /path` below `/api/v1` (and `/v1`).
@@ -75,6 +78,19 @@ export const POLICIES = {
   'GET /webhooks/:webhook_id/deliveries': WEBHOOKS_READ,
   'GET /webhooks/:webhook_id/deliveries/:delivery_id': WEBHOOKS_READ,
   'POST /webhooks/:webhook_id/deliveries/:delivery_id/retry': WEBHOOKS_WRITE,
+  'GET /workflows': WORKFLOWS_READ,
+  'POST /workflows': WORKFLOWS_WRITE,
+  'GET /workflows/:workflow_id': WORKFLOWS_READ,
+  'PUT /workflows/:workflow_id': WORKFLOWS_WRITE,
+  'DELETE /workflows/:workflow_id': WORKFLOWS_WRITE,
+  'POST /workflows/:workflow_id/pause': WORKFLOWS_WRITE,
+  'POST /workflows/:workflow_id/resume': WORKFLOWS_WRITE,
+  'POST /workflows/:workflow_id/execute': WORKFLOWS_EXECUTE,
+  'GET /workflows/:workflow_id/executions': WORKFLOWS_READ,
+  'GET /workflows/:workflow_id/executions/:execution_id': WORKFLOWS_READ,
+  // Cancelling and retrying act on runs, as execute does.
+  'POST /workflows/:workflow_id/executions/:execution_id/cancel': WORKFLOWS_EXECUTE,
+  'POST /workflows/:workflow_id/executions/:execution_id/retry': WORKFLOWS_EXECUTE,
 } as const satisfies Record<string, RoutePolicy>;
 
 export type PolicyKey = keyof typeof POLICIES;

@@ -21,17 +21,17 @@ describe('GET /healthz', () => {
 });
 
 describe('GET /readyz', () => {
-  it('is ready when identity, agent-memory and the webhook-dispatcher serve; Redis is reported as not configured', async () => {
+  it('is ready when identity, agent-memory, the webhook-dispatcher and the workflow-runner serve; Redis is reported as not configured', async () => {
     const response = await h.app.inject({ method: 'GET', url: '/readyz' });
     expect(response.statusCode).toBe(200);
-    expect(response.json()).toEqual({ status: 'ready', checks: { identity: 'ok', 'agent-memory': 'ok', 'webhook-dispatcher': 'ok', redis: 'not_configured' } });
+    expect(response.json()).toEqual({ status: 'ready', checks: { identity: 'ok', 'agent-memory': 'ok', 'webhook-dispatcher': 'ok', 'workflow-runner': 'ok', redis: 'not_configured' } });
   });
 
   it('checks Redis when configured', async () => {
     const withRedis = await startHarness({ REDIS_URL, REDIS_KEY_PREFIX: uniquePrefix() });
     try {
       const response = await withRedis.app.inject({ method: 'GET', url: '/readyz' });
-      expect(response.json()).toEqual({ status: 'ready', checks: { identity: 'ok', 'agent-memory': 'ok', 'webhook-dispatcher': 'ok', redis: 'ok' } });
+      expect(response.json()).toEqual({ status: 'ready', checks: { identity: 'ok', 'agent-memory': 'ok', 'webhook-dispatcher': 'ok', 'workflow-runner': 'ok', redis: 'ok' } });
     } finally {
       await withRedis.close();
     }
@@ -42,6 +42,7 @@ describe('GET /readyz', () => {
       IDENTITY_ADDR: '127.0.0.1:1',
       AGENT_MEMORY_ADDR: '127.0.0.1:1',
       WEBHOOK_DISPATCHER_ADDR: '127.0.0.1:1',
+      WORKFLOW_RUNNER_ADDR: '127.0.0.1:1',
       REDIS_URL: 'redis://127.0.0.1:1',
     });
     try {
@@ -49,7 +50,7 @@ describe('GET /readyz', () => {
       expect(response.statusCode).toBe(503);
       const body = response.json<{ error: string; details: { field: string }[] }>();
       expect(body.error).toBe('service_unavailable');
-      expect(body.details.map((detail) => detail.field).sort()).toEqual(['agent-memory', 'identity', 'redis', 'webhook-dispatcher']);
+      expect(body.details.map((detail) => detail.field).sort()).toEqual(['agent-memory', 'identity', 'redis', 'webhook-dispatcher', 'workflow-runner']);
     } finally {
       await broken.close();
     }

@@ -39,7 +39,7 @@ const healthRoutes: FastifyPluginCallbackZod = (app, _options, done) => {
         tags: ['operations'],
         summary: 'Readiness: every backend answers',
         description: [
-          'Ready only when every backend answers: identity, agent-memory and webhook-dispatcher report SERVING on',
+          'Ready only when every backend answers: identity, agent-memory, webhook-dispatcher and workflow-runner report SERVING on',
           'grpc.health.v1, and Redis (when configured) answers PING. A gateway that cannot reach one of',
           'them would fail part of the API, so it leaves the load balancer until all are back. A 503',
           'names each backend that failed in `details[].field`.',
@@ -62,6 +62,7 @@ const healthRoutes: FastifyPluginCallbackZod = (app, _options, done) => {
         probe('identity', () => serving(app.identity.health), 'The identity service is unreachable or not serving.'),
         probe('agent-memory', () => serving(app.agentMemory.health), 'The agent-memory service is unreachable or not serving.'),
         probe('webhook-dispatcher', () => serving(app.webhooks.health), 'The webhook-dispatcher service is unreachable or not serving.'),
+        probe('workflow-runner', () => serving(app.workflowRunner.health), 'The workflow-runner service is unreachable or not serving.'),
         probe('redis', () => (redis ? withTimeout(redis.ping(), PROBE_TIMEOUT_MS).then((): Check => 'ok') : Promise.resolve<Check>('not_configured')), 'Redis does not answer.'),
       ]);
       if (failures.length > 0) {

@@ -131,8 +131,9 @@ describe('GET /openapi.json', () => {
     );
   });
 
-  // The agents and memory operations, each with its operationId (decisions §1) and its one tag.
-  const AGENT_MEMORY_OPERATIONS = [
+  // The agents, memory and workflows operations, each with its operationId (decisions §1), its one
+  // tag and its success statuses (comma-separated when there are two).
+  const OPERATIONS = [
     ['GET', '/agents', 'listAgents', 'agents', '200'],
     ['POST', '/agents', 'createAgent', 'agents', '201'],
     ['GET', '/agents/{agent_id}', 'getAgent', 'agents', '200'],
@@ -150,22 +151,34 @@ describe('GET /openapi.json', () => {
     ['DELETE', '/memory/{memory_id}', 'deleteMemory', 'memory', '200'],
     ['POST', '/memory/documents', 'addDocument', 'memory', '201'],
     ['DELETE', '/memory/documents/{document_id}', 'deleteDocument', 'memory', '200'],
+    ['GET', '/workflows', 'listWorkflows', 'workflows', '200'],
+    ['POST', '/workflows', 'createWorkflow', 'workflows', '201'],
+    ['GET', '/workflows/{workflow_id}', 'getWorkflow', 'workflows', '200'],
+    ['PUT', '/workflows/{workflow_id}', 'updateWorkflow', 'workflows', '200'],
+    ['DELETE', '/workflows/{workflow_id}', 'deleteWorkflow', 'workflows', '200'],
+    ['POST', '/workflows/{workflow_id}/pause', 'pauseWorkflow', 'workflows', '200'],
+    ['POST', '/workflows/{workflow_id}/resume', 'resumeWorkflow', 'workflows', '200'],
+    ['POST', '/workflows/{workflow_id}/execute', 'executeWorkflow', 'workflows', '200,202'],
+    ['GET', '/workflows/{workflow_id}/executions', 'listWorkflowExecutions', 'workflows', '200'],
+    ['GET', '/workflows/{workflow_id}/executions/{execution_id}', 'getWorkflowExecution', 'workflows', '200'],
+    ['POST', '/workflows/{workflow_id}/executions/{execution_id}/cancel', 'cancelWorkflowExecution', 'workflows', '200'],
+    ['POST', '/workflows/{workflow_id}/executions/{execution_id}/retry', 'retryWorkflowExecution', 'workflows', '202'],
   ] as const;
 
-  it('lists exactly the agents and memory operations of the table', () => {
+  it('lists exactly the agents, memory and workflows operations of the table', () => {
     const listed = operations()
-      .filter(([, path]) => /^\/api\/v1\/(agents|memory)(\/|$)/.test(path))
+      .filter(([, path]) => /^\/api\/v1\/(agents|memory|workflows)(\/|$)/.test(path))
       .map(([method, path]) => `${method} ${path}`)
       .sort();
-    expect(listed).toEqual(AGENT_MEMORY_OPERATIONS.map(([method, path]) => `${method} /api/v1${path}`).sort());
+    expect(listed).toEqual(OPERATIONS.map(([method, path]) => `${method} /api/v1${path}`).sort());
   });
 
-  it.each(AGENT_MEMORY_OPERATIONS)('%s %s has operationId, tag, summary, success and error responses', (method, path, operationId, tag, success) => {
+  it.each(OPERATIONS)('%s %s has operationId, tag, summary, success and error responses', (method, path, operationId, tag, success) => {
     const operation = doc.paths[`/api/v1${path}`]?.[method.toLowerCase()];
     expect(operation?.operationId).toBe(operationId);
     expect(operation?.tags).toEqual([tag]);
     expect(operation?.summary?.length).toBeGreaterThan(10);
-    expect(Object.keys(operation?.responses ?? {}).sort()).toEqual([success, 'default']);
+    expect(Object.keys(operation?.responses ?? {}).sort()).toEqual([...success.split(','), 'default'].sort());
     expect(JSON.stringify(operation?.responses['default'])).toContain('#/components/schemas/Error');
     for (const name of path.match(/\{(\w+)\}/g) ?? []) {
       expect(operation?.parameters?.some((parameter) => parameter.in === 'path' && `{${parameter.name}}` === name), name).toBe(true);

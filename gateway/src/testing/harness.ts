@@ -6,6 +6,7 @@ import { buildGateway, loadGatewayConfig, type Gateway, type GatewayConfig } fro
 import { AgentMemoryDouble } from './agent-memory-double.js';
 import { IdentityDouble } from './identity-double.js';
 import { WebhooksDouble } from './webhooks-double.js';
+import { WorkflowRunnerDouble } from './workflow-runner-double.js';
 
 export const PASSWORD = 'correct horse battery staple';
 export const ISO_MS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
@@ -38,6 +39,7 @@ export interface Harness {
   identity: IdentityDouble;
   agentMemory: AgentMemoryDouble;
   webhooks: WebhooksDouble;
+  workflowRunner: WorkflowRunnerDouble;
   gateway: Gateway;
   app: FastifyInstance;
   config: GatewayConfig;
@@ -49,11 +51,13 @@ export async function startHarness(env: Record<string, string> = {}, logger?: Lo
   const identity = new IdentityDouble();
   const agentMemory = new AgentMemoryDouble();
   const webhooks = new WebhooksDouble();
-  const [identityAddr, agentMemoryAddr, webhooksAddr] = await Promise.all([identity.start(), agentMemory.start(), webhooks.start()]);
+  const workflowRunner = new WorkflowRunnerDouble();
+  const [identityAddr, agentMemoryAddr, webhooksAddr, workflowRunnerAddr] = await Promise.all([identity.start(), agentMemory.start(), webhooks.start(), workflowRunner.start()]);
   const config = loadGatewayConfig({
     IDENTITY_ADDR: identityAddr,
     AGENT_MEMORY_ADDR: agentMemoryAddr,
     WEBHOOK_DISPATCHER_ADDR: webhooksAddr,
+    WORKFLOW_RUNNER_ADDR: workflowRunnerAddr,
     LOG_LEVEL: 'silent',
     RATE_LIMITS: 'free:10000/100000,pro:20000/200000',
     AUTH_RATE_LIMIT_PER_MINUTE: '10000',
@@ -66,12 +70,13 @@ export async function startHarness(env: Record<string, string> = {}, logger?: Lo
     identity,
     agentMemory,
     webhooks,
+    workflowRunner,
     gateway,
     app: gateway.app,
     config,
     async close() {
       await gateway.stop();
-      await Promise.all([identity.stop(), agentMemory.stop(), webhooks.stop()]);
+      await Promise.all([identity.stop(), agentMemory.stop(), webhooks.stop(), workflowRunner.stop()]);
     },
   };
 }

@@ -160,6 +160,12 @@ export class IdentityDouble {
           if (!row) throw new DomainError('forbidden', 'You are not a member of this tenant.');
           return Promise.resolve({ tenantId: row.tenantId, role: row.role, plan: model.tenant(row.tenantId).plan });
         },
+        getTenantPlan: async (request, ctx) => {
+          this.record('getTenantPlan', ctx);
+          const tenant = model.tenants.get(request.tenantId);
+          if (!tenant) throw DomainError.notFound('Tenant');
+          return Promise.resolve({ plan: tenant.plan });
+        },
       })
       .add('agentplatform.identity.v1.UserService', UserServiceService, {
         getCurrentUser: async (_request, ctx) => {

@@ -108,6 +108,8 @@ export async function startLocalPlatformProcess(options: {
     IDENTITY_GRPC_PORT: '0',
     AGENT_MEMORY_GRPC_PORT: '0',
     WEBHOOK_DISPATCHER_GRPC_PORT: '0',
+    WORKFLOW_RUNNER_GRPC_PORT: '0',
+    WORKFLOW_INGRESS_PORT: '0',
     ...options.env,
   };
   const started = performance.now();

@@ -13,7 +13,7 @@ const REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
  */
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
   const run = `${Date.now().toString(36)}_${randomBytes(3).toString('hex')}`;
-  const databases = { identity: `e2e_identity_${run}`, agents: `e2e_agents_${run}`, webhooks: `e2e_webhooks_${run}` };
+  const databases = { identity: `e2e_identity_${run}`, agents: `e2e_agents_${run}`, webhooks: `e2e_webhooks_${run}`, workflows: `e2e_workflows_${run}` };
   for (const name of Object.values(databases)) await admin((client) => client.query(`CREATE DATABASE ${name}`));
   const urlOf = (name: string) => Object.assign(new URL(ADMIN_URL), { pathname: `/${name}` }).toString();
   const nats = await startTestNatsServer();
@@ -58,6 +58,20 @@ export default async function setup(project: TestProject): Promise<() => Promise
         WEBHOOK_SECRET_KEY: randomBytes(32).toString('base64'),
       }),
     );
+    const runnerPort = await freePort();
+    const ingressPort = await freePort();
+    processes.push(
+      startNode('services/workflow-runner/src/main.ts', {
+        ...COMMON_ENV,
+        DATABASE_URL: urlOf(databases.workflows),
+        GRPC_HOST: '127.0.0.1',
+        GRPC_PORT: String(runnerPort),
+        INGRESS_HOST: '127.0.0.1',
+        INGRESS_PORT: String(ingressPort),
+        AGENT_MEMORY_ADDR: `127.0.0.1:${agentMemoryPort}`,
+        NATS_URL: nats.url,
+      }),
+    );
     const port = await freePort();
     const gateway = startNode('gateway/src/main.ts', {
       ...COMMON_ENV,
@@ -66,6 +80,9 @@ export default async function setup(project: TestProject): Promise<() => Promise
       IDENTITY_ADDR: `127.0.0.1:${identityPort}`,
       AGENT_MEMORY_ADDR: `127.0.0.1:${agentMemoryPort}`,
       WEBHOOK_DISPATCHER_ADDR: `127.0.0.1:${dispatcherPort}`,
+      WORKFLOW_RUNNER_ADDR: `127.0.0.1:${runnerPort}`,
+      WORKFLOW_INGRESS_URL: `http://127.0.0.1:${ingressPort}`,
+      WEBHOOK_HOST: `http://127.0.0.1:${port}/hooks`,
       REDIS_URL,
     });
     processes.push(gateway);

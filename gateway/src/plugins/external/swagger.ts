@@ -33,6 +33,11 @@ export default fp(
           { name: 'agents', description: 'Agents of the tenant, chatting with them (JSON or server-sent events) and their sessions' },
           { name: 'memory', description: "Agents' memory: items, documents, hybrid search and consolidation" },
           { name: 'webhooks', description: 'Webhook endpoints of the tenant, their signing secrets and delivery log' },
+          {
+            name: 'workflows',
+            description:
+              "Workflows of the tenant (graphs of webhook, schedule, agent, condition and integration nodes), their lifecycle and executions. Each workflow's webhook_url (POST, JSON body) starts an execution while it is active.",
+          },
           { name: 'operations', description: 'Liveness and readiness probes' },
         ],
         components: {

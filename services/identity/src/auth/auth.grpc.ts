@@ -43,5 +43,6 @@ export function authHandlers({ auth, users, apiKeys, tenants }: AuthHandlerServi
     },
 
     resolveMembership: async (request) => tenants.resolveMembership(request.userId, present(request.tenantId)),
+    getTenantPlan: async (request) => ({ plan: await tenants.planOf(request.tenantId) }),
   };
 }

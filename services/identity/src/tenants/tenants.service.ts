@@ -53,6 +53,13 @@ export class TenantsService {
     return { tenantId: tenant.id, role: membership.role, plan: tenant.plan };
   }
 
+  /** A tenant's plan (rate limits of inbound webhooks addressed to it). */
+  async planOf(tenantId: string): Promise<Plan> {
+    const tenant = tenantId === '' ? null : await this.options.tenants.findTenant(tenantId);
+    if (!tenant) throw DomainError.notFound('Tenant');
+    return tenant.plan;
+  }
+
   async listMembers(actor: Actor): Promise<Member[]> {
     requireUser(actor, 'admin');
     const memberships = await this.options.tenants.membersOfTenant(actor.tenantId);

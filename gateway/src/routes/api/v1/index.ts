@@ -1,5 +1,8 @@
 import type { FastifyPluginAsync } from 'fastify';
 import chatRoutes from './agents/_agent_id/chat/index.js';
+import workflowRoutes from './workflows/index.js';
+import workflowItemRoutes from './workflows/_workflow_id/index.js';
+import executionRoutes from './workflows/_workflow_id/executions/index.js';
 import agentItemRoutes from './agents/_agent_id/index.js';
 import agentMemoryRoutes from './agents/_agent_id/memory/index.js';
 import sessionRoutes from './agents/_agent_id/sessions/index.js';
@@ -35,6 +38,9 @@ const api: FastifyPluginAsync<ApiHookOptions> = async (app, options) => {
   await app.register(webhookRoutes, { prefix: '/webhooks' });
   await app.register(webhookItemRoutes, { prefix: '/webhooks/:webhook_id' });
   await app.register(deliveryRoutes, { prefix: '/webhooks/:webhook_id/deliveries' });
+  await app.register(workflowRoutes, { prefix: '/workflows' });
+  await app.register(workflowItemRoutes, { prefix: '/workflows/:workflow_id' });
+  await app.register(executionRoutes, { prefix: '/workflows/:workflow_id/executions' });
 };
 
 export default api;

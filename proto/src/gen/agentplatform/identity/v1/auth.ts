@@ -123,6 +123,15 @@ export interface ResolveMembershipResponse {
   plan: string;
 }
 
+export interface GetTenantPlanRequest {
+  tenantId: string;
+}
+
+export interface GetTenantPlanResponse {
+  /** free | pro | enterprise */
+  plan: string;
+}
+
 function createBaseRegisterRequest(): RegisterRequest {
   return { email: "", password: "", fullName: undefined, company: undefined };
 }
@@ -1548,6 +1557,146 @@ export const ResolveMembershipResponse: MessageFns<ResolveMembershipResponse> = 
   },
 };
 
+function createBaseGetTenantPlanRequest(): GetTenantPlanRequest {
+  return { tenantId: "" };
+}
+
+export const GetTenantPlanRequest: MessageFns<GetTenantPlanRequest> = {
+  encode(message: GetTenantPlanRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.tenantId !== "") {
+      writer.uint32(10).string(message.tenantId);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): GetTenantPlanRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseGetTenantPlanRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.tenantId = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): GetTenantPlanRequest {
+    return {
+      tenantId: isSet(object.tenantId)
+        ? globalThis.String(object.tenantId)
+        : isSet(object.tenant_id)
+        ? globalThis.String(object.tenant_id)
+        : "",
+    };
+  },
+
+  toJSON(message: GetTenantPlanRequest): unknown {
+    const obj: any = {};
+    if (message.tenantId !== "") {
+      obj.tenantId = message.tenantId;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<GetTenantPlanRequest>, I>>(base?: I): GetTenantPlanRequest {
+    return GetTenantPlanRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<GetTenantPlanRequest>, I>>(object: I): GetTenantPlanRequest {
+    const message = createBaseGetTenantPlanRequest();
+    message.tenantId = object.tenantId ?? "";
+    return message;
+  },
+};
+
+function createBaseGetTenantPlanResponse(): GetTenantPlanResponse {
+  return { plan: "" };
+}
+
+export const GetTenantPlanResponse: MessageFns<GetTenantPlanResponse> = {
+  encode(message: GetTenantPlanResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.plan !== "") {
+      writer.uint32(10).string(message.plan);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): GetTenantPlanResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseGetTenantPlanResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.plan = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): GetTenantPlanResponse {
+    return { plan: isSet(object.plan) ? globalThis.String(object.plan) : "" };
+  },
+
+  toJSON(message: GetTenantPlanResponse): unknown {
+    const obj: any = {};
+    if (message.plan !== "") {
+      obj.plan = message.plan;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<GetTenantPlanResponse>, I>>(base?: I): GetTenantPlanResponse {
+    return GetTenantPlanResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<GetTenantPlanResponse>, I>>(object: I): GetTenantPlanResponse {
+    const message = createBaseGetTenantPlanResponse();
+    message.plan = object.plan ?? "";
+    return message;
+  },
+};
+
 /**
  * Registration, credentials and the keys that verify them. Calls here carry no principal: they
  * are how a principal comes to exist.
@@ -1633,6 +1782,20 @@ export const AuthServiceService = {
       Buffer.from(ResolveMembershipResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): ResolveMembershipResponse => ResolveMembershipResponse.decode(value),
   },
+  /**
+   * The plan of a tenant, for the rate limits of traffic addressed to the tenant without a
+   * credential (inbound workflow webhooks). Errors: not_found.
+   */
+  getTenantPlan: {
+    path: "/agentplatform.identity.v1.AuthService/GetTenantPlan" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: GetTenantPlanRequest): Buffer => Buffer.from(GetTenantPlanRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): GetTenantPlanRequest => GetTenantPlanRequest.decode(value),
+    responseSerialize: (value: GetTenantPlanResponse): Buffer =>
+      Buffer.from(GetTenantPlanResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): GetTenantPlanResponse => GetTenantPlanResponse.decode(value),
+  },
 } as const;
 
 export interface AuthServiceServer extends UntypedServiceImplementation {
@@ -1663,6 +1826,11 @@ export interface AuthServiceServer extends UntypedServiceImplementation {
    * inactive, forbidden when the user is not a member of the tenant asked for.
    */
   resolveMembership: handleUnaryCall<ResolveMembershipRequest, ResolveMembershipResponse>;
+  /**
+   * The plan of a tenant, for the rate limits of traffic addressed to the tenant without a
+   * credential (inbound workflow webhooks). Errors: not_found.
+   */
+  getTenantPlan: handleUnaryCall<GetTenantPlanRequest, GetTenantPlanResponse>;
 }
 
 export interface AuthServiceClient extends Client {
@@ -1776,6 +1944,25 @@ export interface AuthServiceClient extends Client {
     metadata: Metadata,
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: ResolveMembershipResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * The plan of a tenant, for the rate limits of traffic addressed to the tenant without a
+   * credential (inbound workflow webhooks). Errors: not_found.
+   */
+  getTenantPlan(
+    request: GetTenantPlanRequest,
+    callback: (error: ServiceError | null, response: GetTenantPlanResponse) => void,
+  ): ClientUnaryCall;
+  getTenantPlan(
+    request: GetTenantPlanRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: GetTenantPlanResponse) => void,
+  ): ClientUnaryCall;
+  getTenantPlan(
+    request: GetTenantPlanRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: GetTenantPlanResponse) => void,
   ): ClientUnaryCall;
 }
 

@@ -1,0 +1,197 @@
+import type { Execution, NodeExecution, Workflow } from '@agent-platform/proto/workflows/v1';
+import { z } from 'zod';
+import { iso, isoOrNull, pageOf, queryInt, TenantQuery, Timestamp } from '../../../../http/schemas.js';
+
+// The gateway checks shapes. What a graph may be (node types, config keys per type, edges, cycles,
+// CEL rules, 200 nodes) is the workflow-runner's to decide; its validation_error names each field
+// (`nodes[2].config.path`).
+
+const NodeInput = z
+  .record(z.string(), z.unknown())
+  .describe(
+    [
+      '{id, type, config}. id: 1..100 of A-Z a-z 0-9 _ -, unique. type and config:',
+      'webhook {path?: "/…"}; schedule {cron: 5 fields or 6 with seconds first, timezone?: IANA name, default UTC};',
+      'agent {agent_id, message?: template, timeout_ms?}; condition {rules: [{if: CEL, goto: node id} …, {else: node id}], timeout_ms?};',
+      'integration {service: http {url, method?, headers?, body?} | slack {webhook_url, text} | email {to, subject, text}, timeout_ms?}.',
+      'Templates are strings with {{ CEL }} placeholders over input, nodes.<id>.output and request.',
+    ].join(' '),
+  );
+
+const EdgeInput = z.record(z.string(), z.unknown()).describe('{source, target}: node ids.');
+
+export const WorkflowParams = z.object({ workflow_id: z.string().min(1) });
+export const ExecutionParams = WorkflowParams.extend({ execution_id: z.string().min(1) });
+
+export const CreateWorkflowBody = z.object({
+  name: z.string().describe('1..200 characters, not blank.'),
+  description: z.string().optional().describe('Up to 2,000 characters.'),
+  nodes: z.array(NodeInput).optional().describe('At most 200 nodes; at most one trigger node (webhook or schedule). Default [].'),
+  edges: z.array(EdgeInput).optional().describe('No cycles. Default [].'),
+});
+
+export const UpdateWorkflowBody = CreateWorkflowBody.partial().describe('Only the fields sent change; the status is kept. nodes and edges are validated together.');
+
+export const ExecuteBody = z
+  .object({
+    input: z.record(z.string(), z.unknown()).optional().describe('The trigger payload, free-form; expressions see it as `input`. Default {}.'),
+    async: z.boolean().optional().describe('true (default): 202 at once. false: waits up to 30 s and answers 200 with the execution.'),
+  })
+  .optional();
+
+export const ExecutionsQuery = TenantQuery.extend({
+  limit: queryInt({ min: 1, max: 100, fallback: 20, description: 'Executions per page, 1..100.' }),
+  cursor: z.string().min(1).optional().describe('next_cursor of the previous page.'),
+  status: z.string().optional().describe('running | completed | failed | cancelled'),
+});
+
+const Statistics = z
+  .object({
+    total_runs: z.int(),
+    success_rate: z.number().describe('completed ÷ finished (completed, failed, cancelled); 0 when none has finished.'),
+    avg_duration: z.string().describe('Mean duration of finished runs in seconds with two decimals and `s`, e.g. "1.25s".'),
+  })
+  .meta({ id: 'WorkflowStatistics' });
+
+const Node = z.object({ id: z.string(), type: z.string(), config: z.record(z.string(), z.unknown()) }).meta({ id: 'WorkflowNode' });
+const Edge = z.object({ source: z.string(), target: z.string() }).meta({ id: 'WorkflowEdge' });
+
+export const WorkflowSchema = z
+  .object({
+    id: z.string(),
+    name: z.string(),
+    description: z.string().nullable(),
+    status: z.string().describe('draft | active | paused'),
+    trigger_type: z.string().describe('webhook | schedule | manual, from the trigger node.'),
+    nodes: z.array(Node),
+    edges: z.array(Edge),
+    webhook_url: z.string().describe('{WEBHOOK_HOST}/{workflow_id}{path of the webhook node}'),
+    last_run_at: Timestamp.nullable(),
+    statistics: Statistics,
+    created_at: Timestamp,
+    updated_at: Timestamp,
+  })
+  .meta({ id: 'Workflow', description: 'A graph of nodes run on demand, by an inbound webhook or on a schedule.' });
+
+export const WorkflowSummary = WorkflowSchema.omit({ nodes: true, edges: true, statistics: true }).meta({ id: 'WorkflowSummary' });
+export const WorkflowPage = pageOf(WorkflowSummary);
+
+const ExecutionError = z.object({ node_id: z.string().nullable(), message: z.string() }).meta({ id: 'ExecutionError' });
+
+const NodeExecutionSchema = z
+  .object({
+    node_id: z.string(),
+    status: z.string().describe('pending | running | completed | failed | skipped'),
+    started_at: Timestamp.nullable(),
+    completed_at: Timestamp.nullable(),
+    duration_ms: z.int().nullable(),
+    output: z.unknown().optional(),
+    error: z.string().nullable(),
+  })
+  .meta({ id: 'NodeExecution' });
+
+export const ExecutionSummary = z
+  .object({
+    id: z.string(),
+    execution_id: z.string().describe('The same as id (the contract names it so).'),
+    workflow_id: z.string(),
+    status: z.string().describe('running | completed | failed | cancelled'),
+    trigger: z.string().describe('manual | webhook | schedule | retry'),
+    error: ExecutionError.nullable(),
+    started_at: Timestamp,
+    completed_at: Timestamp.nullable(),
+    duration_ms: z.int().nullable(),
+  })
+  .meta({ id: 'ExecutionSummary' });
+
+export const ExecutionSchema = ExecutionSummary.extend({
+  input: z.unknown(),
+  output: z.unknown().describe('The output of the last node, or of each last node by id when the run ended in several.'),
+  node_executions: z.array(NodeExecutionSchema).describe('Every node of the graph, in graph order.'),
+}).meta({ id: 'WorkflowExecution' });
+
+export const ExecutionAccepted = z
+  .object({ execution_id: z.string(), workflow_id: z.string(), status: z.string(), started_at: Timestamp })
+  .meta({ id: 'ExecutionAccepted' });
+
+export const ExecutionPage = z.object({ items: z.array(ExecutionSummary), total: z.int(), next_cursor: z.string().nullable() });
+
+/** decisions §7: seconds with two decimals and `s`. */
+export function formatDuration(ms: number): string {
+  return `${(ms / 1_000).toFixed(2)}s`;
+}
+
+function parsed(json: string | undefined): unknown {
+  return json === undefined || json === '' ? null : (JSON.parse(json) as unknown);
+}
+
+/** The REST workflow of a gRPC answer; its absence is an upstream defect (500). */
+export function workflowBody(workflow: Workflow | undefined, webhookHost: string): z.output<typeof WorkflowSchema> {
+  if (!workflow) throw new Error('workflow-runner answered without the workflow.');
+  const statistics = workflow.statistics ?? { totalRuns: 0, successRate: 0, avgDurationMs: 0 };
+  return {
+    ...workflowSummaryBody(workflow, webhookHost),
+    nodes: JSON.parse(workflow.nodesJson) as z.output<typeof Node>[],
+    edges: JSON.parse(workflow.edgesJson) as z.output<typeof Edge>[],
+    statistics: { total_runs: statistics.totalRuns, success_rate: statistics.successRate, avg_duration: formatDuration(statistics.avgDurationMs) },
+  };
+}
+
+export function workflowSummaryBody(workflow: Workflow, webhookHost: string): z.output<typeof WorkflowSummary> {
+  return {
+    id: workflow.id,
+    name: workflow.name,
+    description: workflow.description ?? null,
+    status: workflow.status,
+    trigger_type: workflow.triggerType,
+    webhook_url: `${webhookHost.replace(/\/+$/, '')}/${workflow.webhookPath}`,
+    last_run_at: isoOrNull(workflow.lastRunAt),
+    created_at: iso(workflow.createdAt),
+    updated_at: iso(workflow.updatedAt),
+  };
+}
+
+export function executionSummaryBody(execution: Execution): z.output<typeof ExecutionSummary> {
+  return {
+    id: execution.id,
+    execution_id: execution.id,
+    workflow_id: execution.workflowId,
+    status: execution.status,
+    trigger: execution.trigger,
+    error: execution.error ? { node_id: execution.error.nodeId || null, message: execution.error.message } : null,
+    started_at: iso(execution.startedAt),
+    completed_at: isoOrNull(execution.completedAt),
+    duration_ms: execution.durationMs ?? null,
+  };
+}
+
+function nodeExecutionBody(node: NodeExecution): z.output<typeof NodeExecutionSchema> {
+  return {
+    node_id: node.nodeId,
+    status: node.status,
+    started_at: isoOrNull(node.startedAt),
+    completed_at: isoOrNull(node.completedAt),
+    duration_ms: node.durationMs ?? null,
+    ...(node.outputJson === undefined ? {} : { output: parsed(node.outputJson) }),
+    error: node.error ?? null,
+  };
+}
+
+export function executionBody(execution: Execution | undefined): z.output<typeof ExecutionSchema> {
+  if (!execution) throw new Error('workflow-runner answered without the execution.');
+  return {
+    ...executionSummaryBody(execution),
+    input: parsed(execution.inputJson) ?? {},
+    output: parsed(execution.outputJson),
+    node_executions: execution.nodeExecutions.map(nodeExecutionBody),
+  };
+}
+
+export function acceptedBody(execution: Execution | undefined): z.output<typeof ExecutionAccepted> {
+  if (!execution) throw new Error('workflow-runner answered without the execution.');
+  return { execution_id: execution.id, workflow_id: execution.workflowId, status: execution.status, started_at: iso(execution.startedAt) };
+}
+
+export function graphJson(value: readonly unknown[] | undefined): string | undefined {
+  return value === undefined ? undefined : JSON.stringify(value);
+}

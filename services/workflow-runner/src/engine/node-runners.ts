@@ -1,0 +1,126 @@
+import { DomainError } from '@agent-platform/kit';
+import type { AgentChat } from '../agents/agent-chat.js';
+import { compileCondition, evaluateCondition, ExpressionError, type ExpressionScope } from '../expressions/expressions.js';
+import { compileTemplate, renderValue } from '../expressions/template.js';
+import { IntegrationError } from '../integrations/integration.js';
+import type { Integrations } from '../integrations/integrations.js';
+import type { WorkflowNode } from '../workflows/graph.js';
+
+export interface NodeContext {
+  tenantId: string;
+  /** The workflow's author, on whose behalf agent nodes chat. */
+  userId: string;
+  scope: ExpressionScope;
+  /** Aborted on the node's time-out, a cancel, or the execution's end. */
+  signal: AbortSignal;
+  timeoutMs: number;
+}
+
+export interface NodeResult {
+  output: unknown;
+  /** A condition node's chosen target; null when no rule matched and there is no else. */
+  choice?: string | null;
+}
+
+/** A node that failed for a reason its author can act on; the message is shown as the node's error. */
+export class NodeFailure extends Error {
+  override readonly name = 'NodeFailure';
+}
+
+export interface NodeRunnersOptions {
+  agents: AgentChat;
+  integrations: Integrations;
+}
+
+/** What each node type does. Trigger nodes pass the payload on; the rest are described per type. */
+export class NodeRunners {
+  private readonly options: NodeRunnersOptions;
+
+  constructor(options: NodeRunnersOptions) {
+    this.options = options;
+  }
+
+  /**
+   * Nodes whose effects leave the platform: never run twice for one execution. An http GET is a
+   * safe method (RFC 9110 §9.2.1), so a runner that takes an execution over may repeat it.
+   */
+  hasSideEffects(node: WorkflowNode): boolean {
+    if (node.type === 'integration') return !(node.config.service === 'http' && node.config.method === 'GET');
+    return node.type === 'agent';
+  }
+
+  async run(node: WorkflowNode, ctx: NodeContext): Promise<NodeResult> {
+    try {
+      switch (node.type) {
+        case 'webhook':
+        case 'schedule':
+          return { output: ctx.scope.input };
+        case 'condition':
+          return this.condition(node.config.rules, ctx);
+        case 'agent':
+          return { output: await this.agent(node.config, ctx) };
+        case 'integration': {
+          const { service, timeout_ms: _timeout, ...settings } = node.config;
+          const rendered = renderValue(settings, ctx.scope) as Record<string, unknown>;
+          const output = await this.options.integrations.run({ service, ...rendered } as Parameters<Integrations['run']>[0], { signal: ctx.signal, timeoutMs: ctx.timeoutMs });
+          return { output };
+        }
+        default:
+          throw new NodeFailure(`unknown node type ${(node as { type: string }).type}`);
+      }
+    } catch (error) {
+      throw asNodeFailure(error);
+    }
+  }
+
+  /** decisions §7: the rules in order, the first true one wins, else the `else` target. */
+  private condition(rules: readonly ({ if: string; goto: string } | { else: string })[], ctx: NodeContext): NodeResult {
+    for (const [index, rule] of rules.entries()) {
+      if ('else' in rule) return { output: { rule: 'else', target: rule.else }, choice: rule.else };
+      const compiled = compileCondition(rule.if);
+      if (typeof compiled === 'string') throw new NodeFailure(`rule ${index + 1}: ${compiled}`);
+      let matched: boolean;
+      try {
+        matched = evaluateCondition(compiled, ctx.scope);
+      } catch (error) {
+        throw new NodeFailure(`rule ${index + 1}: ${error instanceof Error ? error.message : String(error)}`);
+      }
+      if (matched) return { output: { rule: index, target: rule.goto }, choice: rule.goto };
+    }
+    return { output: { rule: null, target: null }, choice: null };
+  }
+
+  /** decisions §7: `config.message` (a template over input), else `input.message`, else the input's JSON. */
+  private async agent(config: { agent_id: string; message?: string }, ctx: NodeContext): Promise<unknown> {
+    let message: string;
+    if (config.message !== undefined) {
+      const template = compileTemplate(config.message);
+      if (typeof template === 'string') throw new NodeFailure(template);
+      message = template.render(ctx.scope);
+    } else {
+      const input = ctx.scope.input;
+      const given = typeof input === 'object' && input !== null ? (input as Record<string, unknown>).message : undefined;
+      message = typeof given === 'string' ? given : JSON.stringify(input ?? {});
+    }
+    if (message.trim() === '') throw new NodeFailure('the message for the agent is empty');
+    return this.options.agents.chat({ tenantId: ctx.tenantId, userId: ctx.userId, agentId: config.agent_id, message, timeoutMs: ctx.timeoutMs, signal: ctx.signal });
+  }
+}
+
+function asNodeFailure(error: unknown): unknown {
+  if (error instanceof NodeFailure) return error;
+  if (error instanceof ExpressionError || error instanceof IntegrationError) return new NodeFailure(error.message);
+  if (error instanceof DomainError) {
+    switch (error.code) {
+      case 'insufficient_credits':
+        return new NodeFailure(`insufficient credits: ${error.message}`);
+      case 'not_found':
+        return new NodeFailure(`the agent was not found in this tenant: ${error.message}`);
+      case 'validation_error':
+        return new NodeFailure(`the agent refused the message: ${[error.message, ...error.details.map((d) => `${d.field} ${d.message}`)].join('; ')}`);
+      default:
+        return new NodeFailure(`${error.code}: ${error.message}`);
+    }
+  }
+  return error;
+}

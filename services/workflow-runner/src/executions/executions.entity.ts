@@ -1,0 +1,89 @@
+import { defineEntity, p } from '@mikro-orm/postgresql';
+import type { WorkflowGraph } from '../workflows/graph.js';
+
+export const EXECUTION_STATUSES = ['running', 'completed', 'failed', 'cancelled'] as const;
+export type ExecutionStatus = (typeof EXECUTION_STATUSES)[number];
+export const FINISHED_STATUSES = ['completed', 'failed', 'cancelled'] as const satisfies readonly ExecutionStatus[];
+
+export const EXECUTION_TRIGGERS = ['manual', 'webhook', 'schedule', 'retry'] as const;
+export type ExecutionTrigger = (typeof EXECUTION_TRIGGERS)[number];
+
+/** Stored node states; `pending` is the absence of a row. */
+export const NODE_STATUSES = ['running', 'completed', 'failed', 'skipped'] as const;
+export type StoredNodeStatus = (typeof NODE_STATUSES)[number];
+export type NodeStatus = 'pending' | StoredNodeStatus;
+
+/** What an inbound webhook request shows expressions as `request`. */
+export interface InboundRequest {
+  query: Record<string, string | string[]>;
+  headers: Record<string, string>;
+}
+
+export interface ExecutionFailure {
+  /** Empty when the execution as a whole failed (time-out, runner lost). */
+  node_id: string;
+  message: string;
+}
+
+export const ExecutionSchema = defineEntity({
+  name: 'Execution',
+  tableName: 'executions',
+  properties: {
+    id: p.string().primary(),
+    tenantId: p.string(),
+    workflowId: p.string(),
+    status: p.enum(EXECUTION_STATUSES),
+    trigger: p.enum(EXECUTION_TRIGGERS),
+    /** The graph the execution started with; later edits of the workflow do not reach it. */
+    graph: p.json<WorkflowGraph>().columnType('jsonb').lazy(),
+    input: p.json<unknown>().columnType('jsonb'),
+    request: p.json<InboundRequest>().columnType('jsonb').strictNullable(),
+    output: p.json<unknown>().columnType('jsonb').strictNullable(),
+    error: p.json<ExecutionFailure>().columnType('jsonb').strictNullable(),
+    startedAt: p.datetime(),
+    completedAt: p.datetime().strictNullable(),
+    durationMs: p.integer().strictNullable(),
+    /** Past it, the execution fails with a time-out, whoever runs it. */
+    deadlineAt: p.datetime(),
+    /** The runner that holds the execution, until `leaseUntil`; then any runner may claim it. */
+    leaseOwner: p.string().strictNullable().hidden(),
+    leaseUntil: p.datetime().strictNullable().hidden(),
+    /** The user on whose behalf agent nodes run (the workflow's author). */
+    createdBy: p.string().hidden(),
+  },
+});
+
+export class Execution extends ExecutionSchema.class {}
+ExecutionSchema.setClass(Execution);
+
+export const NodeExecutionSchema = defineEntity({
+  name: 'NodeExecution',
+  tableName: 'node_executions',
+  properties: {
+    executionId: p.string().primary(),
+    nodeId: p.string().primary(),
+    status: p.enum(NODE_STATUSES),
+    startedAt: p.datetime().strictNullable(),
+    completedAt: p.datetime().strictNullable(),
+    durationMs: p.integer().strictNullable(),
+    output: p.json<unknown>().columnType('jsonb').strictNullable(),
+    error: p.text().strictNullable(),
+  },
+});
+
+export class NodeExecution extends NodeExecutionSchema.class {}
+NodeExecutionSchema.setClass(NodeExecution);
+
+/** A schedule tick that started an execution; its key makes a tick fire once across replicas. */
+export const ScheduleTickSchema = defineEntity({
+  name: 'ScheduleTick',
+  tableName: 'schedule_ticks',
+  properties: {
+    workflowId: p.string().primary(),
+    tickAt: p.datetime().primary(),
+    executionId: p.string(),
+  },
+});
+
+export class ScheduleTick extends ScheduleTickSchema.class {}
+ScheduleTickSchema.setClass(ScheduleTick);

@@ -1,0 +1,149 @@
+import { ACCESS, DomainError, FieldErrors, newId, requireAccess, type Actor, type CursorPage } from '@agent-platform/kit';
+import type { EntityManager } from '@agent-platform/kit/db';
+import { newEvent } from '@agent-platform/kit/events';
+import type { Workflow } from '../workflows/workflows.entity.js';
+import type { WorkflowsRepository } from '../workflows/workflows.repository.js';
+import { found as foundWorkflow } from '../workflows/workflows.service.js';
+import type { ExecutionStore, RunnableExecution } from './execution-store.js';
+import type { ExecutionWorker } from './execution-worker.js';
+import { EXECUTION_STATUSES, type Execution, type ExecutionStatus, type ExecutionTrigger, type InboundRequest } from './executions.entity.js';
+import type { ExecutionsRepository, ExecutionWithNodes } from './executions.repository.js';
+
+/** decisions §7: a synchronous execute waits at most this long. */
+export const MAX_WAIT_MS = 30_000;
+const WAIT_POLL_MS = 50;
+
+export interface ExecutionsServiceOptions {
+  em: EntityManager;
+  workflows: WorkflowsRepository;
+  executions: ExecutionsRepository;
+  store: ExecutionStore;
+  worker: ExecutionWorker;
+  /** This runner's lease owner id. */
+  owner: string;
+  executionTimeoutMs: number;
+  leaseMs: number;
+}
+
+/** Starting executions (by hand, retry, inbound webhook, schedule) and reading them back. */
+export class ExecutionsService {
+  private readonly options: ExecutionsServiceOptions;
+
+  constructor(options: ExecutionsServiceOptions) {
+    this.options = options;
+  }
+
+  /** decisions §7: runs in draft and active; a paused workflow answers conflict. */
+  async execute(actor: Actor, workflowId: string, inputJson: string | undefined, waitMs: number | undefined): Promise<ExecutionWithNodes> {
+    requireAccess(actor, ACCESS.workflows.execute);
+    const workflow = foundWorkflow(await this.options.workflows.find(actor.tenantId, workflowId));
+    const input = parseInput(inputJson);
+    refusePaused(workflow);
+    const execution = await this.startNow(workflow, 'manual', input, null);
+    if (waitMs !== undefined) await this.waitFor(execution.id, Math.min(Math.max(waitMs, 1), MAX_WAIT_MS));
+    return this.read(actor.tenantId, workflowId, execution.id);
+  }
+
+  /** Starts a new execution of the workflow's current graph with the input of an earlier one. */
+  async retry(actor: Actor, workflowId: string, executionId: string): Promise<ExecutionWithNodes> {
+    requireAccess(actor, ACCESS.workflows.execute);
+    const workflow = foundWorkflow(await this.options.workflows.find(actor.tenantId, workflowId));
+    const previous = await this.options.executions.find(actor.tenantId, workflowId, executionId);
+    if (!previous) throw DomainError.notFound('Execution');
+    refusePaused(workflow);
+    const execution = await this.startNow(workflow, 'retry', previous.execution.input, previous.execution.request);
+    return this.read(actor.tenantId, workflowId, execution.id);
+  }
+
+  async get(actor: Actor, workflowId: string, executionId: string): Promise<ExecutionWithNodes> {
+    requireAccess(actor, ACCESS.workflows.read);
+    return this.read(actor.tenantId, workflowId, executionId);
+  }
+
+  async list(actor: Actor, workflowId: string, page: CursorPage, status: string | undefined): Promise<{ items: Execution[]; total: number }> {
+    requireAccess(actor, ACCESS.workflows.read);
+    if (status !== undefined && !(EXECUTION_STATUSES as readonly string[]).includes(status)) {
+      throw DomainError.validation([{ field: 'status', message: `must be one of ${EXECUTION_STATUSES.join(', ')}` }]);
+    }
+    foundWorkflow(await this.options.workflows.find(actor.tenantId, workflowId));
+    return this.options.executions.list(actor.tenantId, workflowId, page, status as ExecutionStatus | undefined);
+  }
+
+  /** A running execution is cancelled at once; one that has finished cannot be (conflict). */
+  async cancel(actor: Actor, workflowId: string, executionId: string, now = new Date()): Promise<ExecutionWithNodes> {
+    requireAccess(actor, ACCESS.workflows.execute);
+    if (!(await this.options.executions.cancel(actor.tenantId, workflowId, executionId, now))) {
+      const current = await this.read(actor.tenantId, workflowId, executionId);
+      throw new DomainError('conflict', `The execution has already finished (${current.execution.status}).`);
+    }
+    this.options.worker.cancelLocal(executionId);
+    return this.read(actor.tenantId, workflowId, executionId);
+  }
+
+  /**
+   * Records a running execution with its `started` event and runs it here. Every trigger starts
+   * executions through this one place; the caller has checked the workflow's status.
+   */
+  async start(workflow: Workflow, trigger: ExecutionTrigger, input: unknown, request: InboundRequest | null, now = new Date(), tick?: Date): Promise<RunnableExecution | undefined> {
+    const execution: RunnableExecution = {
+      id: newId('execution'),
+      tenantId: workflow.tenantId,
+      workflowId: workflow.id,
+      trigger,
+      graph: { nodes: workflow.nodes, edges: workflow.edges },
+      input,
+      request,
+      startedAt: now,
+      deadlineAt: new Date(now.getTime() + this.options.executionTimeoutMs),
+      createdBy: workflow.createdBy,
+      recorded: [],
+    };
+    const started = newEvent('workflow.execution.started', workflow.tenantId, { execution_id: execution.id, workflow_id: workflow.id, status: 'running', duration_ms: 0 }, now);
+    if (!(await this.options.store.accept(execution, this.options.owner, this.options.leaseMs, started, tick))) return undefined;
+    await this.options.worker.submit(execution);
+    return execution;
+  }
+
+  /** start() without a tick, which always records the execution. */
+  async startNow(workflow: Workflow, trigger: Exclude<ExecutionTrigger, 'schedule'>, input: unknown, request: InboundRequest | null): Promise<RunnableExecution> {
+    const execution = await this.start(workflow, trigger, input, request);
+    if (!execution) throw new Error('an execution without a tick was not recorded');
+    return execution;
+  }
+
+  /** Until the execution has finished or `ms` have passed: at once when it runs here, else by polling its status. */
+  private async waitFor(executionId: string, ms: number): Promise<void> {
+    const until = Date.now() + ms;
+    if (this.options.worker.isLocal(executionId) && (await this.options.worker.waitLocal(executionId, ms))) return;
+    while (Date.now() < until) {
+      const status = await this.options.executions.statusOf(executionId);
+      if (status !== 'running') return;
+      await new Promise((resolve) => setTimeout(resolve, Math.min(WAIT_POLL_MS, until - Date.now())));
+    }
+  }
+
+  private async read(tenantId: string, workflowId: string, executionId: string): Promise<ExecutionWithNodes> {
+    const found = await this.options.executions.find(tenantId, workflowId, executionId);
+    if (!found) throw DomainError.notFound('Execution');
+    return found;
+  }
+}
+
+function refusePaused(workflow: Workflow): void {
+  if (workflow.status === 'paused') throw new DomainError('conflict', 'The workflow is paused; resume it to run it.');
+}
+
+/** The input of an execution: a JSON object (absent: `{}`). */
+function parseInput(inputJson: string | undefined): Record<string, unknown> {
+  if (inputJson === undefined || inputJson === '') return {};
+  const errors = new FieldErrors();
+  let input: unknown;
+  try {
+    input = JSON.parse(inputJson) as unknown;
+  } catch {
+    errors.add('input', 'must be JSON');
+  }
+  if (input !== undefined && (typeof input !== 'object' || input === null || Array.isArray(input))) errors.add('input', 'must be an object');
+  errors.throwIfAny();
+  return input as Record<string, unknown>;
+}

@@ -1,0 +1,60 @@
+import { DomainError, errorBody, httpStatusOf, type Logger } from '@agent-platform/kit';
+import Fastify, { type FastifyInstance } from 'fastify';
+import type { InboundService } from './inbound.service.js';
+
+export interface IngressOptions {
+  inbound: InboundService;
+  bodyLimitBytes: number;
+  logger: Logger;
+}
+
+/** Where the gateway's `/hooks/*` lands (untouched: method, headers, raw body). */
+export const INGRESS_PREFIX = '/hooks';
+
+/**
+ * The runner's small HTTP ingress for inbound webhooks. Bodies are read raw whatever their content
+ * type and parsed here, so a sender's bytes reach the workflow as sent; answers follow decisions §2.
+ */
+export function buildIngress(options: IngressOptions): FastifyInstance {
+  const app = Fastify({ bodyLimit: options.bodyLimitBytes, logger: false, return503OnClosing: true });
+  app.removeAllContentTypeParsers();
+  app.addContentTypeParser('*', { parseAs: 'buffer' }, (_request, body, done) => done(null, body));
+
+  const receive = async (request: { params: { workflow_id: string; '*'?: string }; body: unknown; query: unknown; headers: Record<string, string | string[] | undefined> }) => {
+    const rest = request.params['*'];
+    const started = await options.inbound.receive({
+      workflowId: request.params.workflow_id,
+      path: rest === undefined || rest === '' ? '' : `/${rest}`,
+      body: Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0),
+      query: request.query as Record<string, string | string[]>,
+      headers: flatHeaders(request.headers),
+    });
+    return { execution_id: started.executionId, workflow_id: started.workflowId, status: 'running' };
+  };
+
+  app.post<{ Params: { workflow_id: string } }>(`${INGRESS_PREFIX}/:workflow_id`, async (request, reply) => reply.code(202).send(await receive(request)));
+  app.post<{ Params: { workflow_id: string; '*': string } }>(`${INGRESS_PREFIX}/:workflow_id/*`, async (request, reply) => reply.code(202).send(await receive(request)));
+
+  app.setNotFoundHandler((_request, reply) => reply.code(404).send(errorBody(DomainError.notFound('Inbound webhook'))));
+  app.setErrorHandler((error: Error & { statusCode?: number; code?: string }, request, reply) => {
+    const domain =
+      error instanceof DomainError
+        ? error
+        : error.code === 'FST_ERR_CTP_BODY_TOO_LARGE'
+          ? new DomainError('payload_too_large', `The body exceeds ${options.bodyLimitBytes} bytes.`)
+          : error.statusCode !== undefined && error.statusCode < 500
+            ? new DomainError('invalid_request', 'The request could not be read.')
+            : undefined;
+    if (!domain) options.logger.error({ err: error, url: request.url }, 'inbound webhook failed');
+    const answer = domain ?? new DomainError('internal_error', 'Something went wrong.');
+    return reply.code(httpStatusOf(answer.code)).send(errorBody(answer));
+  });
+  return app;
+}
+
+/** Header values as expressions see them: one string per header (repeated ones joined). */
+function flatHeaders(headers: Record<string, string | string[] | undefined>): Record<string, string> {
+  const flat: Record<string, string> = {};
+  for (const [name, value] of Object.entries(headers)) if (value !== undefined) flat[name] = Array.isArray(value) ? value.join(', ') : value;
+  return flat;
+}

@@ -1,0 +1,143 @@
+import { hostname } from 'node:os';
+import { randomBytes } from 'node:crypto';
+import type { Logger } from '@agent-platform/kit';
+import { assembleOnDatabase, classifyDbError, closeOrm, requestContext, type Orm } from '@agent-platform/kit/db';
+import { OutboxRelay, type EventBus } from '@agent-platform/kit/events';
+import { GrpcChannel, GrpcServer } from '@agent-platform/kit/grpc';
+import { OutboundHttp, OutboundPolicy, type HostResolver } from '@agent-platform/kit/security';
+import { ChatServiceService } from '@agent-platform/proto/agents/v1/chat';
+import { ExecutionServiceService, InboundServiceService, WorkflowServiceService } from '@agent-platform/proto/workflows/v1';
+import { GrpcAgentChat, type AgentChat } from './agents/agent-chat.js';
+import type { WorkflowRunnerConfig } from './config.js';
+import { openDatabase } from './database.js';
+import { ExecutionRunner } from './engine/execution-runner.js';
+import { NodeRunners } from './engine/node-runners.js';
+import { ExecutionStore } from './executions/execution-store.js';
+import { ExecutionWorker } from './executions/execution-worker.js';
+import { EXECUTION_SERVICE_NAME, executionHandlers } from './executions/executions.grpc.js';
+import { ExecutionsRepository } from './executions/executions.repository.js';
+import { ExecutionsService } from './executions/executions.service.js';
+import { INBOUND_SERVICE_NAME, inboundHandlers } from './ingress/inbound.grpc.js';
+import { InboundService } from './ingress/inbound.service.js';
+import { buildIngress } from './ingress/ingress-server.js';
+import { EmailSender } from './integrations/email-integration.js';
+import { Integrations } from './integrations/integrations.js';
+import { Scheduler } from './schedules/scheduler.js';
+import { WORKFLOW_SERVICE_NAME, workflowHandlers } from './workflows/workflows.grpc.js';
+import { WorkflowsRepository } from './workflows/workflows.repository.js';
+import { WorkflowsService } from './workflows/workflows.service.js';
+
+export { loadWorkflowRunnerConfig, type WorkflowRunnerConfig } from './config.js';
+
+export interface WorkflowRunnerService {
+  /** `port` is gRPC's, `ingressPort` the inbound webhooks' HTTP port. */
+  start(): Promise<{ port: number; ingressPort: number }>;
+  stop(): Promise<void>;
+}
+
+export interface WorkflowRunnerDeps {
+  logger: Logger;
+  /** Where the outbox relay publishes execution events; the caller owns it and closes it after stop(). */
+  bus: EventBus;
+  /** Adapters chosen from the configuration unless given (tests). */
+  agents?: AgentChat;
+  /** Resolves integration host names for the SSRF guard and for connecting; default the system's. */
+  resolveHost?: HostResolver;
+}
+
+const USER_AGENT = 'AgentPlatform-Workflows/1.0';
+// Bounds on shutdown: executions in flight, then calls in flight, then the pool.
+const WORKER_STOP_GRACE_MS = 10_000;
+const GRPC_SHUTDOWN_GRACE_MS = 5_000;
+const DB_CLOSE_TIMEOUT_MS = 5_000;
+
+/**
+ * The composition root: connects the database (applying migrations), wires the workflow and
+ * execution services, the engine, the execution worker, the scheduler, the inbound ingress and
+ * one gRPC server. The local launcher and the tests call it.
+ */
+export async function buildWorkflowRunnerService(config: WorkflowRunnerConfig, deps: WorkflowRunnerDeps): Promise<WorkflowRunnerService> {
+  return assembleOnDatabase(openDatabase(config.databaseUrl, deps.logger), (orm) => assemble(config, deps, orm));
+}
+
+function assemble(config: WorkflowRunnerConfig, deps: WorkflowRunnerDeps, orm: Orm): WorkflowRunnerService {
+  const { logger } = deps;
+  const em = orm.em;
+  const owner = `${hostname()}-${process.pid}-${randomBytes(3).toString('hex')}`;
+  const policy = new OutboundPolicy({ allowPrivateNetworks: config.allowPrivateNetworks, ...(deps.resolveHost ? { resolve: deps.resolveHost } : {}) });
+  const http = new OutboundHttp({ policy, userAgent: USER_AGENT });
+  const email = new EmailSender({ smtp: config.smtp });
+  const agentMemory = deps.agents ? undefined : new GrpcChannel(config.agentMemoryAddr, { defaultDeadlineMs: config.grpcDeadlineMs });
+  const agents = deps.agents ?? new GrpcAgentChat(agentMemory!.client(ChatServiceService));
+
+  const workflowsRepository = new WorkflowsRepository(em);
+  const executionsRepository = new ExecutionsRepository(em);
+  const store = new ExecutionStore(em);
+  const nodes = new NodeRunners({ agents, integrations: new Integrations({ http, email }) });
+  const runner = new ExecutionRunner({ store, nodes, owner, nodeTimeoutMs: config.nodeTimeoutMs, logger: logger.child({ component: 'engine' }) });
+  const worker = new ExecutionWorker({
+    store,
+    runner,
+    owner,
+    concurrency: config.executionConcurrency,
+    leaseMs: config.executionLeaseMs,
+    pollIntervalMs: config.executionPollIntervalMs,
+    logger: logger.child({ component: 'execution-worker' }),
+  });
+  const workflows = new WorkflowsService({ em, workflows: workflowsRepository });
+  const executions = new ExecutionsService({
+    em,
+    workflows: workflowsRepository,
+    executions: executionsRepository,
+    store,
+    worker,
+    owner,
+    executionTimeoutMs: config.executionTimeoutMs,
+    leaseMs: config.executionLeaseMs,
+  });
+  const inbound = new InboundService({ em, executions });
+  const scheduler = new Scheduler({ em, executions, pollIntervalMs: config.schedulePollIntervalMs, logger: logger.child({ component: 'scheduler' }) });
+  const ingress = buildIngress({ inbound, bodyLimitBytes: config.inboundBodyLimitBytes, logger: logger.child({ component: 'ingress' }) });
+
+  const around = requestContext(orm);
+  const server = new GrpcServer({ logger, around, classifyError: classifyDbError })
+    .add(WORKFLOW_SERVICE_NAME, WorkflowServiceService, workflowHandlers(workflows))
+    .add(EXECUTION_SERVICE_NAME, ExecutionServiceService, executionHandlers(executions))
+    .add(INBOUND_SERVICE_NAME, InboundServiceService, inboundHandlers(inbound));
+
+  const relay = new OutboxRelay({
+    orm,
+    bus: deps.bus,
+    logger: logger.child({ component: 'outbox-relay' }),
+    pollIntervalMs: config.outboxPollIntervalMs,
+    retry: { initialMs: 100, maxMs: config.outboxRetryMaxMs },
+  });
+
+  let started = false;
+  return {
+    async start() {
+      const port = await server.listen(config.grpcHost, config.grpcPort);
+      started = true;
+      await ingress.listen({ host: config.ingressHost, port: config.ingressPort });
+      const address = ingress.server.address();
+      const ingressPort = typeof address === 'object' && address !== null ? address.port : config.ingressPort;
+      await relay.start();
+      worker.start();
+      scheduler.start();
+      logger.info({ host: config.grpcHost, port, ingress_port: ingressPort, owner }, 'workflow-runner listening');
+      return { port, ingressPort };
+    },
+    async stop() {
+      await scheduler.stop();
+      if (started) await ingress.close();
+      await worker.stop(WORKER_STOP_GRACE_MS);
+      if (started) await server.stop(GRPC_SHUTDOWN_GRACE_MS);
+      if (started) await relay.stop();
+      started = false;
+      agentMemory?.close();
+      http.close();
+      email.close();
+      if (!(await closeOrm(orm, DB_CLOSE_TIMEOUT_MS))) logger.warn('database pool did not close in time');
+    },
+  };
+}

@@ -1,0 +1,32 @@
+import { defineEntity, p } from '@mikro-orm/postgresql';
+import type { TriggerType, WorkflowEdge, WorkflowNode } from './graph.js';
+
+export const WORKFLOW_STATUSES = ['draft', 'active', 'paused'] as const;
+export type WorkflowStatus = (typeof WORKFLOW_STATUSES)[number];
+
+export const WorkflowSchema = defineEntity({
+  name: 'Workflow',
+  tableName: 'workflows',
+  properties: {
+    id: p.string().primary(),
+    tenantId: p.string(),
+    name: p.text(),
+    description: p.text().strictNullable(),
+    status: p.enum(WORKFLOW_STATUSES),
+    triggerType: p.enum(['webhook', 'schedule', 'manual'] as const satisfies readonly TriggerType[]),
+    nodes: p.json<WorkflowNode[]>().columnType('jsonb'),
+    edges: p.json<WorkflowEdge[]>().columnType('jsonb'),
+    /** The webhook node's path ('' for none); null without a webhook node. */
+    webhookPath: p.text().strictNullable(),
+    /** The schedule node's cron and IANA time zone; null without a schedule node. */
+    scheduleCron: p.text().strictNullable(),
+    scheduleTimezone: p.text().strictNullable(),
+    /** Who created it: agent nodes talk to agents on this user's behalf. */
+    createdBy: p.string(),
+    createdAt: p.datetime(),
+    updatedAt: p.datetime(),
+  },
+});
+
+export class Workflow extends WorkflowSchema.class {}
+WorkflowSchema.setClass(Workflow);

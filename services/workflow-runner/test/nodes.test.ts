@@ -1,0 +1,77 @@
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { SMTPServer } from 'smtp-server';
+import { describe, expect } from 'vitest';
+import { databaseTest, newTenant, startRunner, statusesOf } from './support/harness.js';
+
+describe('integration nodes through the runner', { timeout: 30_000 }, () => {
+  databaseTest('an http node to a private address without the allowance fails with the reason, and no request leaves', async ({ database, onTestFinished }) => {
+    let requests = 0;
+    const server = createServer((_request, response) => {
+      requests += 1;
+      response.end('{}');
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    onTestFinished(() => new Promise<void>((resolve) => server.close(() => resolve())));
+    const port = (server.address() as AddressInfo).port;
+    const runner = await startRunner(database, { ALLOW_PRIVATE_NETWORK_URLS: 'false' });
+    onTestFinished(() => runner.stop());
+    const tenant = newTenant();
+    for (const host of [`127.0.0.1:${port}`, `localhost:${port}`]) {
+      const workflow = await runner.createWorkflow(tenant, { nodes: [{ id: 'call', type: 'integration', config: { service: 'http', url: `http://${host}/secret`, method: 'GET' } }] });
+      const execution = await runner.runSync(tenant, workflow.id);
+      expect(execution.status).toBe('failed');
+      expect(execution.error?.nodeId).toBe('call');
+      expect(execution.error?.message).toMatch(/https|loopback/);
+    }
+    // The node has failed, so its request would have been sent by now: none was.
+    expect(requests).toBe(0);
+  });
+
+  databaseTest('an email node sends through the configured SMTP server, templates rendered', async ({ database, onTestFinished }) => {
+    const received: { from: string; to: string[]; data: string }[] = [];
+    const smtp = new SMTPServer({
+      authOptional: true,
+      disabledCommands: ['STARTTLS'],
+      onData(stream, session, callback) {
+        const chunks: Buffer[] = [];
+        stream.on('data', (chunk: Buffer) => chunks.push(chunk));
+        stream.on('end', () => {
+          received.push({
+            from: session.envelope.mailFrom ? session.envelope.mailFrom.address : '',
+            to: session.envelope.rcptTo.map((rcpt) => rcpt.address),
+            data: Buffer.concat(chunks).toString('utf8'),
+          });
+          callback();
+        });
+      },
+    });
+    await new Promise<void>((resolve) => smtp.listen(0, '127.0.0.1', resolve));
+    onTestFinished(() => new Promise<void>((resolve) => smtp.close(() => resolve())));
+    const smtpPort = (smtp.server.address() as AddressInfo).port;
+    const runner = await startRunner(database, { SMTP_HOST: '127.0.0.1', SMTP_PORT: String(smtpPort), SMTP_FROM: 'flows@example.com' });
+    onTestFinished(() => runner.stop());
+    const tenant = newTenant();
+    const workflow = await runner.createWorkflow(tenant, {
+      nodes: [{ id: 'mail', type: 'integration', config: { service: 'email', to: ['ops@example.com', '{{ input.owner }}'], subject: 'Order {{ input.id }}', text: 'Total: {{ input.total }}' } }],
+    });
+    const execution = await runner.runSync(tenant, workflow.id, { id: 'A-1', total: 42, owner: 'ann@example.com' });
+    expect(execution.status, execution.error?.message).toBe('completed');
+    expect(statusesOf(execution)).toEqual({ mail: 'completed' });
+    expect(JSON.parse(execution.outputJson ?? 'null')).toMatchObject({ message_id: expect.any(String), accepted: ['ops@example.com', 'ann@example.com'] });
+    expect(received).toHaveLength(1);
+    expect(received[0]).toMatchObject({ from: 'flows@example.com', to: ['ops@example.com', 'ann@example.com'] });
+    expect(received[0]?.data).toContain('Subject: Order A-1');
+    expect(received[0]?.data).toContain('Total: 42');
+  });
+
+  databaseTest('an email node fails saying so when no SMTP server is configured', async ({ database, onTestFinished }) => {
+    const runner = await startRunner(database);
+    onTestFinished(() => runner.stop());
+    const tenant = newTenant();
+    const workflow = await runner.createWorkflow(tenant, { nodes: [{ id: 'mail', type: 'integration', config: { service: 'email', to: 'ops@example.com', subject: 's', text: 't' } }] });
+    const execution = await runner.runSync(tenant, workflow.id);
+    expect(execution.status).toBe('failed');
+    expect(execution.error?.message).toContain('SMTP_HOST');
+  });
+});

@@ -1,0 +1,122 @@
+/**
+ * Workflow executions as a customer drives them, on the all-in-one platform (`pnpm start`):
+ * webhook → condition → http integration to a local receiver, triggered through the gateway's
+ * `/hooks` at BENCH_WORKFLOW_CONNECTIONS connections for BENCH_WORKFLOW_SECONDS seconds. Prints
+ * executions completed per second (every accepted one, counted after the drain), p50/p99 from
+ * trigger to completion (the execution's duration_ms: accepted → finished), the accept latency the
+ * sender saw, and memory. Every execution's history is kept (the default).
+ * Run: pnpm bench   (prints figures, asserts nothing)
+ */
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import autocannon from 'autocannon';
+import { freePort } from '../e2e/harness/processes.js';
+import { newAccessToken, startPlatform } from './platform.js';
+import { describeMemory, memoryByRole } from './process-memory.js';
+
+const CONNECTIONS = Number(process.env.BENCH_WORKFLOW_CONNECTIONS ?? 50);
+const SECONDS = Number(process.env.BENCH_WORKFLOW_SECONDS ?? 30);
+
+function percentile(sorted: number[], p: number): number {
+  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] ?? Number.NaN;
+}
+
+interface Page {
+  items: { duration_ms: number | null; status: string }[];
+  total: number;
+  next_cursor: string | null;
+}
+
+async function main(): Promise<void> {
+  let received = 0;
+  const receiver = createServer((request, response) => {
+    request.resume();
+    request.on('end', () => {
+      received += 1;
+      response.writeHead(200, { 'content-type': 'application/json' }).end('{"ok":true}');
+    });
+  });
+  await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
+  const receiverUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}`;
+
+  const dataDir = await mkdtemp(join(tmpdir(), 'agent-platform-bench-'));
+  const platform = await startPlatform({
+    dataDir,
+    port: await freePort(),
+    env: { ALLOW_PRIVATE_NETWORK_URLS: 'true', RATE_LIMITS: 'free:0/0,pro:0/0,enterprise:0/0' },
+  });
+  const base = `${platform.baseUrl}/api/v1`;
+  try {
+    const token = await newAccessToken(platform.baseUrl);
+    const authed = { 'content-type': 'application/json', authorization: `Bearer ${token}` };
+    const created = await fetch(`${base}/workflows`, {
+      method: 'POST',
+      headers: authed,
+      body: JSON.stringify({
+        name: 'bench',
+        nodes: [
+          { id: 'in', type: 'webhook', config: { path: '/orders' } },
+          { id: 'route', type: 'condition', config: { rules: [{ if: 'input.amount > 100', goto: 'big' }, { else: 'small' }] } },
+          { id: 'big', type: 'integration', config: { service: 'http', url: `${receiverUrl}/big`, body: { id: '{{ input.id }}' } } },
+          { id: 'small', type: 'integration', config: { service: 'http', url: `${receiverUrl}/small`, body: { id: '{{ input.id }}' } } },
+        ],
+        edges: [
+          { source: 'in', target: 'route' },
+          { source: 'route', target: 'big' },
+          { source: 'route', target: 'small' },
+        ],
+      }),
+    });
+    const workflow = (await created.json()) as { id: string; webhook_url: string };
+    if (created.status !== 201) throw new Error(`workflow creation failed: ${created.status} ${JSON.stringify(workflow)}`);
+    await fetch(`${base}/workflows/${workflow.id}/resume`, { method: 'POST', headers: { authorization: authed.authorization } });
+    const hookUrl = `${platform.baseUrl}${new URL(workflow.webhook_url).pathname}`;
+
+    const started = Date.now();
+    let sequence = 0;
+    const result = await autocannon({
+      url: hookUrl,
+      method: 'POST',
+      connections: CONNECTIONS,
+      duration: SECONDS,
+      headers: { 'content-type': 'application/json' },
+      requests: [{ setupRequest: (request) => ({ ...request, body: JSON.stringify({ id: `o-${++sequence}`, amount: sequence % 200 }) }) }],
+    });
+    const accepted = result['2xx'];
+    const loadMs = Date.now() - started;
+
+    // The drain: until no execution of the workflow is running.
+    const executions = `${base}/workflows/${workflow.id}/executions`;
+    const count = async (status: string) => ((await (await fetch(`${executions}?status=${status}&limit=1`, { headers: authed })).json()) as Page).total;
+    while ((await count('running')) > 0) await new Promise((resolve) => setTimeout(resolve, 200));
+    const drainedMs = Date.now() - started;
+    const memory = memoryByRole(platform.child.pid!);
+    const completed = await count('completed');
+    const failed = await count('failed');
+
+    const durations: number[] = [];
+    for (let cursor: string | null = ''; cursor !== null; ) {
+      const page = (await (await fetch(`${executions}?limit=100${cursor ? `&cursor=${cursor}` : ''}`, { headers: authed })).json()) as Page;
+      for (const item of page.items) if (item.duration_ms !== null) durations.push(item.duration_ms);
+      cursor = page.next_cursor;
+    }
+    durations.sort((a, b) => a - b);
+
+    console.log(`workflow executions (webhook → condition → http), ${CONNECTIONS} connections for ${SECONDS} s through /hooks:`);
+    console.log(`  accepted ${accepted} (non-2xx ${result.non2xx}, errors ${result.errors}); completed ${completed}, failed ${failed}; receiver got ${received}`);
+    console.log(`  completed per second, load start → drained: ${Math.round((completed / drainedMs) * 1000)} (load ${Math.round(loadMs / 1000)} s, drained after ${Math.round(drainedMs / 1000)} s)`);
+    console.log(`  trigger → completion (duration_ms): p50 ${percentile(durations, 50)} ms, p99 ${percentile(durations, 99)} ms, max ${durations.at(-1)} ms`);
+    console.log(`  accept latency at the sender: p50 ${result.latency.p50} ms, p99 ${result.latency.p99} ms`);
+    console.log(`  memory after the drain: ${describeMemory(memory)}`);
+  } finally {
+    await platform.stop();
+    receiver.closeAllConnections();
+    receiver.close();
+    await rm(dataDir, { recursive: true, force: true });
+  }
+}
+
+await main();

@@ -1,0 +1,179 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Api, newAccount } from './harness/client.js';
+import { createWorkflow, finished, nodeStatuses, runSync, type ExecutionBody } from './harness/workflows.js';
+
+/** Local peers: a JSON echo, an error, one that never answers, and Slack's incoming-webhook protocol. */
+let server: Server;
+let base = '';
+const slackMessages: unknown[] = [];
+const hanging = new Set<() => void>();
+beforeAll(async () => {
+  server = createServer((request, response) => {
+    const chunks: Buffer[] = [];
+    request.on('data', (chunk: Buffer) => chunks.push(chunk));
+    request.on('end', () => {
+      const body = Buffer.concat(chunks).toString('utf8');
+      if (request.url === '/hang') {
+        hanging.add(() => response.destroy());
+        return;
+      }
+      if (request.url === '/fail') return void response.writeHead(500, { 'content-type': 'text/plain' }).end('boom');
+      if (request.url === '/slack') {
+        const message = JSON.parse(body) as { text?: string };
+        if (!message.text) return void response.writeHead(400, { 'content-type': 'text/plain' }).end('no_text');
+        slackMessages.push(message);
+        return void response.writeHead(200, { 'content-type': 'text/plain' }).end('ok');
+      }
+      response.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ path: request.url, method: request.method, received: body === '' ? null : (JSON.parse(body) as unknown) }));
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+});
+afterAll(async () => {
+  for (const release of hanging) release();
+  await new Promise((resolve) => server.close(resolve));
+});
+
+const http = (id: string, path: string, extra: Record<string, unknown> = {}) => ({ id, type: 'integration', config: { service: 'http', url: `${base}${path}`, ...extra } });
+
+describe('the engine', () => {
+  it('runs independent branches in parallel and joins them, passing outputs along by template', async () => {
+    const api = new Api();
+    const account = await newAccount(api);
+    const workflow = await createWorkflow(api, account, {
+      name: 'Fan out and in',
+      nodes: [
+        http('left', '/left', { method: 'POST', body: { n: '{{ input.n }}' } }),
+        http('right', '/right', { method: 'GET' }),
+        http('join', '/join', { method: 'POST', body: { left: '{{ nodes.left.output.body.path }}', right: '{{ nodes.right.output.body.method }}' } }),
+      ],
+      edges: [
+        { source: 'left', target: 'join' },
+        { source: 'right', target: 'join' },
+      ],
+    });
+    const run = await runSync(api, account, workflow.id, { n: 7 });
+    expect(run.status, JSON.stringify(run)).toBe('completed');
+    expect(nodeStatuses(run)).toEqual({ left: 'completed', right: 'completed', join: 'completed' });
+    expect(run.output).toMatchObject({ status: 200, body: { path: '/join', received: { left: '/left', right: 'GET' } } });
+    const left = run.node_executions.find((node) => node.node_id === 'left')!;
+    const right = run.node_executions.find((node) => node.node_id === 'right')!;
+    const join = run.node_executions.find((node) => node.node_id === 'join')!;
+    // The join starts only after both of its inputs finished.
+    expect(join.started_at! >= left.completed_at!).toBe(true);
+    expect(join.started_at! >= right.completed_at!).toBe(true);
+  });
+
+  it('fails the execution at a failing node, naming it, and does not run what follows', async () => {
+    const api = new Api();
+    const account = await newAccount(api);
+    const workflow = await createWorkflow(api, account, { name: 'Fails', nodes: [http('call', '/fail'), http('after', '/after')], edges: [{ source: 'call', target: 'after' }] });
+    const run = await runSync(api, account, workflow.id);
+    expect(run.status).toBe('failed');
+    expect(run.error).toEqual({ node_id: 'call', message: expect.stringContaining('500') });
+    expect(nodeStatuses(run)).toEqual({ call: 'failed', after: 'pending' });
+    expect(run.node_executions.find((node) => node.node_id === 'call')?.error).toContain('500');
+    const read = await api.get<{ statistics: { success_rate: number; total_runs: number } }>(`/api/v1/workflows/${workflow.id}`, { token: account.accessToken });
+    expect(read.body.statistics).toMatchObject({ total_runs: 1, success_rate: 0 });
+  });
+
+  it('times a node out after its timeout_ms', async () => {
+    const api = new Api();
+    const account = await newAccount(api);
+    const workflow = await createWorkflow(api, account, { name: 'Slow', nodes: [http('slow', '/hang', { timeout_ms: 300 })], edges: [] });
+    const run = await runSync(api, account, workflow.id);
+    expect(run.status).toBe('failed');
+    expect(run.error).toEqual({ node_id: 'slow', message: 'timed out after 300 ms' });
+  });
+
+  it('fails a condition whose rule fails at run time with the message', async () => {
+    const api = new Api();
+    const account = await newAccount(api);
+    const workflow = await createWorkflow(api, account, {
+      name: 'Bad data',
+      nodes: [{ id: 'check', type: 'condition', config: { rules: [{ if: 'input.customer.tier == "gold"', goto: 'gold' }, { else: 'gold' }] } }, http('gold', '/gold')],
+      edges: [],
+    });
+    const run = await runSync(api, account, workflow.id, { amount: 1 });
+    expect(run.status).toBe('failed');
+    expect(run.error?.node_id).toBe('check');
+    expect(run.error?.message).toMatch(/^rule 1: /);
+    expect(nodeStatuses(run).gold).toBe('pending');
+  });
+
+  it('talks to an agent (the offline model), charging its credits', async () => {
+    const api = new Api();
+    const account = await newAccount(api);
+    const agent = await api.post<{ id: string }>('/api/v1/agents', { token: account.accessToken, json: { name: 'Helper', type: 'assistant' } });
+    expect(agent.status).toBe(201);
+    const workflow = await createWorkflow(api, account, {
+      name: 'Ask',
+      nodes: [{ id: 'ask', type: 'agent', config: { agent_id: agent.body.id, message: 'Summarise order {{ input.order }}' } }],
+      edges: [],
+    });
+    const credits = async () => (await api.get<{ balance: number }>('/api/v1/billing/credits', { token: account.accessToken })).body.balance;
+    const before = await credits();
+    const run = await runSync(api, account, workflow.id, { order: 'A-17' });
+    expect(run.status, JSON.stringify(run.error)).toBe('completed');
+    expect(run.output).toEqual({
+      content: expect.any(String),
+      session_id: expect.stringMatching(/^ses_/),
+      usage: { prompt_tokens: expect.any(Number), completion_tokens: expect.any(Number), total_tokens: expect.any(Number) },
+    });
+    expect(await credits()).toBeLessThan(before);
+    const sessions = await api.get<{ items: { id: string }[] }>(`/api/v1/agents/${agent.body.id}/sessions`, { token: account.accessToken });
+    expect(sessions.body.items.map((session) => session.id)).toContain((run.output as { session_id: string }).session_id);
+  });
+
+  it('fails an agent node whose agent is not in the tenant', async () => {
+    const api = new Api();
+    const account = await newAccount(api);
+    const workflow = await createWorkflow(api, account, { name: 'Nobody', nodes: [{ id: 'ask', type: 'agent', config: { agent_id: 'agt_01JD0000000000000000000000' } }], edges: [] });
+    const run = await runSync(api, account, workflow.id, { message: 'hello' });
+    expect(run.status).toBe('failed');
+    expect(run.error).toEqual({ node_id: 'ask', message: expect.stringContaining('not found') });
+  });
+
+  it('posts to Slack incoming webhooks and fails on their error answer', async () => {
+    const api = new Api();
+    const account = await newAccount(api);
+    const workflow = await createWorkflow(api, account, {
+      name: 'Notify',
+      nodes: [{ id: 'say', type: 'integration', config: { service: 'slack', webhook_url: `${base}/slack`, text: 'New order {{ input.order }}' } }],
+      edges: [],
+    });
+    const run = await runSync(api, account, workflow.id, { order: 'B-2' });
+    expect(run.status, JSON.stringify(run.error)).toBe('completed');
+    expect(slackMessages).toContainEqual({ text: 'New order B-2' });
+    const empty = await createWorkflow(api, account, { name: 'Silent', nodes: [{ id: 'say', type: 'integration', config: { service: 'slack', webhook_url: `${base}/slack`, text: '{{ input.nothing }}' } }], edges: [] });
+    const failed = await runSync(api, account, empty.id, { nothing: '' });
+    expect(failed.status).toBe('failed');
+    expect(failed.error?.message).toContain('no_text');
+  });
+
+  it('cancels a running execution at once and retries one with the same input', async () => {
+    const api = new Api();
+    const account = await newAccount(api);
+    const workflow = await createWorkflow(api, account, { name: 'Hangs', nodes: [http('wait', '/hang', { timeout_ms: 60_000 })], edges: [] });
+    const accepted = await api.post<{ execution_id: string }>(`/api/v1/workflows/${workflow.id}/execute`, { token: account.accessToken, json: { input: { attempt: 1 } } });
+    expect(accepted.status).toBe(202);
+    const executionId = accepted.body.execution_id;
+    const cancelled = await api.post<ExecutionBody>(`/api/v1/workflows/${workflow.id}/executions/${executionId}/cancel`, { token: account.accessToken });
+    expect(cancelled.status).toBe(200);
+    expect(cancelled.body).toMatchObject({ id: executionId, status: 'cancelled', completed_at: expect.any(String) });
+    const again = await api.post(`/api/v1/workflows/${workflow.id}/executions/${executionId}/cancel`, { token: account.accessToken });
+    expect(again.status).toBe(409);
+
+    const retried = await api.post<{ execution_id: string; status: string }>(`/api/v1/workflows/${workflow.id}/executions/${executionId}/retry`, { token: account.accessToken });
+    expect(retried.status).toBe(202);
+    expect(retried.body.execution_id).not.toBe(executionId);
+    const retry = await api.get<ExecutionBody>(`/api/v1/workflows/${workflow.id}/executions/${retried.body.execution_id}`, { token: account.accessToken });
+    expect(retry.body).toMatchObject({ trigger: 'retry', input: { attempt: 1 }, status: 'running' });
+    await api.post(`/api/v1/workflows/${workflow.id}/executions/${retried.body.execution_id}/cancel`, { token: account.accessToken });
+    const stopped = await finished(api, account, workflow.id, retried.body.execution_id);
+    expect(stopped.status).toBe('cancelled');
+  });
+});
