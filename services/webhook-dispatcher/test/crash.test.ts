@@ -1,9 +1,8 @@
-import { spawn, type ChildProcess } from 'node:child_process';
-import { once } from 'node:events';
+import type { ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { newEvent } from '@agent-platform/kit/events';
 import { GrpcChannel } from '@agent-platform/kit/grpc';
-import type { TestDatabase } from '@agent-platform/kit/testing';
+import { spawnChildService, type TestDatabase } from '@agent-platform/kit/testing';
 import { WebhookServiceService } from '@agent-platform/proto/webhooks/v1';
 import { describe, expect, vi } from 'vitest';
 import { createWebhook, databaseTest, deliveriesOf, newTenant, startInstance, testEnvironment, type Instance, type WebhookClient } from './support/harness.js';
@@ -28,30 +27,17 @@ interface Child {
 
 /** Starts a dispatcher in its own process (test/support/dispatcher-process.ts) on the file's database and stream. */
 async function spawnDispatcher(database: TestDatabase, nats: NatsSpace, onTestFinished: (fn: () => Promise<void>) => void): Promise<Child> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'test/support/dispatcher-process.ts'], {
+  const child = await spawnChildService('test/support/dispatcher-process.ts', {
     cwd: PACKAGE_DIR,
-    env: { ...process.env, ...testEnvironment(database, ENV), NATS_URL, TEST_NATS_STREAM: nats.stream, TEST_NATS_SUBJECT_PREFIX: nats.subjectPrefix },
-    stdio: ['ignore', 'pipe', 'inherit'],
+    env: { ...testEnvironment(database, ENV), NATS_URL, TEST_NATS_STREAM: nats.stream, TEST_NATS_SUBJECT_PREFIX: nats.subjectPrefix },
   });
-  const port = await new Promise<number>((resolve, reject) => {
-    let output = '';
-    child.stdout.on('data', (chunk: Buffer) => {
-      output += chunk.toString('utf8');
-      const match = /ready (\d+)/.exec(output);
-      if (match) resolve(Number(match[1]));
-    });
-    child.once('exit', (code) => reject(new Error(`dispatcher process exited early (${code})`)));
-  });
-  const channel = new GrpcChannel(`127.0.0.1:${port}`, { defaultDeadlineMs: 15_000 });
+  const channel = new GrpcChannel(`127.0.0.1:${child.ports[0]}`, { defaultDeadlineMs: 15_000 });
   const kill = async () => {
     channel.close();
-    if (child.exitCode !== null || child.signalCode !== null) return;
-    const exited = once(child, 'exit');
-    child.kill('SIGKILL');
-    await exited;
+    await child.kill();
   };
   onTestFinished(kill);
-  return { process: child, client: channel.client(WebhookServiceService), kill };
+  return { process: child.process, client: channel.client(WebhookServiceService), kill };
 }
 
 async function replacement(database: TestDatabase, nats: NatsSpace, onTestFinished: (fn: () => Promise<void>) => void): Promise<Instance> {

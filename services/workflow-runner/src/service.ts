@@ -72,13 +72,12 @@ function assemble(config: WorkflowRunnerConfig, deps: WorkflowRunnerDeps, orm: O
 
   const workflowsRepository = new WorkflowsRepository(em);
   const executionsRepository = new ExecutionsRepository(em);
-  const store = new ExecutionStore(em);
+  const store = new ExecutionStore(em, { owner, leaseMs: config.executionLeaseMs });
   const nodes = new NodeRunners({ agents, integrations: new Integrations({ http, email }) });
-  const runner = new ExecutionRunner({ store, nodes, owner, nodeTimeoutMs: config.nodeTimeoutMs, logger: logger.child({ component: 'engine' }) });
+  const runner = new ExecutionRunner({ store, nodes, nodeTimeoutMs: config.nodeTimeoutMs, logger: logger.child({ component: 'engine' }) });
   const worker = new ExecutionWorker({
     store,
     runner,
-    owner,
     concurrency: config.executionConcurrency,
     leaseMs: config.executionLeaseMs,
     pollIntervalMs: config.executionPollIntervalMs,
@@ -91,9 +90,7 @@ function assemble(config: WorkflowRunnerConfig, deps: WorkflowRunnerDeps, orm: O
     executions: executionsRepository,
     store,
     worker,
-    owner,
     executionTimeoutMs: config.executionTimeoutMs,
-    leaseMs: config.executionLeaseMs,
   });
   const inbound = new InboundService({ em, executions });
   const scheduler = new Scheduler({ em, executions, pollIntervalMs: config.schedulePollIntervalMs, logger: logger.child({ component: 'scheduler' }) });

@@ -1,10 +1,8 @@
-import { spawn } from 'node:child_process';
-import { once } from 'node:events';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { GrpcChannel } from '@agent-platform/kit/grpc';
-import type { TestDatabase } from '@agent-platform/kit/testing';
+import { spawnChildService, type TestDatabase } from '@agent-platform/kit/testing';
 import { ExecutionServiceService, WorkflowServiceService } from '@agent-platform/proto/workflows/v1';
 import { describe, expect, vi } from 'vitest';
 import { databaseTest, newTenant, startRunner, statusesOf, type TestTenant } from './support/harness.js';
@@ -53,27 +51,14 @@ async function startPeer() {
 }
 
 async function spawnRunner(database: TestDatabase, onTestFinished: (fn: () => Promise<void>) => void) {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'test/support/runner-process.ts'], {
+  const child = await spawnChildService('test/support/runner-process.ts', {
     cwd: PACKAGE_DIR,
-    env: { ...process.env, DATABASE_URL: database.url, GRPC_HOST: '127.0.0.1', GRPC_PORT: '0', INGRESS_HOST: '127.0.0.1', INGRESS_PORT: '0', ALLOW_PRIVATE_NETWORK_URLS: 'true', ...ENV },
-    stdio: ['ignore', 'pipe', 'inherit'],
+    env: { DATABASE_URL: database.url, GRPC_HOST: '127.0.0.1', GRPC_PORT: '0', INGRESS_HOST: '127.0.0.1', INGRESS_PORT: '0', ALLOW_PRIVATE_NETWORK_URLS: 'true', ...ENV },
   });
-  const port = await new Promise<number>((resolve, reject) => {
-    let output = '';
-    child.stdout.on('data', (chunk: Buffer) => {
-      output += chunk.toString('utf8');
-      const match = /ready (\d+) (\d+)/.exec(output);
-      if (match) resolve(Number(match[1]));
-    });
-    child.once('exit', (code) => reject(new Error(`runner process exited early (${code})`)));
-  });
-  const channel = new GrpcChannel(`127.0.0.1:${port}`, { defaultDeadlineMs: 15_000 });
+  const channel = new GrpcChannel(`127.0.0.1:${child.ports[0]}`, { defaultDeadlineMs: 15_000 });
   const kill = async () => {
     channel.close();
-    if (child.exitCode !== null || child.signalCode !== null) return;
-    const exited = once(child, 'exit');
-    child.kill('SIGKILL');
-    await exited;
+    await child.kill();
   };
   onTestFinished(kill);
   return { workflows: channel.client(WorkflowServiceService), executions: channel.client(ExecutionServiceService), kill };

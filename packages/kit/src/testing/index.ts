@@ -8,3 +8,4 @@ export {
 export { deleteNatsStream, freePort, startTestNatsServer, type TestNatsServer } from './nats-server.js';
 export { expectError } from './expect-error.js';
 export { migratedSchemaDrift, schemaDrift } from './schema.js';
+export { spawnChildService, type ChildService } from './child-service.js';

@@ -24,8 +24,6 @@ export class ExecutionStop extends Error {
 export interface ExecutionRunnerOptions {
   store: ExecutionStore;
   nodes: NodeRunners;
-  /** This runner's lease owner id. */
-  owner: string;
   /** A node's time-out unless its config sets `timeout_ms`. */
   nodeTimeoutMs: number;
   logger: Logger;
@@ -193,7 +191,7 @@ class Run {
     if (this.pending.length === 0) return true;
     const records = this.pending;
     this.pending = [];
-    return this.options.store.saveNodes(this.execution.id, this.options.owner, records);
+    return this.options.store.saveNodes(this.execution.id, records);
   }
 
   /** After a failure: the other nodes in flight are stopped and recorded as such. */
@@ -220,7 +218,7 @@ class Run {
       ...(failure ? { error: failure } : {}),
     };
     const event = newEvent(failure ? 'workflow.execution.failed' : 'workflow.execution.completed', this.execution.tenantId, data, completedAt);
-    const recorded = await this.options.store.finish(this.execution.id, this.options.owner, finish, this.pending, event);
+    const recorded = await this.options.store.finish(this.execution.id, finish, this.pending, event);
     this.pending = [];
     return recorded ? 'finished' : 'stopped';
   }
@@ -242,7 +240,7 @@ class Run {
     }
     if (reason === 'shutdown') {
       // Nodes cut short keep their `running` record: whoever resumes must not repeat them.
-      await this.options.store.release(this.execution.id, this.options.owner);
+      await this.options.store.release(this.execution.id);
     }
     return 'stopped';
   }

@@ -1,5 +1,6 @@
 import type { EntityManager } from '@agent-platform/kit/db';
 import { captureTraceContext, eventSubject, type EventEnvelope } from '@agent-platform/kit/events';
+import { Batcher } from '@agent-platform/kit/work';
 import type { WorkflowGraph } from '../workflows/graph.js';
 import type { ExecutionFailure, ExecutionStatus, ExecutionTrigger, InboundRequest, StoredNodeStatus } from './executions.entity.js';
 
@@ -62,107 +63,196 @@ interface NodeRow {
 }
 
 /** Node records as one JSON parameter, unpacked in SQL by jsonb_to_recordset. */
-const NODE_RECORDSET = `jsonb_to_recordset(?::jsonb) as r("node_id" text, "status" text, "started_at" timestamptz, "completed_at" timestamptz, "duration_ms" integer, "output" jsonb, "error" text)`;
+const NODE_RECORDSET = `jsonb_to_recordset(?::jsonb) as n("execution_id" text, "node_id" text, "status" text, "started_at" timestamptz, "completed_at" timestamptz, "duration_ms" integer, "output" jsonb, "error" text)`;
 const NODE_UPSERT = `on conflict ("execution_id", "node_id") do update set "status" = excluded."status", "started_at" = excluded."started_at",
   "completed_at" = excluded."completed_at", "duration_ms" = excluded."duration_ms", "output" = excluded."output", "error" = excluded."error"`;
+/** Writes in one statement at most this many executions' worth. */
+const MAX_BATCH = 200;
+
+export interface Acceptance {
+  execution: Omit<RunnableExecution, 'recorded'>;
+  started: EventEnvelope<object>;
+  /** A schedule tick: accepted only if no runner has started this tick yet. */
+  tick?: Date;
+  /** Accepted only while the workflow is active (inbound webhooks). */
+  requireActive?: boolean;
+  /** Accepted only while the workflow is still at this version (its `updated_at`). */
+  workflowVersion?: Date;
+}
+
+interface NodeWrite {
+  executionId: string;
+  records: readonly NodeRecord[];
+}
+
+/** The trace context of the call that submitted it, as JSON text: each event continues its own trace. */
+type Traced<T> = T & { trace: string | null };
+
+interface FinishWrite {
+  executionId: string;
+  finish: Finish;
+  records: readonly NodeRecord[];
+  event: EventEnvelope<object> | null;
+}
 
 /**
  * The durable state of executions in flight: acceptance, node results, leases and the final
- * record. Each write is one statement (so one round trip, atomic without an explicit transaction)
- * and, past acceptance, applies only while the writer still holds the lease of a running
- * execution: a runner that lost it (cancelled, deleted, taken over) changes nothing. Times of
- * leases come from the database clock, so replicas with skewed clocks agree on expiry.
+ * record. Writes are group-committed (kit's Batcher): what arrives while a statement runs goes in
+ * the next one, so under load one round trip carries many executions. Each statement is atomic on
+ * its own; past acceptance it changes only executions this runner (`owner`) still holds running, so
+ * a runner that lost one (cancelled, deleted, taken over) changes nothing. Lease times come from
+ * the database clock, so replicas with skewed clocks agree on expiry.
  */
 export class ExecutionStore {
   private readonly em: EntityManager;
+  private readonly owner: string;
+  private readonly leaseSeconds: number;
+  private readonly accepts: Batcher<Traced<Acceptance>, boolean>;
+  private readonly nodeWrites: Batcher<NodeWrite, boolean>;
+  private readonly finishes: Batcher<Traced<FinishWrite>, boolean>;
 
-  /** `em` is the ORM's root manager; every operation runs in its own fork. */
-  constructor(em: EntityManager) {
+  /** `em` is the ORM's root manager; every operation runs in its own fork. `owner` is this runner's lease id. */
+  constructor(em: EntityManager, options: { owner: string; leaseMs: number }) {
     this.em = em;
+    this.owner = options.owner;
+    this.leaseSeconds = options.leaseMs / 1_000;
+    this.accepts = new Batcher((batch) => this.writeAccepts(batch), { maxBatch: MAX_BATCH });
+    this.nodeWrites = new Batcher((batch) => this.writeNodes(batch), { maxBatch: MAX_BATCH });
+    this.finishes = new Batcher((batch) => this.writeFinishes(batch), { maxBatch: MAX_BATCH });
   }
 
   /**
-   * Records a new running execution with its `started` event. `owner` null leaves it unleased, for
-   * whichever runner claims it first. With `tick`, only if that schedule tick has not started one
-   * yet; answers whether the execution was recorded.
+   * Records a new running execution, leased to this runner, with its `started` event; answers
+   * whether it was recorded (false: the tick was taken, the workflow is gone, not active when that
+   * was required, or no longer at the version given).
    */
-  async accept(execution: Omit<RunnableExecution, 'recorded'>, owner: string | null, leaseMs: number, started: EventEnvelope<object>, tick?: Date): Promise<boolean> {
-    // A schedule tick is claimed in the same statement: of the runners that saw it, the one whose
-    // tick row went in starts the execution; for the others nothing is written.
-    const [row] = await this.em.fork().execute<{ accepted: number }[]>(
-      `with "tick" as (
-         insert into "schedule_ticks" ("workflow_id", "tick_at", "execution_id") select ?, ?::timestamptz, ? where ?::boolean
+  accept(acceptance: Acceptance): Promise<boolean> {
+    return this.accepts.submit({ ...acceptance, trace: traceJson() });
+  }
+
+  /** Upserts node records while this runner holds the running execution; false when it no longer does. */
+  saveNodes(executionId: string, records: readonly NodeRecord[]): Promise<boolean> {
+    return this.nodeWrites.submit({ executionId, records });
+  }
+
+  /**
+   * The final record: status, output, the last node records and the completed/failed event, with
+   * the lease released. False when this runner no longer held the running execution.
+   */
+  finish(executionId: string, finish: Finish, records: readonly NodeRecord[], event: EventEnvelope<object> | null): Promise<boolean> {
+    return this.finishes.submit({ executionId, finish, records, event, trace: traceJson() });
+  }
+
+  private async writeAccepts(batch: readonly Traced<Acceptance>[]): Promise<boolean[]> {
+    const rows = batch.map(({ execution, started, tick, requireActive, workflowVersion, trace }) => ({
+      id: execution.id,
+      tenant_id: execution.tenantId,
+      workflow_id: execution.workflowId,
+      trigger: execution.trigger,
+      graph: execution.graph,
+      input: execution.input,
+      request: execution.request,
+      started_at: execution.startedAt.toISOString(),
+      deadline_at: execution.deadlineAt.toISOString(),
+      created_by: execution.createdBy,
+      tick_at: tick?.toISOString() ?? null,
+      require_active: requireActive === true,
+      workflow_version: workflowVersion?.toISOString() ?? null,
+      event_id: started.id,
+      subject: eventSubject(started),
+      payload: JSON.stringify(started),
+      trace_context: trace,
+    }));
+    const accepted = await this.em.fork().execute<{ id: string }[]>(
+      `with "rows" as (
+         select * from jsonb_to_recordset(?::jsonb) as r("id" text, "tenant_id" text, "workflow_id" text, "trigger" text, "graph" jsonb, "input" jsonb,
+           "request" jsonb, "started_at" timestamptz, "deadline_at" timestamptz, "created_by" text, "tick_at" timestamptz, "require_active" boolean,
+           "workflow_version" timestamptz, "event_id" text, "subject" text, "payload" text, "trace_context" text)
+       ), "allowed" as (
+         select r.* from "rows" r join "workflows" w on w."id" = r."workflow_id"
+         where (not r."require_active" or w."status" = 'active') and (r."workflow_version" is null or w."updated_at" = r."workflow_version")
+       ), "ticks" as (
+         insert into "schedule_ticks" ("workflow_id", "tick_at", "execution_id")
+         select "workflow_id", "tick_at", "id" from "allowed" where "tick_at" is not null
          on conflict do nothing
-         returning 1
+         returning "execution_id"
        ), "execution" as (
          insert into "executions" ("id", "tenant_id", "workflow_id", "status", "trigger", "graph", "input", "request", "started_at", "deadline_at", "lease_owner", "lease_until", "created_by")
-         select ?, ?, ?, 'running', ?, ?::jsonb, ?::jsonb, ?::jsonb, ?::timestamptz, ?::timestamptz, ?, case when ?::text is null then null else now() + make_interval(secs => ?) end, ?
-         where not ?::boolean or exists (select 1 from "tick")
+         select a."id", a."tenant_id", a."workflow_id", 'running', a."trigger", a."graph", a."input", a."request", a."started_at", a."deadline_at", ?, now() + make_interval(secs => ?), a."created_by"
+         from "allowed" a where a."tick_at" is null or a."id" in (select "execution_id" from "ticks")
          returning "id"
        ), "event" as (
-         insert into "outbox" ("id", "subject", "payload", "trace_context", "created_at") select ?, ?, ?::json, ?::json, ?::timestamptz from "execution"
+         insert into "outbox" ("id", "subject", "payload", "trace_context", "created_at")
+         select a."event_id", a."subject", a."payload"::json, a."trace_context"::json, a."started_at" from "allowed" a join "execution" e on e."id" = a."id"
        )
-       select count(*)::int as "accepted" from "execution"`,
-      [
-        execution.workflowId, tick?.toISOString() ?? null, execution.id, tick !== undefined,
-        execution.id, execution.tenantId, execution.workflowId, execution.trigger, JSON.stringify(execution.graph), JSON.stringify(execution.input),
-        execution.request === null ? null : JSON.stringify(execution.request), execution.startedAt.toISOString(), execution.deadlineAt.toISOString(),
-        owner, owner, leaseMs / 1_000, execution.createdBy, tick !== undefined,
-        ...outboxValues(started),
-      ],
+       select "id" from "execution"`,
+      [JSON.stringify(rows), this.owner, this.leaseSeconds],
     );
-    return (row?.accepted ?? 0) > 0;
+    const ids = new Set(accepted.map((row) => row.id));
+    return batch.map(({ execution }) => ids.has(execution.id));
   }
 
-  /** Upserts node records while `owner` holds the running execution; false when it no longer does. */
-  async saveNodes(executionId: string, owner: string, records: readonly NodeRecord[]): Promise<boolean> {
-    const [row] = await this.em.fork().execute<{ held: boolean }[]>(
-      `with "held" as (select 1 from "executions" where "id" = ? and "lease_owner" = ? and "status" = 'running'),
-       "saved" as (
-         insert into "node_executions" ("execution_id", "node_id", "status", "started_at", "completed_at", "duration_ms", "output", "error")
-         select ?, r.* from ${NODE_RECORDSET} where exists (select 1 from "held")
-         ${NODE_UPSERT}
-       )
-       select exists (select 1 from "held") as "held"`,
-      [executionId, owner, executionId, nodesJson(records)],
-    );
-    return row?.held === true;
-  }
-
-  /**
-   * The final record: status, output, the last node records and the completed/failed event, in one
-   * statement, and the lease released. False when `owner` no longer held the running execution.
-   */
-  async finish(executionId: string, owner: string, finish: Finish, records: readonly NodeRecord[], event: EventEnvelope<object> | null): Promise<boolean> {
-    const [row] = await this.em.fork().execute<{ finished: number }[]>(
-      `with "finished" as (
-         update "executions" set "status" = ?, "output" = ?::jsonb, "error" = ?::jsonb, "completed_at" = ?::timestamptz, "duration_ms" = ?,
-           "lease_owner" = null, "lease_until" = null
-         where "id" = ? and "lease_owner" = ? and "status" = 'running'
-         returning "id"
+  private async writeNodes(batch: readonly NodeWrite[]): Promise<boolean[]> {
+    const held = await this.em.fork().execute<{ id: string }[]>(
+      `with "held" as (
+         select "id" from "executions" where "id" in (?) and "lease_owner" = ? and "status" = 'running'
        ), "saved" as (
          insert into "node_executions" ("execution_id", "node_id", "status", "started_at", "completed_at", "duration_ms", "output", "error")
-         select ?, r.* from ${NODE_RECORDSET} where exists (select 1 from "finished")
+         select n.* from ${NODE_RECORDSET} where n."execution_id" in (select "id" from "held")
          ${NODE_UPSERT}
-       ), "event" as (
-         insert into "outbox" ("id", "subject", "payload", "trace_context", "created_at") select ?, ?, ?::json, ?::json, ?::timestamptz from "finished" where ?::boolean
        )
-       select count(*)::int as "finished" from "finished"`,
-      [
-        finish.status, jsonOrNull(finish.output), finish.error === null ? null : JSON.stringify(finish.error), finish.completedAt.toISOString(), finish.durationMs,
-        executionId, owner,
-        executionId, nodesJson(records),
-        ...(event ? outboxValues(event) : [null, null, null, null, null]), event !== null,
-      ],
+       select "id" from "held"`,
+      [batch.map((write) => write.executionId), this.owner, nodesJson(batch)],
     );
-    return (row?.finished ?? 0) > 0;
+    const ids = new Set(held.map((row) => row.id));
+    return batch.map((write) => ids.has(write.executionId));
+  }
+
+  private async writeFinishes(batch: readonly Traced<FinishWrite>[]): Promise<boolean[]> {
+    const rows = batch.map(({ executionId, finish, event, trace }) => ({
+      id: executionId,
+      status: finish.status,
+      output: finish.output ?? null,
+      error: finish.error,
+      completed_at: finish.completedAt.toISOString(),
+      duration_ms: finish.durationMs,
+      event_id: event?.id ?? null,
+      subject: event ? eventSubject(event) : null,
+      payload: event ? JSON.stringify(event) : null,
+      event_created_at: event?.created_at ?? null,
+      trace_context: trace,
+    }));
+    const finished = await this.em.fork().execute<{ id: string }[]>(
+      `with "rows" as (
+         select * from jsonb_to_recordset(?::jsonb) as r("id" text, "status" text, "output" jsonb, "error" jsonb, "completed_at" timestamptz, "duration_ms" integer,
+           "event_id" text, "subject" text, "payload" text, "event_created_at" timestamptz, "trace_context" text)
+       ), "finished" as (
+         update "executions" e set "status" = r."status", "output" = r."output", "error" = r."error", "completed_at" = r."completed_at",
+           "duration_ms" = r."duration_ms", "lease_owner" = null, "lease_until" = null
+         from "rows" r
+         where e."id" = r."id" and e."lease_owner" = ? and e."status" = 'running'
+         returning e."id"
+       ), "saved" as (
+         insert into "node_executions" ("execution_id", "node_id", "status", "started_at", "completed_at", "duration_ms", "output", "error")
+         select n.* from ${NODE_RECORDSET} where n."execution_id" in (select "id" from "finished")
+         ${NODE_UPSERT}
+       ), "events" as (
+         insert into "outbox" ("id", "subject", "payload", "trace_context", "created_at")
+         select r."event_id", r."subject", r."payload"::json, r."trace_context"::json, r."event_created_at"
+         from "rows" r join "finished" f on f."id" = r."id" where r."event_id" is not null
+       )
+       select "id" from "finished"`,
+      [JSON.stringify(rows), this.owner, nodesJson(batch.map(({ executionId, records }) => ({ executionId, records })))],
+    );
+    const ids = new Set(finished.map((row) => row.id));
+    return batch.map((write) => ids.has(write.executionId));
   }
 
   /**
    * Takes up to `limit` running executions nobody holds (never leased, or the lease expired: the
-   * runner died) and leases them to `owner`, with what was recorded of their nodes.
+   * runner died) and leases them to this runner, with what was recorded of their nodes.
    */
-  async claim(owner: string, limit: number, leaseMs: number): Promise<RunnableExecution[]> {
+  async claim(limit: number): Promise<RunnableExecution[]> {
     const rows = await this.em.fork().execute<ExecutionRow[]>(
       `with "picked" as (
          select "id" from "executions"
@@ -174,7 +264,7 @@ export class ExecutionStore {
        update "executions" e set "lease_owner" = ?, "lease_until" = now() + make_interval(secs => ?)
        from "picked" where e."id" = "picked"."id"
        returning e."id", e."tenant_id", e."workflow_id", e."trigger", e."graph", e."input", e."request", e."started_at", e."deadline_at", e."created_by"`,
-      [limit, owner, leaseMs / 1_000],
+      [limit, this.owner, this.leaseSeconds],
     );
     if (rows.length === 0) return [];
     const nodes = await this.em.fork().execute<NodeRow[]>(`select * from "node_executions" where "execution_id" in (?)`, [rows.map((row) => row.id)]);
@@ -193,46 +283,46 @@ export class ExecutionStore {
     }));
   }
 
-  /** Extends the leases `owner` holds among `ids`; answers the ids it still holds. */
-  async renew(owner: string, ids: readonly string[], leaseMs: number): Promise<Set<string>> {
+  /** Extends the leases this runner holds among `ids`; answers the ids it still holds. */
+  async renew(ids: readonly string[]): Promise<Set<string>> {
     if (ids.length === 0) return new Set();
     const rows = await this.em.fork().execute<{ id: string }[]>(
       `update "executions" set "lease_until" = now() + make_interval(secs => ?) where "id" in (?) and "lease_owner" = ? and "status" = 'running' returning "id"`,
-      [leaseMs / 1_000, ids, owner],
+      [this.leaseSeconds, ids, this.owner],
     );
     return new Set(rows.map((row) => row.id));
   }
 
   /** Gives an execution back unfinished (shutdown): any runner may claim it at once. */
-  async release(executionId: string, owner: string): Promise<void> {
+  async release(executionId: string): Promise<void> {
     await this.em.fork().execute(
       `update "executions" set "lease_owner" = null, "lease_until" = null where "id" = ? and "lease_owner" = ? and "status" = 'running'`,
-      [executionId, owner],
+      [executionId, this.owner],
       'run',
     );
   }
 }
 
-function outboxValues(event: EventEnvelope<object>): unknown[] {
+/** The trace context of the writing call, as JSON text for the outbox (null outside a trace). */
+function traceJson(): string | null {
   const trace = captureTraceContext();
-  return [event.id, eventSubject(event), JSON.stringify(event), trace === null ? null : JSON.stringify(trace), event.created_at];
+  return trace === null ? null : JSON.stringify(trace);
 }
 
-function jsonOrNull(value: unknown): string | null {
-  return value === undefined || value === null ? null : JSON.stringify(value);
-}
-
-function nodesJson(records: readonly NodeRecord[]): string {
+function nodesJson(writes: readonly NodeWrite[]): string {
   return JSON.stringify(
-    records.map((record) => ({
-      node_id: record.nodeId,
-      status: record.status,
-      started_at: record.startedAt?.toISOString() ?? null,
-      completed_at: record.completedAt?.toISOString() ?? null,
-      duration_ms: record.durationMs,
-      output: record.output ?? null,
-      error: record.error,
-    })),
+    writes.flatMap(({ executionId, records }) =>
+      records.map((record) => ({
+        execution_id: executionId,
+        node_id: record.nodeId,
+        status: record.status,
+        started_at: record.startedAt?.toISOString() ?? null,
+        completed_at: record.completedAt?.toISOString() ?? null,
+        duration_ms: record.durationMs,
+        output: record.output ?? null,
+        error: record.error,
+      })),
+    ),
   );
 }
 

@@ -6,8 +6,6 @@ import type { ExecutionStore, RunnableExecution } from './execution-store.js';
 export interface ExecutionWorkerOptions {
   store: ExecutionStore;
   runner: ExecutionRunner;
-  /** This runner's lease owner id. */
-  owner: string;
   /** Executions run at once by this runner. */
   concurrency: number;
   leaseMs: number;
@@ -33,9 +31,9 @@ export class ExecutionWorker {
     this.options = options;
     this.loop = new LeasedWorkLoop({
       name: 'executions',
-      claim: (limit) => options.store.claim(options.owner, limit, options.leaseMs),
+      claim: (limit) => options.store.claim(limit),
       process: (execution, shutdown) => this.process(execution, shutdown),
-      release: (execution) => options.store.release(execution.id, options.owner),
+      release: (execution) => options.store.release(execution.id),
       concurrency: options.concurrency,
       pollIntervalMs: options.pollIntervalMs,
       logger: options.logger,
@@ -60,7 +58,7 @@ export class ExecutionWorker {
   /** An execution this runner accepted and leased to itself: runs it now, or hands it back for any runner. */
   async submit(execution: RunnableExecution): Promise<void> {
     if (this.loop.offer(execution)) return;
-    await this.options.store.release(execution.id, this.options.owner);
+    await this.options.store.release(execution.id);
     this.loop.wake();
   }
 
@@ -112,7 +110,7 @@ export class ExecutionWorker {
     const ids = [...this.local.keys()];
     if (ids.length === 0) return;
     try {
-      const held = await this.options.store.renew(this.options.owner, ids, this.options.leaseMs);
+      const held = await this.options.store.renew(ids);
       for (const id of ids) if (!held.has(id)) this.local.get(id)?.abort(new ExecutionStop('lost'));
     } catch (error) {
       this.options.logger.warn({ err: error }, 'renewing execution leases failed; retrying');

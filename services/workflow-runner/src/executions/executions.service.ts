@@ -19,10 +19,15 @@ export interface ExecutionsServiceOptions {
   executions: ExecutionsRepository;
   store: ExecutionStore;
   worker: ExecutionWorker;
-  /** This runner's lease owner id. */
-  owner: string;
   executionTimeoutMs: number;
-  leaseMs: number;
+}
+
+/** What else must hold for an execution to be accepted (see ExecutionStore.accept). */
+export interface StartConditions {
+  /** A schedule tick: accepted only if no runner has started this tick yet. */
+  tick?: Date;
+  /** Inbound webhooks: accepted only while the workflow is active and still at the version read. */
+  whileActive?: boolean;
 }
 
 /** Starting executions (by hand, retry, inbound webhook, schedule) and reading them back. */
@@ -84,7 +89,8 @@ export class ExecutionsService {
    * Records a running execution with its `started` event and runs it here. Every trigger starts
    * executions through this one place; the caller has checked the workflow's status.
    */
-  async start(workflow: Workflow, trigger: ExecutionTrigger, input: unknown, request: InboundRequest | null, now = new Date(), tick?: Date): Promise<RunnableExecution | undefined> {
+  async start(workflow: Workflow, trigger: ExecutionTrigger, input: unknown, request: InboundRequest | null, conditions: StartConditions = {}): Promise<RunnableExecution | undefined> {
+    const now = new Date();
     const execution: RunnableExecution = {
       id: newId('execution'),
       tenantId: workflow.tenantId,
@@ -99,15 +105,22 @@ export class ExecutionsService {
       recorded: [],
     };
     const started = newEvent('workflow.execution.started', workflow.tenantId, { execution_id: execution.id, workflow_id: workflow.id, status: 'running', duration_ms: 0 }, now);
-    if (!(await this.options.store.accept(execution, this.options.owner, this.options.leaseMs, started, tick))) return undefined;
+    const accepted = await this.options.store.accept({
+      execution,
+      started,
+      ...(conditions.tick ? { tick: conditions.tick } : {}),
+      ...(conditions.whileActive ? { requireActive: true, workflowVersion: workflow.updatedAt } : {}),
+    });
+    if (!accepted) return undefined;
     await this.options.worker.submit(execution);
     return execution;
   }
 
-  /** start() without a tick, which always records the execution. */
-  async startNow(workflow: Workflow, trigger: Exclude<ExecutionTrigger, 'schedule'>, input: unknown, request: InboundRequest | null): Promise<RunnableExecution> {
+  /** start() without conditions: refused only when the workflow was deleted meanwhile. */
+  async startNow(workflow: Workflow, trigger: 'manual' | 'retry', input: unknown, request: InboundRequest | null): Promise<RunnableExecution> {
     const execution = await this.start(workflow, trigger, input, request);
-    if (!execution) throw new Error('an execution without a tick was not recorded');
+    // Only a workflow deleted meanwhile is refused without conditions.
+    if (!execution) throw DomainError.notFound('Workflow');
     return execution;
   }
 

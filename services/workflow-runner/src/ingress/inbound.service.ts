@@ -1,5 +1,6 @@
 import { DomainError } from '@agent-platform/kit';
 import type { EntityManager } from '@agent-platform/kit/db';
+import { LRUCache } from 'lru-cache';
 import type { InboundRequest } from '../executions/executions.entity.js';
 import type { ExecutionsService } from '../executions/executions.service.js';
 import { Workflow } from '../workflows/workflows.entity.js';
@@ -19,14 +20,21 @@ export interface InboundServiceOptions {
   executions: ExecutionsService;
 }
 
+const WORKFLOW_ID = /^wf_[0-9A-HJKMNP-TV-Z]{26}$/;
+/** How long a workflow read for inbound requests is reused (ms); acceptance re-checks it anyway. */
+const WORKFLOW_TTL_MS = 10_000;
+
 /**
  * Inbound webhooks (decisions §7): a POST to `{WEBHOOK_HOST}/{workflow_id}{path}` with a JSON body
  * starts an execution of an `active` workflow with the body as `input`, and the request's query
  * and headers as `request`. Any other workflow, state or path is not_found: an address reveals
- * nothing about what is behind it.
+ * nothing about what is behind it. The workflow is read from a short cache, and the execution is
+ * accepted only if the workflow is still active and at the version read — in the same statement
+ * that records it — so a hot address costs one write, and a pause or an edit is never missed.
  */
 export class InboundService {
   private readonly options: InboundServiceOptions;
+  private readonly workflows = new LRUCache<string, Workflow>({ max: 10_000, ttl: WORKFLOW_TTL_MS });
 
   constructor(options: InboundServiceOptions) {
     this.options = options;
@@ -34,20 +42,40 @@ export class InboundService {
 
   /** The tenant an active workflow's inbound address belongs to (for rate limits before forwarding). */
   async resolve(workflowId: string): Promise<string> {
-    return (await this.activeWorkflow(workflowId)).tenantId;
+    return (await this.activeWorkflow(workflowId, true)).tenantId;
   }
 
   async receive(delivery: InboundDelivery): Promise<{ executionId: string; workflowId: string }> {
-    const workflow = await this.activeWorkflow(delivery.workflowId);
-    if (delivery.path !== (workflow.webhookPath ?? '')) throw DomainError.notFound('Inbound webhook');
-    const input = parseBody(delivery.body);
-    const execution = await this.options.executions.startNow(workflow, 'webhook', input, { query: delivery.query, headers: delivery.headers });
+    let workflow = await this.activeWorkflow(delivery.workflowId, false);
+    const input = this.checkDelivery(workflow, delivery);
+    const request = { query: delivery.query, headers: delivery.headers };
+    let execution = await this.options.executions.start(workflow, 'webhook', input, request, { whileActive: true });
+    if (!execution) {
+      // The cached read was stale (paused, edited or deleted since): decide on the current one.
+      workflow = await this.activeWorkflow(delivery.workflowId, true);
+      this.checkDelivery(workflow, delivery);
+      execution = await this.options.executions.start(workflow, 'webhook', input, request, { whileActive: true });
+    }
+    if (!execution) throw DomainError.notFound('Inbound webhook');
     return { executionId: execution.id, workflowId: workflow.id };
   }
 
-  private async activeWorkflow(workflowId: string): Promise<Workflow> {
-    const workflow = /^wf_[0-9A-HJKMNP-TV-Z]{26}$/.test(workflowId) ? await this.options.em.fork().findOne(Workflow, { id: workflowId }) : null;
-    if (!workflow || workflow.status !== 'active') throw DomainError.notFound('Inbound webhook');
+  /** The path must be the webhook node's; then the body must be JSON. */
+  private checkDelivery(workflow: Workflow, delivery: InboundDelivery): unknown {
+    if (delivery.path !== (workflow.webhookPath ?? '')) throw DomainError.notFound('Inbound webhook');
+    return parseBody(delivery.body);
+  }
+
+  /** Only active workflows are remembered: anything else is read again, so a resume counts at once. */
+  private async activeWorkflow(workflowId: string, fresh: boolean): Promise<Workflow> {
+    const cached = fresh ? undefined : this.workflows.get(workflowId);
+    if (cached) return cached;
+    const workflow = WORKFLOW_ID.test(workflowId) ? await this.options.em.fork().findOne(Workflow, { id: workflowId }) : null;
+    if (!workflow || workflow.status !== 'active') {
+      this.workflows.delete(workflowId);
+      throw DomainError.notFound('Inbound webhook');
+    }
+    this.workflows.set(workflowId, workflow);
     return workflow;
   }
 }

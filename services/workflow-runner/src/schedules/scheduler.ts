@@ -55,7 +55,7 @@ export class Scheduler {
         seen.add(workflow.id);
         const from = workflow.updatedAt > since ? workflow.updatedAt : since;
         for (const tick of this.ticks(workflow, from, now)) {
-          const started = await this.options.executions.start(workflow, 'schedule', { scheduled_at: tick.toISOString() }, null, new Date(), tick);
+          const started = await this.options.executions.start(workflow, 'schedule', { scheduled_at: tick.toISOString() }, null, { tick });
           if (started) this.options.logger.debug({ workflow_id: workflow.id, tick: tick.toISOString(), execution_id: started.id }, 'schedule tick started an execution');
         }
       }
