@@ -1,6 +1,8 @@
+import { readdir, readFile } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { Api, newAccount } from './harness/client.js';
 import { createWorkflow, finished, nodeStatuses, runSync, type ExecutionBody } from './harness/workflows.js';
 
@@ -152,6 +154,43 @@ describe('the engine', () => {
     const failed = await runSync(api, account, empty.id, { nothing: '' });
     expect(failed.status).toBe('failed');
     expect(failed.error?.message).toContain('no_text');
+  });
+
+  it('sends e-mail through the platform SMTP server, templates rendered', async () => {
+    const api = new Api();
+    const account = await newAccount(api);
+    const recipient = `${account.tenantId.toLowerCase()}@example.com`;
+    const workflow = await createWorkflow(api, account, {
+      name: 'Mail',
+      nodes: [{ id: 'mail', type: 'integration', config: { service: 'email', to: '{{ input.to }}', subject: 'Order {{ input.order }}', text: 'Total {{ input.total }}' } }],
+      edges: [],
+    });
+    const run = await runSync(api, account, workflow.id, { to: recipient, order: 'C-3', total: 12.5 });
+    expect(run.status, JSON.stringify(run.error)).toBe('completed');
+    expect(run.output).toMatchObject({ message_id: expect.any(String), accepted: [recipient] });
+    const mailDir = inject('mailDir');
+    const mails = await Promise.all((await readdir(mailDir)).map(async (file) => JSON.parse(await readFile(join(mailDir, file), 'utf8')) as { to: string[]; data: string }));
+    const mine = mails.filter((mail) => mail.to.includes(recipient));
+    expect(mine).toHaveLength(1);
+    expect(mine[0]?.data).toContain('Subject: Order C-3');
+    expect(mine[0]?.data).toContain('Total 12.5');
+  });
+
+  it('starts one execution per tick of a per-second schedule while active', async () => {
+    const api = new Api();
+    const account = await newAccount(api);
+    const workflow = await createWorkflow(api, account, { name: 'Every second', nodes: [{ id: 'tick', type: 'schedule', config: { cron: '* * * * * *' } }], edges: [] });
+    expect(workflow.trigger_type).toBe('schedule');
+    await api.post(`/api/v1/workflows/${workflow.id}/resume`, { token: account.accessToken });
+    const list = async () => (await api.get<{ items: { id: string; trigger: string }[]; total: number }>(`/api/v1/workflows/${workflow.id}/executions`, { token: account.accessToken })).body;
+    const deadline = Date.now() + 10_000;
+    while ((await list()).total < 2 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 100));
+    await api.post(`/api/v1/workflows/${workflow.id}/pause`, { token: account.accessToken });
+    const runs = await list();
+    expect(runs.total).toBeGreaterThanOrEqual(2);
+    expect(runs.items.every((item) => item.trigger === 'schedule')).toBe(true);
+    const first = await finished(api, account, workflow.id, runs.items.at(-1)!.id);
+    expect(first.input).toEqual({ scheduled_at: expect.stringMatching(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.000Z$/) });
   });
 
   it('cancels a running execution at once and retries one with the same input', async () => {

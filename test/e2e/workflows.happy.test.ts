@@ -147,10 +147,13 @@ describe('workflows', () => {
     expect(completedOnly.body.total).toBe(0);
   });
 
-  it('emit workflow.execution.started and completed to webhooks', async () => {
+  it('emit workflow.execution.started, completed and failed to webhooks', async () => {
     const api = new Api();
     const account = await newAccount(api);
-    const hook = await api.post('/api/v1/webhooks', { token: account.accessToken, json: { url: `${receiver.url}/events`, events: ['workflow.execution.started', 'workflow.execution.completed'] } });
+    const hook = await api.post('/api/v1/webhooks', {
+      token: account.accessToken,
+      json: { url: `${receiver.url}/events`, events: ['workflow.execution.started', 'workflow.execution.completed', 'workflow.execution.failed'] },
+    });
     expect(hook.status).toBe(201);
     const workflow = await createWorkflow(api, account, { name: 'Events', nodes: [{ id: 'a', type: 'condition', config: { rules: [{ if: 'true', goto: 'b' }] } }, { id: 'b', type: 'condition', config: { rules: [] } }], edges: [{ source: 'a', target: 'b' }] });
     const run = await runSync(api, account, workflow.id);
@@ -163,5 +166,14 @@ describe('workflows', () => {
     const byType = Object.fromEntries(events().map((event) => [event.type, event]));
     expect(byType['workflow.execution.started']).toMatchObject({ tenant_id: account.tenantId, data: { execution_id: run.id, workflow_id: workflow.id, status: 'running' } });
     expect(byType['workflow.execution.completed']).toMatchObject({ tenant_id: account.tenantId, data: { execution_id: run.id, workflow_id: workflow.id, status: 'completed', duration_ms: run.duration_ms } });
+
+    const failing = await createWorkflow(api, account, { name: 'Fails', nodes: [{ id: 'bad', type: 'condition', config: { rules: [{ if: 'input.missing.key == 1', goto: 'bad2' }] } }, { id: 'bad2', type: 'condition', config: { rules: [] } }], edges: [] });
+    const failed = await runSync(api, account, failing.id);
+    expect(failed.status).toBe('failed');
+    const failedEvent = () => receiver.received.find((request) => request.path === '/hooks/events' && request.body.includes(failed.id) && request.body.includes('workflow.execution.failed'));
+    const until = Date.now() + 15_000;
+    while (!failedEvent() && Date.now() < until) await new Promise((resolve) => setTimeout(resolve, 50));
+    const event = JSON.parse(failedEvent()?.body ?? '{}') as { data: Record<string, unknown> };
+    expect(event.data).toEqual({ execution_id: failed.id, workflow_id: failing.id, status: 'failed', duration_ms: failed.duration_ms, error: { node_id: 'bad', message: expect.stringMatching(/^rule 1: /) } });
   });
 });

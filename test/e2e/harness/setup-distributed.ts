@@ -3,6 +3,7 @@ import pg from 'pg';
 import type { TestProject } from 'vitest/node';
 import { startTestNatsServer } from '@agent-platform/kit/testing';
 import { COMMON_ENV, freePort, httpOk, startNode, waitUntil, type RunningProcess } from './processes.js';
+import { startSmtpPeer } from './smtp-peer.js';
 
 const ADMIN_URL = process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 const REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
@@ -17,10 +18,12 @@ export default async function setup(project: TestProject): Promise<() => Promise
   for (const name of Object.values(databases)) await admin((client) => client.query(`CREATE DATABASE ${name}`));
   const urlOf = (name: string) => Object.assign(new URL(ADMIN_URL), { pathname: `/${name}` }).toString();
   const nats = await startTestNatsServer();
+  const smtp = await startSmtpPeer();
   const processes: RunningProcess[] = [];
   const teardown = async () => {
     for (const running of processes.reverse()) await running.stop();
     await nats.dispose();
+    await smtp.close();
     for (const name of Object.values(databases)) await admin((client) => client.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`));
   };
 
@@ -70,6 +73,7 @@ export default async function setup(project: TestProject): Promise<() => Promise
         INGRESS_PORT: String(ingressPort),
         AGENT_MEMORY_ADDR: `127.0.0.1:${agentMemoryPort}`,
         NATS_URL: nats.url,
+        ...smtp.env,
       }),
     );
     const port = await freePort();
@@ -91,6 +95,7 @@ export default async function setup(project: TestProject): Promise<() => Promise
     await waitUntil('the gateway and every service', gateway, () => httpOk(`${baseUrl}/readyz`), 120_000);
     project.provide('baseUrl', baseUrl);
     project.provide('mode', 'distributed');
+    project.provide('mailDir', smtp.mailDir);
   } catch (error) {
     await teardown();
     throw error;

@@ -192,15 +192,17 @@ describe('EmbeddedVectorStore HNSW graph', () => {
     await write(first.store, database, records);
     await first.store.whenIndexed();
     expect(first.store.describeAgent(owner.tenantId, owner.agentId)).toEqual({ vectors: 200, searchMode: 'hnsw' });
+    const query = randomUnit(random, DIMENSIONS);
+    // What this very graph answers: a graph read back from its file must answer the same.
+    const beforeClose = await nearest(first.store, owner, query, 5);
     await first.store.close();
     const graph = join(agentDirectory(path, owner.tenantId, owner.agentId), GRAPH_FILE);
     expect(await exists(graph)).toBe(true);
 
-    const query = randomUnit(random, DIMENSIONS);
     const expected = bruteForce(records, query, 5).map((hit) => hit.id);
     const reused = await graphIndex(path, database);
     expect(reused.warnings).toEqual([]);
-    expect(await nearest(reused.store, owner, query, 5)).toEqual(expected);
+    expect(await nearest(reused.store, owner, query, 5)).toEqual(beforeClose);
     await reused.store.close();
 
     // These bytes make usearch abort the process (std::bad_alloc) if they ever reach Index.load.
@@ -209,7 +211,11 @@ describe('EmbeddedVectorStore HNSW graph', () => {
     expect(rebuilt.warnings).toHaveLength(1);
     expect(rebuilt.warnings[0]).toContain(GRAPH_FILE);
     expect(rebuilt.store.describeAgent(owner.tenantId, owner.agentId)?.searchMode).toBe('hnsw');
-    expect(await nearest(rebuilt.store, owner, query, 5)).toEqual(expected);
+    // A rebuilt graph is a new approximate index (its levels are drawn at random): it finds the
+    // exact neighbours, give or take one at the edge of the top 5.
+    const found = await nearest(rebuilt.store, owner, query, 5);
+    expect(found[0]).toBe(expected[0]);
+    expect(found.filter((id) => expected.includes(id)).length).toBeGreaterThanOrEqual(4);
     expect(database.fetched).toBe(0);
   });
 
