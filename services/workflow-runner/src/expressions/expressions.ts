@@ -1,7 +1,7 @@
 import v8 from 'node:v8';
 import { Environment, type ParseResult } from '@marcbachmann/cel-js';
 import { celTypeName, fromCel, toCel } from './cel-values.js';
-import { BoundedCache } from './bounded-cache.js';
+import { LRUCache } from 'lru-cache';
 import { checkRegexps } from './regex-guard.js';
 
 // cel-js runs `string.matches` on JavaScript's backtracking RegExp, where `(a+)+$` takes seconds
@@ -81,7 +81,7 @@ class CelExpression implements CompiledExpression {
 }
 
 // Compiled by source text: the engine evaluates the same rule for every execution.
-const cache = new BoundedCache<CompiledExpression | string>(2_000);
+const cache = new LRUCache<string, CompiledExpression | string>({ max: 2_000 });
 
 /** Parses and type-checks `source`; an error message (for a field error) when it is not valid. */
 export function compileExpression(source: string): CompiledExpression | string {

@@ -1,5 +1,5 @@
 import type { FieldErrors } from '@agent-platform/kit';
-import { BoundedCache } from './bounded-cache.js';
+import { LRUCache } from 'lru-cache';
 import { compileExpression, ExpressionError, type CompiledExpression, type ExpressionScope } from './expressions.js';
 
 /*
@@ -50,7 +50,7 @@ function asText(value: unknown): string {
 const plain = (text: string): CompiledTemplate => ({ text, render: () => text });
 
 // Rendered once per node execution, so compiled once per text; long texts are not kept.
-const cache = new BoundedCache<CompiledTemplate | string>(1_000);
+const cache = new LRUCache<string, CompiledTemplate | string>({ max: 1_000 });
 const MAX_CACHED_LENGTH = 16_384; // characters
 
 /** Splits and compiles the placeholders; an error message naming what is wrong otherwise. */
