@@ -1,0 +1,43 @@
+import { createServer, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { describe, expect, vi } from 'vitest';
+import { databaseTest, newTenant, startRunner } from './support/harness.js';
+
+describe('several runners', { timeout: 30_000 }, () => {
+  databaseTest('share the work: what one runner has no room for, another claims and runs', async ({ database, onTestFinished }) => {
+    const held: ServerResponse[] = [];
+    const server = createServer((request, response) => {
+      request.resume();
+      held.push(response);
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    onTestFinished(async () => {
+      for (const response of held) response.destroy();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    });
+    // A runs one execution at a time; B only claims.
+    const env = { EXECUTION_POLL_INTERVAL_MS: '100', EXECUTION_LEASE_MS: '5000' };
+    const busy = await startRunner(database, { ...env, EXECUTION_CONCURRENCY: '1' });
+    onTestFinished(() => busy.stop());
+    const idle = await startRunner(database, env);
+    onTestFinished(() => idle.stop());
+    const tenant = newTenant();
+    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/wait`;
+    const workflow = await busy.createWorkflow(tenant, { nodes: [{ id: 'wait', type: 'integration', config: { service: 'http', url, method: 'GET' } }] });
+    const started = await Promise.all(
+      [1, 2, 3].map(async (n) => (await busy.executions.executeWorkflow({ workflowId: workflow.id, inputJson: JSON.stringify({ n }), wait: false, waitMs: 0 }, { principal: tenant.principal })).execution!.id),
+    );
+    // All three reach the receiver: one run by the busy runner, two claimed by the other.
+    await vi.waitFor(() => expect(held).toHaveLength(3), { timeout: 10_000, interval: 50 });
+    const owners = await database.query<{ lease_owner: string }>(`select lease_owner from executions where id = any($1)`, [started]);
+    expect(new Set(owners.map((row) => row.lease_owner)).size).toBe(2);
+    for (const response of held) response.writeHead(200, { 'content-type': 'application/json' }).end('{}');
+    await vi.waitFor(
+      async () => {
+        const rows = await database.query<{ status: string }>(`select status from executions where id = any($1)`, [started]);
+        expect(rows.map((row) => row.status)).toEqual(['completed', 'completed', 'completed']);
+      },
+      { timeout: 10_000, interval: 50 },
+    );
+  });
+});
