@@ -1,7 +1,8 @@
 /**
  * agent-memory through the whole local platform, as a developer meets it (`pnpm start`):
  *  - POST /memory/search at 50 connections, next to a bare Fastify route in a process of its own,
- *    both loaded from this process in the same run: the ratio is what to compare;
+ *    each loaded twice, alternating, from a load generator in a third process: the ratio is what
+ *    to compare;
  *  - the overhead of a chat turn with the offline model (everything but a real model): p50, p95;
  *  - restart time with BENCH_MEMORY_ITEMS items stored (default 100,000; documents of ~1,250
  *    chunks each), and the platform's RSS after it (measured first, so the load runs on an index
@@ -11,14 +12,12 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import autocannon from 'autocannon';
-import { freePort, startProcess, waitUntil, type RunningProcess } from '../e2e/harness/processes.js';
+import { freePort } from '../e2e/harness/processes.js';
+import { compareWithBare, CONNECTIONS, describeLoad, LOAD_SECONDS, QUICK, runLoad, startBareServer } from './load.js';
 import { newAccessToken, startPlatform } from './platform.js';
 import { describeMemory, memoryByRole } from './process-memory.js';
 
-const CONNECTIONS = 50;
-const DURATION_SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
-const STORED_ITEMS = Number(process.env.BENCH_MEMORY_ITEMS ?? 100_000);
+const STORED_ITEMS = Number(process.env.BENCH_MEMORY_ITEMS ?? (QUICK ? 5_000 : 100_000));
 const CHAT_TURNS = 200;
 const UNLIMITED = { RATE_LIMITS: 'free:100000000/100000000,pro:100000000/100000000,enterprise:0/0', WELCOME_CREDITS: '100000000' };
 
@@ -47,20 +46,6 @@ function documentText(index: number): string {
     length += sentence.length + 1;
   }
   return sentences.join(' ');
-}
-
-async function startBareServer(): Promise<{ url: string; process: RunningProcess }> {
-  const bare = startProcess(process.execPath, ['--import', 'tsx', 'test/bench/bare-server.ts'], {});
-  let port = 0;
-  await waitUntil('the bare Fastify server', bare, () => {
-    port = Number(/listening (\d+)/.exec(bare.output())?.[1] ?? 0);
-    return Promise.resolve(port > 0);
-  }, 30_000);
-  return { url: `http://127.0.0.1:${port}/`, process: bare };
-}
-
-function describeLoad(result: autocannon.Result): string {
-  return `${Math.round(result.requests.average)} req/s, p50 ${result.latency.p50} ms, p99 ${result.latency.p99} ms, non-2xx ${result.non2xx}, errors ${result.errors}`;
 }
 
 async function main(): Promise<void> {
@@ -93,19 +78,11 @@ async function main(): Promise<void> {
     const bare = await startBareServer();
     const search = JSON.stringify({ agent_id: agent.id, query: 'where is the refund of ref_3_1200', top_k: 5 });
     const headers = { authorization: `Bearer ${token}`, 'content-type': 'application/json' };
-    const loadBare = () => autocannon({ url: bare.url, method: 'POST', body: search, headers: { 'content-type': 'application/json' }, connections: CONNECTIONS, duration: DURATION_SECONDS });
-    const loadSearch = () => autocannon({ url: `${platform.baseUrl}/api/v1/memory/search`, method: 'POST', body: search, headers, connections: CONNECTIONS, duration: DURATION_SECONDS });
-    // Each side twice, alternating; the second round counts (the first warms up JIT, caches and
-    // an index graph that a restart may still be completing).
-    const warmup = await loadSearch();
-    console.log(`POST /api/v1/memory/search, first round (warm-up):  ${describeLoad(warmup)}`);
-    await loadBare();
-    const bareResult = await loadBare();
-    const searchResult = await loadSearch();
+    const route = { url: `${platform.baseUrl}/api/v1/memory/search`, method: 'POST' as const, body: search, headers };
+    // A warm-up round first: JIT, caches, and an index graph that a restart may still be completing.
+    console.log(`POST /api/v1/memory/search, warm-up: ${describeLoad(await runLoad({ ...route, connections: CONNECTIONS, seconds: LOAD_SECONDS }))}`);
+    await compareWithBare(`POST /api/v1/memory/search over ${stored} items`, route, bare.url);
     await bare.process.stop();
-    console.log(`bare Fastify POST / (own process, ${CONNECTIONS} connections, ${DURATION_SECONDS} s): ${describeLoad(bareResult)}`);
-    console.log(`POST /api/v1/memory/search over ${stored} items (same):         ${describeLoad(searchResult)}`);
-    console.log(`ratio memory/search ÷ bare: ${(searchResult.requests.average / bareResult.requests.average).toFixed(3)}`);
 
     const latencies: number[] = [];
     let sessionId: string | undefined;
