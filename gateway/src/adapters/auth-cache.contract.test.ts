@@ -61,12 +61,25 @@ describe.each(implementations)('AuthCache contract: %s', (_name, create) => {
 });
 
 describe('MemoryAuthCache', () => {
-  it('drops the oldest entries beyond maxEntries', async () => {
+  it('drops the least recently used entries beyond maxEntries', async () => {
     const cache = new MemoryAuthCache({ maxEntries: 2 });
     await cache.set('a', '1', 30);
     await cache.set('b', '2', 30);
+    // Reading a makes b the least recently used.
+    expect(await cache.get('a')).toBe('1');
     await cache.set('c', '3', 30);
-    expect(await cache.get('a')).toBeUndefined();
+    expect(await cache.get('b')).toBeUndefined();
+    expect(await cache.get('a')).toBe('1');
     expect(await cache.get('c')).toBe('3');
+  });
+
+  it('expires entries on the clock it is given', async () => {
+    let now = 1_000;
+    const cache = new MemoryAuthCache({ now: () => now });
+    await cache.set('k', 'v', 30);
+    now += 29_999;
+    expect(await cache.get('k')).toBe('v');
+    now += 2;
+    expect(await cache.get('k')).toBeUndefined();
   });
 });

@@ -1,40 +1,28 @@
+import { LRUCache } from 'lru-cache';
 import type { AuthCache } from './auth-cache.js';
 
 export interface MemoryAuthCacheOptions {
+  /** Milliseconds of a monotonic clock (tests); default `performance.now`. */
   now?: () => number;
-  /** Oldest entries are dropped beyond this many. */
+  /** The least recently used entries are dropped beyond this many. */
   maxEntries?: number;
 }
 
-/** In-process TTL cache for a single gateway (the local mode). */
+/** In-process TTL cache for a single gateway (the local mode), on `lru-cache`. */
 export class MemoryAuthCache implements AuthCache {
-  private readonly entries = new Map<string, { value: string; expiresAtMs: number }>();
-  private readonly now: () => number;
-  private readonly maxEntries: number;
+  private readonly entries: LRUCache<string, string>;
 
   constructor(options: MemoryAuthCacheOptions = {}) {
-    this.now = options.now ?? Date.now;
-    this.maxEntries = options.maxEntries ?? 10_000;
+    // ttlResolution 0: staleness is judged on the clock at every read, not a value cached for a tick.
+    this.entries = new LRUCache<string, string>({ max: options.maxEntries ?? 10_000, ttlResolution: 0, ...(options.now ? { perf: { now: options.now } } : {}) });
   }
 
   get(key: string): Promise<string | undefined> {
-    const entry = this.entries.get(key);
-    if (!entry) return Promise.resolve(undefined);
-    if (entry.expiresAtMs <= this.now()) {
-      this.entries.delete(key);
-      return Promise.resolve(undefined);
-    }
-    return Promise.resolve(entry.value);
+    return Promise.resolve(this.entries.get(key));
   }
 
   set(key: string, value: string, ttlSeconds: number): Promise<void> {
-    this.entries.delete(key);
-    this.entries.set(key, { value, expiresAtMs: this.now() + ttlSeconds * 1000 });
-    // Map iteration follows insertion order, so the first keys are the oldest.
-    for (const oldest of this.entries.keys()) {
-      if (this.entries.size <= this.maxEntries) break;
-      this.entries.delete(oldest);
-    }
+    this.entries.set(key, value, { ttl: ttlSeconds * 1_000 });
     return Promise.resolve();
   }
 

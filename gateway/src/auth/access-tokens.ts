@@ -1,6 +1,7 @@
 import { DomainError } from '@agent-platform/kit';
 import type { JsonWebKey as ProtoJwk } from '@agent-platform/proto/identity/v1/auth';
 import { errors, importJWK, jwtVerify, type CompactJWSHeaderParameters, type CryptoKey } from 'jose';
+import { LRUCache } from 'lru-cache';
 
 export interface AccessTokenVerifierOptions {
   /** AuthService.GetJwks. */
@@ -41,7 +42,7 @@ function invalid(message: string, cause?: unknown): DomainError {
  */
 export class AccessTokenVerifier {
   private keys = new Map<string, CryptoKey | Uint8Array>();
-  private readonly verified = new Map<string, VerifiedEntry>();
+  private readonly verified = new LRUCache<string, VerifiedEntry>({ max: VERIFIED_CACHE_SIZE });
   private lastFetchMs = Number.NEGATIVE_INFINITY;
   private inflight: Promise<void> | undefined;
   private readonly now: () => number;
@@ -87,10 +88,6 @@ export class AccessTokenVerifier {
   }
 
   private remember(token: string, entry: VerifiedEntry): void {
-    if (this.verified.size >= VERIFIED_CACHE_SIZE) {
-      const oldest = this.verified.keys().next();
-      if (!oldest.done) this.verified.delete(oldest.value);
-    }
     this.verified.set(token, entry);
   }
 
