@@ -25,6 +25,9 @@ export async function buildGateway(config: GatewayConfig, deps: { logger: Logger
     bodyLimit: config.BODY_LIMIT_BYTES,
     trustProxy: config.TRUST_PROXY,
     exposeHeadRoutes: false,
+    // One access-log line per request (request-context's onResponse) instead of Fastify's two:
+    // at `info` the second line cost a fifth of the throughput of an authenticated read.
+    disableRequestLogging: true,
     return503OnClosing: true,
     forceCloseConnections: 'idle',
     // Router-level failures (a malformed URL) get the same flat body as everything else.

@@ -17,7 +17,8 @@ export function requestIdOf(request: IncomingMessage): string {
 /**
  * Every response carries X-Request-Id. The caller's `traceparent` is honoured: a server span per
  * request, active around the handler, so the kit's gRPC clients carry the trace onwards. Without
- * an SDK (set up by main or the launcher) the API is a no-op and only propagation remains.
+ * an SDK (set up by main or the launcher) the API is a no-op and only propagation remains. Each
+ * request gets one access-log line when its response is sent (with its request id and trace id).
  */
 export default fp(
   (app, _options, done) => {
@@ -38,6 +39,7 @@ export default fp(
     });
 
     app.addHook('onResponse', (request, reply, next) => {
+      request.log.info({ method: request.method, url: request.url, status: reply.statusCode, ms: Math.round(reply.elapsedTime), ip: request.ip }, 'request');
       const span = spans.get(request);
       if (span) {
         span.setAttribute('http.response.status_code', reply.statusCode);
