@@ -1,4 +1,4 @@
-import { DomainError } from '@agent-platform/kit';
+import { DomainError, isId } from '@agent-platform/kit';
 import httpProxy from '@fastify/http-proxy';
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import { LRUCache } from 'lru-cache';
@@ -11,7 +11,6 @@ interface InboundOwner {
 
 /** Where the inbound address's owner is remembered: two gRPC calls saved per hook (seconds). */
 const OWNER_TTL_MS = 5_000;
-const WORKFLOW_ID = /^\/hooks\/(wf_[0-9A-HJKMNP-TV-Z]{26})(?:[/?]|$)/;
 
 /**
  * `/hooks/*`: inbound workflow webhooks (decisions §7), forwarded untouched — method, headers, raw
@@ -34,8 +33,9 @@ const hookRoutes: FastifyPluginAsync = async (app) => {
   }
 
   async function countAgainstOwner(request: FastifyRequest, reply: FastifyReply): Promise<void> {
-    const workflowId = WORKFLOW_ID.exec(request.url)?.[1];
-    if (workflowId === undefined) throw DomainError.notFound('Inbound webhook');
+    // /hooks/<workflow_id>[/<path>][?<query>]
+    const workflowId = request.url.split(/[/?]/, 3)[2] ?? '';
+    if (!isId('workflow', workflowId)) throw DomainError.notFound('Inbound webhook');
     const owner = await ownerOf(workflowId, request);
     const decision = await app.rateLimiter.forTenant(owner.tenantId, owner.plan);
     reply.headers(decision.headers);

@@ -85,7 +85,6 @@ function assemble(config: WorkflowRunnerConfig, deps: WorkflowRunnerDeps, orm: O
   });
   const workflows = new WorkflowsService({ em, workflows: workflowsRepository });
   const executions = new ExecutionsService({
-    em,
     workflows: workflowsRepository,
     executions: executionsRepository,
     store,

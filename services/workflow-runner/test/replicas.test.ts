@@ -40,4 +40,39 @@ describe('several runners', { timeout: 30_000 }, () => {
       { timeout: 10_000, interval: 50 },
     );
   });
+
+  databaseTest('a cancel that reaches another runner stops the run where it is, at the holder\'s next lease renewal', async ({ database, onTestFinished }) => {
+    let arrived: () => void = () => undefined;
+    const arrival = new Promise<void>((resolve) => (arrived = resolve));
+    let closed: () => void = () => undefined;
+    const connectionClosed = new Promise<void>((resolve) => (closed = resolve));
+    const server = createServer((request, response) => {
+      request.resume();
+      // Held: only the holder aborting its call ends this request.
+      response.on('close', closed);
+      arrived();
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    onTestFinished(async () => {
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    });
+    const env = { EXECUTION_LEASE_MS: '1000' };
+    const holder = await startRunner(database, env);
+    onTestFinished(() => holder.stop());
+    const other = await startRunner(database, env);
+    onTestFinished(() => other.stop());
+    const tenant = newTenant();
+    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/wait`;
+    const workflow = await holder.createWorkflow(tenant, { nodes: [{ id: 'wait', type: 'integration', config: { service: 'http', url, timeout_ms: 60_000 } }] });
+    const { execution } = await holder.executions.executeWorkflow({ workflowId: workflow.id, inputJson: '{}', wait: false, waitMs: 0 }, { principal: tenant.principal });
+    await arrival;
+    const cancelled = await other.executions.cancelExecution({ workflowId: workflow.id, executionId: execution!.id }, { principal: tenant.principal });
+    expect(cancelled.execution?.status).toBe('cancelled');
+    // The holder learns it at its next renewal (a third of the lease) and aborts its call.
+    await connectionClosed;
+    const { execution: read } = await other.executions.getExecution({ workflowId: workflow.id, executionId: execution!.id }, { principal: tenant.principal });
+    expect(read?.status).toBe('cancelled');
+    expect(read?.nodeExecutions.find((node) => node.nodeId === 'wait')).toMatchObject({ status: 'failed', error: 'cancelled' });
+  });
 });

@@ -326,7 +326,7 @@ function nodesJson(writes: readonly NodeWrite[]): string {
   );
 }
 
-export function nodeRecordOf(row: NodeRow): NodeRecord {
+function nodeRecordOf(row: NodeRow): NodeRecord {
   return {
     nodeId: row.node_id,
     status: row.status,
@@ -338,4 +338,3 @@ export function nodeRecordOf(row: NodeRow): NodeRecord {
   };
 }
 
-export type { NodeRow };

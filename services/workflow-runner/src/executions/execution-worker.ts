@@ -86,10 +86,6 @@ export class ExecutionWorker {
     });
   }
 
-  isLocal(executionId: string): boolean {
-    return this.local.has(executionId);
-  }
-
   private async process(execution: RunnableExecution, shutdown: AbortSignal): Promise<void> {
     const stop = new AbortController();
     const onShutdown = () => stop.abort(new ExecutionStop('shutdown'));

@@ -3,7 +3,6 @@ import type { WorkflowGraph } from '../workflows/graph.js';
 
 export const EXECUTION_STATUSES = ['running', 'completed', 'failed', 'cancelled'] as const;
 export type ExecutionStatus = (typeof EXECUTION_STATUSES)[number];
-export const FINISHED_STATUSES = ['completed', 'failed', 'cancelled'] as const satisfies readonly ExecutionStatus[];
 
 export const EXECUTION_TRIGGERS = ['manual', 'webhook', 'schedule', 'retry'] as const;
 export type ExecutionTrigger = (typeof EXECUTION_TRIGGERS)[number];

@@ -1,5 +1,4 @@
 import { ACCESS, DomainError, FieldErrors, newId, requireAccess, type Actor, type CursorPage } from '@agent-platform/kit';
-import type { EntityManager } from '@agent-platform/kit/db';
 import { newEvent } from '@agent-platform/kit/events';
 import type { Workflow } from '../workflows/workflows.entity.js';
 import type { WorkflowsRepository } from '../workflows/workflows.repository.js';
@@ -14,7 +13,6 @@ export const MAX_WAIT_MS = 30_000;
 const WAIT_POLL_MS = 50;
 
 export interface ExecutionsServiceOptions {
-  em: EntityManager;
   workflows: WorkflowsRepository;
   executions: ExecutionsRepository;
   store: ExecutionStore;
@@ -127,7 +125,7 @@ export class ExecutionsService {
   /** Until the execution has finished or `ms` have passed: at once when it runs here, else by polling its status. */
   private async waitFor(executionId: string, ms: number): Promise<void> {
     const until = Date.now() + ms;
-    if (this.options.worker.isLocal(executionId) && (await this.options.worker.waitLocal(executionId, ms))) return;
+    if (await this.options.worker.waitLocal(executionId, ms)) return;
     while (Date.now() < until) {
       const status = await this.options.executions.statusOf(executionId);
       if (status !== 'running') return;

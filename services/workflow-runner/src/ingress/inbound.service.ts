@@ -1,4 +1,4 @@
-import { DomainError } from '@agent-platform/kit';
+import { DomainError, isId } from '@agent-platform/kit';
 import type { EntityManager } from '@agent-platform/kit/db';
 import { LRUCache } from 'lru-cache';
 import type { InboundRequest } from '../executions/executions.entity.js';
@@ -20,7 +20,6 @@ export interface InboundServiceOptions {
   executions: ExecutionsService;
 }
 
-const WORKFLOW_ID = /^wf_[0-9A-HJKMNP-TV-Z]{26}$/;
 /** How long a workflow read for inbound requests is reused (ms); acceptance re-checks it anyway. */
 const WORKFLOW_TTL_MS = 10_000;
 
@@ -70,7 +69,7 @@ export class InboundService {
   private async activeWorkflow(workflowId: string, fresh: boolean): Promise<Workflow> {
     const cached = fresh ? undefined : this.workflows.get(workflowId);
     if (cached) return cached;
-    const workflow = WORKFLOW_ID.test(workflowId) ? await this.options.em.fork().findOne(Workflow, { id: workflowId }) : null;
+    const workflow = isId('workflow', workflowId) ? await this.options.em.fork().findOne(Workflow, { id: workflowId }) : null;
     if (!workflow || workflow.status !== 'active') {
       this.workflows.delete(workflowId);
       throw DomainError.notFound('Inbound webhook');

@@ -40,9 +40,17 @@ export function graphColumns(graph: WorkflowGraph): Required<Pick<WorkflowChange
   };
 }
 
-/** Validates nodes and edges given as JSON text (absent: `[]`), naming each bad field. */
-export function checkGraphJson(nodesJson: string | undefined, edgesJson: string | undefined, errors: FieldErrors): WorkflowGraph {
-  const nodes = nodesJson === undefined ? [] : parseJson(nodesJson, 'nodes', errors);
-  const edges = edgesJson === undefined ? [] : parseJson(edgesJson, 'edges', errors);
+/**
+ * Validates nodes and edges given as JSON text, naming each bad field. Absent ones are `current`
+ * (the workflow's own, on an update) or `[]`.
+ */
+export function checkGraphJson(
+  nodesJson: string | undefined,
+  edgesJson: string | undefined,
+  errors: FieldErrors,
+  current: WorkflowGraph = { nodes: [], edges: [] },
+): WorkflowGraph {
+  const nodes = nodesJson === undefined ? current.nodes : parseJson(nodesJson, 'nodes', errors);
+  const edges = edgesJson === undefined ? current.edges : parseJson(edgesJson, 'edges', errors);
   return checkGraph(nodes, edges, errors);
 }

@@ -7,7 +7,6 @@ export const WORKFLOW_SERVICE_NAME = 'agentplatform.workflows.v1.WorkflowService
 
 /** WorkflowService: translation only; WorkflowsService decides. */
 export function workflowHandlers(workflows: WorkflowsService): Handlers<typeof WorkflowServiceService> {
-  const message = toMessage;
   return {
     createWorkflow: async (request, ctx) => {
       const view = await workflows.create(actorOf(ctx), {
@@ -16,15 +15,15 @@ export function workflowHandlers(workflows: WorkflowsService): Handlers<typeof W
         nodesJson: present(request.nodesJson),
         edgesJson: present(request.edgesJson),
       });
-      return { workflow: message(view) };
+      return { workflow: toMessage(view) };
     },
 
     listWorkflows: async (request, ctx) => {
       const { items, total } = await workflows.list(actorOf(ctx), parsePage(request.page));
-      return { items: items.map(message), total };
+      return { items: items.map(toMessage), total };
     },
 
-    getWorkflow: async (request, ctx) => ({ workflow: message(await workflows.get(actorOf(ctx), request.workflowId)) }),
+    getWorkflow: async (request, ctx) => ({ workflow: toMessage(await workflows.get(actorOf(ctx), request.workflowId)) }),
 
     updateWorkflow: async (request, ctx) => {
       const view = await workflows.update(actorOf(ctx), request.workflowId, {
@@ -33,7 +32,7 @@ export function workflowHandlers(workflows: WorkflowsService): Handlers<typeof W
         nodesJson: present(request.nodesJson),
         edgesJson: present(request.edgesJson),
       });
-      return { workflow: message(view) };
+      return { workflow: toMessage(view) };
     },
 
     deleteWorkflow: async (request, ctx) => {
@@ -41,9 +40,9 @@ export function workflowHandlers(workflows: WorkflowsService): Handlers<typeof W
       return {};
     },
 
-    pauseWorkflow: async (request, ctx) => ({ workflow: message(await workflows.transition(actorOf(ctx), request.workflowId, 'pause')) }),
+    pauseWorkflow: async (request, ctx) => ({ workflow: toMessage(await workflows.transition(actorOf(ctx), request.workflowId, 'pause')) }),
 
-    resumeWorkflow: async (request, ctx) => ({ workflow: message(await workflows.transition(actorOf(ctx), request.workflowId, 'resume')) }),
+    resumeWorkflow: async (request, ctx) => ({ workflow: toMessage(await workflows.transition(actorOf(ctx), request.workflowId, 'resume')) }),
   };
 }
 

@@ -80,7 +80,7 @@ export class WorkflowsService {
     if (request.name !== undefined) changes.name = checkName(request.name, errors);
     if (request.description !== undefined) changes.description = checkDescription(request.description, errors);
     if (request.nodesJson !== undefined || request.edgesJson !== undefined) {
-      const graph = checkGraphJson(request.nodesJson ?? JSON.stringify(workflow.nodes), request.edgesJson ?? JSON.stringify(workflow.edges), errors);
+      const graph = checkGraphJson(request.nodesJson, request.edgesJson, errors, workflow);
       Object.assign(changes, graphColumns(graph));
     }
     errors.throwIfAny();
