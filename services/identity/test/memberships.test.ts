@@ -125,3 +125,14 @@ describe('MemberService', () => {
     expect(row?.role).toBe('member');
   });
 });
+
+describe('GetTenantPlan', () => {
+  test("answers a tenant's plan, and not_found for a tenant that does not exist", async ({ identity }) => {
+    const owner = await identity.register();
+    expect(await identity.auth.getTenantPlan({ tenantId: owner.tenantId })).toEqual({ plan: 'free' });
+    await identity.database.query(`update tenants set plan = 'pro' where id = $1`, [owner.tenantId]);
+    expect(await identity.auth.getTenantPlan({ tenantId: owner.tenantId })).toEqual({ plan: 'pro' });
+    await expectError(identity.auth.getTenantPlan({ tenantId: 'tnt_01ARZ3NDEKTSV4RRFFQ69G5FAV' }), 'not_found');
+    await expectError(identity.auth.getTenantPlan({ tenantId: '' }), 'not_found');
+  });
+});
