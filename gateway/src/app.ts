@@ -1,4 +1,5 @@
 import { DomainError } from '@agent-platform/kit';
+import type { ChannelTransport } from '@agent-platform/kit/grpc';
 import type { FastifyPluginAsync } from 'fastify';
 import fp from 'fastify-plugin';
 import { serializerCompiler } from 'fastify-type-provider-zod';
@@ -24,6 +25,15 @@ import './types.js';
 
 export interface GatewayAppOptions {
   config: GatewayConfig;
+  backends?: BackendTransports | undefined;
+}
+
+/** The all-in-one launcher's in-process transports; a backend without one is called at its address. */
+export interface BackendTransports {
+  identity?: ChannelTransport;
+  agentMemory?: ChannelTransport;
+  webhookDispatcher?: ChannelTransport;
+  workflowRunner?: ChannelTransport;
 }
 
 /**
@@ -52,10 +62,11 @@ const gatewayApp: FastifyPluginAsync<GatewayAppOptions> = async (app, options) =
       next(error as Error);
     }
   });
-  await app.register(identity);
-  await app.register(agentMemory);
-  await app.register(webhooks);
-  await app.register(workflowRunner);
+  const backends = options.backends ?? {};
+  await app.register(identity, { transport: backends.identity });
+  await app.register(agentMemory, { transport: backends.agentMemory });
+  await app.register(webhooks, { transport: backends.webhookDispatcher });
+  await app.register(workflowRunner, { transport: backends.workflowRunner });
   await app.register(stores);
   await app.register(authentication);
   await app.register(rateLimits);

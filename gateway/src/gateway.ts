@@ -1,13 +1,14 @@
 import type { AddressInfo } from 'node:net';
 import { settlesWithin, type Logger } from '@agent-platform/kit';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
-import gatewayApp from './app.js';
+import gatewayApp, { type BackendTransports } from './app.js';
 import type { GatewayConfig } from './config.js';
 import { sendError } from './http/errors.js';
 import { requestIdOf } from './plugins/app/request-context.js';
 
 export { loadGatewayConfig, type GatewayConfig } from './config.js';
 export { POLICIES, type RoutePolicy } from './auth/policy.js';
+export type { BackendTransports } from './app.js';
 
 export interface Gateway {
   app: FastifyInstance;
@@ -15,8 +16,11 @@ export interface Gateway {
   stop(): Promise<void>;
 }
 
-/** Builds the gateway from its configuration (main.ts, the local launcher and the tests call this). */
-export async function buildGateway(config: GatewayConfig, deps: { logger: Logger }): Promise<Gateway> {
+/**
+ * Builds the gateway from its configuration (main.ts, the local launcher and the tests call this).
+ * `backends` are the all-in-one mode's in-process transports to the services.
+ */
+export async function buildGateway(config: GatewayConfig, deps: { logger: Logger; backends?: BackendTransports }): Promise<Gateway> {
   // kit's pino Logger, seen as Fastify's base logger so the instance keeps its default generics.
   const loggerInstance: FastifyBaseLogger = deps.logger;
   const app = Fastify({
@@ -36,7 +40,7 @@ export async function buildGateway(config: GatewayConfig, deps: { logger: Logger
       sendError(error, request, reply, config.BODY_LIMIT_BYTES);
     },
   });
-  await app.register(gatewayApp, { config });
+  await app.register(gatewayApp, { config, backends: deps.backends });
   await app.ready();
 
   return {

@@ -30,6 +30,12 @@ const schema = z.object({
   WEBHOOK_SECRET_KEY: env.aesKey().optional(),
   /** Seals the JWT signing keys at rest; without it one is made on first start and kept in DATA_DIR. */
   JWT_KEY_ENCRYPTION_KEY: env.aesKey().optional(),
+  /**
+   * How the services call each other in this process: `in-process` skips HTTP/2 (calls still
+   * cross protobuf and the same handlers); `network` uses the loopback ports as the distributed
+   * mode does.
+   */
+  GRPC_TRANSPORT: z.enum(['in-process', 'network']).default('in-process'),
   OTEL_EXPORTER_OTLP_ENDPOINT: z.url().optional(),
   LOG_LEVEL: env.logLevel(),
 });

@@ -5,6 +5,7 @@ import { buildAgentMemoryService } from '@agent-platform/agent-memory';
 import { buildGateway } from '@agent-platform/gateway';
 import { buildIdentityService } from '@agent-platform/identity';
 import { createLogger, type Logger } from '@agent-platform/kit';
+import type { InProcessServing } from '@agent-platform/kit/grpc';
 import { InProcessEventBus, NatsEventBus, type EventBus } from '@agent-platform/kit/events';
 import { buildWebhookDispatcherService, CONSUMER_NAME as WEBHOOK_CONSUMER } from '@agent-platform/webhook-dispatcher';
 import { buildWorkflowRunnerService } from '@agent-platform/workflow-runner';
@@ -45,6 +46,8 @@ export async function startLocalPlatform(config: LocalConfig, logger: Logger): P
     stack.length = 0;
   };
   const { launcher } = config;
+  // Chosen once: every client in this process either calls its service directly or over loopback.
+  const inProcess = (service: InProcessServing) => (launcher.GRPC_TRANSPORT === 'in-process' ? service.inProcess : undefined);
   const databases = databaseNames(launcher.DATABASE_NAME_PREFIX);
 
   try {
@@ -89,7 +92,7 @@ export async function startLocalPlatform(config: LocalConfig, logger: Logger): P
         // One index directory per database, so platforms sharing a DATA_DIR never share an index.
         vectorIndexDir: config.agentMemory.vectorIndexDir ?? join(resolve(launcher.DATA_DIR), 'vectors', databases.agents),
       },
-      { logger: serviceLogger('agent-memory', config), bus: await busFor('agent-memory') },
+      { logger: serviceLogger('agent-memory', config), bus: await busFor('agent-memory'), identityTransport: inProcess(identity) },
     );
     const { port: agentMemoryPort } = await agentMemory.start();
     stack.push(() => agentMemory.stop());
@@ -104,7 +107,7 @@ export async function startLocalPlatform(config: LocalConfig, logger: Logger): P
         ingressPort: launcher.WORKFLOW_INGRESS_PORT,
         agentMemoryAddr: `127.0.0.1:${agentMemoryPort}`,
       },
-      { logger: serviceLogger('workflow-runner', config), bus: await busFor('workflow-runner') },
+      { logger: serviceLogger('workflow-runner', config), bus: await busFor('workflow-runner'), agentMemoryTransport: inProcess(agentMemory) },
     );
     const { port: workflowRunnerPort, ingressPort } = await workflowRunner.start();
     stack.push(() => workflowRunner.stop());
@@ -119,7 +122,15 @@ export async function startLocalPlatform(config: LocalConfig, logger: Logger): P
         WORKFLOW_RUNNER_ADDR: `127.0.0.1:${workflowRunnerPort}`,
         WORKFLOW_INGRESS_URL: `http://127.0.0.1:${ingressPort}`,
       },
-      { logger: serviceLogger('gateway', config) },
+      {
+        logger: serviceLogger('gateway', config),
+        backends: {
+          identity: inProcess(identity),
+          agentMemory: inProcess(agentMemory),
+          webhookDispatcher: inProcess(webhookDispatcher),
+          workflowRunner: inProcess(workflowRunner),
+        },
+      },
     );
     const { url } = await gateway.start();
     stack.push(() => gateway.stop());

@@ -1,7 +1,7 @@
 import type { Logger } from '@agent-platform/kit';
 import { assembleOnDatabase, classifyDbError, closeOrm, requestContext, type Orm } from '@agent-platform/kit/db';
 import { OutboxRelay, type EventBus } from '@agent-platform/kit/events';
-import { GrpcChannel, GrpcServer } from '@agent-platform/kit/grpc';
+import { GrpcChannel, GrpcServer, type ChannelTransport, type InProcessServing } from '@agent-platform/kit/grpc';
 import { AgentServiceService } from '@agent-platform/proto/agents/v1/agents';
 import { ChatServiceService } from '@agent-platform/proto/agents/v1/chat';
 import { MemoryServiceService } from '@agent-platform/proto/agents/v1/memory';
@@ -28,7 +28,7 @@ import type { VectorStore } from './vectors/vector-store.js';
 
 export { loadAgentMemoryConfig, type AgentMemoryConfig } from './config.js';
 
-export interface AgentMemoryService {
+export interface AgentMemoryService extends InProcessServing {
   start(): Promise<{ port: number }>;
   stop(): Promise<void>;
 }
@@ -42,6 +42,8 @@ export interface AgentMemoryDeps {
   embedder?: Embedder;
   vectors?: VectorStore;
   credits?: Credits;
+  /** identity in this process (the all-in-one mode) instead of at IDENTITY_ADDR. */
+  identityTransport?: ChannelTransport;
 }
 
 const GRPC_SHUTDOWN_GRACE_MS = 5_000;
@@ -62,7 +64,7 @@ function assemble(config: AgentMemoryConfig, deps: AgentMemoryDeps, orm: Orm): A
   const model = deps.model ?? chatModelFrom(config);
   const embedder = deps.embedder ?? embedderFrom(config);
   const vectors = deps.vectors ?? vectorStoreFrom(config, embedder, logger.child({ component: 'vector-store' }));
-  const identity = deps.credits ? undefined : new GrpcChannel(config.identityAddr, { defaultDeadlineMs: config.grpcDeadlineMs });
+  const identity = deps.credits ? undefined : new GrpcChannel(deps.identityTransport ?? config.identityAddr, { defaultDeadlineMs: config.grpcDeadlineMs });
   const credits = deps.credits ?? new IdentityCredits(identity!.client(BillingServiceService));
 
   const agentsRepository = new AgentsRepository(em);
@@ -103,6 +105,7 @@ function assemble(config: AgentMemoryConfig, deps: AgentMemoryDeps, orm: Orm): A
 
   let started = false;
   return {
+    inProcess: server.inProcess(),
     async start() {
       const opened = Date.now();
       await vectors.open(memoryRepository.vectorSource(embedder.model));

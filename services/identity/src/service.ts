@@ -1,7 +1,7 @@
 import type { Logger } from '@agent-platform/kit';
 import { assembleOnDatabase, classifyDbError, closeOrm, requestContext, type Orm } from '@agent-platform/kit/db';
 import { OutboxRelay, type EventBus } from '@agent-platform/kit/events';
-import { GrpcServer } from '@agent-platform/kit/grpc';
+import { GrpcServer, type InProcessServing } from '@agent-platform/kit/grpc';
 import { SecretBox } from '@agent-platform/kit/security';
 import { ApiKeyServiceService } from '@agent-platform/proto/identity/v1/api-keys';
 import { AuthServiceService } from '@agent-platform/proto/identity/v1/auth';
@@ -30,7 +30,7 @@ import { UsersService } from './users/users.service.js';
 
 export { loadIdentityConfig, type IdentityConfig } from './config.js';
 
-export interface IdentityService {
+export interface IdentityService extends InProcessServing {
   start(): Promise<{ port: number }>;
   stop(): Promise<void>;
 }
@@ -114,6 +114,7 @@ function assemble(config: IdentityConfig, deps: IdentityDeps, orm: Orm): Identit
 
   let started = false;
   return {
+    inProcess: server.inProcess(),
     async start() {
       await around(() => signingKeys.load());
       const port = await server.listen(config.grpcHost, config.grpcPort);

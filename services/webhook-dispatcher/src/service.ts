@@ -3,7 +3,7 @@ import { hostname } from 'node:os';
 import type { Logger } from '@agent-platform/kit';
 import { assembleOnDatabase, classifyDbError, closeOrm, requestContext, type Orm } from '@agent-platform/kit/db';
 import { EVENT_SUBJECT_PREFIX, type EventBus, type Subscription } from '@agent-platform/kit/events';
-import { GrpcServer } from '@agent-platform/kit/grpc';
+import { GrpcServer, type InProcessServing } from '@agent-platform/kit/grpc';
 import { WebhookServiceService } from '@agent-platform/proto/webhooks/v1';
 import type { WebhookDispatcherConfig } from './config.js';
 import { openDatabase } from './database.js';
@@ -24,7 +24,7 @@ export { loadWebhookDispatcherConfig, type WebhookDispatcherConfig } from './con
 /** The durable consumer every replica shares: each event is fanned out by one of them. */
 export const CONSUMER_NAME = 'webhook-dispatcher';
 
-export interface WebhookDispatcherService {
+export interface WebhookDispatcherService extends InProcessServing {
   start(): Promise<{ port: number }>;
   stop(): Promise<void>;
 }
@@ -93,6 +93,7 @@ function assemble(config: WebhookDispatcherConfig, deps: WebhookDispatcherDeps, 
   let listening = false;
   let subscription: Subscription | undefined;
   return {
+    inProcess: server.inProcess(),
     async start() {
       const port = await server.listen(config.grpcHost, config.grpcPort);
       listening = true;

@@ -3,7 +3,7 @@ import { randomBytes } from 'node:crypto';
 import type { Logger } from '@agent-platform/kit';
 import { assembleOnDatabase, classifyDbError, closeOrm, requestContext, type Orm } from '@agent-platform/kit/db';
 import { OutboxRelay, type EventBus } from '@agent-platform/kit/events';
-import { GrpcChannel, GrpcServer } from '@agent-platform/kit/grpc';
+import { GrpcChannel, GrpcServer, type ChannelTransport, type InProcessServing } from '@agent-platform/kit/grpc';
 import { OutboundHttp, OutboundPolicy, type HostResolver } from '@agent-platform/kit/security';
 import { ChatServiceService } from '@agent-platform/proto/agents/v1/chat';
 import { ExecutionServiceService, InboundServiceService, WorkflowServiceService } from '@agent-platform/proto/workflows/v1';
@@ -29,7 +29,7 @@ import { WorkflowsService } from './workflows/workflows.service.js';
 
 export { loadWorkflowRunnerConfig, type WorkflowRunnerConfig } from './config.js';
 
-export interface WorkflowRunnerService {
+export interface WorkflowRunnerService extends InProcessServing {
   /** `port` is gRPC's, `ingressPort` the inbound webhooks' HTTP port. */
   start(): Promise<{ port: number; ingressPort: number }>;
   stop(): Promise<void>;
@@ -41,6 +41,8 @@ export interface WorkflowRunnerDeps {
   bus: EventBus;
   /** Adapters chosen from the configuration unless given (tests). */
   agents?: AgentChat;
+  /** agent-memory in this process (the all-in-one mode) instead of at AGENT_MEMORY_ADDR. */
+  agentMemoryTransport?: ChannelTransport;
   /** Resolves integration host names for the SSRF guard and for connecting; default the system's. */
   resolveHost?: HostResolver;
 }
@@ -67,7 +69,7 @@ function assemble(config: WorkflowRunnerConfig, deps: WorkflowRunnerDeps, orm: O
   const policy = new OutboundPolicy({ allowPrivateNetworks: config.allowPrivateNetworks, ...(deps.resolveHost ? { resolve: deps.resolveHost } : {}) });
   const http = new OutboundHttp({ policy, userAgent: USER_AGENT });
   const email = new EmailSender({ smtp: config.smtp });
-  const agentMemory = deps.agents ? undefined : new GrpcChannel(config.agentMemoryAddr, { defaultDeadlineMs: config.grpcDeadlineMs });
+  const agentMemory = deps.agents ? undefined : new GrpcChannel(deps.agentMemoryTransport ?? config.agentMemoryAddr, { defaultDeadlineMs: config.grpcDeadlineMs });
   const agents = deps.agents ?? new GrpcAgentChat(agentMemory!.client(ChatServiceService));
 
   const workflowsRepository = new WorkflowsRepository(em);
@@ -111,6 +113,7 @@ function assemble(config: WorkflowRunnerConfig, deps: WorkflowRunnerDeps, orm: O
 
   let started = false;
   return {
+    inProcess: server.inProcess(),
     async start() {
       const port = await server.listen(config.grpcHost, config.grpcPort);
       started = true;

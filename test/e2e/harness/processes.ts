@@ -100,6 +100,8 @@ export async function startLocalPlatformProcess(options: {
   port: number;
   env?: Record<string, string>;
   via?: 'pnpm' | 'node';
+  /** Options for node itself (`--cpu-prof`); implies running the entry point directly. */
+  nodeOptions?: string[];
 }): Promise<LocalPlatformProcess> {
   const env = {
     DATA_DIR: options.dataDir,
@@ -113,7 +115,10 @@ export async function startLocalPlatformProcess(options: {
     ...options.env,
   };
   const started = performance.now();
-  const running = options.via === 'pnpm' ? startProcess('pnpm', ['start'], env) : startNode('deploy/local/src/main.ts', env);
+  const running =
+    options.via === 'pnpm' && !options.nodeOptions
+      ? startProcess('pnpm', ['start'], env)
+      : startProcess(process.execPath, [...(options.nodeOptions ?? []), '--import', 'tsx', 'deploy/local/src/main.ts'], env);
   const baseUrl = `http://127.0.0.1:${options.port}`;
   try {
     await waitUntil('the all-in-one platform', running, () => httpOk(`${baseUrl}/readyz`), 120_000);

@@ -1,8 +1,9 @@
-import { GrpcChannel, type PromiseClient } from '@agent-platform/kit/grpc';
+import type { PromiseClient } from '@agent-platform/kit/grpc';
 import { AgentServiceService } from '@agent-platform/proto/agents/v1/agents';
 import { ChatServiceService } from '@agent-platform/proto/agents/v1/chat';
 import { MemoryServiceService } from '@agent-platform/proto/agents/v1/memory';
 import fp from 'fastify-plugin';
+import { openBackendChannel, type BackendPluginOptions } from './backend-channel.js';
 import { HealthCheck, type HealthClient } from './grpc-health.js';
 
 export interface AgentMemoryClients {
@@ -15,20 +16,16 @@ export interface AgentMemoryClients {
   health: HealthClient;
 }
 
-/** Typed clients of the agent-memory service over its own channel, closed with the app. */
+/** Typed clients of the agent-memory service over its own channel. */
 export default fp(
-  (app, _options, done) => {
-    const channel = new GrpcChannel(app.config.AGENT_MEMORY_ADDR, { defaultDeadlineMs: app.config.GRPC_DEADLINE_MS });
+  (app, options: BackendPluginOptions, done) => {
+    const channel = openBackendChannel(app, options, app.config.AGENT_MEMORY_ADDR);
     app.decorate('agentMemory', {
       agents: channel.client(AgentServiceService),
       chat: channel.client(ChatServiceService),
       memory: channel.client(MemoryServiceService),
       health: channel.client(HealthCheck),
     } satisfies AgentMemoryClients);
-    app.addHook('onClose', (_instance, next) => {
-      channel.close();
-      next();
-    });
     done();
   },
   { name: 'agent-memory', dependencies: ['config'] },

@@ -1,9 +1,10 @@
-import { GrpcChannel, type PromiseClient } from '@agent-platform/kit/grpc';
+import type { PromiseClient } from '@agent-platform/kit/grpc';
 import { ApiKeyServiceService } from '@agent-platform/proto/identity/v1/api-keys';
 import { AuthServiceService } from '@agent-platform/proto/identity/v1/auth';
 import { BillingServiceService } from '@agent-platform/proto/identity/v1/billing';
 import { MemberServiceService, UserServiceService } from '@agent-platform/proto/identity/v1/users';
 import fp from 'fastify-plugin';
+import { openBackendChannel, type BackendPluginOptions } from './backend-channel.js';
 import { HealthCheck, type HealthClient } from './grpc-health.js';
 
 export interface IdentityClients {
@@ -15,10 +16,10 @@ export interface IdentityClients {
   health: HealthClient;
 }
 
-/** Typed clients of the identity service over one channel, closed with the app. */
+/** Typed clients of the identity service over one channel. */
 export default fp(
-  (app, _options, done) => {
-    const channel = new GrpcChannel(app.config.IDENTITY_ADDR, { defaultDeadlineMs: app.config.GRPC_DEADLINE_MS });
+  (app, options: BackendPluginOptions, done) => {
+    const channel = openBackendChannel(app, options, app.config.IDENTITY_ADDR);
     app.decorate('identity', {
       auth: channel.client(AuthServiceService),
       users: channel.client(UserServiceService),
@@ -27,10 +28,6 @@ export default fp(
       billing: channel.client(BillingServiceService),
       health: channel.client(HealthCheck),
     } satisfies IdentityClients);
-    app.addHook('onClose', (_instance, next) => {
-      channel.close();
-      next();
-    });
     done();
   },
   { name: 'identity', dependencies: ['config'] },

@@ -1,6 +1,7 @@
-import { GrpcChannel, type PromiseClient } from '@agent-platform/kit/grpc';
+import type { PromiseClient } from '@agent-platform/kit/grpc';
 import { WebhookServiceService } from '@agent-platform/proto/webhooks/v1';
 import fp from 'fastify-plugin';
+import { openBackendChannel, type BackendPluginOptions } from './backend-channel.js';
 import { HealthCheck, type HealthClient } from './grpc-health.js';
 
 export interface WebhookClients {
@@ -9,18 +10,14 @@ export interface WebhookClients {
   health: HealthClient;
 }
 
-/** Typed clients of the webhook-dispatcher service over its own channel, closed with the app. */
+/** Typed clients of the webhook-dispatcher service over its own channel. */
 export default fp(
-  (app, _options, done) => {
-    const channel = new GrpcChannel(app.config.WEBHOOK_DISPATCHER_ADDR, { defaultDeadlineMs: app.config.GRPC_DEADLINE_MS });
+  (app, options: BackendPluginOptions, done) => {
+    const channel = openBackendChannel(app, options, app.config.WEBHOOK_DISPATCHER_ADDR);
     app.decorate('webhooks', {
       service: channel.client(WebhookServiceService),
       health: channel.client(HealthCheck),
     } satisfies WebhookClients);
-    app.addHook('onClose', (_instance, next) => {
-      channel.close();
-      next();
-    });
     done();
   },
   { name: 'webhooks', dependencies: ['config'] },

@@ -1,6 +1,7 @@
-import { GrpcChannel, type PromiseClient } from '@agent-platform/kit/grpc';
+import type { PromiseClient } from '@agent-platform/kit/grpc';
 import { ExecutionServiceService, InboundServiceService, WorkflowServiceService } from '@agent-platform/proto/workflows/v1';
 import fp from 'fastify-plugin';
+import { openBackendChannel, type BackendPluginOptions } from './backend-channel.js';
 import { HealthCheck, type HealthClient } from './grpc-health.js';
 
 export interface WorkflowRunnerClients {
@@ -13,20 +14,16 @@ export interface WorkflowRunnerClients {
   health: HealthClient;
 }
 
-/** Typed clients of the workflow-runner service over its own channel, closed with the app. */
+/** Typed clients of the workflow-runner service over its own channel. */
 export default fp(
-  (app, _options, done) => {
-    const channel = new GrpcChannel(app.config.WORKFLOW_RUNNER_ADDR, { defaultDeadlineMs: app.config.GRPC_DEADLINE_MS });
+  (app, options: BackendPluginOptions, done) => {
+    const channel = openBackendChannel(app, options, app.config.WORKFLOW_RUNNER_ADDR);
     app.decorate('workflowRunner', {
       workflows: channel.client(WorkflowServiceService),
       executions: channel.client(ExecutionServiceService),
       inbound: channel.client(InboundServiceService),
       health: channel.client(HealthCheck),
     } satisfies WorkflowRunnerClients);
-    app.addHook('onClose', (_instance, next) => {
-      channel.close();
-      next();
-    });
     done();
   },
   { name: 'workflow-runner', dependencies: ['config'] },

@@ -1,8 +1,9 @@
-import { Client, credentials, Metadata, type ServiceError } from '@grpc/grpc-js';
+import { Metadata } from '@grpc/grpc-js';
 import { context, SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
 import { DomainError } from '../errors.js';
 import { injectTraceContext, REQUEST_ID_KEY, writePrincipal, type Principal } from './metadata.js';
 import { fromGrpcError, isServiceError } from './status.js';
+import { Http2Transport, type ChannelTransport } from './transport.js';
 import type { AnyMethod, IsStreaming, RequestOf, ResponseOf, RpcServiceDefinition } from './types.js';
 
 /** Per-call context a client forwards: who is calling and which request this serves. */
@@ -29,16 +30,16 @@ export interface ChannelOptions {
 
 const tracer = trace.getTracer('@agent-platform/kit/grpc');
 
-/** One HTTP/2 channel to a service address, shared by the typed clients made from it. */
+/**
+ * One channel to a service, shared by the typed clients made from it: HTTP/2 to an address, or a
+ * transport into a server of this process (the all-in-one mode's choice, made once at start).
+ */
 export class GrpcChannel {
-  private readonly raw: Client;
+  private readonly transport: ChannelTransport;
   private readonly defaultDeadlineMs: number;
 
-  constructor(address: string, options: ChannelOptions = {}) {
-    this.raw = new Client(address, credentials.createInsecure(), {
-      'grpc.keepalive_time_ms': 30_000,
-      'grpc.keepalive_timeout_ms': 10_000,
-    });
+  constructor(target: string | ChannelTransport, options: ChannelOptions = {}) {
+    this.transport = typeof target === 'string' ? new Http2Transport(target) : target;
     this.defaultDeadlineMs = options.defaultDeadlineMs ?? 5_000;
   }
 
@@ -54,31 +55,22 @@ export class GrpcChannel {
   }
 
   close(): void {
-    this.raw.close();
+    this.transport.close();
   }
 
   private unary(method: AnyMethod, request: unknown, call: OutgoingCall): Promise<unknown> {
     const { metadata, span, deadline } = this.begin(method, call);
-    return new Promise((resolve, reject) => {
-      this.raw.makeUnaryRequest(
-        method.path,
-        (value: unknown) => method.requestSerialize(value as never),
-        method.responseDeserialize,
-        request,
-        metadata,
-        { deadline },
-        (error: ServiceError | null, response?: unknown) => {
-          if (error) {
-            span.setStatus({ code: SpanStatusCode.ERROR, message: error.details });
-            span.end();
-            reject(isServiceError(error) ? fromGrpcError(error) : new DomainError('internal_error', 'An unexpected error occurred.', { cause: error }));
-            return;
-          }
-          span.end();
-          resolve(response);
-        },
-      );
-    });
+    return this.transport.unary(method, request, metadata, deadline).then(
+      (response) => {
+        span.end();
+        return response;
+      },
+      (error: unknown) => {
+        span.setStatus({ code: SpanStatusCode.ERROR, message: isServiceError(error) ? error.details : String(error) });
+        span.end();
+        throw isServiceError(error) ? fromGrpcError(error) : new DomainError('internal_error', 'An unexpected error occurred.', { cause: error });
+      },
+    );
   }
 
   /**
@@ -87,20 +79,13 @@ export class GrpcChannel {
    */
   private async *serverStream(method: AnyMethod, request: unknown, call: OutgoingCall): AsyncGenerator<unknown, void, undefined> {
     const { metadata, span, deadline } = this.begin(method, call);
-    const stream = this.raw.makeServerStreamRequest(
-      method.path,
-      (value: unknown) => method.requestSerialize(value as never),
-      method.responseDeserialize,
-      request,
-      metadata,
-      { deadline },
-    );
+    const stream = this.transport.serverStream(method, request, metadata, deadline);
     let finished = false;
     const cancel = () => stream.cancel();
     call.signal?.addEventListener('abort', cancel, { once: true });
     if (call.signal?.aborted) cancel();
     try {
-      for await (const message of stream as AsyncIterable<unknown>) yield message;
+      for await (const message of stream) yield message;
       finished = true;
       span.end();
     } catch (error) {

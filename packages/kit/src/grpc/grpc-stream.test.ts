@@ -8,10 +8,10 @@ import { GrpcServer, type Handlers } from './server.js';
 
 // Server streaming through GrpcServer and GrpcChannel, on ChatService's StreamChat.
 const server = new GrpcServer({ logger: createLogger({ service: 'kit-test', level: 'silent' }) });
-let channel: GrpcChannel;
+let address: string;
 let released: () => void = () => undefined;
-/** Resolves when the endless stream's generator has been closed by a cancelled call. */
-let endlessClosed: Promise<void>;
+/** One sentinel per endless stream: resolves when its generator has been closed by a cancelled call. */
+const endlessStreams: Promise<void>[] = [];
 
 function delta(text: string): StreamChatResponse {
   return { delta: text };
@@ -20,8 +20,6 @@ function delta(text: string): StreamChatResponse {
 const refused: Handlers<typeof ChatServiceService>['chat'] = () => Promise.reject(new Error('not used'));
 
 beforeAll(async () => {
-  let closeEndless: () => void = () => undefined;
-  endlessClosed = new Promise((resolve) => (closeEndless = resolve));
   server.add('agentplatform.agents.v1.ChatService', ChatServiceService, {
     chat: refused,
     listSessions: () => Promise.reject(new Error('not used')),
@@ -30,6 +28,8 @@ beforeAll(async () => {
     async *streamChat(request, ctx) {
       if (request.message === 'refuse') throw new DomainError('insufficient_credits', 'No credits left.');
       if (request.message === 'endless') {
+        let closeEndless: () => void = () => undefined;
+        endlessStreams.push(new Promise((resolve) => (closeEndless = resolve)));
         try {
           for (let n = 0; ; n += 1) {
             yield delta(`piece ${n} `);
@@ -47,15 +47,20 @@ beforeAll(async () => {
     },
   });
   const port = await server.listen('127.0.0.1', 0);
-  channel = new GrpcChannel(`127.0.0.1:${port}`, { defaultDeadlineMs: 5_000 });
+  address = `127.0.0.1:${port}`;
 });
 
 afterAll(async () => {
-  channel.close();
   await server.stop(1_000);
 });
 
-async function collect(message: string): Promise<{ events: StreamChatResponse[]; error?: unknown }> {
+// The same streams over the network and through the in-process transport.
+const transports = [
+  { transport: 'HTTP/2', open: () => new GrpcChannel(address, { defaultDeadlineMs: 5_000 }) },
+  { transport: 'the in-process transport', open: () => new GrpcChannel(server.inProcess(), { defaultDeadlineMs: 5_000 }) },
+];
+
+async function collect(channel: GrpcChannel, message: string): Promise<{ events: StreamChatResponse[]; error?: unknown }> {
   const client = channel.client(ChatServiceService);
   const events: StreamChatResponse[] = [];
   try {
@@ -66,28 +71,35 @@ async function collect(message: string): Promise<{ events: StreamChatResponse[];
   }
 }
 
-describe('server streaming', () => {
+describe.each(transports)('server streaming over $transport', ({ open }) => {
+  let channel: GrpcChannel;
+  beforeAll(() => {
+    channel = open();
+  });
+  afterAll(() => channel.close());
+
+
   it('delivers every message in order, then ends', async () => {
-    const { events, error } = await collect('one two three');
+    const { events, error } = await collect(channel, 'one two three');
     expect(error).toBeUndefined();
     expect(events.map((event) => event.delta ?? event.completed?.content)).toEqual(['one', 'two', 'three', 'one two three']);
   });
 
   it('ends with the DomainError when the handler fails before the first message', async () => {
-    const { events, error } = await collect('refuse');
+    const { events, error } = await collect(channel, 'refuse');
     expect(events).toEqual([]);
     expect(error).toBeInstanceOf(DomainError);
     expect(error).toMatchObject({ code: 'insufficient_credits', message: 'No credits left.' });
   });
 
   it('delivers what was written, then the DomainError of a failure mid-stream', async () => {
-    const { events, error } = await collect('fail now');
+    const { events, error } = await collect(channel, 'fail now');
     expect(events.map((event) => event.delta)).toEqual(['fail', 'now']);
     expect(error).toMatchObject({ code: 'upstream_error' });
   });
 
   it('hides an unexpected failure as internal_error', async () => {
-    const { error } = await collect('crash now');
+    const { error } = await collect(channel, 'crash now');
     expect(error).toMatchObject({ code: 'internal_error', message: 'An unexpected error occurred.' });
     expect(String((error as Error).message)).not.toContain('secret');
   });
@@ -101,11 +113,9 @@ describe('server streaming', () => {
       released();
     }
     expect(received).toEqual(['piece 0 ', 'piece 1 ', 'piece 2 ']);
-    await endlessClosed; // the sentinel: the server-side generator's finally ran
+    await endlessStreams.at(-1); // the sentinel: the server-side generator's finally ran
   });
-});
 
-describe('server streaming with an abort signal', () => {
   it('cancels a call waiting for its next message as soon as the signal aborts', async () => {
     const client = channel.client(ChatServiceService);
     const aborter = new AbortController();

@@ -6,6 +6,7 @@ import {
   type HealthCheckResponse,
   type HealthServer,
 } from '@agent-platform/proto/grpc-health/v1';
+import type { Outcome } from './in-process.js';
 import { toGrpcStatus } from './status.js';
 
 export { HealthCheckResponse_ServingStatus as ServingStatus } from '@agent-platform/proto/grpc-health/v1';
@@ -35,15 +36,19 @@ export class HealthRegistry {
     return this.statuses.get(service);
   }
 
+  /** Check's answer, or not_found for a service this server does not have. */
+  check(request: HealthCheckRequest): Outcome<HealthCheckResponse> {
+    const status = this.statuses.get(request.service);
+    if (status === undefined) return { ok: false, status: toGrpcStatus(DomainError.notFound(`Service ${request.service}`)) };
+    return { ok: true, value: { status } };
+  }
+
   implementation(): HealthServer & UntypedServiceImplementation {
     return {
       check: (call, callback) => {
-        const status = this.statuses.get(call.request.service);
-        if (status === undefined) {
-          callback(toGrpcStatus(DomainError.notFound(`Service ${call.request.service}`)));
-          return;
-        }
-        callback(null, { status });
+        const outcome = this.check(call.request);
+        if (outcome.ok) callback(null, outcome.value);
+        else callback(outcome.status);
       },
       watch: (call) => {
         const service = call.request.service;

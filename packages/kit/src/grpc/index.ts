@@ -4,4 +4,5 @@ export { HealthRegistry, ServingStatus } from './health.js';
 export { PrincipalKind, readPrincipal, writePrincipal, type Principal } from './metadata.js';
 export { GrpcServer, requirePrincipal, type CallContext, type GrpcServerOptions, type Handlers } from './server.js';
 export { fromGrpcError, toGrpcStatus } from './status.js';
+export { Http2Transport, type CallStream, type ChannelTransport, type InProcessServing } from './transport.js';
 export type { AnyMethod, IsStreaming, RequestOf, ResponseOf, RpcServiceDefinition } from './types.js';

@@ -1,6 +1,7 @@
 import {
   Server,
   ServerCredentials,
+  type Metadata,
   type sendUnaryData,
   type ServerUnaryCall,
   type ServerWritableStream,
@@ -9,12 +10,15 @@ import {
 } from '@grpc/grpc-js';
 import { once } from 'node:events';
 import { context, SpanKind, SpanStatusCode, trace, type Span } from '@opentelemetry/api';
-import { HealthService } from '@agent-platform/proto/grpc-health/v1';
+import { HealthService, type HealthCheckRequest } from '@agent-platform/proto/grpc-health/v1';
 import { DomainError } from '../errors.js';
 import type { Logger } from '../logger.js';
+import { settlesWithin } from '../timeout.js';
 import { HealthRegistry, ServingStatus } from './health.js';
 import { extractTraceContext, readPrincipal, readRequestId, type Principal } from './metadata.js';
-import { toGrpcStatus } from './status.js';
+import { InProcessCalls, type MessageSink, type Outcome, type StreamRun, type UnaryRun } from './in-process.js';
+import { CALL_CANCELLED, toGrpcStatus } from './status.js';
+import type { ChannelTransport } from './transport.js';
 import type { IsStreaming, RequestOf, ResponseOf, RpcServiceDefinition } from './types.js';
 
 /** What a handler knows about the call besides its request message. */
@@ -50,28 +54,36 @@ export interface GrpcServerOptions {
 }
 
 const tracer = trace.getTracer('@agent-platform/kit/grpc');
-// One shared abort reason: grpc-js reports `cancelled` at the end of many calls, and an Error per
-// call (with its stack trace) is measurable on the hot path.
-const CANCELLED = new DomainError('service_unavailable', 'The call was cancelled.');
 
-/** A grpc-js server whose services are async functions, with health, tracing and error mapping. */
+/**
+ * A grpc-js server whose services are async functions, with health, tracing and error mapping.
+ * The same calls can come from its own process through `inProcess()`, without the network.
+ */
 export class GrpcServer {
   readonly health = new HealthRegistry();
   private readonly server = new Server({ 'grpc.keepalive_permit_without_calls': 1 });
+  private readonly local = new InProcessCalls();
   private readonly options: GrpcServerOptions;
 
   constructor(options: GrpcServerOptions) {
     this.options = options;
     this.server.addService(HealthService, this.health.implementation());
+    this.local.register(HealthService.check, { unary: (request) => Promise.resolve(this.health.check(request as HealthCheckRequest)) });
   }
 
   add<D extends RpcServiceDefinition>(serviceName: string, definition: D, handlers: Handlers<D>): this {
     const implementation: UntypedServiceImplementation = {};
     for (const method of Object.keys(definition) as (keyof D & string)[]) {
-      const { path, responseStream } = definition[method]!;
-      implementation[method] = responseStream
-        ? this.wrapStream(path, handlers[method] as StreamHandler<unknown, unknown>)
-        : this.wrap(path, handlers[method] as UnaryHandler<unknown, unknown>);
+      const methodDefinition = definition[method]!;
+      if (methodDefinition.responseStream) {
+        const run = this.streamRun(methodDefinition.path, handlers[method] as StreamHandler<unknown, unknown>);
+        implementation[method] = overHttp2Stream(run);
+        this.local.register(methodDefinition, { stream: run });
+      } else {
+        const run = this.unaryRun(methodDefinition.path, handlers[method] as UnaryHandler<unknown, unknown>);
+        implementation[method] = overHttp2Unary(run);
+        this.local.register(methodDefinition, { unary: run });
+      }
     }
     this.server.addService(definition as unknown as ServiceDefinition, implementation);
     this.health.set(serviceName, ServingStatus.NOT_SERVING);
@@ -85,84 +97,82 @@ export class GrpcServer {
         error ? reject(error) : resolve(actual),
       );
     });
+    this.local.open();
     this.health.setAll(ServingStatus.SERVING);
     return bound;
+  }
+
+  /**
+   * A transport for a GrpcChannel in this process: calls skip HTTP/2 but still cross protobuf and
+   * run through the same handlers. They are taken while the server listens, as on its port.
+   */
+  inProcess(): ChannelTransport {
+    return this.local;
   }
 
   /** Stops taking calls, lets running ones finish for up to `graceMs`, then cuts the rest. */
   async stop(graceMs = 5_000): Promise<void> {
     this.health.setAll(ServingStatus.NOT_SERVING);
     this.health.closeWatchers();
-    await new Promise<void>((resolve) => {
-      const timer = setTimeout(() => {
-        this.server.forceShutdown();
-        resolve();
-      }, graceMs);
-      timer.unref();
-      this.server.tryShutdown(() => {
-        clearTimeout(timer);
-        resolve();
-      });
-    });
+    const drained = Promise.all([new Promise<void>((resolve) => this.server.tryShutdown(() => resolve())), this.local.drain()]);
+    if (!(await settlesWithin(drained, graceMs))) {
+      this.server.forceShutdown();
+      this.local.cutAll();
+    }
   }
 
-  private wrap<Request, Response>(path: string, handler: UnaryHandler<Request, Response>): (call: ServerUnaryCall<Request, Response>, callback: sendUnaryData<Response>) => void {
+  private unaryRun(path: string, handler: UnaryHandler<unknown, unknown>): UnaryRun {
     const around = this.options.around ?? ((run) => run());
-    return (call, callback) => {
-      const { ctx, span, parent } = this.begin(path, call);
+    return (request, metadata, signal) => {
+      const { ctx, span, parent } = this.begin(path, metadata, signal);
       // async, so a handler that throws before returning a promise is mapped like a rejection.
-      const run = async () => around(() => handler(call.request, ctx));
-      context.with(trace.setSpan(parent, span), run).then(
-        (response) => {
+      const run = async () => around(() => handler(request, ctx));
+      return context.with(trace.setSpan(parent, span), run).then(
+        (value): Outcome<unknown> => {
           span.end();
-          callback(null, response);
+          return { ok: true, value };
         },
-        (error: unknown) => callback(this.fail(error, ctx, span)),
+        (error: unknown): Outcome<unknown> => ({ ok: false, status: this.fail(error, ctx, span) }),
       );
     };
   }
 
   /**
-   * Writes what the handler yields, waiting for the client to read when its buffer is full; a
-   * failure ends the stream with the mapped status. A cancelled call stops the iteration (the
-   * generator's `finally` runs), so work for a caller that went away ends too.
+   * Writes what the handler yields, waiting for the caller to read when it is behind. A cancelled
+   * call stops the iteration (the generator's `finally` runs), so work for a caller that went away
+   * ends too.
    */
-  private wrapStream<Request, Response>(path: string, handler: StreamHandler<Request, Response>): (call: ServerWritableStream<Request, Response>) => void {
+  private streamRun(path: string, handler: StreamHandler<unknown, unknown>): StreamRun {
     const around = this.options.around ?? ((run) => run());
-    return (call) => {
-      const { ctx, span, parent } = this.begin(path, call);
+    return (request, metadata, signal, sink) => {
+      const { ctx, span, parent } = this.begin(path, metadata, signal);
       const run = async () =>
         around(async () => {
-          for await (const message of handler(call.request, ctx)) {
-            if (call.cancelled) break;
-            if (!call.write(message)) await Promise.race([once(call, 'drain'), once(ctx.signal, 'abort')]);
+          for await (const message of handler(request, ctx)) {
+            if (sink.cancelled) break;
+            const behind = sink.write(message);
+            if (behind) await behind;
           }
         });
-      context.with(trace.setSpan(parent, span), run).then(
-        () => {
+      return context.with(trace.setSpan(parent, span), run).then(
+        (): Outcome<undefined> => {
           span.end();
-          if (!call.cancelled) call.end();
+          return { ok: true, value: undefined };
         },
-        (error: unknown) => {
-          const status = this.fail(error, ctx, span);
-          // grpc-js ends a server stream with the status of an 'error' event (code, details, metadata).
-          if (!call.cancelled) call.emit('error', Object.assign(new Error(status.details), status));
-        },
+        (error: unknown): Outcome<undefined> => ({ ok: false, status: this.fail(error, ctx, span) }),
       );
     };
   }
 
-  private begin(path: string, call: ServerUnaryCall<unknown, unknown> | ServerWritableStream<unknown, unknown>) {
-    const parent = extractTraceContext(call.metadata);
+  private begin(path: string, metadata: Metadata, signal: AbortSignal) {
+    const parent = extractTraceContext(metadata);
     const span = tracer.startSpan(path, { kind: SpanKind.SERVER, attributes: { 'rpc.system': 'grpc', 'rpc.method': path } }, parent);
-    const requestId = readRequestId(call.metadata);
-    const aborter = new AbortController();
-    call.on('cancelled', () => aborter.abort(CANCELLED));
+    const requestId = readRequestId(metadata);
     const ctx: CallContext = {
-      principal: readPrincipal(call.metadata),
+      principal: readPrincipal(metadata),
       requestId,
       logger: this.options.logger.child({ rpc: path, ...(requestId ? { request_id: requestId } : {}) }),
-      signal: aborter.signal,
+      signal,
     };
     return { ctx, span, parent };
   }
@@ -180,6 +190,39 @@ export class GrpcServer {
     span.end();
     return toGrpcStatus(domainError ?? new DomainError('internal_error', 'An unexpected error occurred.'));
   }
+}
+
+/** A unary call that came over HTTP/2, answered through grpc-js's callback. */
+function overHttp2Unary(run: UnaryRun): (call: ServerUnaryCall<unknown, unknown>, callback: sendUnaryData<unknown>) => void {
+  return (call, callback) => {
+    void run(call.request, call.metadata, cancellationOf(call)).then((outcome) => (outcome.ok ? callback(null, outcome.value) : callback(outcome.status)));
+  };
+}
+
+/** A server stream that came over HTTP/2: writes wait for 'drain'; a failure ends it with its status. */
+function overHttp2Stream(run: StreamRun): (call: ServerWritableStream<unknown, unknown>) => void {
+  return (call) => {
+    const signal = cancellationOf(call);
+    const sink: MessageSink = {
+      write: (message) => (call.write(message) ? undefined : Promise.race([once(call, 'drain'), once(signal, 'abort')]).then(() => undefined)),
+      get cancelled() {
+        return call.cancelled;
+      },
+    };
+    void run(call.request, call.metadata, signal, sink).then((outcome) => {
+      if (call.cancelled) return;
+      // grpc-js ends a server stream with the status of an 'error' event (code, details, metadata).
+      if (outcome.ok) call.end();
+      else call.emit('error', Object.assign(new Error(outcome.status.details), outcome.status));
+    });
+  };
+}
+
+/** Aborted when grpc-js reports the call cancelled (the caller went away or its deadline passed). */
+function cancellationOf(call: ServerUnaryCall<unknown, unknown> | ServerWritableStream<unknown, unknown>): AbortSignal {
+  const aborter = new AbortController();
+  call.on('cancelled', () => aborter.abort(CALL_CANCELLED));
+  return aborter.signal;
 }
 
 type UnaryHandler<Request, Response> = (request: Request, ctx: CallContext) => Promise<Response>;

@@ -3,6 +3,10 @@ import { ErrorDetail } from '@agent-platform/proto/common/v1';
 import { codeForBareGrpcStatus, DomainError, grpcStatusOf, isErrorCode } from '../errors.js';
 import { ERROR_KEY } from './metadata.js';
 
+// One shared abort reason for a call that ended early: grpc-js reports `cancelled` at the end of
+// many calls, and an Error per call (with its stack trace) is measurable on the hot path.
+export const CALL_CANCELLED = new DomainError('service_unavailable', 'The call was cancelled.');
+
 /** A DomainError as a gRPC status whose trailers carry the reason and field violations. */
 export function toGrpcStatus(error: DomainError): Partial<StatusObject> {
   const metadata = new Metadata();

@@ -1,0 +1,101 @@
+/**
+ * Where the time of one route goes: starts the all-in-one platform under `--cpu-prof`, loads the
+ * route from a load generator in its own process, stops the platform and prints the profile's
+ * self time grouped by package (and the top functions), so a change can be judged by what it
+ * removes rather than by a guess.
+ * Run: pnpm bench:profile [auth-me|agent|search] [seconds]   (the .cpuprofile is kept for DevTools)
+ */
+import { mkdtemp, readdir, readFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { freePort, startLocalPlatformProcess } from '../e2e/harness/processes.js';
+import { describeLoad, runLoad } from './load.js';
+import { newAccessToken } from './platform.js';
+
+interface ProfileNode {
+  id: number;
+  callFrame: { functionName: string; url: string; lineNumber: number };
+  children?: number[];
+}
+interface CpuProfile {
+  startTime: number;
+  nodes: ProfileNode[];
+  samples: number[];
+  timeDeltas: number[];
+}
+
+const route = process.argv[2] ?? 'auth-me';
+const seconds = Number(process.argv[3] ?? 10);
+const dir = await mkdtemp(join(tmpdir(), 'agent-platform-profile-'));
+const platform = await startLocalPlatformProcess({
+  dataDir: dir,
+  port: await freePort(),
+  nodeOptions: ['--cpu-prof', '--cpu-prof-dir', dir],
+  env: { LOG_LEVEL: process.env.LOG_LEVEL ?? 'warn', RATE_LIMITS: 'free:100000000/100000000,pro:100000000/100000000,enterprise:0/0' },
+});
+const { baseUrl } = platform;
+const authorization = { authorization: `Bearer ${await newAccessToken(baseUrl)}` };
+const json = { ...authorization, 'content-type': 'application/json' };
+const created = await fetch(`${baseUrl}/api/v1/agents`, { method: 'POST', headers: json, body: JSON.stringify({ name: 'Profile', type: 'assistant' }) });
+const { id: agentId } = (await created.json()) as { id: string };
+const load = {
+  'auth-me': { url: `${baseUrl}/api/v1/auth/me`, headers: authorization },
+  agent: { url: `${baseUrl}/api/v1/agents/${agentId}`, headers: authorization },
+  search: { url: `${baseUrl}/api/v1/memory/search`, method: 'POST' as const, headers: json, body: JSON.stringify({ agent_id: agentId, query: 'profile' }) },
+}[route];
+if (!load) throw new Error(`unknown route ${route}: auth-me, agent or search`);
+// A warm-up round, so the profile shows the steady state rather than the JIT compiling.
+await runLoad({ ...load, connections: 50, seconds: 3 });
+// Profile timestamps and hrtime share the monotonic clock: only samples taken under load count.
+const loadStarted = process.hrtime.bigint() / 1000n;
+console.log(describeLoad(await runLoad({ ...load, connections: 50, seconds })));
+const loadEnded = process.hrtime.bigint() / 1000n;
+await platform.stop();
+
+const file = (await readdir(dir)).find((name) => name.endsWith('.cpuprofile'));
+if (!file) throw new Error(`no profile written:\n${platform.output()}`);
+const profile = JSON.parse(await readFile(join(dir, file), 'utf8')) as CpuProfile;
+const selfMicros = new Map<number, number>();
+let at = profile.startTime;
+profile.samples.forEach((id, index) => {
+  const delta = profile.timeDeltas[index] ?? 0;
+  at += delta;
+  if (at >= Number(loadStarted) && at <= Number(loadEnded)) selfMicros.set(id, (selfMicros.get(id) ?? 0) + delta);
+});
+// A native frame (a socket write, a TextDecoder) is charged to the package that called it.
+const parentOf = new Map<number, ProfileNode>();
+for (const node of profile.nodes) for (const child of node.children ?? []) parentOf.set(child, node);
+const callerGroup = (node: ProfileNode): string => {
+  for (let up: ProfileNode | undefined = node; up; up = parentOf.get(up.id)) {
+    if (up.callFrame.url !== '') return groupOf(up.callFrame.url, up.callFrame.functionName);
+  }
+  return groupOf('', node.callFrame.functionName);
+};
+const total = [...selfMicros.values()].reduce((sum, value) => sum + value, 0);
+const byGroup = new Map<string, number>();
+const byFunction = new Map<string, number>();
+for (const node of profile.nodes) {
+  const micros = selfMicros.get(node.id) ?? 0;
+  if (micros === 0) continue;
+  const { url, functionName, lineNumber } = node.callFrame;
+  const group = callerGroup(node);
+  byGroup.set(group, (byGroup.get(group) ?? 0) + micros);
+  const where = `${functionName || '(anonymous)'} ${url.replace(/^.*node_modules\//, '').replace(/^file:\/\/.*?\/(services|gateway|packages)\//, '$1/')}:${lineNumber + 1}`;
+  byFunction.set(where, (byFunction.get(where) ?? 0) + micros);
+}
+const top = (map: Map<string, number>, count: number) =>
+  [...map.entries()].sort((a, b) => b[1] - a[1]).slice(0, count).map(([name, micros]) => `  ${((100 * micros) / total).toFixed(1).padStart(5)} %  ${name}`);
+console.log(`self time by package, natives charged to their caller (${(total / 1e6).toFixed(1)} s under load, idle included):`);
+console.log(top(byGroup, 25).join('\n'));
+console.log('top functions:');
+console.log(top(byFunction, 30).join('\n'));
+console.log(`profile: ${join(dir, file)}`);
+
+function groupOf(url: string, functionName: string): string {
+  if (url === '') return `(${functionName || 'native'})`;
+  const pkg = /node_modules\/(?:\.pnpm\/[^/]+\/node_modules\/)?((?:@[^/]+\/)?[^/]+)/.exec(url)?.[1];
+  if (pkg) return pkg;
+  if (url.startsWith('node:')) return url.split('/')[0]!.replace(/^node:/, 'node:') + (url.includes('/') ? `/${url.split('/')[1]}` : '');
+  const own = /\/(services\/[^/]+|gateway|packages\/[^/]+|deploy\/[^/]+)\//.exec(url)?.[1];
+  return own ?? url;
+}
