@@ -34,3 +34,6 @@ export const AgentSchema = defineEntity({
 
 export class Agent extends AgentSchema.class {}
 AgentSchema.setClass(Agent);
+
+/** An agent as read, outside the unit of work: what every read path and answer needs. */
+export type AgentRecord = Pick<Agent, 'id' | 'tenantId' | 'name' | 'type' | 'description' | 'memoryTypes' | 'config' | 'status' | 'createdAt' | 'updatedAt'>;

@@ -1,7 +1,7 @@
 import { parsePage } from '@agent-platform/kit';
 import { actorOf, present, type Handlers } from '@agent-platform/kit/grpc';
 import type { Agent as AgentMessage, AgentServiceService } from '@agent-platform/proto/agents/v1/agents';
-import type { Agent } from './agents.entity.js';
+import type { AgentRecord } from './agents.entity.js';
 import type { AgentsService } from './agents.service.js';
 
 export const AGENT_SERVICE_NAME = 'agentplatform.agents.v1.AgentService';
@@ -46,7 +46,7 @@ export function agentHandlers(agents: AgentsService): Handlers<typeof AgentServi
   };
 }
 
-export function toMessage(agent: Agent): AgentMessage {
+export function toMessage(agent: AgentRecord): AgentMessage {
   const { model, temperature, max_tokens, system_prompt, top_p } = agent.config;
   return {
     id: agent.id,

@@ -1,5 +1,5 @@
 import type { EntityManager } from '@agent-platform/kit/db';
-import { Agent, type AgentSettings, type MemoryType } from './agents.entity.js';
+import { Agent, type AgentRecord, type AgentSettings, type MemoryType } from './agents.entity.js';
 
 export interface NewAgent {
   id: string;
@@ -20,6 +20,22 @@ export interface AgentChanges {
   config?: AgentSettings;
 }
 
+const AGENT_SQL = `select "id", "tenant_id", "name", "type", "description", "memory_types", "config", "status", "created_at", "updated_at"
+  from "agents" where "id" = ? and "tenant_id" = ?`;
+
+interface AgentRow {
+  id: string;
+  tenant_id: string;
+  name: string;
+  type: string;
+  description: string | null;
+  memory_types: MemoryType[];
+  config: AgentSettings;
+  status: AgentRecord['status'];
+  created_at: string | Date;
+  updated_at: string | Date;
+}
+
 /** Every read and write takes the tenant id: another tenant's agent is simply not there. */
 export class AgentsRepository {
   private readonly em: EntityManager;
@@ -32,7 +48,30 @@ export class AgentsRepository {
     return this.em.create(Agent, { ...agent, status: 'active', updatedAt: agent.createdAt });
   }
 
-  find(tenantId: string, id: string): Promise<Agent | null> {
+  /**
+   * The agent for reading. Every chat turn, search and GET starts here, so it is one plain query
+   * rather than an entity load: building the query and hydrating an entity took a quarter of an
+   * agent read's time.
+   */
+  async find(tenantId: string, id: string): Promise<AgentRecord | null> {
+    const [row] = await this.em.execute<AgentRow[]>(AGENT_SQL, [id, tenantId], 'all');
+    if (!row) return null;
+    return {
+      id: row.id,
+      tenantId: row.tenant_id,
+      name: row.name,
+      type: row.type,
+      description: row.description,
+      memoryTypes: row.memory_types,
+      config: row.config,
+      status: row.status,
+      createdAt: new Date(row.created_at),
+      updatedAt: new Date(row.updated_at),
+    };
+  }
+
+  /** The agent as an entity, for a change to flush. */
+  findForUpdate(tenantId: string, id: string): Promise<Agent | null> {
     return this.em.findOne(Agent, { id, tenantId });
   }
 

@@ -1,7 +1,7 @@
 import { ACCESS, DomainError, FieldErrors, newId, requireAccess, type Actor, type Logger, type Page } from '@agent-platform/kit';
 import type { EntityManager } from '@agent-platform/kit/db';
 import { newEvent, recordEvent } from '@agent-platform/kit/events';
-import type { Agent, MemoryType } from './agents.entity.js';
+import type { Agent, AgentRecord, MemoryType } from './agents.entity.js';
 import { checkConfig, checkDescription, checkMemoryTypes, checkName, checkType, DEFAULT_MEMORY_TYPES } from './agent-input.js';
 import type { AgentChanges, AgentsRepository } from './agents.repository.js';
 
@@ -61,7 +61,7 @@ export class AgentsService {
     return this.options.agents.list(actor.tenantId, page.perPage, page.offset);
   }
 
-  async get(actor: Actor, id: string): Promise<Agent> {
+  async get(actor: Actor, id: string): Promise<AgentRecord> {
     requireAccess(actor, ACCESS.agents.read);
     return found(await this.options.agents.find(actor.tenantId, id));
   }
@@ -70,7 +70,7 @@ export class AgentsService {
     requireAccess(actor, ACCESS.agents.write);
     return this.options.em.transactional(async (em) => {
       // not_found before validation: a foreign id must not learn anything from the error.
-      const agent = found(await this.options.agents.find(actor.tenantId, id));
+      const agent = found(await this.options.agents.findForUpdate(actor.tenantId, id));
       const changes = checkChanges(request);
       this.options.agents.update(agent, changes, now);
       await em.flush();
@@ -110,13 +110,13 @@ function checkChanges(request: UpdateAgent): AgentChanges {
   return changes;
 }
 
-function found(agent: Agent | null): Agent {
+function found<T extends AgentRecord>(agent: T | null): T {
   if (!agent) throw DomainError.notFound('Agent');
   return agent;
 }
 
 /** The agent as the REST API shows it: the data of agent.created and agent.updated. */
-export function agentEventData(agent: Agent) {
+export function agentEventData(agent: AgentRecord) {
   return {
     id: agent.id,
     name: agent.name,
@@ -130,6 +130,6 @@ export function agentEventData(agent: Agent) {
   };
 }
 
-export function hasMemoryType(agent: Agent, type: string): type is MemoryType {
+export function hasMemoryType(agent: AgentRecord, type: string): type is MemoryType {
   return (agent.memoryTypes as readonly string[]).includes(type);
 }

@@ -1,7 +1,7 @@
 import { ACCESS, DomainError, FieldErrors, isId, newId, requireAccess, type Actor, type Logger } from '@agent-platform/kit';
 import type { EntityManager } from '@agent-platform/kit/db';
 import { newEvent, recordEvent } from '@agent-platform/kit/events';
-import type { Agent } from '../agents/agents.entity.js';
+import type { AgentRecord } from '../agents/agents.entity.js';
 import type { AgentsRepository } from '../agents/agents.repository.js';
 import type { MemoryService } from '../memory/memory.service.js';
 import type { ChatCompletion, ChatMessage, ChatModel, ChatRequest } from '../models/chat-model.js';
@@ -49,7 +49,7 @@ export interface ChatServiceOptions {
 /** Everything a turn needs once it is accepted: checked, with its context assembled. */
 interface Turn {
   actor: Actor;
-  agent: Agent;
+  agent: AgentRecord;
   sessionId: string;
   isNewSession: boolean;
   message: string;

@@ -1,7 +1,7 @@
 import { ACCESS, DomainError, requireAccess, type Actor, type Logger } from '@agent-platform/kit';
 import type { EntityManager } from '@agent-platform/kit/db';
 import { newEvent, recordEvent } from '@agent-platform/kit/events';
-import type { Agent } from '../agents/agents.entity.js';
+import type { AgentRecord } from '../agents/agents.entity.js';
 import type { AgentsRepository } from '../agents/agents.repository.js';
 import { hasMemoryType } from '../agents/agents.service.js';
 import type { ChatModel } from '../models/chat-model.js';
@@ -80,7 +80,7 @@ export class ConsolidationService {
     return done;
   }
 
-  private async consolidate(agent: Agent, signal?: AbortSignal): Promise<ConsolidationOutcome> {
+  private async consolidate(agent: AgentRecord, signal?: AbortSignal): Promise<ConsolidationOutcome> {
     const { em, memory, model, keepMessages } = this.options;
     const sessions = await em.execute<PendingSession[]>(
       `select "id", "message_count", "consolidated_count" from "chat_sessions" where "agent_id" = ? and "tenant_id" = ? and "message_count" - "consolidated_count" > ? order by "created_at"`,

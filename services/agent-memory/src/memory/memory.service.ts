@@ -1,6 +1,6 @@
 import { ACCESS, DomainError, FieldErrors, newId, requireAccess, type Actor, type Logger, type Page } from '@agent-platform/kit';
 import type { EntityManager } from '@agent-platform/kit/db';
-import type { Agent, MemoryType } from '../agents/agents.entity.js';
+import type { AgentRecord, MemoryType } from '../agents/agents.entity.js';
 import type { AgentsRepository } from '../agents/agents.repository.js';
 import { hasMemoryType } from '../agents/agents.service.js';
 import { chunkText } from '../documents/chunking.js';
@@ -81,7 +81,7 @@ export class MemoryService {
    * pooled, then every candidate is scored exactly from its stored vector and text. Ids the
    * index returns that the database no longer has (a crash between the two) simply drop out.
    */
-  async retrieve(agent: Agent, query: string, options: { limit: number; minScore: number; filter: Filter | undefined; memoryTypes: readonly string[] }): Promise<Ranked[]> {
+  async retrieve(agent: AgentRecord, query: string, options: { limit: number; minScore: number; filter: Filter | undefined; memoryTypes: readonly string[] }): Promise<Ranked[]> {
     const { embedder, vectors, memory } = this.options;
     const [queryVector] = await embedder.embed([query]);
     const scope: CandidateScope = { tenantId: agent.tenantId, agentId: agent.id, memoryTypes: options.memoryTypes, filter: options.filter, embeddingModel: embedder.model };
@@ -151,7 +151,7 @@ export class MemoryService {
    * nothing is stored that search cannot find.
    */
   async store(
-    agent: Agent,
+    agent: AgentRecord,
     drafts: readonly { memoryType: MemoryType; content: string; metadata: Record<string, unknown>; documentId: string | null }[],
     now: Date,
     document?: NewDocument,
@@ -192,7 +192,7 @@ export class MemoryService {
       .catch((error: unknown) => this.options.logger.warn({ err: error }, 'could not refresh the statistics of memory_items'));
   }
 
-  private async agent(actor: Actor, agentId: string): Promise<Agent> {
+  private async agent(actor: Actor, agentId: string): Promise<AgentRecord> {
     const agent = await this.options.agents.find(actor.tenantId, agentId);
     if (!agent) throw DomainError.notFound('Agent');
     return agent;
