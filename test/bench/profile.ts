@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import { freePort, startLocalPlatformProcess } from '../e2e/harness/processes.js';
 import { describeLoad, runLoad } from './load.js';
 import { newAccessToken } from './platform.js';
+import { cpuByRole } from './process-memory.js';
 
 interface ProfileNode {
   id: number;
@@ -48,8 +49,12 @@ if (!load) throw new Error(`unknown route ${route}: auth-me, agent or search`);
 await runLoad({ ...load, connections: 50, seconds: 3 });
 // Profile timestamps and hrtime share the monotonic clock: only samples taken under load count.
 const loadStarted = process.hrtime.bigint() / 1000n;
-console.log(describeLoad(await runLoad({ ...load, connections: 50, seconds })));
+const cpuBefore = cpuByRole(platform.child.pid!);
+const result = await runLoad({ ...load, connections: 50, seconds });
+const cpuAfter = cpuByRole(platform.child.pid!);
 const loadEnded = process.hrtime.bigint() / 1000n;
+const perRequest = (role: string) => ((1000 * ((cpuAfter.get(role) ?? 0) - (cpuBefore.get(role) ?? 0))) / result.total).toFixed(0);
+console.log(`${describeLoad(result)}; CPU per request: platform ${perRequest('platform')} µs, PostgreSQL ${perRequest('postgres')} µs`);
 await platform.stop();
 
 const file = (await readdir(dir)).find((name) => name.endsWith('.cpuprofile'));

@@ -8,6 +8,7 @@ import { createLogger } from '../logger.js';
 import { createTestDatabase, type TestDatabase } from '../testing/index.js';
 import { classifyDbError } from './errors.js';
 import { initOrm, type NamedMigration } from './orm.js';
+import { PreparedRead } from './prepared-read.js';
 
 const NoteSchema = defineEntity({
   name: 'Note',
@@ -140,5 +141,45 @@ describe('classifyDbError', () => {
     } finally {
       await orm.close();
     }
+  });
+});
+
+describe('PreparedRead', () => {
+  const noteById = new PreparedRead<{ id: string; body: string }>('kit_test_note_by_id', 'select "id", "body" from "notes" where "id" = ?');
+
+  it('is prepared once on the connection and binds its values rather than writing them into the SQL', async () => {
+    const orm = await initOrm({ clientUrl: database.url, entities, migrations, logger, poolMax: 1 });
+    try {
+      const em = orm.em.fork();
+      em.create(Note, { id: "n'4?", body: 'quoted' });
+      await em.flush();
+      expect(await noteById.rows(orm.em, ["n'4?"])).toEqual([{ id: "n'4?", body: 'quoted' }]);
+      expect(await noteById.rows(orm.em, ['missing'])).toEqual([]);
+      // The pool's only connection holds the statement, so the next call skips parsing and planning.
+      const statements = new PreparedRead<{ name: string }>('kit_test_statements', 'select "name" from pg_prepared_statements where "name" = ?');
+      expect(await statements.rows(orm.em, ['kit_test_note_by_id'])).toEqual([{ name: 'kit_test_note_by_id' }]);
+    } finally {
+      await orm.close();
+    }
+  });
+
+  it("reads the transaction's own writes inside a transaction", async () => {
+    const orm = await initOrm({ clientUrl: database.url, entities, migrations, logger });
+    try {
+      const seen = await orm.em.fork().transactional(async (em) => {
+        em.create(Note, { id: 'n5', body: 'not committed yet' });
+        await em.flush();
+        const rows = await noteById.rows(em, ['n5']);
+        throw Object.assign(new Error('roll back'), { rows });
+      }).catch((error: unknown) => (error as { rows: unknown }).rows);
+      expect(seen).toEqual([{ id: 'n5', body: 'not committed yet' }]);
+      expect(await noteById.rows(orm.em, ['n5'])).toEqual([]);
+    } finally {
+      await orm.close();
+    }
+  });
+
+  it('refuses one name for two statements', () => {
+    expect(() => new PreparedRead('kit_test_note_by_id', 'select 1')).toThrow(/defined twice/);
   });
 });

@@ -1,4 +1,4 @@
-import type { EntityManager } from '@agent-platform/kit/db';
+import { PreparedRead, type EntityManager } from '@agent-platform/kit/db';
 import type { Role } from '../tenants/tenants.entity.js';
 import { User } from './users.entity.js';
 
@@ -24,8 +24,8 @@ interface ProfileRow {
   tenants: { id: string; name: string; role: Role }[];
 }
 
-// One round trip: it is read on every authenticated /auth/me.
-const PROFILE_SQL = `
+// One round trip, planned once per connection: it is read on every authenticated /auth/me.
+const profileRead = new PreparedRead<ProfileRow>('identity_user_profile', `
   select u.id, u.email, u.full_name, u.is_active, u.created_at,
          coalesce(json_agg(json_build_object('id', t.id, 'name', t.name, 'role', m.role)
                            order by m.created_at, m.tenant_id) filter (where m.tenant_id is not null), '[]') as tenants
@@ -33,7 +33,7 @@ const PROFILE_SQL = `
     left join memberships m on m.user_id = u.id
     left join tenants t on t.id = m.tenant_id
    where u.id = ?
-   group by u.id`;
+   group by u.id`);
 
 export class UsersRepository {
   private readonly em: EntityManager;
@@ -43,7 +43,7 @@ export class UsersRepository {
   }
 
   async findProfile(id: string): Promise<UserProfile | undefined> {
-    const [row] = await this.em.execute<ProfileRow[]>(PROFILE_SQL, [id]);
+    const [row] = await profileRead.rows(this.em, [id]);
     if (!row) return undefined;
     return { id: row.id, email: row.email, fullName: row.full_name, isActive: row.is_active, createdAt: new Date(row.created_at), tenants: row.tenants };
   }
