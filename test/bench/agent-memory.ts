@@ -14,6 +14,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { freePort } from '../e2e/harness/processes.js';
 import { compareWithBare, CONNECTIONS, describeLoad, LOAD_SECONDS, QUICK, runLoad, startBareServer } from './load.js';
+import { recordFigure } from './figures.js';
 import { newAccessToken, startPlatform } from './platform.js';
 import { describeMemory, memoryByRole } from './process-memory.js';
 
@@ -98,6 +99,7 @@ async function main(): Promise<void> {
     }
     latencies.sort((a, b) => a - b);
     console.log(`chat turn with the offline model (${CHAT_TURNS} turns, one at a time): p50 ${percentile(latencies, 0.5).toFixed(1)} ms, p95 ${percentile(latencies, 0.95).toFixed(1)} ms`);
+    recordFigure('chat turn, offline model, p50', { value: percentile(latencies, 0.5), unit: 'ms', better: 'lower' });
 
     await platform.stop();
   } finally {

@@ -1,5 +1,6 @@
 import { availableParallelism } from 'node:os';
 import { startProcess, waitUntil, type RunningProcess } from '../e2e/harness/processes.js';
+import { recordFigure } from './figures.js';
 
 export interface LoadOptions {
   url: string;
@@ -66,5 +67,7 @@ export async function compareWithBare(label: string, route: Omit<LoadOptions, 'c
     console.log(`  round ${index + 1}: route ${describeLoad(run.route)}`);
   });
   console.log(`  ratio ${label} ÷ bare: ${ratio.toFixed(3)}`);
+  recordFigure(`${label}: share of a bare route`, { value: ratio, unit: '', better: 'higher' });
+  recordFigure(`${label}: p99`, { value: Math.max(...runs.map((run) => run.route.p99)), unit: 'ms', better: 'lower' });
   return ratio;
 }

@@ -4,15 +4,18 @@
  *  - resident memory of the platform process and of its embedded PostgreSQL,
  *  - req/s and latency of authenticated GET /api/v1/auth/me and GET /api/v1/agents/{id} at 50
  *    connections, next to a bare Fastify route in a process of its own, each loaded twice,
- *    alternating, from a load generator in a third process: the ratio is what to compare.
+ *    alternating, from a load generator in a third process: the ratio is what to compare; then
+ *    the same through the distributed mode (a process per service, this machine's servers).
  * Run: pnpm bench   (about a minute; prints figures, asserts nothing)
  */
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { freePort } from '../e2e/harness/processes.js';
+import { startDistributedPlatform } from '../e2e/harness/setup-distributed.js';
 import { compareWithBare, startBareServer } from './load.js';
 import { newAccessToken, startPlatform } from './platform.js';
+import { recordFigure } from './figures.js';
 import { describeMemory, memoryByRole } from './process-memory.js';
 
 
@@ -32,25 +35,42 @@ async function main(): Promise<void> {
     console.log(`start → first 200, warm (existing data):      ${Math.round(warm.msToFirst200)} ms`);
     const idle = memoryByRole(warm.child.pid!);
     console.log(`memory at idle: ${describeMemory(idle)}`);
-
-    const token = await newAccessToken(warm.baseUrl);
-    const authorization = { authorization: `Bearer ${token}` };
-    const agent = await fetch(`${warm.baseUrl}/api/v1/agents`, {
-      method: 'POST',
-      headers: { ...authorization, 'content-type': 'application/json' },
-      body: JSON.stringify({ name: 'Bench', type: 'assistant' }),
-    });
-    const { id: agentId } = (await agent.json()) as { id: string };
+    recordFigure('start → first 200, warm', { value: warm.msToFirst200, unit: 'ms', better: 'lower' });
+    recordFigure('platform RSS at idle', { value: (idle.get('platform')?.rss ?? 0) / 1024, unit: 'MiB', better: 'lower' });
 
     const bare = await startBareServer();
-    await compareWithBare('authenticated GET /api/v1/auth/me', { url: `${warm.baseUrl}/api/v1/auth/me`, headers: authorization }, bare.url);
-    await compareWithBare('authenticated GET /api/v1/agents/{agent_id}', { url: `${warm.baseUrl}/api/v1/agents/${agentId}`, headers: authorization }, bare.url);
-    await bare.process.stop();
-    console.log(`memory after load: ${describeMemory(memoryByRole(warm.child.pid!))}`);
-    await warm.stop();
+    try {
+      await compareReads(warm.baseUrl, bare.url, 'all-in-one');
+      console.log(`memory after load: ${describeMemory(memoryByRole(warm.child.pid!))}`);
+      await warm.stop();
+
+      // The same reads through the distributed mode: a process per service, gRPC over loopback,
+      // the PostgreSQL, NATS and Redis servers of this machine.
+      const distributed = await startDistributedPlatform({ RATE_LIMITS: env.RATE_LIMITS });
+      try {
+        await compareReads(distributed.baseUrl, bare.url, 'distributed');
+      } finally {
+        await distributed.stop();
+      }
+    } finally {
+      await bare.process.stop();
+    }
   } finally {
     await rm(dataDir, { recursive: true, force: true });
   }
+}
+
+/** Authenticated reads of one platform against the bare route; `mode` names the figures. */
+async function compareReads(baseUrl: string, bareUrl: string, mode: string): Promise<void> {
+  const authorization = { authorization: `Bearer ${await newAccessToken(baseUrl)}` };
+  const agent = await fetch(`${baseUrl}/api/v1/agents`, {
+    method: 'POST',
+    headers: { ...authorization, 'content-type': 'application/json' },
+    body: JSON.stringify({ name: 'Bench', type: 'assistant' }),
+  });
+  const { id: agentId } = (await agent.json()) as { id: string };
+  await compareWithBare(`${mode}: authenticated GET /api/v1/auth/me`, { url: `${baseUrl}/api/v1/auth/me`, headers: authorization }, bareUrl);
+  await compareWithBare(`${mode}: authenticated GET /api/v1/agents/{agent_id}`, { url: `${baseUrl}/api/v1/agents/${agentId}`, headers: authorization }, bareUrl);
 }
 
 await main();

@@ -15,6 +15,7 @@ import { join } from 'node:path';
 import autocannon from 'autocannon';
 import { freePort } from '../e2e/harness/processes.js';
 import { newAccessToken, startPlatform } from './platform.js';
+import { recordFigure } from './figures.js';
 import { describeMemory, memoryByRole } from './process-memory.js';
 
 const CONNECTIONS = Number(process.env.BENCH_WORKFLOW_CONNECTIONS ?? 50);
@@ -108,6 +109,7 @@ async function main(): Promise<void> {
     console.log(`workflow executions (webhook → condition → http), ${CONNECTIONS} connections for ${SECONDS} s through /hooks:`);
     console.log(`  accepted ${accepted} (non-2xx ${result.non2xx}, errors ${result.errors}); completed ${completed}, failed ${failed}; receiver got ${received}`);
     console.log(`  completed per second, load start → drained: ${Math.round((completed / drainedMs) * 1000)} (load ${Math.round(loadMs / 1000)} s, drained after ${Math.round(drainedMs / 1000)} s)`);
+    recordFigure('workflow executions completed per second', { value: (completed / drainedMs) * 1000, unit: '/s', better: 'higher' });
     console.log(`  trigger → completion (duration_ms): p50 ${percentile(durations, 50)} ms, p99 ${percentile(durations, 99)} ms, max ${durations.at(-1)} ms`);
     console.log(`  accept latency at the sender: p50 ${result.latency.p50} ms, p99 ${result.latency.p99} ms`);
     console.log(`  memory after the drain: ${describeMemory(memory)}`);

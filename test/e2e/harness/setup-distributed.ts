@@ -8,11 +8,29 @@ import { startSmtpPeer } from './smtp-peer.js';
 const ADMIN_URL = process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 const REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
 
+/** The e2e suites' distributed mode: the platform below, its address provided to the tests. */
+export default async function setup(project: TestProject): Promise<() => Promise<void>> {
+  const platform = await startDistributedPlatform();
+  project.provide('baseUrl', platform.baseUrl);
+  project.provide('mode', 'distributed');
+  project.provide('mailDir', platform.mailDir);
+  return () => platform.stop();
+}
+
+export interface DistributedPlatform {
+  baseUrl: string;
+  /** Where the SMTP peer the workflow-runner sends to keeps the mail. */
+  mailDir: string;
+  stop(): Promise<void>;
+}
+
 /**
  * Each service as its own process, each on its own database of the real PostgreSQL, events over a
  * real NATS JetStream server of this run's own, rate limits in the real Redis, gRPC over loopback.
+ * `env` is added to every process's environment (the benchmarks lift the rate limits).
  */
-export default async function setup(project: TestProject): Promise<() => Promise<void>> {
+export async function startDistributedPlatform(env: Record<string, string> = {}): Promise<DistributedPlatform> {
+  const common = { ...COMMON_ENV, ...env };
   const run = `${Date.now().toString(36)}_${randomBytes(3).toString('hex')}`;
   const databases = { identity: `e2e_identity_${run}`, agents: `e2e_agents_${run}`, webhooks: `e2e_webhooks_${run}`, workflows: `e2e_workflows_${run}` };
   for (const name of Object.values(databases)) await admin((client) => client.query(`CREATE DATABASE ${name}`));
@@ -31,7 +49,7 @@ export default async function setup(project: TestProject): Promise<() => Promise
     const identityPort = await freePort();
     processes.push(
       startNode('services/identity/src/main.ts', {
-        ...COMMON_ENV,
+        ...common,
         DATABASE_URL: urlOf(databases.identity),
         GRPC_HOST: '127.0.0.1',
         GRPC_PORT: String(identityPort),
@@ -42,7 +60,7 @@ export default async function setup(project: TestProject): Promise<() => Promise
     const agentMemoryPort = await freePort();
     processes.push(
       startNode('services/agent-memory/src/main.ts', {
-        ...COMMON_ENV,
+        ...common,
         DATABASE_URL: urlOf(databases.agents),
         GRPC_HOST: '127.0.0.1',
         GRPC_PORT: String(agentMemoryPort),
@@ -53,7 +71,7 @@ export default async function setup(project: TestProject): Promise<() => Promise
     const dispatcherPort = await freePort();
     processes.push(
       startNode('services/webhook-dispatcher/src/main.ts', {
-        ...COMMON_ENV,
+        ...common,
         DATABASE_URL: urlOf(databases.webhooks),
         GRPC_HOST: '127.0.0.1',
         GRPC_PORT: String(dispatcherPort),
@@ -65,7 +83,7 @@ export default async function setup(project: TestProject): Promise<() => Promise
     const ingressPort = await freePort();
     processes.push(
       startNode('services/workflow-runner/src/main.ts', {
-        ...COMMON_ENV,
+        ...common,
         DATABASE_URL: urlOf(databases.workflows),
         GRPC_HOST: '127.0.0.1',
         GRPC_PORT: String(runnerPort),
@@ -78,7 +96,7 @@ export default async function setup(project: TestProject): Promise<() => Promise
     );
     const port = await freePort();
     const gateway = startNode('gateway/src/main.ts', {
-      ...COMMON_ENV,
+      ...common,
       HOST: '127.0.0.1',
       PORT: String(port),
       IDENTITY_ADDR: `127.0.0.1:${identityPort}`,
@@ -93,14 +111,11 @@ export default async function setup(project: TestProject): Promise<() => Promise
 
     const baseUrl = `http://127.0.0.1:${port}`;
     await waitUntil('the gateway and every service', gateway, () => httpOk(`${baseUrl}/readyz`), 120_000);
-    project.provide('baseUrl', baseUrl);
-    project.provide('mode', 'distributed');
-    project.provide('mailDir', smtp.mailDir);
+    return { baseUrl, mailDir: smtp.mailDir, stop: teardown };
   } catch (error) {
     await teardown();
     throw error;
   }
-  return teardown;
 }
 
 async function admin<T>(run: (client: pg.Client) => Promise<T>): Promise<T> {
