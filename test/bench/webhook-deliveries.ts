@@ -12,7 +12,8 @@ import type { AddressInfo } from 'node:net';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { freePort } from '../e2e/harness/processes.js';
+import { freePort, startLocalPlatformProcess } from '../e2e/harness/processes.js';
+import { recordFigure } from './figures.js';
 import { newAccessToken, startPlatform } from './platform.js';
 
 const ENDPOINTS = Number(process.env.BENCH_ENDPOINTS ?? 10);
@@ -46,11 +47,12 @@ async function main(): Promise<void> {
   const receiverUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`;
 
   const dataDir = await mkdtemp(join(tmpdir(), 'agent-platform-bench-'));
-  const platform = await startPlatform({
-    dataDir,
-    port: await freePort(),
-    env: { ALLOW_PRIVATE_NETWORK_URLS: 'true', RATE_LIMITS: 'free:0/0,pro:0/0,enterprise:0/0' },
-  });
+  const platformOptions = { dataDir, port: await freePort(), env: { ALLOW_PRIVATE_NETWORK_URLS: 'true', RATE_LIMITS: 'free:0/0,pro:0/0,enterprise:0/0' } };
+  // BENCH_CPU_PROF_DIR: the platform runs under --cpu-prof and writes its profile there on stop.
+  const profileDir = process.env.BENCH_CPU_PROF_DIR;
+  const platform = profileDir
+    ? await startLocalPlatformProcess({ ...platformOptions, env: { LOG_LEVEL: 'warn', ...platformOptions.env }, nodeOptions: ['--cpu-prof', '--cpu-prof-dir', profileDir] })
+    : await startPlatform(platformOptions);
   const base = `${platform.baseUrl}/api/v1`;
   try {
     const token = await newAccessToken(platform.baseUrl);
@@ -78,9 +80,12 @@ async function main(): Promise<void> {
     while (received < expected && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
 
     const burst = [...latencies].sort((a, b) => a - b);
+    const perSecond = (received / Math.max(1, lastAt - firstAt)) * 1000;
     console.log(`webhook deliveries: ${received}/${expected} received (${ENDPOINTS} endpoints × ${EVENTS} events, emitted over ${emittedMs} ms)`);
-    console.log(`signed deliveries per second (first to last arrival): ${Math.round((received / Math.max(1, lastAt - firstAt)) * 1000)}`);
+    console.log(`signed deliveries per second (first to last arrival): ${Math.round(perSecond)}`);
     console.log(`event created → first attempt received, burst: p50 ${percentile(burst, 50)} ms, p99 ${percentile(burst, 99)} ms, max ${burst.at(-1)} ms`);
+    recordFigure('webhook deliveries per second', { value: perSecond, unit: '/s', better: 'higher' });
+    recordFigure('webhook first attempt p99, burst', { value: percentile(burst, 99), unit: 'ms', better: 'lower' });
 
     latencies.length = 0;
     const pacedExpected = received + ENDPOINTS * PACED_EVENTS;
@@ -91,6 +96,7 @@ async function main(): Promise<void> {
     while (received < pacedExpected && Date.now() < deadline + 60_000) await new Promise((resolve) => setTimeout(resolve, 20));
     const paced = [...latencies].sort((a, b) => a - b);
     console.log(`event created → first attempt received, paced ${PACE_MS} ms apart: p50 ${percentile(paced, 50)} ms, p99 ${percentile(paced, 99)} ms (${paced.length} deliveries)`);
+    recordFigure('webhook first attempt p50, paced', { value: percentile(paced, 50), unit: 'ms', better: 'lower' });
   } finally {
     await platform.stop();
     receiver.closeAllConnections();

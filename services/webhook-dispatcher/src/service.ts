@@ -43,6 +43,13 @@ export interface WebhookDispatcherDeps {
 const FAN_OUT_CONCURRENCY = 8;
 // A claim outlives the attempt's time-out by this much, room to record the outcome.
 const LEASE_MARGIN_MS = 5_000;
+// Deliveries of one endpoint claimed at once and sent in order: one claim per run, not per delivery.
+const RUN_LENGTH = 50;
+// A run starts attempts only this long after its claim, so the last one still ends (time-out) with
+// half the margin left to record it.
+const RUN_WINDOW_MS = LEASE_MARGIN_MS / 2;
+// Sends of a run ahead of their records: the records' round trips overlap the next sends.
+const MAX_UNRECORDED = 8;
 const POLL_INTERVAL_MS = 250;
 // Bounds on shutdown: attempts in flight, then calls in flight, then the pool.
 const WORKER_STOP_GRACE_MS = 5_000;
@@ -65,7 +72,7 @@ function assemble(config: WebhookDispatcherConfig, deps: WebhookDispatcherDeps, 
   const secrets = new SecretBox([config.secretKey]);
   const policy = new OutboundPolicy({ allowPrivateNetworks: config.allowPrivateNetworkUrls, ...(deps.resolveHost ? { resolve: deps.resolveHost } : {}) });
   const sender = new HttpSender({ policy, timeoutMs: config.timeoutMs });
-  const queue = new DeliveryQueue(em);
+  const queue = new DeliveryQueue(em, { workerId });
   const webhooks = new WebhooksRepository(em);
 
   const worker = new DeliveryWorker({
@@ -74,12 +81,14 @@ function assemble(config: WebhookDispatcherConfig, deps: WebhookDispatcherDeps, 
     secrets,
     retryScheduleSeconds: config.retryScheduleSeconds,
     concurrency: config.deliveryConcurrency,
+    runLength: RUN_LENGTH,
     leaseMs: config.timeoutMs + LEASE_MARGIN_MS,
+    runWindowMs: RUN_WINDOW_MS,
+    maxUnrecorded: MAX_UNRECORDED,
     pollIntervalMs: POLL_INTERVAL_MS,
-    workerId,
     logger: logger.child({ component: 'delivery-worker' }),
   });
-  const wake = () => worker.wake();
+  const wake = (endpointIds?: readonly string[]) => worker.wake(endpointIds);
   const webhooksService = new WebhooksService({ webhooks, secrets, policy });
   const deliveriesService = new DeliveriesService({ deliveries: new DeliveriesRepository(em), webhooks, secrets, sender, wake, workerId });
   const handle = fanOutHandler({ queue, retryScheduleSeconds: config.retryScheduleSeconds, wake, logger });

@@ -79,6 +79,23 @@ describe('fan-out', () => {
     expect((await deliveriesOf(dispatcher.client, tenant, webhook.id)).map((d) => d.eventId)).toEqual([event.id]);
   });
 
+  test('reaches every subscribed endpoint of a tenant with many, once each', async ({ dispatcher }) => {
+    const receiver = await startReceiver();
+    const tenant = newTenant();
+    // More endpoints than one fan-out statement makes ids for.
+    const count = 20;
+    for (let i = 0; i < count; i += 1) await createWebhook(dispatcher.client, tenant, receiver.url(`/many/${i}`));
+    const event = await dispatcher.publish(tenant.tenantId, 'agent.created');
+    const requests = await receiver.waitForRequests(count);
+    expect(new Set(requests.map((request) => request.path)).size).toBe(count);
+    expect(requests.every((request) => request.headers['x-service-event-id'] === event.id)).toBe(true);
+    const rows = await dispatcher.database.query<{ n: string; ids: string }>(
+      'select count(*) as n, count(distinct id) as ids from webhook_deliveries where event_id = $1',
+      [event.id],
+    );
+    expect(rows[0]).toEqual({ n: String(count), ids: String(count) });
+  });
+
   test('one tenant’s events reach an endpoint in the order they were emitted', async ({ dispatcher }) => {
     const receiver = await startReceiver(() => ({ status: 204, delayMs: 5 }));
     const tenant = newTenant();

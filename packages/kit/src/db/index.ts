@@ -1,3 +1,3 @@
 export { classifyDbError, isUniqueViolation } from './errors.js';
 export { assembleOnDatabase, closeOrm, initOrm, requestContext, type EntityManager, type NamedMigration, type Orm, type OrmOptions } from './orm.js';
-export { PreparedRead, type ReadValue } from './prepared-read.js';
+export { PreparedStatement, type StatementValue } from './prepared-statement.js';

@@ -8,7 +8,7 @@ import { createLogger } from '../logger.js';
 import { createTestDatabase, type TestDatabase } from '../testing/index.js';
 import { classifyDbError } from './errors.js';
 import { initOrm, type NamedMigration } from './orm.js';
-import { PreparedRead } from './prepared-read.js';
+import { PreparedStatement } from './prepared-statement.js';
 
 const NoteSchema = defineEntity({
   name: 'Note',
@@ -144,8 +144,8 @@ describe('classifyDbError', () => {
   });
 });
 
-describe('PreparedRead', () => {
-  const noteById = new PreparedRead<{ id: string; body: string }>('kit_test_note_by_id', 'select "id", "body" from "notes" where "id" = ?');
+describe('PreparedStatement', () => {
+  const noteById = new PreparedStatement<{ id: string; body: string }>('kit_test_note_by_id', 'select "id", "body" from "notes" where "id" = ?');
 
   it('is prepared once on the connection and binds its values rather than writing them into the SQL', async () => {
     const orm = await initOrm({ clientUrl: database.url, entities, migrations, logger, poolMax: 1 });
@@ -156,7 +156,7 @@ describe('PreparedRead', () => {
       expect(await noteById.rows(orm.em, ["n'4?"])).toEqual([{ id: "n'4?", body: 'quoted' }]);
       expect(await noteById.rows(orm.em, ['missing'])).toEqual([]);
       // The pool's only connection holds the statement, so the next call skips parsing and planning.
-      const statements = new PreparedRead<{ name: string }>('kit_test_statements', 'select "name" from pg_prepared_statements where "name" = ?');
+      const statements = new PreparedStatement<{ name: string }>('kit_test_statements', 'select "name" from pg_prepared_statements where "name" = ?');
       expect(await statements.rows(orm.em, ['kit_test_note_by_id'])).toEqual([{ name: 'kit_test_note_by_id' }]);
     } finally {
       await orm.close();
@@ -180,6 +180,6 @@ describe('PreparedRead', () => {
   });
 
   it('refuses one name for two statements', () => {
-    expect(() => new PreparedRead('kit_test_note_by_id', 'select 1')).toThrow(/defined twice/);
+    expect(() => new PreparedStatement('kit_test_note_by_id', 'select 1')).toThrow(/defined twice/);
   });
 });

@@ -1,4 +1,4 @@
-import { PreparedRead, type EntityManager } from '@agent-platform/kit/db';
+import { PreparedStatement, type EntityManager } from '@agent-platform/kit/db';
 import { Agent, type AgentRecord, type AgentSettings, type MemoryType } from './agents.entity.js';
 
 export interface NewAgent {
@@ -20,7 +20,7 @@ export interface AgentChanges {
   config?: AgentSettings;
 }
 
-const agentRead = new PreparedRead<AgentRow>(
+const agentRead = new PreparedStatement<AgentRow>(
   'agents_agent_by_id',
   `select "id", "tenant_id", "name", "type", "description", "memory_types", "config", "status", "created_at", "updated_at"
      from "agents" where "id" = ? and "tenant_id" = ?`,

@@ -1,4 +1,4 @@
-import { PreparedRead, type EntityManager } from '@agent-platform/kit/db';
+import { PreparedStatement, type EntityManager } from '@agent-platform/kit/db';
 import type { Role } from '../tenants/tenants.entity.js';
 import { User } from './users.entity.js';
 
@@ -25,7 +25,7 @@ interface ProfileRow {
 }
 
 // One round trip, planned once per connection: it is read on every authenticated /auth/me.
-const profileRead = new PreparedRead<ProfileRow>('identity_user_profile', `
+const profileRead = new PreparedStatement<ProfileRow>('identity_user_profile', `
   select u.id, u.email, u.full_name, u.is_active, u.created_at,
          coalesce(json_agg(json_build_object('id', t.id, 'name', t.name, 'role', m.role)
                            order by m.created_at, m.tenant_id) filter (where m.tenant_id is not null), '[]') as tenants

@@ -3,6 +3,7 @@ import { isEventType, newEvent } from '@agent-platform/kit/events';
 import type { SecretBox } from '@agent-platform/kit/security';
 import type { WebhooksRepository } from '../webhooks/webhooks.repository.js';
 import type { DeliveriesRepository, DeliveryWithAttempts } from './deliveries.repository.js';
+import { signingKeys } from '../security/signing.js';
 import { buildAttemptRequest, type AttemptResult, type HttpSender } from './http-sender.js';
 
 export interface DeliveriesServiceOptions {
@@ -50,7 +51,7 @@ export class DeliveriesService {
     const deliveryId = newId('delivery');
     const startedAt = new Date();
     const secret = this.options.secrets.open(webhook.secretSealed, webhook.id);
-    const request = buildAttemptRequest({ url: webhook.url, secret, eventId: event.id, eventType, deliveryId, body, now: startedAt });
+    const request = buildAttemptRequest({ url: webhook.url, keys: signingKeys(secret), eventId: event.id, eventType, deliveryId, body, now: startedAt });
     const result = await this.options.sender.send(request);
     await this.options.deliveries.insertAttempted({
       id: deliveryId,

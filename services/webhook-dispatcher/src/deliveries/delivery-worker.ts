@@ -3,8 +3,9 @@ import { restoreTraceContext } from '@agent-platform/kit/events';
 import type { SecretBox } from '@agent-platform/kit/security';
 import { LeasedWorkLoop } from '@agent-platform/kit/work';
 import { context, SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
-import type { ClaimedDelivery, DeliveryQueue } from './delivery-queue.js';
-import { buildAttemptRequest, type AttemptRequest, type AttemptResult, type HttpSender } from './http-sender.js';
+import type { ClaimedDelivery, ClaimedRun, DeliveryQueue } from './delivery-queue.js';
+import { buildAttemptRequest, type AttemptResult, type HttpSender } from './http-sender.js';
+import { signingKeys, type SigningKeys } from '../security/signing.js';
 import { planAfter } from './retry-schedule.js';
 
 export interface DeliveryWorkerOptions {
@@ -12,36 +13,59 @@ export interface DeliveryWorkerOptions {
   sender: HttpSender;
   secrets: SecretBox;
   retryScheduleSeconds: readonly number[];
-  /** Attempts in flight at once in this process. */
+  /** Endpoints served at once in this process; each has one attempt in flight at most. */
   concurrency: number;
-  /** How long a claim holds; past it, another replica may take the delivery over. */
+  /** Due deliveries of one endpoint claimed together and sent one after another. */
+  runLength: number;
+  /** How long a claim holds; past it, another replica may take the endpoint over. */
   leaseMs: number;
+  /**
+   * A run starts another attempt only this long after its claim at most, so that attempt (bounded
+   * by the sender's time-out) and its record still fit in the lease.
+   */
+  runWindowMs: number;
+  /** Attempts of a run sent ahead of their confirmed records; a crash re-sends at most this many more per endpoint. */
+  maxUnrecorded: number;
   /** How often to look for work this process was not told about (other replicas' events, retries coming due). */
   pollIntervalMs: number;
-  workerId: string;
   logger: Logger;
 }
 
 const tracer = trace.getTracer('@agent-platform/webhook-dispatcher');
 
+/** What a record found: all well, the endpoint changed since the claim, or the lease (or the record) lost. */
+type Verdict = 'ok' | 'changed' | 'lost';
+
+function worse(a: Verdict, b: Verdict): Verdict {
+  return a === 'lost' || b === 'lost' ? 'lost' : a === 'changed' || b === 'changed' ? 'changed' : 'ok';
+}
+
+interface SentAttempt {
+  startedAt: Date;
+  result: AttemptResult;
+}
+
 /**
  * Sends due deliveries. Any number of replicas can run one against the same database: claims
  * are leases taken with row locks (see DeliveryQueue.claim), so none is sent twice at once and an
- * endpoint has at most one attempt in flight. All state is in PostgreSQL; a worker that dies
- * leaves leases that simply expire.
+ * endpoint has at most one attempt in flight. A claim takes a run of an endpoint's oldest due
+ * deliveries, sent in order, one at a time, with their records written behind them. All state is
+ * in PostgreSQL; a worker that dies leaves leases that simply expire.
  */
 export class DeliveryWorker {
   private readonly options: DeliveryWorkerOptions;
-  private readonly loop: LeasedWorkLoop<ClaimedDelivery>;
+  private readonly loop: LeasedWorkLoop<ClaimedRun>;
+  /** Endpoints whose run is in process here. */
+  private readonly serving = new Set<string>();
+  private stopping = false;
 
   constructor(options: DeliveryWorkerOptions) {
     this.options = options;
     this.loop = new LeasedWorkLoop({
       name: 'deliveries',
-      claim: (limit) => options.queue.claim(limit, options.leaseMs),
-      // Each attempt continues the trace its event was fanned out in (its logs carry that trace id too).
-      process: (delivery, signal) => context.with(restoreTraceContext(delivery.trace), () => this.attempt(delivery, signal)),
-      release: (delivery) => options.queue.release(delivery),
+      claim: (limit) => options.queue.claim(limit, options.runLength, options.leaseMs),
+      process: (run, signal) => this.serveTracked(run, signal),
+      release: (run) => options.queue.release(run, run.deliveries),
       concurrency: options.concurrency,
       pollIntervalMs: options.pollIntervalMs,
       logger: options.logger,
@@ -52,46 +76,100 @@ export class DeliveryWorker {
     this.loop.start();
   }
 
-  /** Looks for due work now (new deliveries were queued, or a slot came free). */
-  wake(): void {
+  /**
+   * Looks for due work now (new deliveries were queued, or something became due). Deliveries
+   * queued only for endpoints this process is serving need no claim: each run's end claims anew,
+   * after its hand-back, so what was queued meanwhile is found then. Skipping those claims spares
+   * the database one that would find every endpoint leased.
+   */
+  wake(endpointIds?: readonly string[]): void {
+    if (endpointIds?.every((id) => this.serving.has(id))) return;
     this.loop.wake();
   }
 
   /**
-   * Stops claiming, gives attempts in flight `graceMs` to finish, then aborts the rest and hands
-   * their claims back unrecorded (they are sent again, by whichever replica claims them).
+   * Stops claiming, lets runs finish the attempt in flight (handing the rest back) within
+   * `graceMs`, then aborts the rest and hands their claims back unrecorded (they are sent again,
+   * by whichever replica claims them).
    */
   stop(graceMs: number): Promise<void> {
+    this.stopping = true;
     return this.loop.stop(graceMs);
   }
 
-  private async attempt(delivery: ClaimedDelivery, signal: AbortSignal): Promise<void> {
-    const log = this.options.logger.child({ delivery_id: delivery.id, webhook_id: delivery.webhookId, attempt: delivery.attempt });
-    let secret: string;
+  private async serveTracked(run: ClaimedRun, signal: AbortSignal): Promise<void> {
+    this.serving.add(run.webhookId);
     try {
-      secret = this.options.secrets.open(delivery.secretSealed, delivery.webhookId);
+      await this.serve(run, signal);
+    } finally {
+      this.serving.delete(run.webhookId);
+    }
+  }
+
+  /**
+   * Sends the run in order, one attempt at a time. Records are written behind the sends (at most
+   * `maxUnrecorded` unconfirmed), and the record that hands the endpoint back is written only once
+   * every earlier one is confirmed, so a lost or failed record leaves the endpoint leased until
+   * its lease expires, and the unrecorded deliveries are sent again, oldest first.
+   */
+  private async serve(run: ClaimedRun, signal: AbortSignal): Promise<void> {
+    let keys: SigningKeys;
+    try {
+      keys = signingKeys(this.options.secrets.open(run.secretSealed, run.webhookId));
     } catch (error) {
       // Our configuration is wrong, not the receiver: spend none of its attempts. The lease
-      // expires and the delivery is tried again, hopefully with the right key by then.
-      log.error({ err: error }, 'cannot decrypt the endpoint secret (is WEBHOOK_SECRET_KEY right?)');
+      // expires and the run is tried again, hopefully with the right key by then.
+      this.options.logger.error({ err: error, webhook_id: run.webhookId }, 'cannot decrypt the endpoint secret (is WEBHOOK_SECRET_KEY right?)');
       return;
     }
-    try {
-      const startedAt = new Date();
-      const request = buildAttemptRequest({ ...delivery, deliveryId: delivery.id, secret, body: delivery.payload, now: startedAt });
-      const result = await this.send(request, delivery, signal);
-      if (signal.aborted) {
-        // Stopping past the grace: the result may be the abort itself, so record nothing.
-        await this.options.queue.release(delivery);
+    const unconfirmed: Promise<Verdict>[] = [];
+    let verdict: Verdict = 'ok';
+    const confirmAll = async () => {
+      for (const record of unconfirmed.splice(0)) verdict = worse(verdict, await record);
+    };
+    let index = 0;
+    for (; index < run.deliveries.length; index += 1) {
+      if (index > 0 && (this.stopping || performance.now() - run.claimedAt > this.options.runWindowMs)) break;
+      while (verdict === 'ok' && unconfirmed.length >= this.options.maxUnrecorded) verdict = worse(verdict, await unconfirmed.shift()!);
+      if (verdict !== 'ok') break;
+      const delivery = run.deliveries[index]!;
+      // Each attempt continues the trace its event was fanned out in (its logs carry that trace id too).
+      const traced = restoreTraceContext(delivery.trace);
+      const attempt = await context.with(traced, () => this.send(run, delivery, keys, signal));
+      // Stopping past the grace: the result may be the abort itself, so record nothing.
+      if (signal.aborted) break;
+      // A failure ends the run: whatever is due next (this delivery's retry included) is claimed afresh, oldest first.
+      if (attempt.result.outcome === 'failed' || index === run.deliveries.length - 1) {
+        await confirmAll();
+        await context.with(traced, () => this.record(run, delivery, attempt, verdict !== 'lost'));
         return;
       }
+      unconfirmed.push(context.with(traced, () => this.record(run, delivery, attempt, false)));
+    }
+    // Cut short (stopping, the lease's window, a changed endpoint): hand back what was not sent.
+    await confirmAll();
+    if (verdict !== 'lost') await this.options.queue.release(run, run.deliveries.slice(index));
+  }
+
+  /** Records an attempt; never rejects. `endRun` hands the endpoint and the run's unsent deliveries back. */
+  private async record(run: ClaimedRun, delivery: ClaimedDelivery, attempt: SentAttempt, endRun: boolean): Promise<Verdict> {
+    // Made only when there is something to say: most records have nothing.
+    const log = () => this.options.logger.child({ delivery_id: delivery.id, webhook_id: run.webhookId, attempt: delivery.attempt });
+    const { result, startedAt } = attempt;
+    try {
       const plan = planAfter(result.outcome === 'delivered', this.options.retryScheduleSeconds, delivery.attempt, delivery.maxAttempts);
-      const recorded = await this.options.queue.complete(delivery, startedAt, result, plan, this.options.workerId);
-      if (!recorded) log.warn('lease lost before the attempt was recorded; another worker owns the delivery now');
-      else if (result.outcome === 'failed') log.info({ status: result.responseStatus, error: result.error }, 'delivery attempt failed');
+      const completion = await this.options.queue.complete(run, delivery, startedAt, result, plan, endRun);
+      if (!completion.recorded) {
+        log().warn('lease lost before the attempt was recorded; another worker owns the delivery now');
+        return 'lost';
+      }
+      if (result.outcome === 'failed') log().info({ status: result.responseStatus, error: result.error }, 'delivery attempt failed');
+      // Edited or given a new secret meanwhile: the rest is claimed afresh, as it now is.
+      return completion.endpointUnchanged ? 'ok' : 'changed';
     } catch (error) {
-      // Most likely the database: the lease expires and the attempt is made again (at least once).
-      log.error({ err: error }, 'recording a delivery attempt failed');
+      // Most likely the database: the leases expire and the attempt is made again (at least once).
+      log().error({ err: error }, 'recording a delivery attempt failed');
+      return 'lost';
     }
   }
 
@@ -100,7 +178,9 @@ export class DeliveryWorker {
    * because the receiver is a customer's endpoint, not part of the platform, and its headers are
    * the documented contract (decisions §8).
    */
-  private async send(request: AttemptRequest, delivery: ClaimedDelivery, signal: AbortSignal): Promise<AttemptResult> {
+  private async send(run: ClaimedRun, delivery: ClaimedDelivery, keys: SigningKeys, signal: AbortSignal): Promise<SentAttempt> {
+    const startedAt = new Date();
+    const request = buildAttemptRequest({ ...delivery, url: run.url, deliveryId: delivery.id, keys, body: delivery.payload, now: startedAt });
     const span = tracer.startSpan('POST', {
       kind: SpanKind.CLIENT,
       attributes: {
@@ -114,7 +194,6 @@ export class DeliveryWorker {
     if (result.responseStatus > 0) span.setAttribute('http.response.status_code', result.responseStatus);
     if (result.outcome === 'failed') span.setStatus({ code: SpanStatusCode.ERROR, message: result.error ?? undefined });
     span.end();
-    return result;
+    return { startedAt, result };
   }
 }
-

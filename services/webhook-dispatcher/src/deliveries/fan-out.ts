@@ -6,8 +6,8 @@ import type { DeliveryQueue } from './delivery-queue.js';
 export interface FanOutOptions {
   queue: DeliveryQueue;
   retryScheduleSeconds: readonly number[];
-  /** Tells this process's worker that deliveries were queued. */
-  wake: () => void;
+  /** Tells this process's worker that deliveries were queued for these endpoints. */
+  wake: (endpointIds: readonly string[]) => void;
   logger: Logger;
 }
 
@@ -51,7 +51,7 @@ export function fanOutHandler(options: FanOutOptions): (envelope: EventEnvelope<
       options.retryScheduleSeconds.length,
       firstDelay(options.retryScheduleSeconds),
     ));
-    if (queued > 0) options.wake();
+    if (queued.length > 0) options.wake(queued);
   };
 }
 

@@ -1,5 +1,5 @@
 import { OutboundHttp, OutboundRequestError, type OutboundPolicy } from '@agent-platform/kit/security';
-import { signDelivery } from '../security/signing.js';
+import { signDelivery, type SigningKeys } from '../security/signing.js';
 import type { AttemptOutcome } from './deliveries.entity.js';
 
 /** Read at most this much of a response (then drop the connection); nobody looks at it. */
@@ -24,7 +24,7 @@ export interface AttemptResult {
 
 export interface AttemptInput {
   url: string;
-  secret: string;
+  keys: SigningKeys;
   eventId: string;
   eventType: string;
   deliveryId: string;
@@ -39,7 +39,7 @@ export interface AttemptInput {
  */
 export function buildAttemptRequest(input: AttemptInput): AttemptRequest {
   const signatures = signDelivery({
-    secret: input.secret,
+    keys: input.keys,
     messageId: input.eventId,
     timestamp: Math.floor(input.now.getTime() / 1_000),
     body: input.body,

@@ -2,14 +2,14 @@ import { createHmac } from 'node:crypto';
 import { Webhook, WebhookVerificationError } from 'standardwebhooks';
 import Stripe from 'stripe';
 import { describe, expect, it } from 'vitest';
-import { generateSecret, isAcceptableSecret, signDelivery, standardWebhooksKey } from './signing.js';
+import { generateSecret, isAcceptableSecret, signDelivery, signingKeys, standardWebhooksKey } from './signing.js';
 
 const stripe = new Stripe('sk_test_unused');
 const body = JSON.stringify({ id: 'evt_01JD0000000000000000000000', type: 'agent.created', created_at: '2026-11-01T00:00:00.000Z', data: { é: '☃' } });
 const now = () => Math.floor(Date.now() / 1_000);
 
 function sign(secret: string, payload = body, timestamp = now()) {
-  return signDelivery({ secret, messageId: 'evt_01JD0000000000000000000000', timestamp, body: payload });
+  return signDelivery({ keys: signingKeys(secret), messageId: 'evt_01JD0000000000000000000000', timestamp, body: payload });
 }
 
 describe('generateSecret', () => {

@@ -1,4 +1,4 @@
-import { createHmac, randomBytes } from 'node:crypto';
+import { createHmac, createSecretKey, randomBytes, type KeyObject } from 'node:crypto';
 
 /** Prefix of platform-generated secrets, as Stripe and Standard Webhooks spell theirs. */
 export const SECRET_PREFIX = 'whsec_';
@@ -29,8 +29,23 @@ export function standardWebhooksKey(secret: string): Buffer {
   return Buffer.from(secret, 'utf8');
 }
 
+/**
+ * An endpoint's secret as HMAC keys, made once per secret: handing createHmac a KeyObject skips
+ * the key checks it runs on every Buffer (several times the cost of the HMAC of a small body).
+ */
+export interface SigningKeys {
+  /** The secret's UTF-8 bytes (Stripe's scheme). */
+  stripe: KeyObject;
+  /** standardWebhooksKey(secret). */
+  standard: KeyObject;
+}
+
+export function signingKeys(secret: string): SigningKeys {
+  return { stripe: createSecretKey(Buffer.from(secret, 'utf8')), standard: createSecretKey(standardWebhooksKey(secret)) };
+}
+
 export interface SignatureInput {
-  secret: string;
+  keys: SigningKeys;
   /** The event id; Standard Webhooks' `webhook-id`, constant across retries so receivers can dedupe. */
   messageId: string;
   /** Unix seconds. */
@@ -55,10 +70,8 @@ export interface SignatureHeaders {
  */
 export function signDelivery(input: SignatureInput): SignatureHeaders {
   const t = String(input.timestamp);
-  const stripe = createHmac('sha256', Buffer.from(input.secret, 'utf8')).update(`${t}.${input.body}`, 'utf8').digest('hex');
-  const standard = createHmac('sha256', standardWebhooksKey(input.secret))
-    .update(`${input.messageId}.${t}.${input.body}`, 'utf8')
-    .digest('base64');
+  const stripe = createHmac('sha256', input.keys.stripe).update(`${t}.${input.body}`, 'utf8').digest('hex');
+  const standard = createHmac('sha256', input.keys.standard).update(`${input.messageId}.${t}.${input.body}`, 'utf8').digest('base64');
   return {
     'x-service-signature': `t=${t},v1=${stripe}`,
     'webhook-id': input.messageId,

@@ -18,6 +18,8 @@ export interface Reply {
   body?: string;
   /** Answer after this long. */
   delayMs?: number;
+  /** Answer once this has settled too: a test holds a request until it has set something up. */
+  until?: Promise<unknown>;
 }
 
 export type Responder = (request: ReceivedRequest) => Reply;
@@ -60,8 +62,12 @@ export async function startReceiver(responder: Responder = () => ({ status: 200,
         response.writeHead(reply.status, reply.headers);
         response.end(reply.body ?? '');
       };
-      if (reply.delayMs) setTimeout(send, reply.delayMs).unref();
-      else send();
+      const delayed = () => {
+        if (reply.delayMs) setTimeout(send, reply.delayMs).unref();
+        else send();
+      };
+      if (reply.until) void reply.until.finally(delayed);
+      else delayed();
     });
   });
   // A dispatcher that gives up (time-out) resets the socket; that is expected, not a failure here.
