@@ -14,6 +14,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { freePort } from '../e2e/harness/processes.js';
 import { compareWithBare, CONNECTIONS, describeLoad, LOAD_SECONDS, QUICK, runLoad, startBareServer } from './load.js';
+import { documentText } from './documents.js';
 import { recordFigure } from './figures.js';
 import { newAccessToken, startPlatform } from './platform.js';
 import { describeMemory, memoryByRole } from './process-memory.js';
@@ -34,19 +35,6 @@ async function api<T>(baseUrl: string, token: string, method: string, path: stri
   });
   if (!response.ok) throw new Error(`${method} ${path}: ${response.status} ${await response.text()}`);
   return (await response.json()) as T;
-}
-
-/** Words enough for ~1,250 chunks of ~1,000 characters per document; varied so chunks differ. */
-function documentText(index: number): string {
-  const words = ['refund', 'parcel', 'invoice', 'warranty', 'battery', 'courier', 'Lisbon', 'Porto', 'order', 'customer', 'payment', 'delivery'];
-  const sentences: string[] = [];
-  // Just under the 1,000,000-character limit of a document.
-  for (let n = 0, length = 0; length < 990_000; n += 1) {
-    const sentence = `Note ${index}-${n}: the ${words[n % words.length]} of ref_${index}_${n} concerns ${words[(n * 7) % words.length]} and ${words[(n * 5 + index) % words.length]}.`;
-    sentences.push(sentence);
-    length += sentence.length + 1;
-  }
-  return sentences.join(' ');
 }
 
 async function main(): Promise<void> {

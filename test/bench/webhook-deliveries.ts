@@ -17,7 +17,7 @@ import { recordFigure } from './figures.js';
 import { newAccessToken, startPlatform } from './platform.js';
 
 const ENDPOINTS = Number(process.env.BENCH_ENDPOINTS ?? 10);
-const EVENTS = Number(process.env.BENCH_EVENTS ?? 200);
+const EVENTS = Number(process.env.BENCH_EVENTS ?? 500);
 const PACED_EVENTS = Number(process.env.BENCH_PACED_EVENTS ?? 50);
 const PACE_MS = 100;
 
