@@ -10,6 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { freePort, startLocalPlatformProcess } from '../e2e/harness/processes.js';
 import { describeLoad, runLoad } from './load.js';
+import { documentText } from './documents.js';
 import { newAccessToken } from './platform.js';
 import { cpuByRole } from './process-memory.js';
 
@@ -37,16 +38,22 @@ const platform = await startLocalPlatformProcess({
 const { baseUrl } = platform;
 const authorization = { authorization: `Bearer ${await newAccessToken(baseUrl)}` };
 const json = { ...authorization, 'content-type': 'application/json' };
-const created = await fetch(`${baseUrl}/api/v1/agents`, { method: 'POST', headers: json, body: JSON.stringify({ name: 'Profile', type: 'assistant' }) });
+const created = await fetch(`${baseUrl}/api/v1/agents`, { method: 'POST', headers: json, body: JSON.stringify({ name: 'Profile', type: 'assistant', memory_types: ['semantic', 'episodic'] }) });
 const { id: agentId } = (await created.json()) as { id: string };
+// BENCH_PROFILE_DOCUMENTS=n stores n documents of ~1 MB (~1,250 items each) first, for search at scale.
+for (let index = 0; index < Number(process.env.BENCH_PROFILE_DOCUMENTS ?? 0); index += 1) {
+  const stored = await fetch(`${baseUrl}/api/v1/memory/documents`, { method: 'POST', headers: json, body: JSON.stringify({ agent_id: agentId, content: documentText(index) }) });
+  if (!stored.ok) throw new Error(`storing a document: ${stored.status} ${await stored.text()}`);
+}
 const load = {
   'auth-me': { url: `${baseUrl}/api/v1/auth/me`, headers: authorization },
   agent: { url: `${baseUrl}/api/v1/agents/${agentId}`, headers: authorization },
-  search: { url: `${baseUrl}/api/v1/memory/search`, method: 'POST' as const, headers: json, body: JSON.stringify({ agent_id: agentId, query: 'profile' }) },
+  search: { url: `${baseUrl}/api/v1/memory/search`, method: 'POST' as const, headers: json, body: JSON.stringify({ agent_id: agentId, query: 'where is the refund of ref_3_1200', top_k: 5 }) },
 }[route];
 if (!load) throw new Error(`unknown route ${route}: auth-me, agent or search`);
 // A warm-up round, so the profile shows the steady state rather than the JIT compiling.
-await runLoad({ ...load, connections: 50, seconds: 3 });
+// (Longer with BENCH_PROFILE_WARMUP_SECONDS, e.g. while a large vector index is still being built.)
+await runLoad({ ...load, connections: 50, seconds: Number(process.env.BENCH_PROFILE_WARMUP_SECONDS ?? 3) });
 // Profile timestamps and hrtime share the monotonic clock: only samples taken under load count.
 const loadStarted = process.hrtime.bigint() / 1000n;
 const cpuBefore = cpuByRole(platform.child.pid!);
