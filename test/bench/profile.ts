@@ -107,7 +107,8 @@ function groupOf(url: string, functionName: string): string {
   if (url === '') return `(${functionName || 'native'})`;
   const pkg = /node_modules\/(?:\.pnpm\/[^/]+\/node_modules\/)?((?:@[^/]+\/)?[^/]+)/.exec(url)?.[1];
   if (pkg) return pkg;
-  if (url.startsWith('node:')) return url.split('/')[0]!.replace(/^node:/, 'node:') + (url.includes('/') ? `/${url.split('/')[1]}` : '');
+  // node:internal/http2/core → node:internal/http2; node:events stays.
+  if (url.startsWith('node:')) return url.split('/').slice(0, 2).join('/');
   const own = /\/(services\/[^/]+|gateway|packages\/[^/]+|deploy\/[^/]+)\//.exec(url)?.[1];
   return own ?? url;
 }

@@ -1,6 +1,6 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { SMTPServer } from 'smtp-server';
+import { startSmtpPeer } from './support/smtp-peer.js';
 import { describe, expect } from 'vitest';
 import { databaseTest, newTenant, startRunner, statusesOf } from './support/harness.js';
 
@@ -29,27 +29,10 @@ describe('integration nodes through the runner', { timeout: 30_000 }, () => {
   });
 
   databaseTest('an email node sends through the configured SMTP server, templates rendered', async ({ database, onTestFinished }) => {
-    const received: { from: string; to: string[]; data: string }[] = [];
-    const smtp = new SMTPServer({
-      authOptional: true,
-      disabledCommands: ['STARTTLS'],
-      onData(stream, session, callback) {
-        const chunks: Buffer[] = [];
-        stream.on('data', (chunk: Buffer) => chunks.push(chunk));
-        stream.on('end', () => {
-          received.push({
-            from: session.envelope.mailFrom ? session.envelope.mailFrom.address : '',
-            to: session.envelope.rcptTo.map((rcpt) => rcpt.address),
-            data: Buffer.concat(chunks).toString('utf8'),
-          });
-          callback();
-        });
-      },
-    });
-    await new Promise<void>((resolve) => smtp.listen(0, '127.0.0.1', resolve));
-    onTestFinished(() => new Promise<void>((resolve) => smtp.close(() => resolve())));
-    const smtpPort = (smtp.server.address() as AddressInfo).port;
-    const runner = await startRunner(database, { SMTP_HOST: '127.0.0.1', SMTP_PORT: String(smtpPort), SMTP_FROM: 'flows@example.com' });
+    const smtp = await startSmtpPeer();
+    onTestFinished(() => smtp.close());
+    const { received } = smtp;
+    const runner = await startRunner(database, { ...smtp.env, SMTP_FROM: 'flows@example.com' });
     onTestFinished(() => runner.stop());
     const tenant = newTenant();
     const workflow = await runner.createWorkflow(tenant, {

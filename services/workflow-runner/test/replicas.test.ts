@@ -1,20 +1,11 @@
-import { createServer, type ServerResponse } from 'node:http';
+import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { describe, expect, vi } from 'vitest';
-import { databaseTest, newTenant, startRunner } from './support/harness.js';
+import { databaseTest, newTenant, startHoldingReceiver, startRunner } from './support/harness.js';
 
 describe('several runners', { timeout: 30_000 }, () => {
   databaseTest('share the work: what one runner has no room for, another claims and runs', async ({ database, onTestFinished }) => {
-    const held: ServerResponse[] = [];
-    const server = createServer((request, response) => {
-      request.resume();
-      held.push(response);
-    });
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    onTestFinished(async () => {
-      for (const response of held) response.destroy();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
-    });
+    const { url: receiverUrl, held } = await startHoldingReceiver(onTestFinished);
     // A runs one execution at a time; B only claims.
     const env = { EXECUTION_POLL_INTERVAL_MS: '100', EXECUTION_LEASE_MS: '5000' };
     const busy = await startRunner(database, { ...env, EXECUTION_CONCURRENCY: '1' });
@@ -22,7 +13,7 @@ describe('several runners', { timeout: 30_000 }, () => {
     const idle = await startRunner(database, env);
     onTestFinished(() => idle.stop());
     const tenant = newTenant();
-    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/wait`;
+    const url = `${receiverUrl}/wait`;
     const workflow = await busy.createWorkflow(tenant, { nodes: [{ id: 'wait', type: 'integration', config: { service: 'http', url, method: 'GET' } }] });
     const started = await Promise.all(
       [1, 2, 3].map(async (n) => (await busy.executions.executeWorkflow({ workflowId: workflow.id, inputJson: JSON.stringify({ n }), wait: false, waitMs: 0 }, { principal: tenant.principal })).execution!.id),

@@ -1,24 +1,13 @@
-import { createServer, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { describe, expect } from 'vitest';
-import { databaseTest, newTenant, startRunner, statusesOf } from './support/harness.js';
+import { databaseTest, newTenant, startHoldingReceiver, startRunner, statusesOf } from './support/harness.js';
 
 describe('time-outs', { timeout: 30_000 }, () => {
   databaseTest('an execution past EXECUTION_TIMEOUT_MS fails, naming the node it was stuck in', async ({ database, onTestFinished }) => {
-    const held: ServerResponse[] = [];
-    const server = createServer((request, response) => {
-      request.resume();
-      held.push(response);
-    });
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    onTestFinished(async () => {
-      for (const response of held) response.destroy();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
-    });
+    const receiver = await startHoldingReceiver(onTestFinished);
     const runner = await startRunner(database, { EXECUTION_TIMEOUT_MS: '1000' });
     onTestFinished(() => runner.stop());
     const tenant = newTenant();
-    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/slow`;
+    const url = `${receiver.url}/slow`;
     const workflow = await runner.createWorkflow(tenant, {
       nodes: [
         { id: 'wait', type: 'integration', config: { service: 'http', url, timeout_ms: 60_000 } },

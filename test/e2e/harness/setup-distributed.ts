@@ -3,7 +3,7 @@ import pg from 'pg';
 import type { TestProject } from 'vitest/node';
 import { startTestNatsServer } from '@agent-platform/kit/testing';
 import { COMMON_ENV, freePort, httpOk, startNode, waitUntil, type RunningProcess } from './processes.js';
-import { startSmtpPeer } from './smtp-peer.js';
+import { startSmtpPeer } from '@agent-platform/workflow-runner/testing';
 
 const ADMIN_URL = process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 const REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';

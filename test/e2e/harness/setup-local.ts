@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { TestProject } from 'vitest/node';
 import { COMMON_ENV, freePort, startLocalPlatformProcess } from './processes.js';
-import { startSmtpPeer } from './smtp-peer.js';
+import { startSmtpPeer } from '@agent-platform/workflow-runner/testing';
 
 /** The all-in-one launcher, exactly as `pnpm start` runs it, on a fresh data directory. */
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {

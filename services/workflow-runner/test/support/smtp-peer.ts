@@ -17,12 +17,15 @@ export interface SmtpPeer {
   env: Record<string, string>;
   /** Each accepted message is written here as a JSON file, for test files in other processes. */
   mailDir: string;
+  /** The accepted messages, in order, for tests in this process. */
+  received: ReceivedMail[];
   close(): Promise<void>;
 }
 
-/** A real SMTP server (the `smtp-server` package) on loopback, for `email` nodes in the e2e suites. */
+/** A real SMTP server (the `smtp-server` package) on loopback, for `email` nodes (the runner's tests and the e2e suites). */
 export async function startSmtpPeer(): Promise<SmtpPeer> {
   const mailDir = await mkdtemp(join(tmpdir(), 'agent-platform-mail-'));
+  const received: ReceivedMail[] = [];
   const server = new SMTPServer({
     authOptional: true,
     disabledCommands: ['STARTTLS'],
@@ -35,6 +38,7 @@ export async function startSmtpPeer(): Promise<SmtpPeer> {
           to: session.envelope.rcptTo.map((recipient) => recipient.address),
           data: Buffer.concat(chunks).toString('utf8'),
         };
+        received.push(mail);
         writeFile(join(mailDir, `${Date.now()}-${randomBytes(4).toString('hex')}.json`), JSON.stringify(mail)).then(() => callback(), callback);
       });
     },
@@ -44,6 +48,7 @@ export async function startSmtpPeer(): Promise<SmtpPeer> {
   return {
     env: { SMTP_HOST: '127.0.0.1', SMTP_PORT: String(port), SMTP_FROM: 'workflows@platform.test' },
     mailDir,
+    received,
     async close() {
       await new Promise<void>((resolve) => server.close(() => resolve()));
       await rm(mailDir, { recursive: true, force: true });
