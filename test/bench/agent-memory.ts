@@ -12,7 +12,7 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { freePort } from '../e2e/harness/processes.js';
+import { freePort, waitUntil } from '../e2e/harness/processes.js';
 import { compareWithBare, CONNECTIONS, describeLoad, LOAD_SECONDS, QUICK, runLoad, startBareServer } from './load.js';
 import { documentText } from './documents.js';
 import { recordFigure } from './figures.js';
@@ -37,12 +37,18 @@ async function api<T>(baseUrl: string, token: string, method: string, path: stri
   return (await response.json()) as T;
 }
 
+/** Whether the platform logged that an agent's HNSW graph holds `vectors` vectors. */
+function graphCompleteWith(output: string, vectors: number): boolean {
+  return output.split('\n').some((line) => line.includes('"vector index: HNSW graph complete"') && line.includes(`"vectors":${vectors},`));
+}
+
 async function main(): Promise<void> {
   const dataDir = await mkdtemp(join(tmpdir(), 'agent-platform-bench-memory-'));
   const port = await freePort();
   const env = { ...UNLIMITED, EMBEDDED_PG_PORT: String(await freePort()) };
   try {
-    let platform = await startPlatform({ dataDir, port, env });
+    // At info while storing, for the index's "graph complete" line (the load runs at warn).
+    let platform = await startPlatform({ dataDir, port, env: { ...env, LOG_LEVEL: 'info' } });
     const token = await newAccessToken(platform.baseUrl);
     const agent = await api<{ id: string }>(platform.baseUrl, token, 'POST', '/agents', { name: 'Bench', type: 'assistant', memory_types: ['semantic', 'episodic'] });
 
@@ -58,8 +64,11 @@ async function main(): Promise<void> {
     const total = documentMs.reduce((sum, ms) => sum + ms, 0);
     console.log(`stored ${stored} memory items in ${(total / 1000).toFixed(1)} s: ${documentMs.length} documents of ~1 MB, p50 ${Math.round(percentile(documentMs, 0.5))} ms each`);
 
-    // Restarted before the load: the index comes back from its files (the HNSW graph included),
-    // as a platform that has been running a while serves it, not mid-build.
+    // Restarted before the load once the graph holds every item: the index comes back from its
+    // files (the HNSW graph included), as a platform that has been running a while serves it.
+    const buildStarted = performance.now();
+    await waitUntil('the HNSW graph of every stored item', platform, () => Promise.resolve(graphCompleteWith(platform.output(), stored)), 30 * 60_000);
+    console.log(`HNSW graph of ${stored} items complete ${((performance.now() - buildStarted) / 1000).toFixed(1)} s after the last document was stored`);
     await platform.stop();
     platform = await startPlatform({ dataDir, port, env });
     console.log(`restart → first 200 with ${stored} items stored: ${Math.round(platform.msToFirst200)} ms; memory: ${describeMemory(memoryByRole(platform.child.pid!))}`);

@@ -6,8 +6,8 @@ export function startPlatform(options: { dataDir: string; port: number; env?: Re
 }
 
 /** Registers a fresh user and returns an access token. */
-export async function newAccessToken(baseUrl: string): Promise<string> {
-  const email = `bench-${Date.now()}-${Math.random().toString(36).slice(2)}@example.com`;
+/** Registers the user (a new one unless `email` is given; registering it again is harmless) and logs in. */
+export async function newAccessToken(baseUrl: string, email = `bench-${Date.now()}-${Math.random().toString(36).slice(2)}@example.com`): Promise<string> {
   const password = 'bench password 123';
   const json = { 'content-type': 'application/json' };
   await fetch(`${baseUrl}/api/v1/auth/register`, { method: 'POST', headers: json, body: JSON.stringify({ email, password }) });

@@ -4,8 +4,10 @@
  * self time grouped by package (and the top functions), so a change can be judged by what it
  * removes rather than by a guess.
  * Run: pnpm bench:profile [auth-me|agent|search] [seconds]   (the .cpuprofile is kept for DevTools)
+ * BENCH_PROFILE_DATA_DIR keeps the platform's data there between runs, so a large memory
+ * (BENCH_PROFILE_DOCUMENTS) is stored once and profiled many times.
  */
-import { mkdtemp, readdir, readFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, readFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { freePort, startLocalPlatformProcess } from '../e2e/harness/processes.js';
@@ -29,19 +31,27 @@ interface CpuProfile {
 const route = process.argv[2] ?? 'auth-me';
 const seconds = Number(process.argv[3] ?? 10);
 const dir = await mkdtemp(join(tmpdir(), 'agent-platform-profile-'));
+const keptDataDir = process.env.BENCH_PROFILE_DATA_DIR;
+if (keptDataDir !== undefined) await mkdir(keptDataDir, { recursive: true });
 const platform = await startLocalPlatformProcess({
-  dataDir: dir,
+  dataDir: keptDataDir ?? dir,
   port: await freePort(),
   nodeOptions: ['--cpu-prof', '--cpu-prof-dir', dir],
   env: { LOG_LEVEL: process.env.LOG_LEVEL ?? 'warn', RATE_LIMITS: 'free:100000000/100000000,pro:100000000/100000000,enterprise:0/0' },
 });
 const { baseUrl } = platform;
-const authorization = { authorization: `Bearer ${await newAccessToken(baseUrl)}` };
+const authorization = { authorization: `Bearer ${await newAccessToken(baseUrl, keptDataDir === undefined ? undefined : 'profile@example.com')}` };
 const json = { ...authorization, 'content-type': 'application/json' };
-const created = await fetch(`${baseUrl}/api/v1/agents`, { method: 'POST', headers: json, body: JSON.stringify({ name: 'Profile', type: 'assistant', memory_types: ['semantic', 'episodic'] }) });
-const { id: agentId } = (await created.json()) as { id: string };
-// BENCH_PROFILE_DOCUMENTS=n stores n documents of ~1 MB (~1,250 items each) first, for search at scale.
-for (let index = 0; index < Number(process.env.BENCH_PROFILE_DOCUMENTS ?? 0); index += 1) {
+const listed = (await (await fetch(`${baseUrl}/api/v1/agents`, { headers: authorization })).json()) as { agents: { id: string }[] };
+const existing = listed.agents[0]?.id;
+const createAgent = async (): Promise<string> => {
+  const created = await fetch(`${baseUrl}/api/v1/agents`, { method: 'POST', headers: json, body: JSON.stringify({ name: 'Profile', type: 'assistant', memory_types: ['semantic', 'episodic'] }) });
+  return ((await created.json()) as { id: string }).id;
+};
+const agentId = existing ?? (await createAgent());
+// BENCH_PROFILE_DOCUMENTS=n stores n documents of ~1 MB (~1,250 items each) first, for search at
+// scale (once: an agent kept in BENCH_PROFILE_DATA_DIR already has them).
+for (let index = 0; !existing && index < Number(process.env.BENCH_PROFILE_DOCUMENTS ?? 0); index += 1) {
   const stored = await fetch(`${baseUrl}/api/v1/memory/documents`, { method: 'POST', headers: json, body: JSON.stringify({ agent_id: agentId, content: documentText(index) }) });
   if (!stored.ok) throw new Error(`storing a document: ${stored.status} ${await stored.text()}`);
 }

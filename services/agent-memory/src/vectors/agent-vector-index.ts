@@ -4,8 +4,13 @@
  * force), large ones through an HNSW graph built beside the dense rows once the agent has more than
  * `exactSearchMaxVectors` of them and dropped again below half that (so an agent hovering at the
  * boundary does not rebuild its graph on every write).
+ *
+ * While the graph is being filled (a new graph, a bulk load, a graph saved part-built), a search
+ * asks the graph for what it holds and searches the rest exactly, as long as that rest is small;
+ * otherwise it searches everything exactly and hands the build the time it took (HnswGraph.owe).
  */
 import { exactSearch, MetricKind } from 'usearch';
+import { cosine } from '../models/embedder.js';
 import { HnswGraph, type HnswParams } from './hnsw-graph.js';
 import { VectorArena } from './vector-arena.js';
 import { type VectorHit } from './vector-store.js';
@@ -16,6 +21,8 @@ export interface AgentIndexSettings {
   hnsw: HnswParams;
   /** Told when the graph broke (usearch threw); the index then answers exactly and rebuilds it. */
   onGraphFailure: (agent: AgentVectorIndex, error: unknown) => void;
+  /** Told when a background build emptied the graph's queue. */
+  onGraphBuilt?: (agent: AgentVectorIndex, build: { inserted: number; ms: number }) => void;
 }
 
 export interface IndexedVector {
@@ -98,13 +105,23 @@ export class AgentVectorIndex {
     const types = matching === size ? undefined : wanted;
     this.fitGraph();
     const graph = this.graphState;
-    if (!graph?.ready || matching <= this.settings.exactSearchMaxVectors) return this.exact(vector, limit, types);
-    return this.approximate(graph, vector, limit, types, matching);
+    if (!graph || matching <= this.settings.exactSearchMaxVectors) return this.exact(vector, limit, types);
+    if (graph.ready) return this.approximate(graph, vector, limit, types, matching);
+    if (graph.pendingCount <= this.settings.exactSearchMaxVectors) return this.whileBuilding(graph, vector, limit, types, matching);
+    const started = performance.now();
+    const hits = this.exact(vector, limit, types);
+    graph.owe(performance.now() - started);
+    return hits;
   }
 
   /** An empty graph over this index's rows, for `adoptGraph` once loaded. */
   createGraph(): HnswGraph {
-    return new HnswGraph(this.settings.dimensions, this.settings.hnsw, (key) => this.arena.vectorOfKey(key));
+    return new HnswGraph(
+      this.settings.dimensions,
+      this.settings.hnsw,
+      (key) => this.arena.vectorOfKey(key),
+      (build) => this.settings.onGraphBuilt?.(this, build),
+    );
   }
 
   /** Adopts a graph loaded from a file, queueing what the file lacks and dropping what is gone. */
@@ -147,6 +164,22 @@ export class AgentVectorIndex {
 
   private exact(vector: Float32Array, limit: number, types: ReadonlySet<string> | undefined): VectorHit[] {
     const { matrix, slots } = types ? this.arena.gather(types) : { matrix: this.arena.matrix(), slots: undefined };
+    return this.exactAmong(matrix, slots, vector, limit);
+  }
+
+  /** The graph's answer merged with an exact search of what it does not hold yet. */
+  private whileBuilding(graph: HnswGraph, vector: Float32Array, limit: number, types: ReadonlySet<string> | undefined, matching: number): VectorHit[] {
+    const pending = this.arena.gatherKeys(graph.pendingKeys(), types);
+    const found = [...this.approximate(graph, vector, limit, types, matching), ...this.exactAmong(pending.matrix, pending.slots, vector, limit)];
+    const seen = new Set<string>();
+    return found
+      .sort((a, b) => b.score - a.score)
+      .filter((hit) => !seen.has(hit.id) && seen.add(hit.id))
+      .slice(0, limit);
+  }
+
+  /** Exact search over `matrix`, whose row r is the arena's slot `slots[r]` (or r itself). */
+  private exactAmong(matrix: Float32Array, slots: readonly number[] | undefined, vector: Float32Array, limit: number): VectorHit[] {
     const rows = matrix.length / this.settings.dimensions;
     const count = Math.min(limit, rows);
     if (count === 0) return [];
@@ -171,14 +204,17 @@ export class AgentVectorIndex {
     const size = this.arena.size;
     let k = Math.min(size, types ? Math.ceil((limit * size * FILTER_OVERFETCH) / matching) : limit);
     for (;;) {
-      const { keys, scores } = graph.search(vector, k);
       const hits: VectorHit[] = [];
-      keys.forEach((key, index) => {
+      for (const key of graph.search(vector, k)) {
         const id = this.arena.idOfKey(key);
-        if (id === undefined || (types && !types.has(this.arena.typeOfKey(key) ?? ''))) return;
-        if (hits.length < limit) hits.push({ id, score: clampScore(scores[index] ?? -1) });
-      });
-      if (hits.length >= limit || k >= size) return hits;
+        const stored = this.arena.vectorOfKey(key);
+        if (id === undefined || stored === undefined || (types && !types.has(this.arena.typeOfKey(key) ?? ''))) continue;
+        // Scored from the full-precision row: the graph keeps half-precision copies.
+        hits.push({ id, score: clampScore(cosine(vector, stored)) });
+      }
+      hits.sort((a, b) => b.score - a.score);
+      // A graph still being filled holds fewer than `size`: asking it for more finds nothing new.
+      if (hits.length >= limit || k >= Math.min(size, graph.size)) return hits.slice(0, limit);
       k = Math.min(size, k * 2);
     }
   }

@@ -253,6 +253,11 @@ export class EmbeddedVectorStore implements VectorStore {
       hnsw: this.hnsw,
       onGraphFailure: (index: AgentVectorIndex, error: unknown) =>
         this.options.logger?.warn({ err: error, tenantId: index.tenantId, agentId: index.agentId }, `vector index: HNSW graph failed (${describeError(error)}); rebuilding it`),
+      onGraphBuilt: (index: AgentVectorIndex, build: { inserted: number; ms: number }) =>
+        this.options.logger?.info(
+          { tenantId: index.tenantId, agentId: index.agentId, vectors: index.graph?.size, inserted: build.inserted, ms: Math.round(build.ms) },
+          'vector index: HNSW graph complete',
+        ),
     };
     return new AgentVectorIndex(tenantId, agentId, settings, arena);
   }

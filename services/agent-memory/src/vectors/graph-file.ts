@@ -1,7 +1,7 @@
 /**
  * `graph.usearch` + `graph.json`: a saved HNSW graph, so a restart does not rebuild it (minutes at
  * 100k vectors). The graph is a cache of the rows: `graph.json` records the keys it held, its
- * size and CRC-32, and the model, dimensions and connectivity it was built with. A graph that does
+ * size and CRC-32, and the model, dimensions, connectivity and precision it was built with. A graph that does
  * not match is ignored (the rows rebuild it); one that matches but is older than the rows is
  * patched by key difference, which is exact because a key names one vector version.
  *
@@ -11,13 +11,15 @@
 import { readFile, rename, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { z } from 'zod';
-import { type HnswGraph } from './hnsw-graph.js';
+import { GRAPH_QUANTIZATION, type HnswGraph } from './hnsw-graph.js';
 import { fileChecksum, GRAPH_FILE, GRAPH_META_FILE, temporaryPath, writeAtomically } from './index-directory.js';
 
 const metaSchema = z.object({
   model: z.string(),
   dimensions: z.number().int().positive(),
   connectivity: z.number().int().positive(),
+  // Absent from files written before graphs were kept in half precision (they were f32).
+  quantization: z.string().default('f32'),
   bytes: z.number().int().nonnegative(),
   crc32: z.number().int().nonnegative(),
   keys: z.array(z.number().int().nonnegative()),
@@ -35,7 +37,7 @@ export async function writeGraph(directory: string, owner: GraphOwner, graph: Hn
   try {
     graph.save(temporary);
     const { crc32, bytes } = await fileChecksum(temporary);
-    const meta = { model: owner.model, dimensions: owner.dimensions, connectivity: graph.params.connectivity, bytes, crc32, keys };
+    const meta = { model: owner.model, dimensions: owner.dimensions, connectivity: graph.params.connectivity, quantization: GRAPH_QUANTIZATION, bytes, crc32, keys };
     // Graph first, description second: a crash between the two leaves a description whose
     // checksum does not match, and the graph is rebuilt rather than trusted.
     await rename(temporary, target);
@@ -60,8 +62,8 @@ export async function readGraph(
     const parsed = metaSchema.safeParse(JSON.parse(await readFile(join(directory, GRAPH_META_FILE), 'utf8')));
     if (!parsed.success) return { ok: false, reason: `${GRAPH_META_FILE} is malformed` };
     const meta = parsed.data;
-    if (meta.model !== owner.model || meta.dimensions !== owner.dimensions || meta.connectivity !== graph.params.connectivity) {
-      return { ok: false, reason: `${GRAPH_FILE} was built for another model, dimension or connectivity` };
+    if (meta.model !== owner.model || meta.dimensions !== owner.dimensions || meta.connectivity !== graph.params.connectivity || meta.quantization !== String(GRAPH_QUANTIZATION)) {
+      return { ok: false, reason: `${GRAPH_FILE} was built for another model, dimension, connectivity or precision` };
     }
     const path = join(directory, GRAPH_FILE);
     const actual = await fileChecksum(path);

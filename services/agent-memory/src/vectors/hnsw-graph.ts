@@ -2,8 +2,14 @@
  * An HNSW graph (usearch) over one agent's vectors. usearch's calls are synchronous and native:
  * adding 10,000 vectors of 384 dimensions takes seconds, which would stall every request of the
  * process. So vectors are queued and added in time slices of `SLICE_MS`, yielding to the event
- * loop between slices; until the queue is empty the graph is not `ready` and the owner answers
- * with exact search instead, which is slower but never wrong.
+ * loop between slices; until the queue is empty the graph is not `ready` and the owner searches
+ * what is still queued exactly (see AgentVectorIndex), which is slower but never wrong.
+ *
+ * Those slower searches are what would starve the build: under steady load every turn of the
+ * event loop runs many of them and one 5 ms slice, and a 100k-vector graph was seen still
+ * building after minutes. So the owner reports the time its fallback searches took (`owe`) and
+ * the build takes as much again in longer slices: searches run at half speed for a while rather
+ * than slowly for ever.
  */
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import { Index, MetricKind, ScalarKind } from 'usearch';
@@ -25,8 +31,19 @@ export interface HnswParams {
  */
 export const DEFAULT_HNSW_PARAMS: HnswParams = { connectivity: 32, expansionAdd: 128, expansionSearch: 256 };
 
-/** Longest stretch, in ms, that inserting into the graph holds the event loop. */
+/**
+ * How the graph stores its own copy of each vector. Half precision, measured on 2 cores at 100k
+ * vectors of 384 dimensions (M 32, ef 256): search p50 3.04 → 2.38 ms on the bench's memory and
+ * 0.59 → 0.39 ms on embedding-like data, build 60 → 46 s, recall@10 against exact search unchanged
+ * (0.765 / 0.766 and 0.9997 / 0.9983), and half the memory. The owner scores what the graph
+ * finds from the full-precision rows, so callers still see exact cosines. i8 was faster still but lost a quarter of the recall.
+ */
+export const GRAPH_QUANTIZATION = ScalarKind.F16;
+
+/** Usual stretch, in ms, that inserting into the graph holds the event loop… */
 const SLICE_MS = 5;
+/** …and the longest, when it is repaying the time of fallback searches. */
+const SLICE_MAX_MS = 50;
 const CHUNK = 32;
 /** A queue this short is inserted at once, so the graph stays ready under ordinary writes. */
 const INLINE_ADD_MAX = 64;
@@ -37,6 +54,10 @@ export class HnswGraph {
   private cursor = 0;
   private draining: Promise<void> | undefined;
   private cancelled = false;
+  /** Time (ms) fallback searches took that the build has not yet been given back. */
+  private owed = 0;
+  private buildStarted = 0;
+  private insertedInBuild = 0;
   /** Set when usearch threw; the owner drops the graph and falls back to exact search. */
   failure: unknown;
   /** Whether the graph differs from its last saved file. */
@@ -47,12 +68,14 @@ export class HnswGraph {
     readonly params: HnswParams,
     /** The live vector of a key, or undefined once that key was replaced or removed. */
     private readonly vectorOf: (key: number) => Float32Array | undefined,
+    /** Told each time a queue drained in the background is empty: how many vectors it added, in how long. */
+    private readonly onBuilt?: (build: { inserted: number; ms: number }) => void,
   ) {
     this.index = new Index({
       dimensions,
       // Vectors are unit length, so inner product is cosine without the norm computations.
       metric: MetricKind.IP,
-      quantization: ScalarKind.F32,
+      quantization: GRAPH_QUANTIZATION,
       connectivity: params.connectivity,
       expansion_add: params.expansionAdd,
       expansion_search: params.expansionSearch,
@@ -66,6 +89,25 @@ export class HnswGraph {
 
   get size(): number {
     return this.index.size();
+  }
+
+  /** Keys queued and not yet in the graph (some may since have been replaced or removed). */
+  pendingKeys(): number[] {
+    return this.queue.slice(this.cursor);
+  }
+
+  get pendingCount(): number {
+    return this.queue.length - this.cursor;
+  }
+
+  /** Hands the build the time (ms) a search spent on what the graph does not hold yet. */
+  owe(ms: number): void {
+    if (this.draining) this.owed += ms;
+  }
+
+  /** Of `keys`, those the graph holds: what a partly built graph is saved with. */
+  heldKeys(keys: readonly number[]): number[] {
+    return keys.filter((key) => this.contains(key));
   }
 
   /** Queues vectors for insertion; short queues are inserted before this returns. */
@@ -101,13 +143,10 @@ export class HnswGraph {
     return this.index.contains(BigInt(key)) === true;
   }
 
-  /** The `k` nearest keys with their cosine similarity, best first. */
-  search(vector: Float32Array, k: number): { keys: number[]; scores: number[] } {
+  /** The keys of the `k` nearest vectors, best first by the graph's half-precision reckoning. */
+  search(vector: Float32Array, k: number): number[] {
     const matches = this.index.search(vector, Math.min(k, Math.max(1, this.index.size())), 1);
-    const keys = Array.from(matches.keys, Number);
-    // usearch's inner-product distance is 1 − dot.
-    const scores = Array.from(matches.distances, (distance) => 1 - distance);
-    return { keys, scores };
+    return Array.from(matches.keys, Number);
   }
 
   /** Resolves once every queued vector is in the graph (or insertion stopped). */
@@ -133,11 +172,17 @@ export class HnswGraph {
   }
 
   private async drain(): Promise<void> {
+    this.buildStarted = performance.now();
+    this.insertedInBuild = 0;
     while (!this.cancelled && this.failure === undefined && this.cursor < this.queue.length) {
-      this.insertNext(performance.now() + SLICE_MS);
+      const repaid = Math.min(this.owed, SLICE_MAX_MS - SLICE_MS);
+      this.owed -= repaid;
+      this.insertNext(performance.now() + SLICE_MS + repaid);
       await nextTurn();
     }
+    this.owed = 0;
     this.compactQueue();
+    if (this.ready) this.onBuilt?.({ inserted: this.insertedInBuild, ms: performance.now() - this.buildStarted });
   }
 
   /** Inserts queued vectors in chunks until the queue is empty or `deadline` (ms) passed. */
@@ -159,6 +204,7 @@ export class HnswGraph {
         const matrix = new Float32Array(rows.length * this.dimensions);
         rows.forEach((row, index) => matrix.set(row, index * this.dimensions));
         this.index.add(BigUint64Array.from(keys), matrix, 0);
+        this.insertedInBuild += keys.length;
         this.changed = true;
       } while (this.cursor < this.queue.length && performance.now() < deadline);
     } catch (error) {

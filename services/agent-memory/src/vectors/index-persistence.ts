@@ -3,8 +3,9 @@
  * All disk work runs through one queue, one job at a time, so a save and a deletion of the same
  * agent never interleave. Saving rows is cheap and asynchronous and happens after
  * `saveAfterChanges` writes or on a timer; saving a graph is a synchronous native write (about a
- * quarter of a second at 100k vectors), so graphs are saved only at close. A graph older than its
- * rows is patched at the next open, and one never saved is rebuilt from the rows.
+ * quarter of a second at 100k vectors), so graphs are saved only at close, finished or not: a
+ * graph is saved with the keys it holds, and whatever it lacks (rows written since, or never
+ * reached by a build cut short) is queued at the next open. One never saved is rebuilt from the rows.
  */
 import { mkdir } from 'node:fs/promises';
 import { type AgentVectorIndex } from './agent-vector-index.js';
@@ -86,7 +87,7 @@ export class IndexPersistence {
   /** Saves every index with unsaved rows or graph, graphs included, after the queued jobs. */
   async flush(indexes: Iterable<AgentVectorIndex>): Promise<void> {
     for (const index of indexes) {
-      if (index.changesSinceSave === 0 && !(index.graph?.ready === true && index.graph.changed)) continue;
+      if (index.changesSinceSave === 0 && index.graph?.changed !== true) continue;
       this.queued.delete(index);
       this.enqueue(`save ${index.tenantId}/${index.agentId}`, () => this.save(index, true));
     }
@@ -112,7 +113,7 @@ export class IndexPersistence {
     if (!withGraph || index.retired) return;
     const graph = index.graph;
     // The graph's keys are read in the same turn as it is written, so they describe it exactly.
-    if (graph?.ready && graph.changed) await writeGraph(directory, { model, dimensions }, graph, index.arena.liveKeys());
+    if (graph?.changed) await writeGraph(directory, { model, dimensions }, graph, graph.heldKeys(index.arena.liveKeys()));
     else if (!graph) await removeGraph(directory);
   }
 

@@ -116,6 +116,20 @@ export class VectorArena {
   gather(types: ReadonlySet<string>): { matrix: Float32Array; slots: number[] } {
     const slots: number[] = [];
     for (let slot = 0; slot < this.count; slot += 1) if (types.has(this.types[slot] ?? '')) slots.push(slot);
+    return this.rowsOf(slots);
+  }
+
+  /** The live rows of `keys` (of `types`, when given), copied into one matrix, with the slot of each row. */
+  gatherKeys(keys: readonly number[], types: ReadonlySet<string> | undefined): { matrix: Float32Array; slots: number[] } {
+    const slots: number[] = [];
+    for (const key of keys) {
+      const slot = this.slotByKey.get(key);
+      if (slot !== undefined && (!types || types.has(this.types[slot] ?? ''))) slots.push(slot);
+    }
+    return this.rowsOf(slots);
+  }
+
+  private rowsOf(slots: number[]): { matrix: Float32Array; slots: number[] } {
     const matrix = new Float32Array(slots.length * this.dimensions);
     slots.forEach((slot, row) => {
       matrix.set(this.data.subarray(slot * this.dimensions, (slot + 1) * this.dimensions), row * this.dimensions);

@@ -6,7 +6,7 @@ import { access, readFile, rm, truncate, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { EmbeddedVectorStore, type EmbeddedVectorStoreOptions } from '../../src/vectors/embedded-vector-store.js';
-import { agentDirectory, GRAPH_FILE, ROWS_FILE } from '../../src/vectors/index-directory.js';
+import { agentDirectory, GRAPH_FILE, GRAPH_META_FILE, ROWS_FILE } from '../../src/vectors/index-directory.js';
 import { type VectorRecord } from '../../src/vectors/vector-store.js';
 import {
   bruteForce,
@@ -35,11 +35,11 @@ async function directory(): Promise<string> {
 }
 
 async function openStore(path: string | undefined, database: FakeDatabase, options: Partial<EmbeddedVectorStoreOptions> = {}) {
-  const { logger, warnings } = recordingLogger();
+  const { logger, infos, warnings } = recordingLogger();
   const store = new EmbeddedVectorStore({ directory: path, dimensions: DIMENSIONS, model: MODEL, logger, ...options });
   await store.open(database);
   cleanups.push(() => store.close());
-  return { store, warnings };
+  return { store, infos, warnings };
 }
 
 /** Writes records to the database and the index, as the memory service does. */
@@ -216,6 +216,52 @@ describe('EmbeddedVectorStore HNSW graph', () => {
     const found = await nearest(rebuilt.store, owner, query, 5);
     expect(found[0]).toBe(expected[0]);
     expect(found.filter((id) => expected.includes(id)).length).toBeGreaterThanOrEqual(4);
+    expect(database.fetched).toBe(0);
+  });
+
+  it('rebuilds a graph saved in another precision (files from before half precision) from the rows', async () => {
+    const path = await directory();
+    const database = new FakeDatabase();
+    const owner = newOwner();
+    const random = seededRandom(13);
+    const first = await graphIndex(path, database);
+    await write(first.store, database, Array.from({ length: 100 }, () => record(owner, randomUnit(random, DIMENSIONS))));
+    await first.store.whenIndexed();
+    await first.store.close();
+    const metaPath = join(agentDirectory(path, owner.tenantId, owner.agentId), GRAPH_META_FILE);
+    const { quantization, ...older } = JSON.parse(await readFile(metaPath, 'utf8')) as { quantization: string };
+    expect(quantization).toBe('f16');
+    await writeFile(metaPath, JSON.stringify(older));
+
+    database.fetched = 0;
+    const reopened = await graphIndex(path, database);
+    expect(reopened.warnings).toHaveLength(1);
+    expect(reopened.warnings[0]).toContain('precision');
+    expect(reopened.store.describeAgent(owner.tenantId, owner.agentId)).toEqual({ vectors: 100, searchMode: 'hnsw' });
+    expect(database.fetched).toBe(0);
+  });
+
+  it('saves a graph still being filled at close, and finishes it at the next open without the database', async () => {
+    const path = await directory();
+    const database = new FakeDatabase();
+    const owner = newOwner();
+    const random = seededRandom(5);
+    const dimensions = 128;
+    const records = Array.from({ length: 6_000 }, () => record(owner, randomUnit(random, dimensions)));
+    const first = await openStore(path, database, { dimensions, exactSearchMaxVectors: 20 });
+    await write(first.store, database, records);
+    expect(first.store.describeAgent(owner.tenantId, owner.agentId)?.searchMode).toBe('exact');
+    await first.store.close();
+    const meta = JSON.parse(await readFile(join(agentDirectory(path, owner.tenantId, owner.agentId), GRAPH_META_FILE), 'utf8')) as { keys: number[] };
+    expect(meta.keys.length).toBeGreaterThan(0);
+    expect(meta.keys.length).toBeLessThan(records.length);
+
+    database.fetched = 0;
+    const { store, infos } = await openStore(path, database, { dimensions, exactSearchMaxVectors: 20 });
+    await store.whenIndexed();
+    expect(store.describeAgent(owner.tenantId, owner.agentId)).toEqual({ vectors: records.length, searchMode: 'hnsw' });
+    expect(infos).toContain('vector index: HNSW graph complete');
+    for (const item of records.slice(-5)) expect(await nearest(store, owner, item.vector, 1)).toEqual([item.id]);
     expect(database.fetched).toBe(0);
   });
 
