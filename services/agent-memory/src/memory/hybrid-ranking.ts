@@ -41,7 +41,8 @@ export function fullTextTerms(query: string): { all: string; any: string } {
  * more is the embedder's job.
  */
 export function singular(word: string): string {
-  if (word.length <= 3 || /\p{N}/u.test(word)) return word;
+  // Every rule removes a final "s", so the many words without one are settled by one test.
+  if (word.length <= 3 || !word.endsWith('s') || /\p{N}/u.test(word)) return word;
   if (word.endsWith('ies')) return `${word.slice(0, -3)}y`;
   if (/(?:s|x|z|ch|sh)es$/.test(word)) return word.slice(0, -2);
   if (word.endsWith('s') && !word.endsWith('ss') && !word.endsWith('us') && !word.endsWith('is')) return word.slice(0, -1);
@@ -61,10 +62,14 @@ export function meaningfulWords(query: string): Set<string> {
 /** Share of the query's meaningful words found in the text, in [0, 1]. */
 export function coverage(queryWords: ReadonlySet<string>, text: string): number {
   if (queryWords.size === 0) return 0;
-  const present = new Set(words(text).map(singular));
-  let hits = 0;
-  for (const word of queryWords) if (present.has(word)) hits += 1;
-  return hits / queryWords.size;
+  const found = new Set<string>();
+  for (const word of words(text)) {
+    const folded = singular(word);
+    if (!queryWords.has(folded)) continue;
+    found.add(folded);
+    if (found.size === queryWords.size) break;
+  }
+  return found.size / queryWords.size;
 }
 
 /** Best first (ties: newest first), scores in [0, 1], at most `limit`, none below `minScore`. */
