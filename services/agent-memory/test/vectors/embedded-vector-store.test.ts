@@ -176,6 +176,11 @@ describe('EmbeddedVectorStore files', () => {
 });
 
 describe('EmbeddedVectorStore HNSW graph', () => {
+  /** An empty directory and database, one agent, and seeded random vectors. */
+  async function freshGraphCase(seed: number) {
+    return { path: await directory(), database: new FakeDatabase(), owner: newOwner(), random: seededRandom(seed) };
+  }
+
   async function graphIndex(path: string, database: FakeDatabase) {
     const { store, warnings } = await openStore(path, database, { exactSearchMaxVectors: 20 });
     await store.whenIndexed();
@@ -183,10 +188,7 @@ describe('EmbeddedVectorStore HNSW graph', () => {
   }
 
   it('is saved at close, reused at open, and rebuilt when its file is damaged', async () => {
-    const path = await directory();
-    const database = new FakeDatabase();
-    const owner = newOwner();
-    const random = seededRandom(11);
+    const { path, database, owner, random } = await freshGraphCase(11);
     const records = Array.from({ length: 200 }, () => record(owner, randomUnit(random, DIMENSIONS)));
     const first = await graphIndex(path, database);
     await write(first.store, database, records);
@@ -220,10 +222,7 @@ describe('EmbeddedVectorStore HNSW graph', () => {
   });
 
   it('rebuilds a graph saved in another precision (files from before half precision) from the rows', async () => {
-    const path = await directory();
-    const database = new FakeDatabase();
-    const owner = newOwner();
-    const random = seededRandom(13);
+    const { path, database, owner, random } = await freshGraphCase(13);
     const first = await graphIndex(path, database);
     await write(first.store, database, Array.from({ length: 100 }, () => record(owner, randomUnit(random, DIMENSIONS))));
     await first.store.whenIndexed();
@@ -242,10 +241,7 @@ describe('EmbeddedVectorStore HNSW graph', () => {
   });
 
   it('saves a graph still being filled at close, and finishes it at the next open without the database', async () => {
-    const path = await directory();
-    const database = new FakeDatabase();
-    const owner = newOwner();
-    const random = seededRandom(5);
+    const { path, database, owner, random } = await freshGraphCase(5);
     const dimensions = 128;
     const records = Array.from({ length: 6_000 }, () => record(owner, randomUnit(random, dimensions)));
     const first = await openStore(path, database, { dimensions, exactSearchMaxVectors: 20 });
