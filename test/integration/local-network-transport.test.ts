@@ -1,0 +1,39 @@
+/**
+ * The all-in-one launcher with GRPC_TRANSPORT=network: the services call each other over their
+ * loopback gRPC ports instead of in process. A request that crosses every hop of a memory search
+ * (gateway → identity for the token, gateway → agent-memory, agent-memory → identity) must work.
+ */
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, expect, it } from 'vitest';
+import { freePort, startLocalPlatformProcess } from '../e2e/harness/processes.js';
+import { newAccessToken } from '../bench/platform.js';
+
+const cleanups: (() => Promise<unknown>)[] = [];
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+});
+
+it('serves the API with the services calling each other over loopback gRPC', { timeout: 120_000 }, async () => {
+  const dataDir = await mkdtemp(join(tmpdir(), 'agent-platform-network-'));
+  cleanups.push(() => rm(dataDir, { recursive: true, force: true }));
+  const platform = await startLocalPlatformProcess({ dataDir, port: await freePort(), env: { LOG_LEVEL: 'warn', GRPC_TRANSPORT: 'network' } });
+  cleanups.push(() => platform.stop());
+  const headers = { authorization: `Bearer ${await newAccessToken(platform.baseUrl)}`, 'content-type': 'application/json' };
+  const api = async (method: string, path: string, body?: unknown) => {
+    const response = await fetch(`${platform.baseUrl}/api/v1${path}`, { method, headers, ...(body === undefined ? {} : { body: JSON.stringify(body) }) });
+    return { status: response.status, body: (await response.json()) as Record<string, unknown> };
+  };
+
+  expect((await api('GET', '/auth/me')).status).toBe(200);
+  const agent = await api('POST', '/agents', { name: 'Over the network', type: 'assistant' });
+  expect(agent.status).toBe(201);
+  const agentId = String(agent.body.id);
+  expect((await api('POST', '/memory', { agent_id: agentId, memory_type: 'semantic', content: 'Refunds take five working days.' })).status).toBe(201);
+  const search = await api('POST', '/memory/search', { agent_id: agentId, query: 'how long do refunds take', top_k: 1 });
+  expect(search.status).toBe(200);
+  expect(JSON.stringify(search.body)).toContain('Refunds take five working days.');
+  // A gRPC error crosses the network hop with its meaning intact.
+  expect((await api('GET', '/agents/agt_00000000000000000000000000')).status).toBe(404);
+});
