@@ -1,4 +1,5 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 
 export const REPO_ROOT = fileURLToPath(new URL('../../../', import.meta.url));
@@ -15,9 +16,17 @@ export interface RunningProcess {
   stop(graceMs?: number): Promise<number | null>;
 }
 
-/** Starts `node --import tsx <entry>` from the repository root with extra environment. */
-export function startNode(entry: string, env: Record<string, string>): RunningProcess {
-  return startProcess(process.execPath, ['--import', 'tsx', entry], env);
+/** Compiles every service and the gateway to JavaScript (`pnpm build`; incremental, so cheap when nothing changed). */
+export function buildServices(): void {
+  execFileSync(process.execPath, [createRequire(import.meta.url).resolve('typescript/bin/tsc'), '-b', 'tsconfig.build.json'], { cwd: REPO_ROOT, stdio: 'inherit' });
+}
+
+/**
+ * Starts a service (or the gateway) as its image runs it: the compiled `dist/main.js`, with
+ * workspace packages resolved to their compiled `dist` by the `compiled` export condition.
+ */
+export function startCompiledService(packageDir: string, env: Record<string, string>): RunningProcess {
+  return startProcess(process.execPath, ['--conditions=compiled', '--enable-source-maps', `${packageDir}/dist/main.js`], env);
 }
 
 /**

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import type { TestProject } from 'vitest/node';
 import { startTestNatsServer } from '@agent-platform/kit/testing';
-import { COMMON_ENV, freePort, httpOk, startNode, waitUntil, type RunningProcess } from './processes.js';
+import { buildServices, COMMON_ENV, freePort, httpOk, startCompiledService, waitUntil, type RunningProcess } from './processes.js';
 import { startSmtpPeer } from '@agent-platform/workflow-runner/testing';
 
 const ADMIN_URL = process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
@@ -25,11 +25,13 @@ export interface DistributedPlatform {
 }
 
 /**
- * Each service as its own process, each on its own database of the real PostgreSQL, events over a
- * real NATS JetStream server of this run's own, rate limits in the real Redis, gRPC over loopback.
+ * Each service as its own process, compiled as its image runs it, each on its own database of the
+ * real PostgreSQL, events over a real NATS JetStream server of this run's own, rate limits in the
+ * real Redis, gRPC over loopback.
  * `env` is added to every process's environment (the benchmarks lift the rate limits).
  */
 export async function startDistributedPlatform(env: Record<string, string> = {}): Promise<DistributedPlatform> {
+  buildServices();
   const common = { ...COMMON_ENV, ...env };
   const run = `${Date.now().toString(36)}_${randomBytes(3).toString('hex')}`;
   const databases = { identity: `e2e_identity_${run}`, agents: `e2e_agents_${run}`, webhooks: `e2e_webhooks_${run}`, workflows: `e2e_workflows_${run}` };
@@ -48,7 +50,7 @@ export async function startDistributedPlatform(env: Record<string, string> = {})
   try {
     const identityPort = await freePort();
     processes.push(
-      startNode('services/identity/src/main.ts', {
+      startCompiledService('services/identity', {
         ...common,
         DATABASE_URL: urlOf(databases.identity),
         GRPC_HOST: '127.0.0.1',
@@ -59,7 +61,7 @@ export async function startDistributedPlatform(env: Record<string, string> = {})
     );
     const agentMemoryPort = await freePort();
     processes.push(
-      startNode('services/agent-memory/src/main.ts', {
+      startCompiledService('services/agent-memory', {
         ...common,
         DATABASE_URL: urlOf(databases.agents),
         GRPC_HOST: '127.0.0.1',
@@ -70,7 +72,7 @@ export async function startDistributedPlatform(env: Record<string, string> = {})
     );
     const dispatcherPort = await freePort();
     processes.push(
-      startNode('services/webhook-dispatcher/src/main.ts', {
+      startCompiledService('services/webhook-dispatcher', {
         ...common,
         DATABASE_URL: urlOf(databases.webhooks),
         GRPC_HOST: '127.0.0.1',
@@ -82,7 +84,7 @@ export async function startDistributedPlatform(env: Record<string, string> = {})
     const runnerPort = await freePort();
     const ingressPort = await freePort();
     processes.push(
-      startNode('services/workflow-runner/src/main.ts', {
+      startCompiledService('services/workflow-runner', {
         ...common,
         DATABASE_URL: urlOf(databases.workflows),
         GRPC_HOST: '127.0.0.1',
@@ -95,7 +97,7 @@ export async function startDistributedPlatform(env: Record<string, string> = {})
       }),
     );
     const port = await freePort();
-    const gateway = startNode('gateway/src/main.ts', {
+    const gateway = startCompiledService('gateway', {
       ...common,
       HOST: '127.0.0.1',
       PORT: String(port),
