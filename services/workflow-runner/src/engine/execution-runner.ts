@@ -109,9 +109,11 @@ class Run {
         this.graph.complete(settled.node.id, settled.choice);
         this.scope.nodes[settled.node.id] = { output: settled.record.output };
         this.pending.push(settled.record);
+        // A side effect's result is kept before any later node starts (unless the final write is
+        // next anyway): started first, a successor could run while the result was still unwritten,
+        // and a runner taking over after a crash would fail the execution on a node that had finished.
+        if (this.options.nodes.hasSideEffects(settled.node) && !this.graph.finished && !(await this.flush())) return await this.stopped();
         failure = this.startReady();
-        // A side effect's result is kept at once unless the final write is next anyway.
-        if (failure === null && this.options.nodes.hasSideEffects(settled.node) && !this.graph.finished && !(await this.flush())) return await this.stopped();
       }
       if (failure !== null) await this.abortInFlight(failure.node_id);
       return await this.finish(failure);
