@@ -1,10 +1,11 @@
 import { createLogger, loadConfigOrExit } from '@agent-platform/kit';
-import { startTelemetry } from '@agent-platform/kit/telemetry';
+import { metricsAddressFrom, startTelemetry } from '@agent-platform/kit/telemetry';
 import closeWithGrace from 'close-with-grace';
 import { buildGateway, loadGatewayConfig } from './gateway.js';
 
 const config = loadConfigOrExit(() => loadGatewayConfig(process.env));
-const telemetry = startTelemetry({ serviceName: 'gateway', otlpEndpoint: config.OTEL_EXPORTER_OTLP_ENDPOINT });
+// Usually already started by `--import @agent-platform/kit/telemetry/register` (see package.json).
+const telemetry = await startTelemetry({ serviceName: 'gateway', otlpEndpoint: config.OTEL_EXPORTER_OTLP_ENDPOINT, metrics: metricsAddressFrom(process.env) });
 const logger = createLogger({ service: 'gateway', level: config.LOG_LEVEL });
 const gateway = await buildGateway(config, { logger });
 

@@ -1,4 +1,3 @@
-import type { Context } from '@opentelemetry/api';
 import type { Redis } from 'ioredis';
 import type { AuthCache } from './adapters/auth-cache.js';
 import type { RateLimitStore } from './adapters/rate-limit-store.js';
@@ -33,8 +32,6 @@ declare module 'fastify' {
   interface FastifyRequest {
     /** Set by the API's authentication hook; null on open routes. */
     principal: AuthenticatedPrincipal | null;
-    /** The caller's trace context with this request's server span. */
-    traceContext: Context;
   }
 
   interface FastifyContextConfig {

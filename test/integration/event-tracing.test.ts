@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { startTelemetry, type Telemetry } from '@agent-platform/kit/telemetry';
+import { startTelemetry, withoutTracing, type Telemetry } from '@agent-platform/kit/telemetry';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { Api } from '../e2e/harness/client.js';
 import { Receiver } from '../e2e/harness/receiver.js';
@@ -13,12 +13,13 @@ let platform: TestPlatform;
 let receiver: Receiver;
 
 async function call<T>(method: string, path: string, options: { body?: unknown; token?: string; headers?: Record<string, string> } = {}): Promise<{ status: number; body: T }> {
-  return new Api(platform.url).request<T>(method, `/api/v1${path}`, { json: options.body, token: options.token, headers: options.headers });
+  // The test is a caller outside the platform: its own requests are not traced by this process.
+  return withoutTracing(() => new Api(platform.url).request<T>(method, `/api/v1${path}`, { json: options.body, token: options.token, headers: options.headers }));
 }
 
 beforeAll(async () => {
   collector = await startOtlpCollector();
-  telemetry = startTelemetry({ serviceName: 'event-tracing-test', otlpEndpoint: collector.url });
+  telemetry = await startTelemetry({ serviceName: 'event-tracing-test', otlpEndpoint: collector.url });
   // The in-process bus, as `pnpm start` wires it.
   platform = await startTestPlatform({ ALLOW_PRIVATE_NETWORK_URLS: 'true' });
   receiver = await Receiver.start();
@@ -59,11 +60,15 @@ describe('tracing across domain events', () => {
 
     const spans = collector.spans.filter((span) => span.traceId === traceId);
     const describeSpans = JSON.stringify(spans.map(({ name, kind, spanId, parentSpanId }) => ({ name, kind, spanId, parentSpanId })));
-    const identitySpan = spans.find((span) => span.kind === SPAN_KIND.SERVER && span.name === '/agentplatform.identity.v1.BillingService/CreatePurchase');
+    const identitySpan = spans.find((span) => span.kind === SPAN_KIND.SERVER && span.name === 'grpc.agentplatform.identity.v1.BillingService/CreatePurchase');
     expect(identitySpan, describeSpans).toBeDefined();
+    // The relay's publish continues the recording call's trace; the consumer continues the publish.
+    const producerSpan = spans.find((span) => span.kind === SPAN_KIND.PRODUCER);
+    expect(producerSpan?.name, describeSpans).toBe('send billing.purchase.completed');
+    expect(producerSpan?.parentSpanId).toBe(identitySpan?.spanId);
     const consumerSpan = spans.find((span) => span.kind === SPAN_KIND.CONSUMER);
     expect(consumerSpan?.name, describeSpans).toMatch(/^events\.[^.]+\.billing\.purchase\.completed process$/);
-    expect(consumerSpan?.parentSpanId).toBe(identitySpan?.spanId);
+    expect(consumerSpan?.parentSpanId).toBe(producerSpan?.spanId);
     const attemptSpan = spans.find((span) => span.kind === SPAN_KIND.CLIENT && span.name === 'POST');
     expect(attemptSpan?.parentSpanId, describeSpans).toBe(consumerSpan?.spanId);
   }, 60_000);

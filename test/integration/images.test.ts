@@ -71,6 +71,7 @@ it('starts identity from its image as the ENTRYPOINT runs it, and stops cleanly'
   await admin.query(`CREATE DATABASE ${database}`);
   try {
     const port = await freePort();
+    const metricsPort = await freePort();
     const child = execFile(process.execPath, args, {
       cwd: join(root, 'services-identity'),
       env: {
@@ -82,6 +83,7 @@ it('starts identity from its image as the ENTRYPOINT runs it, and stops cleanly'
         GRPC_PORT: String(port),
         NATS_URL: process.env.TEST_NATS_URL ?? 'nats://127.0.0.1:4222',
         JWT_KEY_ENCRYPTION_KEY: randomBytes(32).toString('base64'),
+        METRICS_PORT: String(metricsPort),
       },
     });
     let output = '';
@@ -89,6 +91,9 @@ it('starts identity from its image as the ENTRYPOINT runs it, and stops cleanly'
     child.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()));
     const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
     await expect.poll(() => output, { timeout: 60_000, interval: 50 }).toContain('"msg":"identity service listening"');
+    // The ENTRYPOINT's telemetry hook runs: it serves the process's metrics, named after its package.
+    const metrics = await (await fetch(`http://127.0.0.1:${metricsPort}/metrics`)).text();
+    expect(metrics).toMatch(/target_info\{[^}]*service_name="identity"/);
     child.kill('SIGTERM');
     expect(await exited).toBe(0);
   } finally {

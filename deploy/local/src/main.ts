@@ -1,5 +1,5 @@
 import { createLogger, loadConfigOrExit } from '@agent-platform/kit';
-import { startTelemetry } from '@agent-platform/kit/telemetry';
+import { metricsAddressFrom, startTelemetry } from '@agent-platform/kit/telemetry';
 import closeWithGrace from 'close-with-grace';
 import { loadLocalConfig } from './config.js';
 import { startLocalPlatform } from './launcher.js';
@@ -9,7 +9,12 @@ const SHUTDOWN_DELAY_MS = 20_000;
 
 const config = loadConfigOrExit(() => loadLocalConfig());
 const logger = createLogger({ service: 'local', level: config.launcher.LOG_LEVEL });
-const telemetry = startTelemetry({ serviceName: 'agent-platform-local', otlpEndpoint: config.launcher.OTEL_EXPORTER_OTLP_ENDPOINT });
+// Usually already started by `--import @agent-platform/kit/telemetry/register` (see package.json).
+const telemetry = await startTelemetry({
+  serviceName: 'local',
+  otlpEndpoint: config.launcher.OTEL_EXPORTER_OTLP_ENDPOINT,
+  metrics: metricsAddressFrom(process.env),
+});
 const startedAt = performance.now();
 const platform = await startLocalPlatform(config, logger);
 logger.info({ url: platform.url, startup_ms: Math.round(performance.now() - startedAt) }, 'agent platform is up');

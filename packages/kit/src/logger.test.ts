@@ -2,7 +2,7 @@ import { Writable } from 'node:stream';
 import { context, trace, TraceFlags } from '@opentelemetry/api';
 import { describe, expect, it } from 'vitest';
 import { createLogger } from './logger.js';
-import { startTelemetry } from './telemetry.js';
+import { startTelemetry } from './telemetry/index.js';
 
 function capture(): { stream: Writable; lines: () => Record<string, unknown>[] } {
   const chunks: string[] = [];
@@ -15,7 +15,7 @@ function capture(): { stream: Writable; lines: () => Record<string, unknown>[] }
   return { stream, lines: () => chunks.join('').trim().split('\n').map((line) => JSON.parse(line) as Record<string, unknown>) };
 }
 
-startTelemetry({ serviceName: 'logger-test' });
+await startTelemetry({ serviceName: 'logger-test' });
 
 describe('createLogger', () => {
   it('adds the trace and span ids of the active trace', () => {

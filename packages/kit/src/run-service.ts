@@ -2,7 +2,7 @@ import closeWithGrace from 'close-with-grace';
 import { loadConfigOrExit } from './config.js';
 import { NatsEventBus, type EventBus } from './events/index.js';
 import { createLogger, type Logger, type LoggerSettings } from './logger.js';
-import { startTelemetry } from './telemetry.js';
+import { metricsAddressFrom, startTelemetry } from './telemetry/index.js';
 
 /** What every service's configuration carries for its process. */
 export interface ServiceProcessConfig {
@@ -32,7 +32,8 @@ export interface RunServiceOptions<Config extends ServiceProcessConfig> {
  */
 export async function runService<Config extends ServiceProcessConfig>(options: RunServiceOptions<Config>): Promise<void> {
   const config = loadConfigOrExit(options.loadConfig);
-  const telemetry = startTelemetry({ serviceName: options.name, otlpEndpoint: config.otlpEndpoint });
+  // Usually already started by `--import @agent-platform/kit/telemetry/register` (see package.json).
+  const telemetry = await startTelemetry({ serviceName: options.name, otlpEndpoint: config.otlpEndpoint, metrics: metricsAddressFrom(process.env) });
   const logger = createLogger({ service: options.name, level: config.logLevel });
   const bus = await NatsEventBus.connect({ servers: config.natsUrl, name: options.name, logger });
   const service = await options.build(config, { logger, bus });

@@ -1,6 +1,6 @@
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { createRequire } from 'node:module';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 
 export const REPO_ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 
@@ -26,8 +26,18 @@ export function buildServices(): void {
  * workspace packages resolved to their compiled `dist` by the `compiled` export condition.
  */
 export function startCompiledService(packageDir: string, env: Record<string, string>): RunningProcess {
-  return startProcess(process.execPath, ['--conditions=compiled', '--enable-source-maps', `${packageDir}/dist/main.js`], env);
+  return startProcess(process.execPath, ['--conditions=compiled', '--enable-source-maps', '--import', TELEMETRY_HOOK.compiled, `${packageDir}/dist/main.js`], env);
 }
+
+/**
+ * The telemetry hook every process is started with (the packages' `start` scripts name it by its
+ * package export, which resolves only from a package that depends on the kit: these are the files
+ * it resolves to).
+ */
+export const TELEMETRY_HOOK = {
+  compiled: pathToFileURL(`${REPO_ROOT}packages/kit/dist/telemetry/register.js`).href,
+  source: pathToFileURL(`${REPO_ROOT}packages/kit/src/telemetry/register.ts`).href,
+};
 
 /**
  * Starts a command from the repository root in a process group of its own, so stopping it also
@@ -121,13 +131,14 @@ export async function startLocalPlatformProcess(options: {
     WEBHOOK_DISPATCHER_GRPC_PORT: '0',
     WORKFLOW_RUNNER_GRPC_PORT: '0',
     WORKFLOW_INGRESS_PORT: '0',
+    METRICS_PORT: String(await freePort()),
     ...options.env,
   };
   const started = performance.now();
   const running =
     options.via === 'pnpm' && !options.nodeOptions
       ? startProcess('pnpm', ['start'], env)
-      : startProcess(process.execPath, [...(options.nodeOptions ?? []), '--import', 'tsx', 'deploy/local/src/main.ts'], env);
+      : startProcess(process.execPath, [...(options.nodeOptions ?? []), '--import', 'tsx', '--import', TELEMETRY_HOOK.source, 'deploy/local/src/main.ts'], env);
   const baseUrl = `http://127.0.0.1:${options.port}`;
   try {
     await waitUntil('the all-in-one platform', running, () => httpOk(`${baseUrl}/readyz`), 120_000);

@@ -21,6 +21,8 @@ export interface DistributedPlatform {
   baseUrl: string;
   /** Where the SMTP peer the workflow-runner sends to keeps the mail. */
   mailDir: string;
+  /** Each process's Prometheus endpoint, by service. */
+  metricsUrls: Record<string, string>;
   stop(): Promise<void>;
 }
 
@@ -47,11 +49,15 @@ export async function startDistributedPlatform(env: Record<string, string> = {})
     for (const name of Object.values(databases)) await admin((client) => client.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`));
   };
 
+  // Every process serves /metrics on a port of its own (the default 9464 would be shared).
+  const metricsPorts = { identity: await freePort(), agentMemory: await freePort(), webhookDispatcher: await freePort(), workflowRunner: await freePort(), gateway: await freePort() };
+  const metricsUrls = Object.fromEntries(Object.entries(metricsPorts).map(([name, port]) => [name, `http://127.0.0.1:${port}/metrics`]));
   try {
     const identityPort = await freePort();
     processes.push(
       startCompiledService('services/identity', {
         ...common,
+        METRICS_PORT: String(metricsPorts.identity),
         DATABASE_URL: urlOf(databases.identity),
         GRPC_HOST: '127.0.0.1',
         GRPC_PORT: String(identityPort),
@@ -63,6 +69,7 @@ export async function startDistributedPlatform(env: Record<string, string> = {})
     processes.push(
       startCompiledService('services/agent-memory', {
         ...common,
+        METRICS_PORT: String(metricsPorts.agentMemory),
         DATABASE_URL: urlOf(databases.agents),
         GRPC_HOST: '127.0.0.1',
         GRPC_PORT: String(agentMemoryPort),
@@ -74,6 +81,7 @@ export async function startDistributedPlatform(env: Record<string, string> = {})
     processes.push(
       startCompiledService('services/webhook-dispatcher', {
         ...common,
+        METRICS_PORT: String(metricsPorts.webhookDispatcher),
         DATABASE_URL: urlOf(databases.webhooks),
         GRPC_HOST: '127.0.0.1',
         GRPC_PORT: String(dispatcherPort),
@@ -86,6 +94,7 @@ export async function startDistributedPlatform(env: Record<string, string> = {})
     processes.push(
       startCompiledService('services/workflow-runner', {
         ...common,
+        METRICS_PORT: String(metricsPorts.workflowRunner),
         DATABASE_URL: urlOf(databases.workflows),
         GRPC_HOST: '127.0.0.1',
         GRPC_PORT: String(runnerPort),
@@ -99,6 +108,7 @@ export async function startDistributedPlatform(env: Record<string, string> = {})
     const port = await freePort();
     const gateway = startCompiledService('gateway', {
       ...common,
+      METRICS_PORT: String(metricsPorts.gateway),
       HOST: '127.0.0.1',
       PORT: String(port),
       IDENTITY_ADDR: `127.0.0.1:${identityPort}`,
@@ -113,7 +123,7 @@ export async function startDistributedPlatform(env: Record<string, string> = {})
 
     const baseUrl = `http://127.0.0.1:${port}`;
     await waitUntil('the gateway and every service', gateway, () => httpOk(`${baseUrl}/readyz`), 120_000);
-    return { baseUrl, mailDir: smtp.mailDir, stop: teardown };
+    return { baseUrl, mailDir: smtp.mailDir, metricsUrls, stop: teardown };
   } catch (error) {
     await teardown();
     throw error;

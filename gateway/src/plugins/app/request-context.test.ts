@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { as, newAccount, startHarness, type Harness } from '../../testing/harness.js';
 
 // Installs W3C propagation and an async context manager, as main and the launcher do.
-startTelemetry({ serviceName: 'gateway-test' });
+await startTelemetry({ serviceName: 'gateway-test' });
 
 let h: Harness;
 beforeAll(async () => {

@@ -8,6 +8,9 @@ import type { TraceCarrier } from './trace-context.js';
  * idempotent on the event id.
  */
 export interface EventBus {
+  /** `messaging.system` of its spans and metrics. */
+  readonly system: 'nats' | 'in-process';
+
   /**
    * Resolves once the event is durably accepted: JetStream acknowledged it (de-duplicated on the
    * event id as `Nats-Msg-Id`), or — in process — every matching consumer's handler succeeded.

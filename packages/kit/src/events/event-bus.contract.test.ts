@@ -4,7 +4,7 @@ import { connect } from '@nats-io/transport-node';
 import { trace } from '@opentelemetry/api';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { createLogger } from '../logger.js';
-import { startTelemetry } from '../telemetry.js';
+import { startTelemetry } from '../telemetry/index.js';
 import type { Delivery, EventBus, EventConsumer, Subscription } from './bus.js';
 import { newEvent, type EventEnvelope } from './envelope.js';
 import { InProcessEventBus } from './in-process-bus.js';
@@ -15,7 +15,7 @@ const logger = createLogger({ service: 'event-bus-test', level: 'silent' });
 // Fast redelivery so a failure-then-success test takes a fraction of a second.
 const retry = { initialMs: 100, maxMs: 400 };
 // Propagation only (no exporter), as every service runs it.
-startTelemetry({ serviceName: 'event-bus-test' });
+await startTelemetry({ serviceName: 'event-bus-test' });
 
 interface BusUnderTest {
   bus: EventBus;

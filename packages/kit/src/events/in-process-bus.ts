@@ -38,6 +38,7 @@ interface Active {
  * (per consumer, within a window) and redelivers after a handler failure with back-off.
  */
 export class InProcessEventBus implements EventBus {
+  readonly system = 'in-process';
   private readonly declared: ReadonlySet<string>;
   private readonly active = new Map<string, Active>();
   private readonly subscribed = new Map<string, (() => void)[]>();

@@ -48,6 +48,7 @@ export interface NatsEventBusOptions {
  * at once (the relay keeps the row and retries) and consumers resume when it is back.
  */
 export class NatsEventBus implements EventBus {
+  readonly system = 'nats';
   private readonly js: JetStreamClient;
   private readonly stream: string;
   private readonly prefix: string;

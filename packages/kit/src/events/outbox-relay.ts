@@ -5,7 +5,8 @@ import type { Logger } from '../logger.js';
 import type { EventBus, RetryBackoff } from './bus.js';
 import { parseEnvelope } from './envelope.js';
 import { OUTBOX_NOTIFY_CHANNEL } from './outbox.js';
-import { parseTraceCarrier } from './trace-context.js';
+import { metrics } from '@opentelemetry/api';
+import { parseTraceCarrier, publishInTraceContext } from './trace-context.js';
 import { backoffDelay, settlesWithin, sleep } from './timing.js';
 
 export interface OutboxRelayOptions {
@@ -30,7 +31,15 @@ interface OutboxRow {
   id: string;
   json: string;
   trace: string | null;
+  /** Seconds from the row's commit to the relay reading it (by the database's clock). */
+  waited: number;
 }
+
+const outboxLag = metrics.getMeter('@agent-platform/kit/events').createHistogram('outbox.publish.lag', {
+  unit: 's',
+  description: 'Time from an event being recorded in the outbox to the relay publishing it.',
+  advice: { explicitBucketBoundaries: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300] },
+});
 
 /**
  * Publishes a service's outbox through the EventBus, oldest first (`created_at, id`), stamping
@@ -142,12 +151,14 @@ export class OutboxRelay {
     while (!this.stopping.signal.aborted) {
       const { rows } = await client.query<OutboxRow>(
         // payload::text is the stored text itself: a `json` column keeps it as written.
-        'select id, payload::text as json, trace_context::text as trace from outbox where published_at is null order by created_at, id limit $1',
+        'select id, payload::text as json, trace_context::text as trace, extract(epoch from clock_timestamp() - created_at)::float8 as waited from outbox where published_at is null order by created_at, id limit $1',
         [batchSize],
       );
       if (rows.length === 0) return;
+      const read = performance.now();
       for (const row of rows) {
         if (!(await this.publish(row, session))) return;
+        outboxLag.record(row.waited + (performance.now() - read) / 1000, { 'messaging.system': this.options.bus.system });
         await client.query('update outbox set published_at = now() where id = $1', [row.id]);
       }
     }
@@ -165,7 +176,9 @@ export class OutboxRelay {
     for (let attempt = 1; ; attempt += 1) {
       if (this.stopping.signal.aborted || session.aborted) return false;
       try {
-        await bus.publish(envelope, row.json, parseTraceCarrier(row.trace));
+        await publishInTraceContext(parseTraceCarrier(row.trace), { system: bus.system, eventType: envelope.type, eventId: envelope.id }, (carrier) =>
+          bus.publish(envelope, row.json, carrier),
+        );
         if (attempt > 1) logger.info({ eventId: envelope.id, attempt }, 'event bus accepted the event again');
         return true;
       } catch (error) {

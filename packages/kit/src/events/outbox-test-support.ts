@@ -60,6 +60,7 @@ export interface Accepted {
 
 /** An EventBus that records what it accepts; `rejectWhile` makes it refuse, as NATS away would. */
 export class RecordingBus implements EventBus {
+  readonly system = 'in-process';
   readonly accepted: Accepted[] = [];
   attempts = 0;
   rejectWhile: () => boolean = () => false;

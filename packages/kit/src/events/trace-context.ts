@@ -38,6 +38,49 @@ export function parseTraceCarrier(value: unknown): TraceCarrier | null {
 
 const tracer = trace.getTracer('@agent-platform/kit/events');
 
+export interface PublishSpanInfo {
+  system: 'nats' | 'in-process';
+  /** The event type: the subject without its tenant, so span names stay few. */
+  eventType: string;
+  eventId: string;
+}
+
+/**
+ * Publishes under a PRODUCER span that continues the trace recorded with the event (the outbox
+ * row's carrier), and hands the publish that span's context to send as headers, so the consumer's
+ * span is its child and the gap between the request and the relay shows in the trace. An event
+ * recorded outside any trace is published without one.
+ */
+export async function publishInTraceContext<T>(
+  carrier: TraceCarrier | null,
+  info: PublishSpanInfo,
+  publish: (carrier: TraceCarrier | null) => Promise<T>,
+): Promise<T> {
+  if (!carrier) return publish(null);
+  const span = tracer.startSpan(
+    `send ${info.eventType}`,
+    {
+      kind: SpanKind.PRODUCER,
+      attributes: {
+        'messaging.system': info.system,
+        'messaging.operation.type': 'send',
+        'messaging.destination.template': `events.{tenant_id}.${info.eventType}`,
+        'messaging.message.id': info.eventId,
+      },
+    },
+    restoreTraceContext(carrier),
+  );
+  try {
+    return await publish(captureTraceContext(trace.setSpan(ROOT_CONTEXT, span)) ?? carrier);
+  } catch (error) {
+    span.recordException(error instanceof Error ? error : String(error));
+    span.setStatus({ code: SpanStatusCode.ERROR });
+    throw error;
+  } finally {
+    span.end();
+  }
+}
+
 export interface ConsumeSpanInfo {
   system: 'nats' | 'in-process';
   subject: string;

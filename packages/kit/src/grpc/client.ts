@@ -1,8 +1,9 @@
 import { Metadata } from '@grpc/grpc-js';
-import { context, SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
+import type { Span } from '@opentelemetry/api';
 import { DomainError } from '../errors.js';
 import { injectTraceContext, REQUEST_ID_KEY, writePrincipal, type Principal } from './metadata.js';
-import { fromGrpcError, isServiceError } from './status.js';
+import { endClientCall, startClientCall } from './observe.js';
+import { fromGrpcError, GrpcStatus, isServiceError } from './status.js';
 import { Http2Transport, type ChannelTransport } from './transport.js';
 import type { AnyMethod, IsStreaming, RequestOf, ResponseOf, RpcServiceDefinition } from './types.js';
 
@@ -27,8 +28,6 @@ export interface ChannelOptions {
   /** Every call gets a deadline; this is the default. */
   defaultDeadlineMs?: number;
 }
-
-const tracer = trace.getTracer('@agent-platform/kit/grpc');
 
 /**
  * One channel to a service, shared by the typed clients made from it: HTTP/2 to an address, or a
@@ -62,12 +61,11 @@ export class GrpcChannel {
     const { metadata, span, deadline } = this.begin(method, call);
     return this.transport.unary(method, request, metadata, deadline).then(
       (response) => {
-        span.end();
+        endClientCall(span, GrpcStatus.OK);
         return response;
       },
       (error: unknown) => {
-        span.setStatus({ code: SpanStatusCode.ERROR, message: isServiceError(error) ? error.details : String(error) });
-        span.end();
+        endWithError(span, error);
         throw isServiceError(error) ? fromGrpcError(error) : new DomainError('internal_error', 'An unexpected error occurred.', { cause: error });
       },
     );
@@ -87,17 +85,16 @@ export class GrpcChannel {
     try {
       for await (const message of stream) yield message;
       finished = true;
-      span.end();
+      endClientCall(span, GrpcStatus.OK);
     } catch (error) {
       finished = true;
-      span.setStatus({ code: SpanStatusCode.ERROR, message: isServiceError(error) ? error.details : String(error) });
-      span.end();
+      endWithError(span, error);
       throw isServiceError(error) ? fromGrpcError(error) : new DomainError('internal_error', 'An unexpected error occurred.', { cause: error });
     } finally {
       call.signal?.removeEventListener('abort', cancel);
       if (!finished) {
         stream.cancel();
-        span.end();
+        endClientCall(span, GrpcStatus.CANCELLED);
       }
     }
   }
@@ -106,9 +103,14 @@ export class GrpcChannel {
     const metadata = new Metadata();
     if (call.principal) writePrincipal(metadata, call.principal);
     if (call.requestId) metadata.set(REQUEST_ID_KEY, call.requestId);
-    const span = tracer.startSpan(method.path, { kind: SpanKind.CLIENT, attributes: { 'rpc.system': 'grpc', 'rpc.method': method.path } });
-    injectTraceContext(metadata, trace.setSpan(context.active(), span));
+    const { span, ctx } = startClientCall(method.path, this.transport.tracedByInstrumentation);
+    injectTraceContext(metadata, ctx);
     const deadline = new Date(Date.now() + (call.deadlineMs ?? this.defaultDeadlineMs));
     return { metadata, span, deadline };
   }
+}
+
+function endWithError(span: Span, error: unknown): void {
+  if (isServiceError(error)) endClientCall(span, error.code, error.details);
+  else endClientCall(span, GrpcStatus.UNKNOWN, String(error));
 }

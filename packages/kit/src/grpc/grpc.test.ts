@@ -7,7 +7,7 @@ import { credentials } from '@grpc/grpc-js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DomainError } from '../errors.js';
 import { createLogger } from '../logger.js';
-import { startTelemetry } from '../telemetry.js';
+import { startTelemetry } from '../telemetry/index.js';
 import { GrpcChannel } from './client.js';
 import { PrincipalKind, type Principal } from './metadata.js';
 import { GrpcServer, requirePrincipal } from './server.js';
@@ -21,7 +21,7 @@ const principal: Principal = {
   scopes: [],
 };
 
-startTelemetry({ serviceName: 'kit-test' });
+await startTelemetry({ serviceName: 'kit-test' });
 /** Stands for the async context a caller runs in (a MikroORM transaction, say). */
 const callerContext = new AsyncLocalStorage<string>();
 const server = new GrpcServer({ logger: createLogger({ service: 'kit-test', level: 'silent' }) });

@@ -1,6 +1,6 @@
 export { actorOf, present } from './actor.js';
 export { GrpcChannel, type ChannelOptions, type OutgoingCall, type PromiseClient } from './client.js';
-export { HealthRegistry, ServingStatus } from './health.js';
+export { HealthRegistry, ServingStatus, type HealthStatus } from './health.js';
 export { PrincipalKind, readPrincipal, writePrincipal, type Principal } from './metadata.js';
 export { GrpcServer, requirePrincipal, type CallContext, type GrpcServerOptions, type Handlers } from './server.js';
 export { fromGrpcError, toGrpcStatus } from './status.js';

@@ -7,7 +7,6 @@ export { Principal_Kind as PrincipalKind } from '@agent-platform/proto/common/v1
 
 export const PRINCIPAL_KEY = 'x-principal-bin';
 export const REQUEST_ID_KEY = 'x-request-id';
-export const ERROR_KEY = 'x-error-bin';
 
 export function writePrincipal(metadata: Metadata, principal: Principal): void {
   metadata.set(PRINCIPAL_KEY, Buffer.from(Principal.encode(principal).finish()));

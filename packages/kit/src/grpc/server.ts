@@ -9,15 +9,16 @@ import {
   type UntypedServiceImplementation,
 } from '@grpc/grpc-js';
 import { once } from 'node:events';
-import { context, SpanKind, SpanStatusCode, trace, type Span } from '@opentelemetry/api';
-import { HealthService, type HealthCheckRequest } from '@agent-platform/proto/grpc-health/v1';
+import { context, trace } from '@opentelemetry/api';
 import { DomainError } from '../errors.js';
 import type { Logger } from '../logger.js';
 import { settlesWithin } from '../timeout.js';
-import { HealthRegistry, ServingStatus } from './health.js';
-import { extractTraceContext, readPrincipal, readRequestId, type Principal } from './metadata.js';
+import { HEALTH_CHECK_METHOD, HEALTH_SERVICE, HealthRegistry } from './health.js';
+import { readPrincipal, readRequestId, type Principal } from './metadata.js';
+import { patchedByInstrumentation, startServerCall, type ServerCall } from './observe.js';
 import { InProcessCalls, type MessageSink, type Outcome, type StreamRun, type UnaryRun } from './in-process.js';
-import { CALL_CANCELLED, toGrpcStatus } from './status.js';
+import { addReflection } from './reflection.js';
+import { CALL_CANCELLED, GrpcStatus, toGrpcStatus } from './status.js';
 import type { ChannelTransport } from './transport.js';
 import type { IsStreaming, RequestOf, ResponseOf, RpcServiceDefinition } from './types.js';
 
@@ -53,52 +54,60 @@ export interface GrpcServerOptions {
   classifyError?: (error: unknown) => DomainError | undefined;
 }
 
-const tracer = trace.getTracer('@agent-platform/kit/grpc');
-
 /**
- * A grpc-js server whose services are async functions, with health, tracing and error mapping.
- * The same calls can come from its own process through `inProcess()`, without the network.
+ * A grpc-js server whose services are async functions, with health, server reflection, tracing and
+ * error mapping. The same calls can come from its own process through `inProcess()`, without the
+ * network.
  */
 export class GrpcServer {
   readonly health = new HealthRegistry();
   private readonly server = new Server({ 'grpc.keepalive_permit_without_calls': 1 });
   private readonly local = new InProcessCalls();
+  private readonly networkTraced = patchedByInstrumentation(Server.prototype, 'register');
   private readonly options: GrpcServerOptions;
+  /** Full names of the services added, e.g. `agentplatform.identity.v1.UserService`. */
+  private readonly serviceNames: string[] = [];
 
   constructor(options: GrpcServerOptions) {
     this.options = options;
-    this.server.addService(HealthService, this.health.implementation());
-    this.local.register(HealthService.check, { unary: (request) => Promise.resolve(this.health.check(request as HealthCheckRequest)) });
+    this.health.addTo(this.server);
+    this.local.register(HEALTH_CHECK_METHOD, { unary: (request) => this.health.check(request) });
   }
 
   add<D extends RpcServiceDefinition>(serviceName: string, definition: D, handlers: Handlers<D>): this {
     const implementation: UntypedServiceImplementation = {};
     for (const method of Object.keys(definition) as (keyof D & string)[]) {
       const methodDefinition = definition[method]!;
+      // Network calls are traced by instrumentation-grpc when it is loaded; in-process ones never are.
       if (methodDefinition.responseStream) {
-        const run = this.streamRun(methodDefinition.path, handlers[method] as StreamHandler<unknown, unknown>);
-        implementation[method] = overHttp2Stream(run);
-        this.local.register(methodDefinition, { stream: run });
+        const handler = handlers[method] as StreamHandler<unknown, unknown>;
+        implementation[method] = overHttp2Stream(this.streamRun(methodDefinition.path, handler, this.networkTraced));
+        this.local.register(methodDefinition, { stream: this.streamRun(methodDefinition.path, handler, false) });
       } else {
-        const run = this.unaryRun(methodDefinition.path, handlers[method] as UnaryHandler<unknown, unknown>);
-        implementation[method] = overHttp2Unary(run);
-        this.local.register(methodDefinition, { unary: run });
+        const handler = handlers[method] as UnaryHandler<unknown, unknown>;
+        implementation[method] = overHttp2Unary(this.unaryRun(methodDefinition.path, handler, this.networkTraced));
+        this.local.register(methodDefinition, { unary: this.unaryRun(methodDefinition.path, handler, false) });
       }
     }
     this.server.addService(definition as unknown as ServiceDefinition, implementation);
-    this.health.set(serviceName, ServingStatus.NOT_SERVING);
+    this.health.set(serviceName, 'NOT_SERVING');
+    this.serviceNames.push(serviceName);
     return this;
   }
 
-  /** Binds `host:port` (port 0 picks a free one), marks every service SERVING, returns the port. */
+  /**
+   * Adds server reflection for the services added so far and health, binds `host:port` (port 0
+   * picks a free one), marks every service SERVING, returns the port.
+   */
   async listen(host: string, port: number): Promise<number> {
+    addReflection(this.server, [...this.serviceNames, HEALTH_SERVICE]);
     const bound = await new Promise<number>((resolve, reject) => {
       this.server.bindAsync(`${host}:${port}`, ServerCredentials.createInsecure(), (error, actual) =>
         error ? reject(error) : resolve(actual),
       );
     });
     this.local.open();
-    this.health.setAll(ServingStatus.SERVING);
+    this.health.setAll('SERVING');
     return bound;
   }
 
@@ -112,7 +121,7 @@ export class GrpcServer {
 
   /** Stops taking calls, lets running ones finish for up to `graceMs`, then cuts the rest. */
   async stop(graceMs = 5_000): Promise<void> {
-    this.health.setAll(ServingStatus.NOT_SERVING);
+    this.health.setAll('NOT_SERVING');
     this.health.closeWatchers();
     const drained = Promise.all([new Promise<void>((resolve) => this.server.tryShutdown(() => resolve())), this.local.drain()]);
     if (!(await settlesWithin(drained, graceMs))) {
@@ -121,18 +130,18 @@ export class GrpcServer {
     }
   }
 
-  private unaryRun(path: string, handler: UnaryHandler<unknown, unknown>): UnaryRun {
+  private unaryRun(path: string, handler: UnaryHandler<unknown, unknown>, tracedByTransport: boolean): UnaryRun {
     const around = this.options.around ?? ((run) => run());
     return (request, metadata, signal) => {
-      const { ctx, span, parent } = this.begin(path, metadata, signal);
+      const { ctx, call } = this.begin(path, metadata, signal, tracedByTransport);
       // async, so a handler that throws before returning a promise is mapped like a rejection.
       const run = async () => around(() => handler(request, ctx));
-      return context.with(trace.setSpan(parent, span), run).then(
+      return context.with(call.ctx, run).then(
         (value): Outcome<unknown> => {
-          span.end();
+          call.end(GrpcStatus.OK);
           return { ok: true, value };
         },
-        (error: unknown): Outcome<unknown> => ({ ok: false, status: this.fail(error, ctx, span) }),
+        (error: unknown): Outcome<unknown> => ({ ok: false, status: this.fail(error, ctx, call) }),
       );
     };
   }
@@ -142,10 +151,10 @@ export class GrpcServer {
    * call stops the iteration (the generator's `finally` runs), so work for a caller that went away
    * ends too.
    */
-  private streamRun(path: string, handler: StreamHandler<unknown, unknown>): StreamRun {
+  private streamRun(path: string, handler: StreamHandler<unknown, unknown>, tracedByTransport: boolean): StreamRun {
     const around = this.options.around ?? ((run) => run());
     return (request, metadata, signal, sink) => {
-      const { ctx, span, parent } = this.begin(path, metadata, signal);
+      const { ctx, call } = this.begin(path, metadata, signal, tracedByTransport);
       const run = async () =>
         around(async () => {
           for await (const message of handler(request, ctx)) {
@@ -154,19 +163,18 @@ export class GrpcServer {
             if (behind) await behind;
           }
         });
-      return context.with(trace.setSpan(parent, span), run).then(
+      return context.with(call.ctx, run).then(
         (): Outcome<undefined> => {
-          span.end();
+          call.end(GrpcStatus.OK);
           return { ok: true, value: undefined };
         },
-        (error: unknown): Outcome<undefined> => ({ ok: false, status: this.fail(error, ctx, span) }),
+        (error: unknown): Outcome<undefined> => ({ ok: false, status: this.fail(error, ctx, call) }),
       );
     };
   }
 
-  private begin(path: string, metadata: Metadata, signal: AbortSignal) {
-    const parent = extractTraceContext(metadata);
-    const span = tracer.startSpan(path, { kind: SpanKind.SERVER, attributes: { 'rpc.system': 'grpc', 'rpc.method': path } }, parent);
+  private begin(path: string, metadata: Metadata, signal: AbortSignal, tracedByTransport: boolean) {
+    const call = startServerCall(path, metadata, tracedByTransport);
     const requestId = readRequestId(metadata);
     const ctx: CallContext = {
       principal: readPrincipal(metadata),
@@ -174,21 +182,23 @@ export class GrpcServer {
       logger: this.options.logger.child({ rpc: path, ...(requestId ? { request_id: requestId } : {}) }),
       signal,
     };
-    return { ctx, span, parent };
+    return { ctx, call };
   }
 
   /** The status a failure answers with; unexpected ones are logged, never shown. */
-  private fail(error: unknown, ctx: CallContext, span: Span) {
+  private fail(error: unknown, ctx: CallContext, call: ServerCall) {
     const domainError = error instanceof DomainError ? error : this.options.classifyError?.(error);
+    // The active span is the call's own (or instrumentation-grpc's): the error goes on it.
+    const span = trace.getSpan(call.ctx);
     if (domainError) {
-      span.setAttribute('error.code', domainError.code);
+      span?.setAttribute('error.type', domainError.code);
     } else {
       ctx.logger.error({ err: error }, 'unexpected error in gRPC handler');
-      span.recordException(error instanceof Error ? error : String(error));
+      span?.recordException(error instanceof Error ? error : String(error));
     }
-    span.setStatus({ code: SpanStatusCode.ERROR });
-    span.end();
-    return toGrpcStatus(domainError ?? new DomainError('internal_error', 'An unexpected error occurred.'));
+    const status = toGrpcStatus(domainError ?? new DomainError('internal_error', 'An unexpected error occurred.'));
+    call.end(status.code ?? GrpcStatus.UNKNOWN);
+    return status;
   }
 }
 

@@ -1,4 +1,5 @@
 import { Client, credentials, type Metadata, type ServiceError } from '@grpc/grpc-js';
+import { patchedByInstrumentation } from './observe.js';
 import type { AnyMethod } from './types.js';
 
 /** A server stream as a channel reads it: the messages in order, and a way to stop early. */
@@ -16,6 +17,8 @@ export interface ChannelTransport {
   unary(method: AnyMethod, request: unknown, metadata: Metadata, deadline: Date): Promise<unknown>;
   serverStream(method: AnyMethod, request: unknown, metadata: Metadata, deadline: Date): CallStream;
   close(): void;
+  /** True when OpenTelemetry's gRPC instrumentation already makes each call's CLIENT span. */
+  readonly tracedByInstrumentation: boolean;
 }
 
 /** A service whose gRPC calls other parts of this process make without the network. */
@@ -26,6 +29,7 @@ export interface InProcessServing {
 
 /** A grpc-js client over one HTTP/2 connection: the distributed mode. */
 export class Http2Transport implements ChannelTransport {
+  readonly tracedByInstrumentation = patchedByInstrumentation(Client.prototype, 'makeUnaryRequest');
   private readonly client: Client;
 
   constructor(address: string) {

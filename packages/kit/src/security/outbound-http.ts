@@ -1,5 +1,7 @@
 import http from 'node:http';
 import https from 'node:https';
+import { context } from '@opentelemetry/api';
+import { suppressTracing } from '@opentelemetry/core';
 import type { OutboundPolicy } from './outbound-policy.js';
 
 /** Why an outbound request produced no response. */
@@ -102,12 +104,17 @@ export class OutboundHttp {
       const fail = (error: unknown) => reject(signal.aborted ? (signal.reason as OutboundRequestError) : toOutboundError(error));
       let outgoing: http.ClientRequest;
       try {
-        outgoing = (secure ? https : http).request(url, {
-          method: request.method,
-          agent: secure ? this.agents.https : this.agents.http,
-          headers: requestHeaders(this.userAgent, request.headers, request.body),
-          signal,
-        });
+        // Out of the HTTP instrumentation's reach: it would add `traceparent` to a request whose
+        // headers are a documented contract with a party outside the platform (decisions §8).
+        // Callers trace these requests themselves (the delivery attempt's span, the node's span).
+        outgoing = context.with(suppressTracing(context.active()), () =>
+          (secure ? https : http).request(url, {
+            method: request.method,
+            agent: secure ? this.agents.https : this.agents.http,
+            headers: requestHeaders(this.userAgent, request.headers, request.body),
+            signal,
+          }),
+        );
       } catch (error) {
         // node:http validates the method and header names and values before sending anything.
         reject(new OutboundRequestError('invalid_request', error instanceof Error ? error.message : 'invalid request', { cause: error }));

@@ -1,5 +1,6 @@
 import { ACCESS, DomainError, FieldErrors, newId, requireAccess, type Actor, type Logger, type Page } from '@agent-platform/kit';
 import type { EntityManager } from '@agent-platform/kit/db';
+import { metrics } from '@opentelemetry/api';
 import type { AgentRecord, MemoryType } from '../agents/agents.entity.js';
 import type { AgentsRepository } from '../agents/agents.repository.js';
 import { hasMemoryType } from '../agents/agents.service.js';
@@ -31,6 +32,13 @@ export interface SearchRequest {
 
 // Candidates each half of hybrid search contributes, at least; more for a larger top_k. Each is
 // re-scored from its stored text and vector, so the pool is kept to what ranking needs.
+/** Memory search (and chat's retrieval) from the query's embedding to the ranked answer. */
+const searchDuration = metrics.getMeter('@agent-platform/agent-memory').createHistogram('agent_memory.search.duration', {
+  unit: 's',
+  description: 'Duration of memory searches within one agent (embedding, index, full text and ranking), by mode.',
+  advice: { explicitBucketBoundaries: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5] },
+});
+
 const CANDIDATES_MIN = 20;
 const CANDIDATES_PER_RESULT = 4;
 // A filtered scope this small is ranked exactly from the database; a larger one over-fetches
@@ -83,20 +91,25 @@ export class MemoryService {
    */
   async retrieve(agent: AgentRecord, query: string, options: { limit: number; minScore: number; filter: Filter | undefined; memoryTypes: readonly string[] }): Promise<Ranked[]> {
     const { embedder, vectors, memory } = this.options;
+    const started = performance.now();
     const [queryVector] = await embedder.embed([query]);
     const scope: CandidateScope = { tenantId: agent.tenantId, agentId: agent.id, memoryTypes: options.memoryTypes, filter: options.filter, embeddingModel: embedder.model };
     const pool = Math.max(CANDIDATES_MIN, options.limit * CANDIDATES_PER_RESULT);
     let candidates;
+    let mode: 'exact' | 'hybrid' = 'exact';
     if (options.filter !== undefined && (await memory.count(scope)) <= EXACT_SCAN_MAX) {
       candidates = await memory.candidates(scope, undefined);
     } else {
+      mode = 'hybrid';
       const [nearest, lexical] = await Promise.all([
         vectors.search({ tenantId: agent.tenantId, agentId: agent.id, vector: queryVector!, limit: options.filter ? FILTERED_OVERFETCH : pool, memoryTypes: options.memoryTypes }),
         memory.lexicalMatches(scope, fullTextTerms(query), pool),
       ]);
       candidates = await memory.candidates(scope, [...new Set([...nearest.map((hit) => hit.id), ...lexical])]);
     }
-    return rank(query, queryVector!, candidates, { limit: options.limit, minScore: options.minScore });
+    const ranked = rank(query, queryVector!, candidates, { limit: options.limit, minScore: options.minScore });
+    searchDuration.record((performance.now() - started) / 1000, { 'agent_memory.search.mode': mode });
+    return ranked;
   }
 
   async list(actor: Actor, agentId: string, memoryType: string | undefined, page: Page): Promise<{ items: MemoryItem[]; total: number }> {

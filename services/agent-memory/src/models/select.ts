@@ -4,18 +4,20 @@ import type { Embedder } from './embedder.js';
 import { HashingEmbedder } from './hashing-embedder.js';
 import { OfflineChatModel } from './offline-chat-model.js';
 import { OpenAIChatModel } from './openai-chat-model.js';
+import { ObservedChatModel } from './observed-chat-model.js';
 import { OpenAIEmbedder } from './openai-embedder.js';
 
 /** decisions §6: an OpenAI-compatible server when LLM_* is set, else the built-in offline model. */
 export function chatModelFrom(config: AgentMemoryConfig): ChatModel {
-  if (!config.llm) return new OfflineChatModel();
-  return new OpenAIChatModel({
+  if (!config.llm) return new ObservedChatModel(new OfflineChatModel(), { name: 'offline' });
+  const model = new OpenAIChatModel({
     baseURL: config.llm.baseUrl,
     ...(config.llm.apiKey === undefined ? {} : { apiKey: config.llm.apiKey }),
     model: config.llm.model,
     maxTokensField: config.llm.maxTokensField,
     timeoutMs: config.llmTimeoutMs,
   });
+  return new ObservedChatModel(model, { name: 'openai', address: URL.parse(config.llm.baseUrl)?.hostname });
 }
 
 /** An OpenAI-compatible embeddings server when EMBEDDING_* is set, else the built-in hashing embedder. */

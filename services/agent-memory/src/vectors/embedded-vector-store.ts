@@ -9,6 +9,7 @@
  * source lacks are removed, ids the source has but the files lack are fetched, and, when the
  * source can tell (`changedSince`), ids re-embedded since the files were saved are fetched again.
  */
+import { metrics } from '@opentelemetry/api';
 import { AgentVectorIndex, type IndexedVector } from './agent-vector-index.js';
 import { DEFAULT_HNSW_PARAMS, type HnswParams } from './hnsw-graph.js';
 import { describeError } from './index-directory.js';
@@ -47,6 +48,34 @@ export interface EmbeddedVectorStoreOptions {
 export const DEFAULT_EXACT_SEARCH_MAX_VECTORS = 10_000;
 /** Margin (ms) between this process's clock, which stamps saved files, and the database's, which stamps rows. */
 const CLOCK_SKEW_MS = 5 * 60_000;
+
+/** What the vector-index gauges read: vectors held, and those queued for an HNSW graph still being built. */
+export interface VectorIndexStats {
+  vectors: number;
+  pendingGraphVectors: number;
+}
+
+const observedStores = new Set<EmbeddedVectorStore>();
+const meter = metrics.getMeter('@agent-platform/agent-memory');
+meter
+  .createObservableGauge('agent_memory.vector_index.vectors', { unit: '{vector}', description: 'Vectors held by the embedded index, over every agent.' })
+  .addCallback((gauge) => gauge.observe(sumStats().vectors));
+meter
+  .createObservableGauge('agent_memory.vector_index.pending', {
+    unit: '{vector}',
+    description: 'Vectors waiting to enter an HNSW graph being built; searches cover them exactly meanwhile.',
+  })
+  .addCallback((gauge) => gauge.observe(sumStats().pendingGraphVectors));
+
+function sumStats(): VectorIndexStats {
+  const total = { vectors: 0, pendingGraphVectors: 0 };
+  for (const store of observedStores) {
+    const stats = store.stats();
+    total.vectors += stats.vectors;
+    total.pendingGraphVectors += stats.pendingGraphVectors;
+  }
+  return total;
+}
 
 export class EmbeddedVectorStore implements VectorStore {
   readonly kind = 'embedded';
@@ -88,6 +117,7 @@ export class EmbeddedVectorStore implements VectorStore {
       throw error;
     }
     this.state = 'open';
+    observedStores.add(this);
     if (this.persistence) {
       this.timer = setInterval(() => this.saveChanged(), this.options.saveIntervalMs ?? 60_000);
       this.timer.unref();
@@ -133,10 +163,21 @@ export class EmbeddedVectorStore implements VectorStore {
     });
   }
 
+  stats(): VectorIndexStats {
+    let vectors = 0;
+    let pendingGraphVectors = 0;
+    for (const index of this.agents.values()) {
+      vectors += index.size;
+      pendingGraphVectors += index.graph?.pendingCount ?? 0;
+    }
+    return { vectors, pendingGraphVectors };
+  }
+
   /** Saves what is unsaved (graphs included) and stops background work. */
   async close(): Promise<void> {
     if (this.state === 'closed') return;
     this.state = 'closed';
+    observedStores.delete(this);
     clearInterval(this.timer);
     await this.persistence?.flush(this.agents.values());
     for (const index of this.agents.values()) index.retire();

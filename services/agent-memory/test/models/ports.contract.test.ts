@@ -5,6 +5,7 @@ import type { Embedder } from '../../src/models/embedder.js';
 import { HashingEmbedder } from '../../src/models/hashing-embedder.js';
 import { OfflineChatModel } from '../../src/models/offline-chat-model.js';
 import { OpenAIChatModel } from '../../src/models/openai-chat-model.js';
+import { ObservedChatModel } from '../../src/models/observed-chat-model.js';
 import { OpenAIEmbedder } from '../../src/models/openai-embedder.js';
 import { systemMessage } from '../../src/models/prompt.js';
 import { startFakeOpenAI, type FakeOpenAI } from '../support/fake-openai.js';
@@ -22,6 +23,11 @@ afterAll(async () => {
 const chatModels: [string, () => ChatModel][] = [
   ['offline', () => new OfflineChatModel()],
   ['openai-compatible', () => new OpenAIChatModel({ baseURL: fake.baseURL, apiKey: 'k', model: 'contract-model', timeoutMs: 2_000 })],
+  // The traced decorator every service instance uses must keep the contract of what it wraps.
+  [
+    'observed openai-compatible',
+    () => new ObservedChatModel(new OpenAIChatModel({ baseURL: fake.baseURL, apiKey: 'k', model: 'contract-model', timeoutMs: 2_000 }), { name: 'openai' }),
+  ],
 ];
 
 describe.each(chatModels)('ChatModel contract: %s', (_name, create) => {

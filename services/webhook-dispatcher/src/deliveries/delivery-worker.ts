@@ -2,7 +2,7 @@ import type { Logger } from '@agent-platform/kit';
 import { restoreTraceContext } from '@agent-platform/kit/events';
 import type { SecretBox } from '@agent-platform/kit/security';
 import { LeasedWorkLoop } from '@agent-platform/kit/work';
-import { context, SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
+import { context, metrics, SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
 import type { ClaimedDelivery, ClaimedRun, DeliveryQueue } from './delivery-queue.js';
 import { buildAttemptRequest, type AttemptResult, type HttpSender } from './http-sender.js';
 import { signingKeys, type SigningKeys } from '../security/signing.js';
@@ -32,6 +32,16 @@ export interface DeliveryWorkerOptions {
 }
 
 const tracer = trace.getTracer('@agent-platform/webhook-dispatcher');
+const meter = metrics.getMeter('@agent-platform/webhook-dispatcher');
+const attempts = meter.createCounter('webhook.delivery.attempts', {
+  unit: '{attempt}',
+  description: 'Delivery attempts made, by outcome (delivered, failed) and response status class.',
+});
+const attemptDuration = meter.createHistogram('webhook.delivery.attempt.duration', {
+  unit: 's',
+  description: 'Duration of delivery attempts, from the request to the answer or the failure.',
+  advice: { explicitBucketBoundaries: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30] },
+});
 
 /** What a record found: all well, the endpoint changed since the claim, or the lease (or the record) lost. */
 type Verdict = 'ok' | 'changed' | 'lost';
@@ -191,6 +201,9 @@ export class DeliveryWorker {
       },
     });
     const result = await this.options.sender.send(request, signal);
+    const measured = { 'webhook.delivery.outcome': result.outcome, 'http.response.status_class': result.responseStatus > 0 ? `${Math.floor(result.responseStatus / 100)}xx` : 'none' };
+    attempts.add(1, measured);
+    attemptDuration.record(result.responseTimeMs / 1000, measured);
     if (result.responseStatus > 0) span.setAttribute('http.response.status_code', result.responseStatus);
     if (result.outcome === 'failed') span.setStatus({ code: SpanStatusCode.ERROR, message: result.error ?? undefined });
     span.end();

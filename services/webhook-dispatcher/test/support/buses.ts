@@ -49,6 +49,7 @@ export function natsFixture() {
  * on publish and so cannot be made to do on demand.
  */
 export class CapturingBus implements EventBus {
+  readonly system = 'in-process';
   private consumer: EventConsumer | undefined;
 
   publish(envelope: EventEnvelope<object>, json = JSON.stringify(envelope)): Promise<void> {

@@ -6,6 +6,7 @@ import type { ExecutionStore, Finish, NodeRecord, RunnableExecution } from '../e
 import type { WorkflowNode } from '../workflows/graph.js';
 import { GraphRun } from './graph-run.js';
 import { NodeFailure, type NodeRunners } from './node-runners.js';
+import { executionFinished, traceExecution, traceNode } from './telemetry.js';
 
 /** Why an execution stops before its graph is done. */
 export type StopReason = 'cancelled' | 'lost' | 'shutdown' | 'timeout';
@@ -58,7 +59,7 @@ export class ExecutionRunner {
     const deadline = setTimeout(() => timeout.abort(new ExecutionStop('timeout')), Math.max(0, remainingMs));
     const signal = AbortSignal.any([stop, timeout.signal]);
     try {
-      return await new Run(this.options, execution, signal).go();
+      return await traceExecution(execution, () => new Run(this.options, execution, signal).go());
     } finally {
       clearTimeout(deadline);
     }
@@ -158,7 +159,11 @@ class Run {
     return Promise.race([this.stoppedSignal, ...this.inFlight.values()]);
   }
 
-  private async execute(node: WorkflowNode): Promise<Settled> {
+  private execute(node: WorkflowNode): Promise<Settled> {
+    return traceNode(node, () => this.runNode(node));
+  }
+
+  private async runNode(node: WorkflowNode): Promise<Settled> {
     const startedAt = new Date();
     const sideEffects = this.options.nodes.hasSideEffects(node);
     if (sideEffects) {
@@ -222,6 +227,7 @@ class Run {
     const event = newEvent(failure ? 'workflow.execution.failed' : 'workflow.execution.completed', this.execution.tenantId, data, completedAt);
     const recorded = await this.options.store.finish(this.execution.id, finish, this.pending, event);
     this.pending = [];
+    if (recorded) executionFinished(this.execution, finish.status, durationMs);
     return recorded ? 'finished' : 'stopped';
   }
 

@@ -1,5 +1,5 @@
 import type { EntityManager } from '@agent-platform/kit/db';
-import { captureTraceContext, eventSubject, type EventEnvelope } from '@agent-platform/kit/events';
+import { captureTraceContext, eventSubject, parseTraceCarrier, type EventEnvelope, type TraceCarrier } from '@agent-platform/kit/events';
 import { Batcher } from '@agent-platform/kit/work';
 import type { WorkflowGraph } from '../workflows/graph.js';
 import type { ExecutionFailure, ExecutionStatus, ExecutionTrigger, InboundRequest, StoredNodeStatus } from './executions.entity.js';
@@ -16,6 +16,8 @@ export interface RunnableExecution {
   startedAt: Date;
   deadlineAt: Date;
   createdBy: string;
+  /** The trace of the call that started it, which its nodes continue. */
+  trace: TraceCarrier | null;
   /** Node results recorded before (a claimed execution another runner began). */
   recorded: NodeRecord[];
 }
@@ -49,6 +51,7 @@ interface ExecutionRow {
   started_at: Date;
   deadline_at: Date;
   created_by: string;
+  trace: string | null;
 }
 
 interface NodeRow {
@@ -177,8 +180,8 @@ export class ExecutionStore {
          on conflict do nothing
          returning "execution_id"
        ), "execution" as (
-         insert into "executions" ("id", "tenant_id", "workflow_id", "status", "trigger", "graph", "input", "request", "started_at", "deadline_at", "lease_owner", "lease_until", "created_by")
-         select a."id", a."tenant_id", a."workflow_id", 'running', a."trigger", a."graph", a."input", a."request", a."started_at", a."deadline_at", ?, now() + make_interval(secs => ?), a."created_by"
+         insert into "executions" ("id", "tenant_id", "workflow_id", "status", "trigger", "graph", "input", "request", "started_at", "deadline_at", "lease_owner", "lease_until", "created_by", "trace_context")
+         select a."id", a."tenant_id", a."workflow_id", 'running', a."trigger", a."graph", a."input", a."request", a."started_at", a."deadline_at", ?, now() + make_interval(secs => ?), a."created_by", a."trace_context"::json
          from "allowed" a where a."tick_at" is null or a."id" in (select "execution_id" from "ticks")
          returning "id"
        ), "event" as (
@@ -263,7 +266,7 @@ export class ExecutionStore {
        )
        update "executions" e set "lease_owner" = ?, "lease_until" = now() + make_interval(secs => ?)
        from "picked" where e."id" = "picked"."id"
-       returning e."id", e."tenant_id", e."workflow_id", e."trigger", e."graph", e."input", e."request", e."started_at", e."deadline_at", e."created_by"`,
+       returning e."id", e."tenant_id", e."workflow_id", e."trigger", e."graph", e."input", e."request", e."started_at", e."deadline_at", e."created_by", e."trace_context"::text as "trace"`,
       [limit, this.owner, this.leaseSeconds],
     );
     if (rows.length === 0) return [];
@@ -279,6 +282,7 @@ export class ExecutionStore {
       startedAt: new Date(row.started_at),
       deadlineAt: new Date(row.deadline_at),
       createdBy: row.created_by,
+      trace: parseTraceCarrier(row.trace),
       recorded: nodes.filter((node) => node.execution_id === row.id).map(nodeRecordOf),
     }));
   }

@@ -1,4 +1,5 @@
 import { defineEntity, p } from '@mikro-orm/postgresql';
+import type { TraceCarrier } from '@agent-platform/kit/events';
 import type { WorkflowGraph } from '../workflows/graph.js';
 
 export const EXECUTION_STATUSES = ['running', 'completed', 'failed', 'cancelled'] as const;
@@ -49,6 +50,8 @@ export const ExecutionSchema = defineEntity({
     leaseUntil: p.datetime().strictNullable().hidden(),
     /** The user on whose behalf agent nodes run (the workflow's author). */
     createdBy: p.string().hidden(),
+    /** W3C trace context of the call that started it; its nodes run in that trace. */
+    traceContext: p.json<TraceCarrier>().columnType('json').nullable().hidden().lazy(),
   },
 });
 

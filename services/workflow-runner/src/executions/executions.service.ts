@@ -1,5 +1,5 @@
 import { ACCESS, DomainError, FieldErrors, newId, requireAccess, type Actor, type CursorPage } from '@agent-platform/kit';
-import { newEvent } from '@agent-platform/kit/events';
+import { captureTraceContext, newEvent } from '@agent-platform/kit/events';
 import type { Workflow } from '../workflows/workflows.entity.js';
 import type { WorkflowsRepository } from '../workflows/workflows.repository.js';
 import { found as foundWorkflow } from '../workflows/workflows.service.js';
@@ -100,6 +100,7 @@ export class ExecutionsService {
       startedAt: now,
       deadlineAt: new Date(now.getTime() + this.options.executionTimeoutMs),
       createdBy: workflow.createdBy,
+      trace: captureTraceContext(),
       recorded: [],
     };
     const started = newEvent('workflow.execution.started', workflow.tenantId, { execution_id: execution.id, workflow_id: workflow.id, status: 'running', duration_ms: 0 }, now);

@@ -1,5 +1,4 @@
 import { DomainError } from '@agent-platform/kit';
-import { context } from '@opentelemetry/api';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { bearerCredential, requestedTenant } from '../../../auth/credentials.js';
 import { authorize, policyFor, type RoutePolicy } from '../../../auth/policy.js';
@@ -50,7 +49,7 @@ export function apiHooks(app: FastifyInstance, options: ApiHookOptions): void {
   app.addHook('onRequest', async (request, reply) => {
     const policy = request.routeOptions.config.policy;
     if (!policy) throw new Error(`Route ${request.routeOptions.url ?? ''} has no policy`);
-    await context.with(request.traceContext, () => guard(request, reply, policy));
+    await guard(request, reply, policy);
   });
 }
 

@@ -25,10 +25,18 @@ export const protobufPackage = "grpc.health.v1";
 
 export const protobufFileName = "grpc/health/v1/health.proto";
 
-/**
- * The standard gRPC health checking protocol (grpc/grpc doc/health-checking.md), kept verbatim in
- * shape so Kubernetes gRPC probes and grpc-health-probe can talk to every service.
- */
+export interface HealthListRequest {
+}
+
+export interface HealthListResponse {
+  /** statuses contains all the services and their respective status. */
+  statuses: { [key: string]: HealthCheckResponse };
+}
+
+export interface HealthListResponse_StatusesEntry {
+  key: string;
+  value: HealthCheckResponse | undefined;
+}
 
 export interface HealthCheckRequest {
   service: string;
@@ -42,6 +50,7 @@ export enum HealthCheckResponse_ServingStatus {
   UNKNOWN = 0,
   SERVING = 1,
   NOT_SERVING = 2,
+  /** SERVICE_UNKNOWN - Used only by the Watch method. */
   SERVICE_UNKNOWN = 3,
   UNRECOGNIZED = -1,
 }
@@ -82,6 +91,248 @@ export function healthCheckResponse_ServingStatusToJSON(object: HealthCheckRespo
       return "UNRECOGNIZED";
   }
 }
+
+function createBaseHealthListRequest(): HealthListRequest {
+  return {};
+}
+
+export const HealthListRequest: MessageFns<HealthListRequest> = {
+  encode(_: HealthListRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): HealthListRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseHealthListRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(_: any): HealthListRequest {
+    return {};
+  },
+
+  toJSON(_: HealthListRequest): unknown {
+    const obj: any = {};
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<HealthListRequest>, I>>(base?: I): HealthListRequest {
+    return HealthListRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<HealthListRequest>, I>>(_: I): HealthListRequest {
+    const message = createBaseHealthListRequest();
+    return message;
+  },
+};
+
+function createBaseHealthListResponse(): HealthListResponse {
+  return { statuses: {} };
+}
+
+export const HealthListResponse: MessageFns<HealthListResponse> = {
+  encode(message: HealthListResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    globalThis.Object.entries(message.statuses).forEach(([key, value]: [string, HealthCheckResponse]) => {
+      HealthListResponse_StatusesEntry.encode({ key: key as any, value }, writer.uint32(10).fork()).join();
+    });
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): HealthListResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseHealthListResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            const entry1 = HealthListResponse_StatusesEntry.decode(reader, reader.uint32());
+            if (entry1.value !== undefined) {
+              message.statuses[entry1.key] = entry1.value;
+            }
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): HealthListResponse {
+    return {
+      statuses: isObject(object.statuses)
+        ? (globalThis.Object.entries(object.statuses) as [string, any][]).reduce(
+          (acc: { [key: string]: HealthCheckResponse }, [key, value]: [string, any]) => {
+            globalThis.Object.defineProperty(acc, key, {
+              value: HealthCheckResponse.fromJSON(value),
+              enumerable: true,
+              configurable: true,
+              writable: true,
+            });
+            return acc;
+          },
+          {},
+        )
+        : {},
+    };
+  },
+
+  toJSON(message: HealthListResponse): unknown {
+    const obj: any = {};
+    if (message.statuses) {
+      const entries = globalThis.Object.entries(message.statuses) as [string, HealthCheckResponse][];
+      if (entries.length > 0) {
+        obj.statuses = {};
+        entries.forEach(([k, v]) => {
+          obj.statuses[k] = HealthCheckResponse.toJSON(v);
+        });
+      }
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<HealthListResponse>, I>>(base?: I): HealthListResponse {
+    return HealthListResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<HealthListResponse>, I>>(object: I): HealthListResponse {
+    const message = createBaseHealthListResponse();
+    message.statuses = (globalThis.Object.entries(object.statuses ?? {}) as [string, HealthCheckResponse][]).reduce(
+      (acc: { [key: string]: HealthCheckResponse }, [key, value]: [string, HealthCheckResponse]) => {
+        if (value !== undefined) {
+          acc[key] = HealthCheckResponse.fromPartial(value);
+        }
+        return acc;
+      },
+      {},
+    );
+    return message;
+  },
+};
+
+function createBaseHealthListResponse_StatusesEntry(): HealthListResponse_StatusesEntry {
+  return { key: "", value: undefined };
+}
+
+export const HealthListResponse_StatusesEntry: MessageFns<HealthListResponse_StatusesEntry> = {
+  encode(message: HealthListResponse_StatusesEntry, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.key !== "") {
+      writer.uint32(10).string(message.key);
+    }
+    if (message.value !== undefined) {
+      HealthCheckResponse.encode(message.value, writer.uint32(18).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): HealthListResponse_StatusesEntry {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseHealthListResponse_StatusesEntry();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.key = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.value = HealthCheckResponse.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): HealthListResponse_StatusesEntry {
+    return {
+      key: isSet(object.key) ? globalThis.String(object.key) : "",
+      value: isSet(object.value) ? HealthCheckResponse.fromJSON(object.value) : undefined,
+    };
+  },
+
+  toJSON(message: HealthListResponse_StatusesEntry): unknown {
+    const obj: any = {};
+    if (message.key !== "") {
+      obj.key = message.key;
+    }
+    if (message.value !== undefined) {
+      obj.value = HealthCheckResponse.toJSON(message.value);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<HealthListResponse_StatusesEntry>, I>>(
+    base?: I,
+  ): HealthListResponse_StatusesEntry {
+    return HealthListResponse_StatusesEntry.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<HealthListResponse_StatusesEntry>, I>>(
+    object: I,
+  ): HealthListResponse_StatusesEntry {
+    const message = createBaseHealthListResponse_StatusesEntry();
+    message.key = object.key ?? "";
+    message.value = (object.value !== undefined && object.value !== null)
+      ? HealthCheckResponse.fromPartial(object.value)
+      : undefined;
+    return message;
+  },
+};
 
 function createBaseHealthCheckRequest(): HealthCheckRequest {
   return { service: "" };
@@ -217,8 +468,24 @@ export const HealthCheckResponse: MessageFns<HealthCheckResponse> = {
   },
 };
 
+/**
+ * Health is gRPC's mechanism for checking whether a server is able to handle
+ * RPCs. Its semantics are documented in
+ * https://github.com/grpc/grpc/blob/master/doc/health-checking.md.
+ */
 export type HealthService = typeof HealthService;
 export const HealthService = {
+  /**
+   * Check gets the health of the specified service. If the requested service
+   * is unknown, the call will fail with status NOT_FOUND. If the caller does
+   * not specify a service name, the server should respond with its overall
+   * health status.
+   *
+   * Clients should set a deadline when calling Check, and can declare the
+   * server unhealthy if they do not receive a timely response.
+   *
+   * Check implementations should be idempotent and side effect free.
+   */
   check: {
     path: "/grpc.health.v1.Health/Check" as const,
     requestStream: false as const,
@@ -228,6 +495,23 @@ export const HealthService = {
     responseSerialize: (value: HealthCheckResponse): Buffer => Buffer.from(HealthCheckResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): HealthCheckResponse => HealthCheckResponse.decode(value),
   },
+  /**
+   * Performs a watch for the serving status of the requested service.
+   * The server will immediately send back a message indicating the current
+   * serving status.  It will then subsequently send a new message whenever
+   * the service's serving status changes.
+   *
+   * If the requested service is unknown when the call is received, the
+   * server will send a message setting the serving status to
+   * SERVICE_UNKNOWN but will *not* terminate the call.  If at some
+   * future point, the serving status of the service becomes known, the
+   * server will send a new message with the service's serving status.
+   *
+   * If the call terminates with status UNIMPLEMENTED, then clients
+   * should assume this method is not supported and should not retry the
+   * call.  If the call terminates with any other status (including OK),
+   * clients should retry the call with appropriate exponential backoff.
+   */
   watch: {
     path: "/grpc.health.v1.Health/Watch" as const,
     requestStream: false as const,
@@ -237,14 +521,89 @@ export const HealthService = {
     responseSerialize: (value: HealthCheckResponse): Buffer => Buffer.from(HealthCheckResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): HealthCheckResponse => HealthCheckResponse.decode(value),
   },
+  /**
+   * List provides a non-atomic snapshot of the health of all the available
+   * services.
+   *
+   * The server may respond with a RESOURCE_EXHAUSTED error if too many services
+   * exist.
+   *
+   * Clients should set a deadline when calling List, and can declare the server
+   * unhealthy if they do not receive a timely response.
+   *
+   * Clients should keep in mind that the list of health services exposed by an
+   * application can change over the lifetime of the process.
+   */
+  list: {
+    path: "/grpc.health.v1.Health/List" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: HealthListRequest): Buffer => Buffer.from(HealthListRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): HealthListRequest => HealthListRequest.decode(value),
+    responseSerialize: (value: HealthListResponse): Buffer => Buffer.from(HealthListResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): HealthListResponse => HealthListResponse.decode(value),
+  },
 } as const;
 
 export interface HealthServer extends UntypedServiceImplementation {
+  /**
+   * Check gets the health of the specified service. If the requested service
+   * is unknown, the call will fail with status NOT_FOUND. If the caller does
+   * not specify a service name, the server should respond with its overall
+   * health status.
+   *
+   * Clients should set a deadline when calling Check, and can declare the
+   * server unhealthy if they do not receive a timely response.
+   *
+   * Check implementations should be idempotent and side effect free.
+   */
   check: handleUnaryCall<HealthCheckRequest, HealthCheckResponse>;
+  /**
+   * Performs a watch for the serving status of the requested service.
+   * The server will immediately send back a message indicating the current
+   * serving status.  It will then subsequently send a new message whenever
+   * the service's serving status changes.
+   *
+   * If the requested service is unknown when the call is received, the
+   * server will send a message setting the serving status to
+   * SERVICE_UNKNOWN but will *not* terminate the call.  If at some
+   * future point, the serving status of the service becomes known, the
+   * server will send a new message with the service's serving status.
+   *
+   * If the call terminates with status UNIMPLEMENTED, then clients
+   * should assume this method is not supported and should not retry the
+   * call.  If the call terminates with any other status (including OK),
+   * clients should retry the call with appropriate exponential backoff.
+   */
   watch: handleServerStreamingCall<HealthCheckRequest, HealthCheckResponse>;
+  /**
+   * List provides a non-atomic snapshot of the health of all the available
+   * services.
+   *
+   * The server may respond with a RESOURCE_EXHAUSTED error if too many services
+   * exist.
+   *
+   * Clients should set a deadline when calling List, and can declare the server
+   * unhealthy if they do not receive a timely response.
+   *
+   * Clients should keep in mind that the list of health services exposed by an
+   * application can change over the lifetime of the process.
+   */
+  list: handleUnaryCall<HealthListRequest, HealthListResponse>;
 }
 
 export interface HealthClient extends Client {
+  /**
+   * Check gets the health of the specified service. If the requested service
+   * is unknown, the call will fail with status NOT_FOUND. If the caller does
+   * not specify a service name, the server should respond with its overall
+   * health status.
+   *
+   * Clients should set a deadline when calling Check, and can declare the
+   * server unhealthy if they do not receive a timely response.
+   *
+   * Check implementations should be idempotent and side effect free.
+   */
   check(
     request: HealthCheckRequest,
     callback: (error: ServiceError | null, response: HealthCheckResponse) => void,
@@ -260,12 +619,57 @@ export interface HealthClient extends Client {
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: HealthCheckResponse) => void,
   ): ClientUnaryCall;
+  /**
+   * Performs a watch for the serving status of the requested service.
+   * The server will immediately send back a message indicating the current
+   * serving status.  It will then subsequently send a new message whenever
+   * the service's serving status changes.
+   *
+   * If the requested service is unknown when the call is received, the
+   * server will send a message setting the serving status to
+   * SERVICE_UNKNOWN but will *not* terminate the call.  If at some
+   * future point, the serving status of the service becomes known, the
+   * server will send a new message with the service's serving status.
+   *
+   * If the call terminates with status UNIMPLEMENTED, then clients
+   * should assume this method is not supported and should not retry the
+   * call.  If the call terminates with any other status (including OK),
+   * clients should retry the call with appropriate exponential backoff.
+   */
   watch(request: HealthCheckRequest, options?: Partial<CallOptions>): ClientReadableStream<HealthCheckResponse>;
   watch(
     request: HealthCheckRequest,
     metadata?: Metadata,
     options?: Partial<CallOptions>,
   ): ClientReadableStream<HealthCheckResponse>;
+  /**
+   * List provides a non-atomic snapshot of the health of all the available
+   * services.
+   *
+   * The server may respond with a RESOURCE_EXHAUSTED error if too many services
+   * exist.
+   *
+   * Clients should set a deadline when calling List, and can declare the server
+   * unhealthy if they do not receive a timely response.
+   *
+   * Clients should keep in mind that the list of health services exposed by an
+   * application can change over the lifetime of the process.
+   */
+  list(
+    request: HealthListRequest,
+    callback: (error: ServiceError | null, response: HealthListResponse) => void,
+  ): ClientUnaryCall;
+  list(
+    request: HealthListRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: HealthListResponse) => void,
+  ): ClientUnaryCall;
+  list(
+    request: HealthListRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: HealthListResponse) => void,
+  ): ClientUnaryCall;
 }
 
 export const HealthClient = makeGenericClientConstructor(HealthService, "grpc.health.v1.Health") as unknown as {
@@ -285,6 +689,10 @@ export type DeepPartial<T> = T extends Builtin ? T
 type KeysOfUnion<T> = T extends T ? keyof T : never;
 export type Exact<P, I extends P> = P extends Builtin ? P
   : P & { [K in keyof P]: Exact<P[K], I[K]> } & { [K in Exclude<keyof I, KeysOfUnion<P>>]: never };
+
+function isObject(value: any): boolean {
+  return typeof value === "object" && value !== null;
+}
 
 function isSet(value: any): boolean {
   return value !== null && value !== undefined;
