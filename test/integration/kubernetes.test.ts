@@ -2,101 +2,14 @@
  * deploy/k8s without a cluster: every overlay renders (kubectl kustomize, offline), every object
  * validates against the Kubernetes schema (kubernetes-models), every image is one the Dockerfile
  * builds, every service's configuration loads from what its Deployment provides, and its ports,
- * probes and peer addresses agree with what it listens on.
+ * probes and peer addresses agree with what it listens on. The Tiltfile's checks are in tilt.test.ts.
  */
-import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
-import { loadAgentMemoryConfig } from '@agent-platform/agent-memory';
-import { loadGatewayConfig } from '@agent-platform/gateway';
-import { loadIdentityConfig } from '@agent-platform/identity';
-import { loadWebhookDispatcherConfig } from '@agent-platform/webhook-dispatcher';
-import { loadWorkflowRunnerConfig } from '@agent-platform/workflow-runner';
-import { parseAllDocuments } from 'yaml';
+import { metricsAddressFrom } from '@agent-platform/kit/telemetry';
 import { describe, expect, it } from 'vitest';
 import { REPO_ROOT } from '../e2e/harness/processes.js';
-
-const run = promisify(execFile);
-const K8S = join(REPO_ROOT, 'deploy/k8s');
-
-interface Container {
-  name: string;
-  image: string;
-  ports?: { name: string; containerPort: number }[];
-  env?: { name: string; value?: string; valueFrom?: { secretKeyRef?: { name: string; key: string } } }[];
-  envFrom?: { configMapRef?: { name: string } }[];
-  readinessProbe?: Probe;
-  livenessProbe?: Probe;
-  resources?: { requests?: Record<string, string>; limits?: Record<string, string> };
-  securityContext?: { readOnlyRootFilesystem?: boolean; allowPrivilegeEscalation?: boolean; capabilities?: { drop?: string[] } };
-}
-interface Probe {
-  grpc?: { port: number };
-  httpGet?: { path: string; port: string | number };
-}
-interface K8sObject {
-  apiVersion: string;
-  kind: string;
-  metadata: { name: string };
-  data?: Record<string, string>;
-  spec?: {
-    template?: { spec: { containers: Container[]; securityContext?: { runAsNonRoot?: boolean } } };
-    ports?: { name: string; port: number; targetPort: string | number }[];
-  };
-}
-
-/** What each platform Deployment runs: its package directory (the Dockerfile's SERVICE) and its configuration loader. */
-const PLATFORM: Record<string, { packageDir: string; load: (env: Record<string, string>) => unknown }> = {
-  identity: { packageDir: 'services/identity', load: (env) => loadIdentityConfig(env, { requireNats: true }) },
-  'agent-memory': { packageDir: 'services/agent-memory', load: (env) => loadAgentMemoryConfig(env, { requireNats: true }) },
-  'workflow-runner': { packageDir: 'services/workflow-runner', load: (env) => loadWorkflowRunnerConfig(env, { requireNats: true }) },
-  'webhook-dispatcher': { packageDir: 'services/webhook-dispatcher', load: (env) => loadWebhookDispatcherConfig(env) },
-  gateway: { packageDir: 'gateway', load: (env) => loadGatewayConfig(env) },
-};
-
-async function render(overlay: string): Promise<K8sObject[]> {
-  const { stdout } = await run('kubectl', ['kustomize', join(K8S, overlay)], { maxBuffer: 16 * 1024 * 1024 });
-  return parseAllDocuments(stdout).map((document) => {
-    const object = document.toJS() as K8sObject;
-    // kustomize wraps a Secret's long base64 values at 76 columns; the API server ignores the
-    // line breaks, the schema's "byte" format does not.
-    if (object.kind === 'Secret' && object.data) object.data = Object.fromEntries(Object.entries(object.data).map(([key, value]) => [key, value.replace(/\s/g, '')]));
-    return object;
-  });
-}
-
-/** The prod overlay's Secret is created by the platform team from secrets.example.env's keys. */
-async function exampleSecret(): Promise<Record<string, string>> {
-  const text = await readFile(join(K8S, 'overlays/prod/secrets.example.env'), 'utf8');
-  return Object.fromEntries(text.split('\n').filter((line) => line.trim() !== '' && !line.startsWith('#')).map((line) => [line.slice(0, line.indexOf('=')), line.slice(line.indexOf('=') + 1)]));
-}
-
-function secretData(objects: K8sObject[], name: string, fallback: Record<string, string>): Record<string, string> {
-  const secret = objects.find((object) => object.kind === 'Secret' && object.metadata.name.startsWith(name));
-  if (!secret?.data) return fallback;
-  return Object.fromEntries(Object.entries(secret.data).map(([key, value]) => [key, Buffer.from(value, 'base64').toString('utf8')]));
-}
-
-/** The environment a container starts with: its ConfigMaps (envFrom) and its env, secrets resolved. */
-function environmentOf(container: Container, objects: K8sObject[], secrets: Record<string, string>): Record<string, string> {
-  const env: Record<string, string> = {};
-  for (const source of container.envFrom ?? []) {
-    const name = source.configMapRef?.name;
-    const configMap = objects.find((object) => object.kind === 'ConfigMap' && name !== undefined && object.metadata.name === name);
-    expect(configMap, `ConfigMap ${name}`).toBeDefined();
-    Object.assign(env, configMap?.data);
-  }
-  for (const variable of container.env ?? []) {
-    const ref = variable.valueFrom?.secretKeyRef;
-    if (ref) {
-      expect(secrets, `secret key ${ref.key} of ${container.name}`).toHaveProperty([ref.key]);
-      env[variable.name] = secrets[ref.key]!;
-    } else env[variable.name] = variable.value ?? '';
-  }
-  return env;
-}
+import { environmentOf, exampleSecret, PLATFORM, render, secretData, type Container } from './support/manifests.js';
 
 /** Every `host:port` string in a loaded configuration. */
 function hostPorts(value: unknown): string[] {
@@ -138,6 +51,22 @@ describe.each(['base', 'overlays/dev', 'overlays/prod'])('deploy/k8s/%s', (overl
       expect(container!.resources?.limits).toMatchObject({ cpu: expect.any(String), memory: expect.any(String) });
     }
   });
+
+  it('gives the platform write access to emptyDirs only: /tmp, and in dev the room live_update needs', async () => {
+    const deployments = (await render(overlay)).filter((object) => object.kind === 'Deployment' && object.metadata.name in PLATFORM);
+    for (const deployment of deployments) {
+      const pod = deployment.spec!.template!.spec;
+      const mounts = pod.containers[0]!.volumeMounts ?? [];
+      expect(pod.volumes?.every((volume) => volume.emptyDir !== undefined), deployment.metadata.name).toBe(true);
+      if (overlay === 'overlays/dev') {
+        expect(mounts.map((mount) => mount.mountPath).sort()).toEqual(['/live', '/tmp']);
+        expect(pod.initContainers?.map((init) => init.securityContext)).toEqual([expect.objectContaining({ readOnlyRootFilesystem: true, allowPrivilegeEscalation: false })]);
+      } else {
+        expect(mounts.map((mount) => mount.mountPath)).toEqual(['/tmp']);
+        expect(pod.initContainers).toBeUndefined();
+      }
+    }
+  });
 });
 
 describe.each(['overlays/dev', 'overlays/prod'])('the services of deploy/k8s/%s', (overlay) => {
@@ -165,6 +94,10 @@ describe.each(['overlays/dev', 'overlays/prod'])('the services of deploy/k8s/%s'
         expect(container.livenessProbe?.grpc?.port).toBe(grpc);
         expect(servicePort(name, grpc!)?.targetPort).toBe('grpc');
       }
+      // Prometheus finds /metrics where the telemetry hook serves it (metricsAddressFrom).
+      const metrics = metricsAddressFrom({ ...env, METRICS_HOST: '0.0.0.0' });
+      expect(portOf(container, 'metrics'), `${name} serves /metrics`).toBe(metrics?.port);
+      expect(deployment.spec!.template!.metadata.annotations).toMatchObject({ 'prometheus.io/scrape': 'true', 'prometheus.io/port': String(metrics?.port), 'prometheus.io/path': '/metrics' });
       // Every peer address the part ends up with (defaults included: theirs are loopback) is a
       // Service of these manifests, on the port the peer listens on.
       for (const address of hostPorts(config)) {
