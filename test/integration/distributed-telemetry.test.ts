@@ -123,7 +123,7 @@ describe('a REST call in the distributed mode', () => {
       (span) => span.service === 'webhook-dispatcher' && span.kind === SPAN_KIND.CONSUMER && span.parentSpanId === publish.spanId,
       'the dispatcher consuming the event',
     );
-    expect(consume.name).toMatch(/\.workflow\.execution\.completed process$/);
+    expect(consume.name).toBe('process workflow.execution.completed');
     const attempt = only((span) => span.service === 'webhook-dispatcher' && span.kind === SPAN_KIND.CLIENT && span.name === 'POST', 'the webhook attempt');
     expect(descendsFrom(attempt, consume, spans)).toBe(true);
   });

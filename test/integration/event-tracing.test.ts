@@ -67,7 +67,7 @@ describe('tracing across domain events', () => {
     expect(producerSpan?.name, describeSpans).toBe('send billing.purchase.completed');
     expect(producerSpan?.parentSpanId).toBe(identitySpan?.spanId);
     const consumerSpan = spans.find((span) => span.kind === SPAN_KIND.CONSUMER);
-    expect(consumerSpan?.name, describeSpans).toMatch(/^events\.[^.]+\.billing\.purchase\.completed process$/);
+    expect(consumerSpan?.name, describeSpans).toBe('process billing.purchase.completed');
     expect(consumerSpan?.parentSpanId).toBe(producerSpan?.spanId);
     const attemptSpan = spans.find((span) => span.kind === SPAN_KIND.CLIENT && span.name === 'POST');
     expect(attemptSpan?.parentSpanId, describeSpans).toBe(consumerSpan?.spanId);

@@ -105,7 +105,7 @@ export class InProcessEventBus implements EventBus {
       const entry = await this.awaitSubscriber(name);
       if (!subjectMatches(entry.consumer.filter, subject)) return;
       await entry.slots.acquire();
-      const info = { system: 'in-process', subject, consumer: name, eventId: envelope.id, attempt } as const;
+      const info = { system: 'in-process', subject, eventType: envelope.type, consumer: name, eventId: envelope.id, attempt } as const;
       const work = consumeInTraceContext(trace, info, () => entry.consumer.handle(envelope, { json, attempt }));
       entry.slots.track(work);
       try {

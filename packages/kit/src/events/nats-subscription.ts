@@ -117,7 +117,7 @@ export class NatsSubscription {
     const answer = (send: () => void) => answerSafely(logger, envelope.id, send);
     const keepAlive = setInterval(() => answer(() => msg.working()), Math.max(this.options.ackWaitMs / 3, 100));
     try {
-      const info = { system: 'nats', subject: msg.subject, consumer: consumer.name, eventId: envelope.id, attempt } as const;
+      const info = { system: 'nats', subject: msg.subject, eventType: envelope.type, consumer: consumer.name, eventId: envelope.id, attempt } as const;
       await consumeInTraceContext(traceOf(msg), info, () => consumer.handle(envelope, { json, attempt }));
       answer(() => msg.ack());
     } catch (error) {

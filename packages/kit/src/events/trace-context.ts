@@ -84,26 +84,29 @@ export async function publishInTraceContext<T>(
 export interface ConsumeSpanInfo {
   system: 'nats' | 'in-process';
   subject: string;
+  /** The subject without its tenant: names the span, so span names stay few. */
+  eventType: string;
   consumer: string;
   eventId: string;
   attempt: number;
 }
 
 /**
- * Runs an event handler inside the publisher's trace context, under a CONSUMER span named after
- * the subject (OpenTelemetry messaging conventions), so the handler's RPCs, queries and log lines
+ * Runs an event handler inside the publisher's trace context, under a CONSUMER span named
+ * `process <event type>` (OpenTelemetry messaging conventions), so the handler's RPCs, queries and log lines
  * carry the trace id of the request that recorded the event.
  */
 export function consumeInTraceContext<T>(carrier: TraceCarrier | null | undefined, info: ConsumeSpanInfo, handle: () => Promise<T>): Promise<T> {
   const parent = restoreTraceContext(carrier);
   const span = tracer.startSpan(
-    `${info.subject} process`,
+    `process ${info.eventType}`,
     {
       kind: SpanKind.CONSUMER,
       attributes: {
         'messaging.system': info.system,
         'messaging.operation.type': 'process',
         'messaging.destination.name': info.subject,
+        'messaging.destination.template': `events.{tenant_id}.${info.eventType}`,
         'messaging.consumer.group.name': info.consumer,
         'messaging.message.id': info.eventId,
         'messaging.message.delivery_count': info.attempt,
