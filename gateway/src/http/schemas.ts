@@ -2,7 +2,7 @@ import { ERROR_CODES } from '@agent-platform/kit';
 import { z } from 'zod';
 import { UNPARSABLE } from './validation.js';
 
-/** The flat error body of decisions §2; a shared OpenAPI component. */
+/** The flat error body of decisions §2; a shared OpenAPI component (each status: error-responses.ts). */
 export const ErrorSchema = z
   .object({
     error: z.enum(Object.keys(ERROR_CODES) as [keyof typeof ERROR_CODES, ...(keyof typeof ERROR_CODES)[]]),
@@ -11,9 +11,6 @@ export const ErrorSchema = z
     retry_after: z.int().optional().describe('Seconds to wait; with rate_limit_exceeded only.'),
   })
   .meta({ id: 'Error', description: 'Every failure, decisions §2.' });
-
-/** Documents every failure a route can answer with; the body is always ErrorSchema. */
-export const errorResponses = { default: ErrorSchema.describe('Error') } as const;
 
 /** ISO 8601 UTC with milliseconds and Z, as every timestamp of the API. */
 export const Timestamp = z.iso
@@ -35,6 +32,11 @@ export function queryInt(options: { min: number; max: number; fallback: number; 
     .transform((value) => value ?? options.fallback)
     // Documented as the integer it is read as, not as the query string's text.
     .meta({ type: 'integer', minimum: options.min, maximum: options.max, description: `${options.description} Default ${options.fallback}.` });
+}
+
+/** A path parameter naming a resource by its id (decisions §1: `<resource>_id`, ids `<prefix>_<ULID>`). */
+export function pathId(what: string, prefix: string) {
+  return z.string().min(1).describe(`The ${what}'s id (${prefix}_…).`);
 }
 
 export const TenantQuery = z.object({

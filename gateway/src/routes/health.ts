@@ -2,10 +2,13 @@ import { withTimeout } from '@agent-platform/kit';
 import { ServingStatus } from '@agent-platform/kit/grpc';
 import type { FastifyPluginCallbackZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { ErrorSchema } from '../http/schemas.js';
+import { errorResponses, genericErrorResponses, impliedErrors } from '../http/error-responses.js';
 import type { HealthClient } from '../plugins/app/grpc-health.js';
 
 const PROBE_TIMEOUT_MS = 1_000;
+
+// No credential, no rate limit: only a malformed URL and the unexpected fail a probe.
+const PROBE_ERRORS = genericErrorResponses(impliedErrors({ methods: ['GET'], schema: undefined }, undefined));
 
 const Ready = z.object({
   status: z.literal('ready'),
@@ -27,7 +30,13 @@ const healthRoutes: FastifyPluginCallbackZod = (app, _options, done) => {
   app.get(
     '/healthz',
     {
-      schema: { tags: ['operations'], summary: 'Liveness: the process is up', response: { 200: z.object({ status: z.literal('ok') }) } },
+      schema: {
+        operationId: 'checkLiveness',
+        tags: ['operations'],
+        summary: 'Liveness: the process is up',
+        security: [],
+        response: { 200: z.object({ status: z.literal('ok') }), ...PROBE_ERRORS },
+      },
     },
     () => ({ status: 'ok' as const }),
   );
@@ -36,15 +45,21 @@ const healthRoutes: FastifyPluginCallbackZod = (app, _options, done) => {
     '/readyz',
     {
       schema: {
+        operationId: 'checkReadiness',
         tags: ['operations'],
         summary: 'Readiness: every backend answers',
+        security: [],
         description: [
           'Ready only when every backend answers: identity, agent-memory, webhook-dispatcher and workflow-runner report SERVING on',
           'grpc.health.v1, and Redis (when configured) answers PING. A gateway that cannot reach one of',
           'them would fail part of the API, so it leaves the load balancer until all are back. A 503',
           'names each backend that failed in `details[].field`.',
         ].join(' '),
-        response: { 200: Ready, 503: ErrorSchema },
+        response: {
+          200: Ready,
+          ...PROBE_ERRORS,
+          ...errorResponses({ service_unavailable: 'Not ready: `details[].field` names each backend that failed.' }),
+        },
       },
     },
     async (_request, reply) => {

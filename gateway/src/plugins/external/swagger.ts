@@ -2,6 +2,8 @@ import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import fp from 'fastify-plugin';
 import { createJsonSchemaTransform, jsonSchemaTransformObject } from 'fastify-type-provider-zod';
+import { withSuccessDescriptions } from '../../openapi/success-descriptions.js';
+import { withoutUnusedSchemas } from '../../openapi/unused-schemas.js';
 
 const DESCRIPTION = [
   'The REST API of the agent platform (spec/agent-platform-api.md, with spec/decisions.md).',
@@ -10,7 +12,9 @@ const DESCRIPTION = [
   'the same operations answer there, with the same requests and responses, and are not listed twice.',
   '',
   'Authenticate with `Authorization: Bearer <credential>`: an access token from `/auth/login` or',
-  '`/auth/refresh`, or an API key (`ap_live_…`). Failures use one flat body (the `Error` schema).',
+  '`/auth/refresh` (bearerAuth), or, where an operation allows it, an API key `ap_live_…` (apiKeyAuth,',
+  'listed with the scope the key must hold). Failures use one flat body (the `Error` schema), and each',
+  'operation lists the statuses it can answer.',
   'Authenticated responses carry `X-RateLimit-Limit`, `X-RateLimit-Remaining` and `X-RateLimit-Reset`.',
 ].join('\n');
 
@@ -23,8 +27,22 @@ export default fp(
     await app.register(swagger, {
       openapi: {
         openapi: '3.1.0',
-        info: { title: 'Agent Platform API', version: '1.0.0', description: DESCRIPTION },
-        servers: [{ url: app.config.PUBLIC_BASE_URL }],
+        info: {
+          title: 'Agent Platform API',
+          version: '1.0.0',
+          description: DESCRIPTION,
+          license: { name: 'Proprietary', identifier: 'LicenseRef-Proprietary' },
+        },
+        // Relative first: the gateway that serves this document. The document does not depend on
+        // the deployment, so the committed openapi.json is exactly what every gateway serves.
+        servers: [
+          { url: '/', description: 'The gateway serving this document' },
+          {
+            url: '{base_url}',
+            description: 'A gateway at its public address',
+            variables: { base_url: { default: 'http://localhost:8080', description: "The deployment's PUBLIC_BASE_URL" } },
+          },
+        ],
         tags: [
           { name: 'auth', description: 'Registration, login, tokens and the current user' },
           { name: 'api-keys', description: 'API keys of the tenant (access tokens only)' },
@@ -45,15 +63,23 @@ export default fp(
             bearerAuth: {
               type: 'http',
               scheme: 'bearer',
-              description: 'An access token (JWT) from /auth/login or /auth/refresh, or an API key ap_live_….',
+              bearerFormat: 'JWT',
+              description: 'An access token (JWT, 3,600 s) from /auth/login or /auth/refresh. It acts with your role in the tenant.',
+            },
+            apiKeyAuth: {
+              type: 'http',
+              scheme: 'bearer',
+              bearerFormat: 'ap_live_…',
+              description:
+                "An API key, sent as `Authorization: Bearer ap_live_…`. It acts in its own tenant with its creator's role narrowed to its scopes; an operation lists the scope it needs.",
             },
           },
         },
       },
       transform: createJsonSchemaTransform({ skipList: ['/openapi.json'] }),
-      transformObject: jsonSchemaTransformObject,
+      transformObject: (document) => withSuccessDescriptions(withoutUnusedSchemas(jsonSchemaTransformObject(document))),
     });
     await app.register(swaggerUi, { routePrefix: '/docs' });
   },
-  { name: 'swagger', dependencies: ['config'] },
+  { name: 'swagger' },
 );

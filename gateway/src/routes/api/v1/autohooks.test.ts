@@ -1,6 +1,15 @@
 import Fastify from 'fastify';
+import { serializerCompiler, validatorCompiler } from 'fastify-type-provider-zod';
 import { describe, expect, it } from 'vitest';
 import { apiHooks } from './autohooks.js';
+
+/** Fastify with the gateway's compilers: the hooks add zod response schemas (the Error body). */
+function zodFastify(options: { exposeHeadRoutes: boolean }) {
+  const app = Fastify(options);
+  app.setValidatorCompiler(validatorCompiler);
+  app.setSerializerCompiler(serializerCompiler);
+  return app;
+}
 
 describe('apiHooks', () => {
   it('refuses to start with a route missing from the policy table', async () => {
@@ -18,7 +27,7 @@ describe('apiHooks', () => {
   });
 
   it('attaches the row and the OpenAPI security, hiding the copies under an alias', async () => {
-    const app = Fastify({ exposeHeadRoutes: false });
+    const app = zodFastify({ exposeHeadRoutes: false });
     const seen: { url: string; config?: unknown; schema?: unknown }[] = [];
     app.addHook('onRoute', (route) => {
       seen.push(route);
@@ -35,17 +44,23 @@ describe('apiHooks', () => {
       );
     }
     await app.ready();
-    expect(seen.map(({ url, config, schema }) => ({ url, config, schema: JSON.parse(JSON.stringify(schema)) as unknown }))).toEqual([
-      { url: '/api/v1/auth/me', config: { policy: { auth: 'user-or-key', minRole: 'viewer' } }, schema: { security: [{ bearerAuth: [] }] } },
-      { url: '/api/v1/auth/login', config: { policy: { auth: 'none' } }, schema: { security: [] } },
-      { url: '/v1/auth/me', config: { policy: { auth: 'user-or-key', minRole: 'viewer' } }, schema: { security: [{ bearerAuth: [] }], hide: true } },
-      { url: '/v1/auth/login', config: { policy: { auth: 'none' } }, schema: { security: [], hide: true } },
+    const me = [{ bearerAuth: [] }, { apiKeyAuth: [] }];
+    expect(
+      seen.map(({ url, config, schema }) => {
+        const { security, hide, response } = schema as { security: unknown; hide?: boolean; response: Record<string, unknown> };
+        return { url, config, security, hide, statuses: Object.keys(response) };
+      }),
+    ).toEqual([
+      { url: '/api/v1/auth/me', config: { policy: { auth: 'user-or-key', minRole: 'viewer' } }, security: me, hide: undefined, statuses: ['400', '401', '403', '429', '500', '503'] },
+      { url: '/api/v1/auth/login', config: { policy: { auth: 'none' } }, security: [], hide: undefined, statuses: ['400', '413', '429', '500', '503'] },
+      { url: '/v1/auth/me', config: { policy: { auth: 'user-or-key', minRole: 'viewer' } }, security: me, hide: true, statuses: ['400', '401', '403', '429', '500', '503'] },
+      { url: '/v1/auth/login', config: { policy: { auth: 'none' } }, security: [], hide: true, statuses: ['400', '413', '429', '500', '503'] },
     ]);
     await app.close();
   });
 
   it('gives a HEAD twin the row of its GET', async () => {
-    const app = Fastify({ exposeHeadRoutes: true });
+    const app = zodFastify({ exposeHeadRoutes: true });
     const heads: { config?: unknown }[] = [];
     app.addHook('onRoute', (route) => {
       if (route.method === 'HEAD') heads.push(route);

@@ -2,6 +2,7 @@ import { DomainError } from '@agent-platform/kit';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { bearerCredential, requestedTenant } from '../../../auth/credentials.js';
 import { authorize, policyFor, type RoutePolicy } from '../../../auth/policy.js';
+import { impliedErrors, withImpliedErrors } from '../../../http/error-responses.js';
 import type { AuthenticatedPrincipal } from '../../../auth/principal.js';
 
 export interface ApiHookOptions {
@@ -36,7 +37,8 @@ export function apiHooks(app: FastifyInstance, options: ApiHookOptions): void {
     route.config = { ...route.config, policy };
     route.schema = {
       ...route.schema,
-      security: policy.auth === 'none' ? [] : [{ bearerAuth: [] }],
+      security: securityOf(policy),
+      response: withImpliedErrors(route.schema?.response as Record<string, unknown> | undefined, impliedErrors({ methods, schema: route.schema }, policy)),
       ...(options.documented ? {} : { hide: true }),
     };
   });
@@ -51,6 +53,17 @@ export function apiHooks(app: FastifyInstance, options: ApiHookOptions): void {
     if (!policy) throw new Error(`Route ${request.routeOptions.url ?? ''} has no policy`);
     await guard(request, reply, policy);
   });
+}
+
+/**
+ * The OpenAPI security of a policy row: none, an access token, or an access token or an API key
+ * (bearerAuth, apiKeyAuth: swagger.ts). An API key's requirement lists the scope it must hold, as
+ * OpenAPI 3.1 allows for schemes other than OAuth.
+ */
+export function securityOf(policy: RoutePolicy): Record<string, string[]>[] {
+  if (policy.auth === 'none') return [];
+  if (policy.auth === 'user') return [{ bearerAuth: [] }];
+  return [{ bearerAuth: [] }, { apiKeyAuth: policy.scope ? [policy.scope] : [] }];
 }
 
 async function guard(request: FastifyRequest, reply: FastifyReply, policy: RoutePolicy): Promise<void> {

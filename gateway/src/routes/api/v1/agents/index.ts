@@ -1,6 +1,6 @@
 import type { FastifyPluginCallbackZod } from 'fastify-type-provider-zod';
 import { callAs } from '../../../../http/calls.js';
-import { errorResponses, PageQuery, TenantQuery } from '../../../../http/schemas.js';
+import { PageQuery, TenantQuery } from '../../../../http/schemas.js';
 import { agentBody, AgentPage, AgentSchema, configJson, CreateAgentBody } from './schemas.js';
 
 /**
@@ -16,7 +16,7 @@ const agentRoutes: FastifyPluginCallbackZod = (app, _options, done) => {
         tags: ['agents'],
         summary: 'List the agents of the tenant, newest first',
         querystring: PageQuery,
-        response: { 200: AgentPage, ...errorResponses },
+        response: { 200: AgentPage },
       },
     },
     async (request) => {
@@ -37,7 +37,7 @@ const agentRoutes: FastifyPluginCallbackZod = (app, _options, done) => {
           'type is 1..64 characters of a-z, 0-9, _ and -; memory_types a subset of semantic, episodic, procedural; config keys model, temperature (0..2), max_tokens, system_prompt, top_p (0..1) and no other. Breaking these is 422 validation_error naming each field (config.<key> for a config key).',
         querystring: TenantQuery,
         body: CreateAgentBody,
-        response: { 201: AgentSchema, ...errorResponses },
+        response: { 201: AgentSchema },
       },
     },
     async (request, reply) => {

@@ -1,6 +1,6 @@
 import type { Agent, AgentConfig } from '@agent-platform/proto/agents/v1/agents';
 import { z } from 'zod';
-import { iso, Timestamp } from '../../../../http/schemas.js';
+import { iso, pathId, Timestamp } from '../../../../http/schemas.js';
 
 // The gateway checks shapes and types. What a name, a type or a config value may be (lengths,
 // the [a-z0-9_-] pattern, the memory type catalogue, ranges, the allowed config keys) is the
@@ -33,15 +33,25 @@ const ConfigInput = z
   // Documented as closed, which the API is: the service refuses other keys (the gateway lets them through to it).
   .meta({ additionalProperties: false });
 
-export const AgentParams = z.object({ agent_id: z.string().min(1) });
+export const AgentParams = z.object({ agent_id: pathId('agent', 'agt') });
 
-export const CreateAgentBody = z.object({
-  name: Name,
-  type: Type,
-  description: Description.optional(),
-  memory_types: MemoryTypes.optional(),
-  config: ConfigInput.optional(),
-});
+const AGENT_EXAMPLE = {
+  name: 'Support bot',
+  type: 'support',
+  description: 'Answers questions about orders',
+  memory_types: ['semantic', 'episodic'],
+  config: { model: 'gpt-4o-mini', temperature: 0.2 },
+};
+
+export const CreateAgentBody = z
+  .object({
+    name: Name,
+    type: Type,
+    description: Description.optional(),
+    memory_types: MemoryTypes.optional(),
+    config: ConfigInput.optional(),
+  })
+  .meta({ examples: [AGENT_EXAMPLE] });
 
 /** PATCH: only the fields present change; `config` and `memory_types` are replaced whole. */
 export const UpdateAgentBody = z.object({
@@ -50,10 +60,10 @@ export const UpdateAgentBody = z.object({
   description: Description.optional(),
   memory_types: MemoryTypes.optional().describe(`${MemoryTypes.description ?? ''} Replaces the whole list.`),
   config: ConfigInput.optional().describe(`${ConfigInput.description ?? ''} Replaces the whole config object.`),
-});
+}).meta({ examples: [{ description: 'Answers questions about orders and returns', config: { temperature: 0.4 } }] });
 
 /** PUT: the whole agent; what is left out is reset (description none, default memory types, empty config). */
-export const ReplaceAgentBody = CreateAgentBody;
+export const ReplaceAgentBody = CreateAgentBody.meta({ examples: [{ ...AGENT_EXAMPLE, name: 'Support bot v2', memory_types: ['semantic'] }] });
 
 export const AgentConfigSchema = z
   .object({

@@ -1,6 +1,7 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { anonymousCall, callAs } from '../../../../http/calls.js';
-import { errorResponses, iso, TenantQuery } from '../../../../http/schemas.js';
+import { errorResponses } from '../../../../http/error-responses.js';
+import { iso, TenantQuery } from '../../../../http/schemas.js';
 import login from './login.js';
 import { CurrentUser, RefreshBody, RegisterBody, RegisteredUser, TokenResponse, tokenBody } from './schemas.js';
 
@@ -10,10 +11,11 @@ const authRoutes: FastifyPluginAsyncZod = async (app) => {
     '/register',
     {
       schema: {
+        operationId: 'registerUser',
         tags: ['auth'],
         summary: 'Register a user, with a new tenant they own and the welcome credits',
         body: RegisterBody,
-        response: { 201: RegisteredUser, ...errorResponses },
+        response: { 201: RegisteredUser, ...errorResponses({ conflict: 'The e-mail address is already registered.' }) },
       },
     },
     async (request, reply) => {
@@ -39,10 +41,16 @@ const authRoutes: FastifyPluginAsyncZod = async (app) => {
     '/refresh',
     {
       schema: {
+        operationId: 'refreshToken',
         tags: ['auth'],
         summary: 'Exchange a refresh token for a new token pair (the old one is spent)',
         body: RefreshBody,
-        response: { 200: TokenResponse, ...errorResponses },
+        response: {
+          200: TokenResponse,
+          ...errorResponses({
+            unauthorized: 'The refresh token is unknown, expired or spent; presenting a spent one revokes its whole family.',
+          }),
+        },
       },
     },
     async (request) => {
@@ -55,10 +63,11 @@ const authRoutes: FastifyPluginAsyncZod = async (app) => {
     '/me',
     {
       schema: {
+        operationId: 'getCurrentUser',
         tags: ['auth'],
-        summary: 'The current user (for an API key: its creator) with every tenant membership',
+        summary: 'Get the current user (for an API key: its creator) with every tenant membership',
         querystring: TenantQuery,
-        response: { 200: CurrentUser, ...errorResponses },
+        response: { 200: CurrentUser },
       },
     },
     async (request) => {

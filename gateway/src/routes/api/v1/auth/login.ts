@@ -2,7 +2,7 @@ import formbody from '@fastify/formbody';
 import { DomainError } from '@agent-platform/kit';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { anonymousCall } from '../../../../http/calls.js';
-import { errorResponses } from '../../../../http/schemas.js';
+import { errorResponses } from '../../../../http/error-responses.js';
 import { LoginBody, TokenResponse, tokenBody } from './schemas.js';
 
 /**
@@ -16,11 +16,18 @@ const login: FastifyPluginAsyncZod = async (app) => {
     '/login',
     {
       schema: {
+        operationId: 'login',
         tags: ['auth'],
         summary: 'Log in with e-mail and password; returns an access token and a refresh token',
         consumes: ['application/x-www-form-urlencoded', 'application/json'],
         body: LoginBody,
-        response: { 200: TokenResponse, ...errorResponses },
+        response: {
+          200: TokenResponse,
+          ...errorResponses({
+            unauthorized: 'Wrong e-mail or password (one message for both).',
+            rate_limit_exceeded: 'Too many attempts from this client IP, or too many failed logins for this e-mail.',
+          }),
+        },
       },
     },
     async (request) => {

@@ -7,7 +7,7 @@ export const RegisterBody = z.object({
   password: z.string().min(8).max(128),
   full_name: z.string().trim().min(1).max(200).optional(),
   company: z.string().trim().min(1).max(200).optional().describe('Names the tenant created for you.'),
-});
+}).meta({ examples: [{ email: 'ada@example.com', password: 'correct horse battery staple', full_name: 'Ada Lovelace', company: 'Analytical Engines' }] });
 
 export const RegisteredUser = z.object({
   id: z.string(),
@@ -22,9 +22,9 @@ export const RegisteredUser = z.object({
 export const LoginBody = z.object({
   username: z.string().trim().min(1).max(254).describe('Your e-mail address.'),
   password: z.string().min(1).max(1024),
-});
+}).meta({ examples: [{ username: 'ada@example.com', password: 'correct horse battery staple' }] });
 
-export const RefreshBody = z.object({ refresh_token: z.string().min(1).max(4096) });
+export const RefreshBody = z.object({ refresh_token: z.string().min(1).max(4096) }).meta({ examples: [{ refresh_token: 'rt_9f1c2e7d4b3a…' }] });
 
 export const TokenResponse = z.object({
   access_token: z.string(),

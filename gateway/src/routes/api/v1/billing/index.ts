@@ -1,7 +1,7 @@
 import type { FastifyPluginCallbackZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { callAs } from '../../../../http/calls.js';
-import { errorResponses, iso, PageQuery, pageOf, TenantQuery, Timestamp } from '../../../../http/schemas.js';
+import { iso, PageQuery, pageOf, TenantQuery, Timestamp } from '../../../../http/schemas.js';
 
 const Credits = z.object({
   balance: z.int(),
@@ -18,7 +18,7 @@ const Transaction = z.object({
   created_at: Timestamp,
 });
 
-const PurchaseBody = z.object({ credits: z.int().min(1).max(1_000_000) });
+const PurchaseBody = z.object({ credits: z.int().min(1).max(1_000_000) }).meta({ examples: [{ credits: 5000 }] });
 
 const Purchase = z.object({
   id: z.string(),
@@ -34,10 +34,11 @@ const billingRoutes: FastifyPluginCallbackZod = (app, _options, done) => {
     '/credits',
     {
       schema: {
+        operationId: 'getCredits',
         tags: ['billing'],
-        summary: 'Credit balance, low-balance threshold and plan of the tenant',
+        summary: 'Get the credit balance, low-balance threshold and plan of the tenant',
         querystring: TenantQuery,
-        response: { 200: Credits, ...errorResponses },
+        response: { 200: Credits },
       },
     },
     async (request) => {
@@ -50,10 +51,11 @@ const billingRoutes: FastifyPluginCallbackZod = (app, _options, done) => {
     '/transactions',
     {
       schema: {
+        operationId: 'listCreditTransactions',
         tags: ['billing'],
-        summary: 'The credit ledger of the tenant, newest first',
+        summary: 'List the credit ledger of the tenant, newest first',
         querystring: PageQuery,
-        response: { 200: pageOf(Transaction), ...errorResponses },
+        response: { 200: pageOf(Transaction) },
       },
     },
     async (request) => {
@@ -79,11 +81,12 @@ const billingRoutes: FastifyPluginCallbackZod = (app, _options, done) => {
     '/purchases',
     {
       schema: {
+        operationId: 'purchaseCredits',
         tags: ['billing'],
         summary: 'Buy credits through the configured payment provider',
         querystring: TenantQuery,
         body: PurchaseBody,
-        response: { 201: Purchase, ...errorResponses },
+        response: { 201: Purchase },
       },
     },
     async (request, reply) => {

@@ -1,6 +1,7 @@
 import type { FastifyPluginCallbackZod } from 'fastify-type-provider-zod';
 import { callAs } from '../../../../http/calls.js';
-import { errorResponses, pageOf, SuccessSchema, TenantQuery } from '../../../../http/schemas.js';
+import { errorResponses } from '../../../../http/error-responses.js';
+import { pageOf, SuccessSchema, TenantQuery } from '../../../../http/schemas.js';
 import {
   AddMemoryBody,
   jsonText,
@@ -31,7 +32,7 @@ const memoryRoutes: FastifyPluginCallbackZod = (app, _options, done) => {
         description: "memory_type must be one of the agent's memory_types (422 otherwise).",
         querystring: TenantQuery,
         body: AddMemoryBody,
-        response: { 201: MemoryItemSchema, ...errorResponses },
+        response: { 201: MemoryItemSchema, ...errorResponses({ not_found: 'No such agent.', upstream_error: 'The embedding provider failed or timed out.' }) },
       },
     },
     async (request, reply) => {
@@ -52,7 +53,7 @@ const memoryRoutes: FastifyPluginCallbackZod = (app, _options, done) => {
         tags,
         summary: "List an agent's memory items, newest first",
         querystring: MemoryListQuery,
-        response: { 200: pageOf(MemoryItemSchema), ...errorResponses },
+        response: { 200: pageOf(MemoryItemSchema), ...errorResponses({ not_found: 'No such agent.' }) },
       },
     },
     async (request) => {
@@ -72,7 +73,7 @@ const memoryRoutes: FastifyPluginCallbackZod = (app, _options, done) => {
         description: 'Hybrid ranking: meaning (vectors) and exact words (full text) together, so an identifier or a rare word is found as well as a paraphrase. Scores are in [0, 1].',
         querystring: TenantQuery,
         body: SearchMemoryBody,
-        response: { 200: SearchResponse, ...errorResponses },
+        response: { 200: SearchResponse, ...errorResponses({ not_found: 'No such agent.', upstream_error: 'The embedding provider failed or timed out.' }) },
       },
     },
     async (request) => {
@@ -94,7 +95,7 @@ const memoryRoutes: FastifyPluginCallbackZod = (app, _options, done) => {
         summary: 'Delete a memory item',
         params: MemoryParams,
         querystring: TenantQuery,
-        response: { 200: SuccessSchema, ...errorResponses },
+        response: { 200: SuccessSchema },
       },
     },
     async (request) => {

@@ -1,25 +1,30 @@
 import type { Document, MemoryItem } from '@agent-platform/proto/agents/v1/memory';
 import { z } from 'zod';
-import { iso, Paging, TenantQuery, Timestamp } from '../../../../http/schemas.js';
+import { iso, pathId, Paging, TenantQuery, Timestamp } from '../../../../http/schemas.js';
 
 // As for agents, the gateway checks shapes and types; the agent-memory service decides the rest
 // (content lengths, memory_type among the agent's memory_types, metadata size) and names the field.
 
 const AgentId = z.string().min(1).describe('The agent whose memory this is.');
 
-const MemoryType = z.string().min(1).describe("semantic, episodic or procedural: one of the agent's memory_types.");
+// Documented as the catalogue the agent-memory service checks (422 naming the field otherwise).
+const MemoryType = z
+  .string()
+  .min(1)
+  .describe("semantic, episodic or procedural: one of the agent's memory_types.")
+  .meta({ enum: ['semantic', 'episodic', 'procedural'] });
 
 const Metadata = z.record(z.string(), z.unknown()).describe('A free-form JSON object (up to 16 KiB), kept with the item.');
 
-export const MemoryParams = z.object({ memory_id: z.string().min(1) });
-export const DocumentParams = z.object({ document_id: z.string().min(1) });
+export const MemoryParams = z.object({ memory_id: pathId('memory item', 'mem') });
+export const DocumentParams = z.object({ document_id: pathId('document', 'doc') });
 
 export const AddMemoryBody = z.object({
   agent_id: AgentId,
   memory_type: MemoryType,
   content: z.string().describe('1..32,000 characters, not blank.'),
   metadata: Metadata.optional(),
-});
+}).meta({ examples: [{ agent_id: 'agt_01JD0F3G4H5J6K7M8N9P0QRSTV', memory_type: 'semantic', content: 'The customer prefers e-mail over phone calls.', metadata: { source: 'crm' } }] });
 
 export const SearchMemoryBody = z.object({
   agent_id: AgentId,
@@ -32,7 +37,7 @@ export const SearchMemoryBody = z.object({
     .record(z.string(), z.union([z.string(), z.number(), z.boolean()]))
     .optional()
     .describe('Metadata equality: every key must be present in an item\'s metadata with exactly this value.'),
-});
+}).meta({ examples: [{ agent_id: 'agt_01JD0F3G4H5J6K7M8N9P0QRSTV', query: 'How does the customer like to be contacted?', top_k: 5, min_score: 0.2, filter: { source: 'crm' } }] });
 
 export const MemoryListQuery = TenantQuery.extend({
   agent_id: AgentId,
@@ -45,6 +50,8 @@ export const AddDocumentBody = z.object({
   title: z.string().optional().describe('Up to 500 characters; copied into each chunk\'s metadata.'),
   content: z.string().describe('The text, 1..1,000,000 characters: chunked (with overlap) into semantic memory items.'),
   metadata: Metadata.optional().describe('Copied onto every chunk, beside document_id and chunk_index.'),
+}).meta({
+  examples: [{ agent_id: 'agt_01JD0F3G4H5J6K7M8N9P0QRSTV', title: 'Returns policy', content: 'Items can be returned within 30 days of delivery…', metadata: { version: 3 } }],
 });
 
 export const MemoryItemSchema = z

@@ -1,6 +1,6 @@
 import type { FastifyPluginCallbackZod } from 'fastify-type-provider-zod';
 import { callAs } from '../../../../http/calls.js';
-import { errorResponses, PageQuery, pageOf, TenantQuery } from '../../../../http/schemas.js';
+import { PageQuery, pageOf, TenantQuery } from '../../../../http/schemas.js';
 import { CreateWebhookBody, metadataJson, webhookBody, WebhookSchema, WebhookWithSecret, withSecret } from './schemas.js';
 
 /**
@@ -12,10 +12,11 @@ const webhookRoutes: FastifyPluginCallbackZod = (app, _options, done) => {
     '',
     {
       schema: {
+        operationId: 'listWebhooks',
         tags: ['webhooks'],
         summary: 'List the webhooks of the tenant, newest first',
         querystring: PageQuery,
-        response: { 200: pageOf(WebhookSchema), ...errorResponses },
+        response: { 200: pageOf(WebhookSchema) },
       },
     },
     async (request) => {
@@ -29,13 +30,14 @@ const webhookRoutes: FastifyPluginCallbackZod = (app, _options, done) => {
     '',
     {
       schema: {
+        operationId: 'createWebhook',
         tags: ['webhooks'],
         summary: 'Register a webhook; its signing secret is in this response (and after a rotation) only',
         description:
           'url must be https on a public address; events are catalogue types or "*"; a supplied secret is 16..128 printable characters. Breaking these is 422 validation_error naming the field.',
         querystring: TenantQuery,
         body: CreateWebhookBody,
-        response: { 201: WebhookWithSecret, ...errorResponses },
+        response: { 201: WebhookWithSecret },
       },
     },
     async (request, reply) => {

@@ -1,6 +1,6 @@
 import type { Delivery, DeliveryAttempt, Webhook } from '@agent-platform/proto/webhooks/v1';
 import { z } from 'zod';
-import { iso, isoOrNull, queryInt, TenantQuery, Timestamp } from '../../../../http/schemas.js';
+import { iso, pathId, isoOrNull, queryInt, TenantQuery, Timestamp } from '../../../../http/schemas.js';
 
 // The gateway checks shapes and types only. What a URL, an event type or a secret may be
 // (https, no private addresses, the catalogue, 16..128 characters) is the dispatcher's to decide;
@@ -19,8 +19,8 @@ const Metadata = z.record(z.string(), z.unknown()).describe('A free-form JSON ob
 
 const Description = z.string().describe('A note for people; not sent to the receiver.');
 
-export const WebhookParams = z.object({ webhook_id: z.string().min(1) });
-export const DeliveryParams = WebhookParams.extend({ delivery_id: z.string().min(1) });
+export const WebhookParams = z.object({ webhook_id: pathId('webhook', 'wh') });
+export const DeliveryParams = WebhookParams.extend({ delivery_id: pathId('delivery', 'dlv') });
 
 export const CreateWebhookBody = z.object({
   url: WebhookUrl,
@@ -31,6 +31,8 @@ export const CreateWebhookBody = z.object({
     .describe('The signing secret (16..128 printable characters); generated (whsec_…) when absent.'),
   metadata: Metadata.optional(),
   description: Description.optional(),
+}).meta({
+  examples: [{ url: 'https://hooks.acme.test/agent-platform', events: ['agent.message.completed', 'workflow.execution.failed'], metadata: { team: 'support' }, description: 'Support dashboard' }],
 });
 
 /** Only the fields present change; an empty object changes nothing. */
@@ -39,11 +41,11 @@ export const UpdateWebhookBody = z.object({
   events: Events.optional().describe('Replaces the whole subscription.'),
   metadata: Metadata.optional().describe('Replaces the whole metadata object.'),
   description: Description.optional(),
-});
+}).meta({ examples: [{ events: ['*'] }] });
 
-export const TestWebhookBody = z.object({
-  event_type: z.string().describe('The catalogue event type of the synthetic event sent.'),
-});
+export const TestWebhookBody = z
+  .object({ event_type: z.string().describe('The catalogue event type of the synthetic event sent.') })
+  .meta({ examples: [{ event_type: 'agent.created' }] });
 
 /** decisions §5: deliveries are cursor-paged. */
 export const DeliveriesQuery = TenantQuery.extend({

@@ -1,6 +1,6 @@
 import type { FastifyPluginCallbackZod } from 'fastify-type-provider-zod';
 import { callAs } from '../../../../http/calls.js';
-import { errorResponses, PageQuery, TenantQuery } from '../../../../http/schemas.js';
+import { PageQuery, TenantQuery } from '../../../../http/schemas.js';
 import { CreateWorkflowBody, graphJson, workflowBody, WorkflowPage, WorkflowSchema, workflowSummaryBody } from './schemas.js';
 
 /**
@@ -16,7 +16,7 @@ const workflowRoutes: FastifyPluginCallbackZod = (app, _options, done) => {
         tags: ['workflows'],
         summary: 'List the workflows of the tenant, newest first',
         querystring: PageQuery,
-        response: { 200: WorkflowPage, ...errorResponses },
+        response: { 200: WorkflowPage },
       },
     },
     async (request) => {
@@ -37,7 +37,7 @@ const workflowRoutes: FastifyPluginCallbackZod = (app, _options, done) => {
           'The graph is validated as a whole (decisions §7): each problem is a 422 validation_error detail naming its field, e.g. nodes[2].config.path or nodes[1].config.rules[0].if for a CEL rule that does not compile.',
         querystring: TenantQuery,
         body: CreateWorkflowBody,
-        response: { 201: WorkflowSchema, ...errorResponses },
+        response: { 201: WorkflowSchema },
       },
     },
     async (request, reply) => {

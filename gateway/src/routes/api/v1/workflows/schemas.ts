@@ -1,6 +1,6 @@
 import type { Execution, NodeExecution, Workflow } from '@agent-platform/proto/workflows/v1';
 import { z } from 'zod';
-import { iso, isoOrNull, pageOf, queryInt, TenantQuery, Timestamp } from '../../../../http/schemas.js';
+import { iso, pathId, isoOrNull, pageOf, queryInt, TenantQuery, Timestamp } from '../../../../http/schemas.js';
 
 // The gateway checks shapes. What a graph may be (node types, config keys per type, edges, cycles,
 // CEL rules, 200 nodes) is the workflow-runner's to decide; its validation_error names each field
@@ -20,29 +20,53 @@ const NodeInput = z
 
 const EdgeInput = z.record(z.string(), z.unknown()).describe('{source, target}: node ids.');
 
-export const WorkflowParams = z.object({ workflow_id: z.string().min(1) });
-export const ExecutionParams = WorkflowParams.extend({ execution_id: z.string().min(1) });
+export const WorkflowParams = z.object({ workflow_id: pathId('workflow', 'wf') });
+export const ExecutionParams = WorkflowParams.extend({ execution_id: pathId('execution', 'exe') });
 
-export const CreateWorkflowBody = z.object({
-  name: z.string().describe('1..200 characters, not blank.'),
-  description: z.string().optional().describe('Up to 2,000 characters.'),
-  nodes: z.array(NodeInput).optional().describe('At most 200 nodes; at most one trigger node (webhook or schedule). Default [].'),
-  edges: z.array(EdgeInput).optional().describe('No cycles. Default [].'),
-});
+const WORKFLOW_EXAMPLE = {
+  name: 'Triage support tickets',
+  description: 'Asks the support agent, escalates urgent answers to Slack',
+  nodes: [
+    { id: 'start', type: 'webhook', config: { path: '/tickets' } },
+    { id: 'ask', type: 'agent', config: { agent_id: 'agt_01JD0F3G4H5J6K7M8N9P0QRSTV', message: 'Triage: {{ input.text }}' } },
+    { id: 'route', type: 'condition', config: { rules: [{ if: 'nodes.ask.output.content.contains("urgent")', goto: 'notify' }, { else: 'done' }] } },
+    { id: 'notify', type: 'integration', config: { service: 'slack', webhook_url: 'https://hooks.slack.com/services/T000/B000/XXXX', text: '{{ nodes.ask.output.content }}' } },
+    { id: 'done', type: 'integration', config: { service: 'http', url: 'https://tickets.acme.test/close', method: 'POST' } },
+  ],
+  edges: [
+    { source: 'start', target: 'ask' },
+    { source: 'ask', target: 'route' },
+    { source: 'route', target: 'notify' },
+    { source: 'route', target: 'done' },
+  ],
+};
 
-export const UpdateWorkflowBody = CreateWorkflowBody.partial().describe('Only the fields sent change; the status is kept. nodes and edges are validated together.');
+export const CreateWorkflowBody = z
+  .object({
+    name: z.string().describe('1..200 characters, not blank.'),
+    description: z.string().optional().describe('Up to 2,000 characters.'),
+    nodes: z.array(NodeInput).optional().describe('At most 200 nodes; at most one trigger node (webhook or schedule). Default [].'),
+    edges: z.array(EdgeInput).optional().describe('No cycles. Default [].'),
+  })
+  .meta({ examples: [WORKFLOW_EXAMPLE] });
+
+export const UpdateWorkflowBody = CreateWorkflowBody.partial()
+  .describe('Only the fields sent change; the status is kept. nodes and edges are validated together.')
+  .meta({ examples: [{ description: 'Asks the support agent; escalates urgent answers' }] });
 
 export const ExecuteBody = z
   .object({
     input: z.record(z.string(), z.unknown()).optional().describe('The trigger payload, free-form; expressions see it as `input`. Default {}.'),
     async: z.boolean().optional().describe('true (default): 202 at once. false: waits up to 30 s and answers 200 with the execution.'),
   })
-  .optional();
+  .optional()
+  .meta({ examples: [{ input: { text: 'My order arrived broken, this is urgent' }, async: true }] });
 
 export const ExecutionsQuery = TenantQuery.extend({
   limit: queryInt({ min: 1, max: 100, fallback: 20, description: 'Executions per page, 1..100.' }),
   cursor: z.string().min(1).optional().describe('next_cursor of the previous page.'),
-  status: z.string().optional().describe('running | completed | failed | cancelled'),
+  // Documented as the enum the workflow-runner checks (422 naming `status` for another value).
+  status: z.string().optional().describe('Only executions in this status.').meta({ enum: ['running', 'completed', 'failed', 'cancelled'] }),
 });
 
 const Statistics = z

@@ -2,7 +2,7 @@ import type { FastifyPluginCallbackZod } from 'fastify-type-provider-zod';
 import type { UpdateAgentRequest } from '@agent-platform/proto/agents/v1/agents';
 import type { z } from 'zod';
 import { callAs } from '../../../../../http/calls.js';
-import { errorResponses, SuccessSchema, TenantQuery } from '../../../../../http/schemas.js';
+import { SuccessSchema, TenantQuery } from '../../../../../http/schemas.js';
 import { agentBody, AgentParams, AgentSchema, configJson, ReplaceAgentBody, UpdateAgentBody } from '../schemas.js';
 
 /** /agents/{agent_id}: one agent. Another tenant's agent is 404, as an absent one. */
@@ -18,7 +18,7 @@ const agentItemRoutes: FastifyPluginCallbackZod = (app, _options, done) => {
         summary: 'Get an agent with every field',
         params: AgentParams,
         querystring: TenantQuery,
-        response: { 200: AgentSchema, ...errorResponses },
+        response: { 200: AgentSchema },
       },
     },
     async (request) => {
@@ -38,7 +38,7 @@ const agentItemRoutes: FastifyPluginCallbackZod = (app, _options, done) => {
         params: AgentParams,
         querystring: TenantQuery,
         body: UpdateAgentBody,
-        response: { 200: AgentSchema, ...errorResponses },
+        response: { 200: AgentSchema },
       },
     },
     async (request) => agentBody((await app.agentMemory.agents.updateAgent(updateOf(request.params.agent_id, request.body, false), callAs(request))).agent),
@@ -55,7 +55,7 @@ const agentItemRoutes: FastifyPluginCallbackZod = (app, _options, done) => {
         params: AgentParams,
         querystring: TenantQuery,
         body: ReplaceAgentBody,
-        response: { 200: AgentSchema, ...errorResponses },
+        response: { 200: AgentSchema },
       },
     },
     async (request) => agentBody((await app.agentMemory.agents.updateAgent(updateOf(request.params.agent_id, request.body, true), callAs(request))).agent),
@@ -70,7 +70,7 @@ const agentItemRoutes: FastifyPluginCallbackZod = (app, _options, done) => {
         summary: 'Delete an agent with its sessions, messages, memory items and documents',
         params: AgentParams,
         querystring: TenantQuery,
-        response: { 200: SuccessSchema, ...errorResponses },
+        response: { 200: SuccessSchema },
       },
     },
     async (request) => {

@@ -3,7 +3,8 @@ import type { FastifyPluginCallbackZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { ALL_SCOPES, SCOPES } from '@agent-platform/kit';
 import { callAs } from '../../../../../http/calls.js';
-import { errorResponses, iso, isoOrNull, PageQuery, pageOf, SuccessSchema, TenantQuery, Timestamp } from '../../../../../http/schemas.js';
+import { errorResponses } from '../../../../../http/error-responses.js';
+import { iso, isoOrNull, PageQuery, pathId, pageOf, SuccessSchema, TenantQuery, Timestamp } from '../../../../../http/schemas.js';
 
 const ScopeSchema = z.enum([...SCOPES, ALL_SCOPES]);
 
@@ -20,7 +21,7 @@ const CreateApiKeyBody = z.object({
     .optional()
     // A malformed value fails the format check alone (NaN compares false).
     .refine((value) => value == null || !(Date.parse(value) <= Date.now()), { message: 'Must be in the future.' }),
-});
+}).meta({ examples: [{ name: 'CI deployments', scopes: ['agents:read', 'workflows:execute'], expires_at: '2030-01-01T00:00:00.000Z' }] });
 
 const CreatedApiKey = z.object({
   id: z.string(),
@@ -42,7 +43,7 @@ const ListedApiKey = z.object({
   expires_at: Timestamp.nullable(),
 });
 
-const KeyParams = z.object({ key_id: z.string().min(1) });
+const KeyParams = z.object({ key_id: pathId('API key', 'key') });
 
 function listed(key: ApiKey): z.output<typeof ListedApiKey> {
   return {
@@ -62,11 +63,12 @@ const apiKeyRoutes: FastifyPluginCallbackZod = (app, _options, done) => {
     '',
     {
       schema: {
+        operationId: 'createApiKey',
         tags: ['api-keys'],
         summary: 'Create an API key; the secret is in this response only',
         querystring: TenantQuery,
         body: CreateApiKeyBody,
-        response: { 201: CreatedApiKey, ...errorResponses },
+        response: { 201: CreatedApiKey },
       },
     },
     async (request, reply) => {
@@ -93,10 +95,11 @@ const apiKeyRoutes: FastifyPluginCallbackZod = (app, _options, done) => {
     '',
     {
       schema: {
+        operationId: 'listApiKeys',
         tags: ['api-keys'],
         summary: 'List the API keys of the tenant, newest first (revoked keys are not listed)',
         querystring: PageQuery,
-        response: { 200: pageOf(ListedApiKey), ...errorResponses },
+        response: { 200: pageOf(ListedApiKey) },
       },
     },
     async (request) => {
@@ -110,11 +113,12 @@ const apiKeyRoutes: FastifyPluginCallbackZod = (app, _options, done) => {
     '/:key_id',
     {
       schema: {
+        operationId: 'revokeApiKey',
         tags: ['api-keys'],
         summary: 'Revoke an API key; it stops working at once',
         params: KeyParams,
         querystring: TenantQuery,
-        response: { 200: SuccessSchema, ...errorResponses },
+        response: { 200: SuccessSchema, ...errorResponses({ not_found: 'No such key in the tenant, or it is revoked already.' }) },
       },
     },
     async (request) => {

@@ -1,6 +1,7 @@
 import type { FastifyPluginCallbackZod } from 'fastify-type-provider-zod';
 import { callAs } from '../../../../../http/calls.js';
-import { errorResponses, SuccessSchema, TenantQuery } from '../../../../../http/schemas.js';
+import { errorResponses } from '../../../../../http/error-responses.js';
+import { SuccessSchema, TenantQuery } from '../../../../../http/schemas.js';
 import { AddDocumentBody, documentBody, DocumentParams, DocumentSchema, jsonText } from '../schemas.js';
 
 /** /memory/documents: texts stored in an agent's semantic memory as chunks. */
@@ -18,7 +19,7 @@ const documentRoutes: FastifyPluginCallbackZod = (app, _options, done) => {
           'Each chunk is a semantic memory item whose metadata carries document_id and chunk_index (and title, and the metadata sent). The agent must keep semantic memory (422 naming agent_id otherwise).',
         querystring: TenantQuery,
         body: AddDocumentBody,
-        response: { 201: DocumentSchema, ...errorResponses },
+        response: { 201: DocumentSchema, ...errorResponses({ not_found: 'No such agent.', upstream_error: 'The embedding provider failed or timed out.' }) },
       },
     },
     async (request, reply) => {
@@ -39,7 +40,7 @@ const documentRoutes: FastifyPluginCallbackZod = (app, _options, done) => {
         summary: 'Delete a document and every chunk of it',
         params: DocumentParams,
         querystring: TenantQuery,
-        response: { 200: SuccessSchema, ...errorResponses },
+        response: { 200: SuccessSchema },
       },
     },
     async (request) => {

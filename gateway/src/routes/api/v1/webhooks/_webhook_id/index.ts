@@ -1,6 +1,6 @@
 import type { FastifyPluginCallbackZod } from 'fastify-type-provider-zod';
 import { callAs } from '../../../../../http/calls.js';
-import { errorResponses, SuccessSchema, TenantQuery } from '../../../../../http/schemas.js';
+import { SuccessSchema, TenantQuery } from '../../../../../http/schemas.js';
 import {
   metadataJson,
   receiverStatus,
@@ -22,11 +22,12 @@ const webhookItemRoutes: FastifyPluginCallbackZod = (app, _options, done) => {
     '',
     {
       schema: {
+        operationId: 'getWebhook',
         tags,
         summary: 'Get a webhook (without its secret)',
         params: WebhookParams,
         querystring: TenantQuery,
-        response: { 200: WebhookSchema, ...errorResponses },
+        response: { 200: WebhookSchema },
       },
     },
     async (request) => {
@@ -39,13 +40,14 @@ const webhookItemRoutes: FastifyPluginCallbackZod = (app, _options, done) => {
     '',
     {
       schema: {
+        operationId: 'updateWebhook',
         tags,
         summary: 'Change a webhook: only the fields sent change',
         description: 'The rules of creation apply to url and events. The secret changes only by rotate-secret.',
         params: WebhookParams,
         querystring: TenantQuery,
         body: UpdateWebhookBody,
-        response: { 200: WebhookSchema, ...errorResponses },
+        response: { 200: WebhookSchema },
       },
     },
     async (request) => {
@@ -69,11 +71,12 @@ const webhookItemRoutes: FastifyPluginCallbackZod = (app, _options, done) => {
     '',
     {
       schema: {
+        operationId: 'deleteWebhook',
         tags,
         summary: 'Delete a webhook; deliveries still pending to it are dropped',
         params: WebhookParams,
         querystring: TenantQuery,
-        response: { 200: SuccessSchema, ...errorResponses },
+        response: { 200: SuccessSchema },
       },
     },
     async (request) => {
@@ -86,11 +89,12 @@ const webhookItemRoutes: FastifyPluginCallbackZod = (app, _options, done) => {
     '/enable',
     {
       schema: {
+        operationId: 'enableWebhook',
         tags,
         summary: 'Re-activate a failed webhook (idempotent on an active one)',
         params: WebhookParams,
         querystring: TenantQuery,
-        response: { 200: WebhookSchema, ...errorResponses },
+        response: { 200: WebhookSchema },
       },
     },
     async (request) => {
@@ -103,11 +107,12 @@ const webhookItemRoutes: FastifyPluginCallbackZod = (app, _options, done) => {
     '/rotate-secret',
     {
       schema: {
+        operationId: 'rotateWebhookSecret',
         tags,
         summary: 'Replace the signing secret with a new generated one, returned in this response only',
         params: WebhookParams,
         querystring: TenantQuery,
-        response: { 200: WebhookWithSecret, ...errorResponses },
+        response: { 200: WebhookWithSecret },
       },
     },
     async (request) => {
@@ -120,13 +125,14 @@ const webhookItemRoutes: FastifyPluginCallbackZod = (app, _options, done) => {
     '/test',
     {
       schema: {
+        operationId: 'testWebhook',
         tags,
         summary: 'Send one synthetic event now, once (no retries), and answer with the outcome',
         description: 'The attempt is recorded in the delivery log. A receiver that fails is still 200 here, with success false.',
         params: WebhookParams,
         querystring: TenantQuery,
         body: TestWebhookBody,
-        response: { 200: TestOutcome, ...errorResponses },
+        response: { 200: TestOutcome },
       },
     },
     async (request) => {

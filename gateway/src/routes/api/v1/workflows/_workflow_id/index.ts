@@ -1,6 +1,7 @@
 import type { FastifyPluginCallbackZod } from 'fastify-type-provider-zod';
 import { callAs } from '../../../../../http/calls.js';
-import { errorResponses, SuccessSchema, TenantQuery } from '../../../../../http/schemas.js';
+import { errorResponses } from '../../../../../http/error-responses.js';
+import { SuccessSchema, TenantQuery } from '../../../../../http/schemas.js';
 import {
   acceptedBody,
   ExecuteBody,
@@ -27,7 +28,7 @@ const workflowItemRoutes: FastifyPluginCallbackZod = (app, _options, done) => {
         summary: 'Get a workflow with its graph and run statistics',
         params: WorkflowParams,
         querystring: TenantQuery,
-        response: { 200: WorkflowSchema, ...errorResponses },
+        response: { 200: WorkflowSchema },
       },
     },
     async (request) => workflowBody((await app.workflowRunner.workflows.getWorkflow({ workflowId: request.params.workflow_id }, callAs(request))).workflow, app.config.WEBHOOK_HOST),
@@ -44,7 +45,7 @@ const workflowItemRoutes: FastifyPluginCallbackZod = (app, _options, done) => {
         params: WorkflowParams,
         querystring: TenantQuery,
         body: UpdateWorkflowBody,
-        response: { 200: WorkflowSchema, ...errorResponses },
+        response: { 200: WorkflowSchema },
       },
     },
     async (request) => {
@@ -66,7 +67,7 @@ const workflowItemRoutes: FastifyPluginCallbackZod = (app, _options, done) => {
         summary: 'Delete a workflow with its executions',
         params: WorkflowParams,
         querystring: TenantQuery,
-        response: { 200: SuccessSchema, ...errorResponses },
+        response: { 200: SuccessSchema },
       },
     },
     async (request) => {
@@ -85,7 +86,7 @@ const workflowItemRoutes: FastifyPluginCallbackZod = (app, _options, done) => {
         description: 'A paused workflow does not run: execute answers 409, its inbound address 404, its schedule does not tick.',
         params: WorkflowParams,
         querystring: TenantQuery,
-        response: { 200: WorkflowSchema, ...errorResponses },
+        response: { 200: WorkflowSchema },
       },
     },
     async (request) => workflowBody((await app.workflowRunner.workflows.pauseWorkflow({ workflowId: request.params.workflow_id }, callAs(request))).workflow, app.config.WEBHOOK_HOST),
@@ -101,7 +102,7 @@ const workflowItemRoutes: FastifyPluginCallbackZod = (app, _options, done) => {
         description: 'Only an active workflow answers at its inbound address and ticks on its schedule.',
         params: WorkflowParams,
         querystring: TenantQuery,
-        response: { 200: WorkflowSchema, ...errorResponses },
+        response: { 200: WorkflowSchema },
       },
     },
     async (request) => workflowBody((await app.workflowRunner.workflows.resumeWorkflow({ workflowId: request.params.workflow_id }, callAs(request))).workflow, app.config.WEBHOOK_HOST),
@@ -119,7 +120,7 @@ const workflowItemRoutes: FastifyPluginCallbackZod = (app, _options, done) => {
         params: WorkflowParams,
         querystring: TenantQuery,
         body: ExecuteBody,
-        response: { 200: ExecutionSchema, 202: ExecutionAccepted, ...errorResponses },
+        response: { 200: ExecutionSchema, 202: ExecutionAccepted, ...errorResponses({ conflict: 'The workflow is paused.' }) },
       },
     },
     async (request, reply) => {

@@ -3,8 +3,9 @@ import type { FastifyReply } from 'fastify';
 import type { FastifyPluginCallbackZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { callAs } from '../../../../../../http/calls.js';
+import { errorResponses } from '../../../../../../http/error-responses.js';
 import { clientFailure } from '../../../../../../http/errors.js';
-import { errorResponses, TenantQuery } from '../../../../../../http/schemas.js';
+import { TenantQuery } from '../../../../../../http/schemas.js';
 import { openEventStream, type ServerSentEvent } from '../../../../../../http/sse.js';
 import { AgentParams } from '../../schemas.js';
 import { ChatBody, chatMessageBody, ChatMessageSchema, STREAM_DESCRIPTION } from './schemas.js';
@@ -49,7 +50,11 @@ const chatRoutes: FastifyPluginCallbackZod = (app, _options, done) => {
               'text/event-stream': { schema: z.string().describe(STREAM_DESCRIPTION) },
             },
           },
-          ...errorResponses,
+          ...errorResponses({
+            not_found: 'No such agent, or session_id is not one of its sessions.',
+            insufficient_credits: 'The balance is below 1 credit; nothing was sent to the model.',
+            upstream_error: 'The model failed or timed out; nothing was stored or charged.',
+          }),
         },
       },
     },

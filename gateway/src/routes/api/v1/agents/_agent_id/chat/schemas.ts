@@ -11,7 +11,7 @@ export const ChatBody = z.object({
     .optional()
     .describe("Continues that session of this agent (its earlier turns are in the model's context); absent: a new session is started and returned."),
   stream: z.boolean().optional().describe('true: answer text/event-stream (see the 200 response) instead of one JSON reply.'),
-});
+}).meta({ examples: [{ message: 'Where is my order #1042?', session_id: 'ses_01JD0F3G4H5J6K7M8N9P0QRSTV' }] });
 
 export const UsageSchema = z
   .object({ prompt_tokens: z.int(), completion_tokens: z.int(), total_tokens: z.int() })

@@ -1,6 +1,7 @@
 import type { FastifyPluginCallbackZod } from 'fastify-type-provider-zod';
 import { callAs } from '../../../../../../http/calls.js';
-import { errorResponses, TenantQuery } from '../../../../../../http/schemas.js';
+import { errorResponses } from '../../../../../../http/error-responses.js';
+import { TenantQuery } from '../../../../../../http/schemas.js';
 import { ConsolidationSchema } from '../../../memory/schemas.js';
 import { AgentParams } from '../../schemas.js';
 
@@ -17,7 +18,7 @@ const agentMemoryRoutes: FastifyPluginCallbackZod = (app, _options, done) => {
           "Each session's messages beyond its newest ones are summarised by the model into semantic memory items, so what was said long ago is still found by search. The agent must keep semantic memory (422 naming agent_id otherwise); a model failure is 502 upstream_error.",
         params: AgentParams,
         querystring: TenantQuery,
-        response: { 200: ConsolidationSchema, ...errorResponses },
+        response: { 200: ConsolidationSchema, ...errorResponses({ upstream_error: 'The model failed or timed out.' }) },
       },
     },
     async (request) => {

@@ -1,6 +1,6 @@
 import type { FastifyPluginCallbackZod } from 'fastify-type-provider-zod';
 import { callAs } from '../../../../../../http/calls.js';
-import { errorResponses, PageQuery, pageOf, SuccessSchema, TenantQuery } from '../../../../../../http/schemas.js';
+import { PageQuery, pageOf, SuccessSchema, TenantQuery } from '../../../../../../http/schemas.js';
 import { AgentParams } from '../../schemas.js';
 import { sessionBody, sessionMessageBody, SessionMessageSchema, SessionParams, SessionSchema } from './schemas.js';
 
@@ -17,7 +17,7 @@ const sessionRoutes: FastifyPluginCallbackZod = (app, _options, done) => {
         summary: 'List the chat sessions of an agent, newest first',
         params: AgentParams,
         querystring: PageQuery,
-        response: { 200: pageOf(SessionSchema), ...errorResponses },
+        response: { 200: pageOf(SessionSchema) },
       },
     },
     async (request) => {
@@ -37,7 +37,7 @@ const sessionRoutes: FastifyPluginCallbackZod = (app, _options, done) => {
         description: "Another agent's or another tenant's session is 404, as an absent one.",
         params: SessionParams,
         querystring: PageQuery,
-        response: { 200: pageOf(SessionMessageSchema), ...errorResponses },
+        response: { 200: pageOf(SessionMessageSchema) },
       },
     },
     async (request) => {
@@ -57,7 +57,7 @@ const sessionRoutes: FastifyPluginCallbackZod = (app, _options, done) => {
         summary: 'Forget a session and its messages',
         params: SessionParams,
         querystring: TenantQuery,
-        response: { 200: SuccessSchema, ...errorResponses },
+        response: { 200: SuccessSchema },
       },
     },
     async (request) => {

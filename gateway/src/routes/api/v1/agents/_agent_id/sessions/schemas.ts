@@ -1,10 +1,10 @@
 import type { Session, SessionMessage } from '@agent-platform/proto/agents/v1/chat';
 import { z } from 'zod';
-import { iso, isoOrNull, Timestamp } from '../../../../../../http/schemas.js';
+import { iso, pathId, isoOrNull, Timestamp } from '../../../../../../http/schemas.js';
 import { AgentParams } from '../../schemas.js';
 import { usageBody, UsageSchema } from '../chat/schemas.js';
 
-export const SessionParams = AgentParams.extend({ session_id: z.string().min(1) });
+export const SessionParams = AgentParams.extend({ session_id: pathId('chat session', 'ses') });
 
 export const SessionSchema = z
   .object({

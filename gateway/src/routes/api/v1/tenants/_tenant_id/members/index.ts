@@ -3,7 +3,8 @@ import type { Member } from '@agent-platform/proto/identity/v1/users';
 import type { FastifyPluginCallbackZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { callAs } from '../../../../../../http/calls.js';
-import { errorResponses, iso, pageOf, Paging, SuccessSchema, Timestamp } from '../../../../../../http/schemas.js';
+import { errorResponses } from '../../../../../../http/error-responses.js';
+import { iso, pageOf, pathId, Paging, SuccessSchema, Timestamp } from '../../../../../../http/schemas.js';
 
 /** `owner` is not granted here: a tenant's owner is who created it. */
 const GrantableRole = z.enum(GRANTABLE_ROLES);
@@ -16,10 +17,10 @@ const MemberSchema = z.object({
   created_at: Timestamp,
 });
 
-const TenantParams = z.object({ tenant_id: z.string().min(1) });
-const MemberParams = TenantParams.extend({ user_id: z.string().min(1) });
-const AddMemberBody = z.object({ email: z.email().max(254), role: GrantableRole });
-const UpdateMemberBody = z.object({ role: GrantableRole });
+const TenantParams = z.object({ tenant_id: pathId('tenant', 'tnt') });
+const MemberParams = TenantParams.extend({ user_id: pathId('member (a user)', 'usr') });
+const AddMemberBody = z.object({ email: z.email().max(254), role: GrantableRole }).meta({ examples: [{ email: 'grace@example.com', role: 'member' }] });
+const UpdateMemberBody = z.object({ role: GrantableRole }).meta({ examples: [{ role: 'admin' }] });
 
 function member(answer: Member | undefined): z.output<typeof MemberSchema> {
   if (!answer) throw new Error('Identity answered without the member.');
@@ -36,11 +37,12 @@ const memberRoutes: FastifyPluginCallbackZod = (app, _options, done) => {
     '',
     {
       schema: {
+        operationId: 'listTenantMembers',
         tags: ['members'],
         summary: 'List the members of the tenant',
         params: TenantParams,
         querystring: Paging,
-        response: { 200: pageOf(MemberSchema), ...errorResponses },
+        response: { 200: pageOf(MemberSchema) },
       },
     },
     async (request) => {
@@ -56,11 +58,18 @@ const memberRoutes: FastifyPluginCallbackZod = (app, _options, done) => {
     '',
     {
       schema: {
+        operationId: 'addTenantMember',
         tags: ['members'],
         summary: 'Add a registered user to the tenant by e-mail',
         params: TenantParams,
         body: AddMemberBody,
-        response: { 201: MemberSchema, ...errorResponses },
+        response: {
+          201: MemberSchema,
+          ...errorResponses({
+            not_found: 'No registered user has this e-mail address.',
+            conflict: 'The user is a member of the tenant already.',
+          }),
+        },
       },
     },
     async (request, reply) => {
@@ -75,11 +84,12 @@ const memberRoutes: FastifyPluginCallbackZod = (app, _options, done) => {
     '/:user_id',
     {
       schema: {
+        operationId: 'updateTenantMember',
         tags: ['members'],
         summary: "Change a member's role",
         params: MemberParams,
         body: UpdateMemberBody,
-        response: { 200: MemberSchema, ...errorResponses },
+        response: { 200: MemberSchema, ...errorResponses({ forbidden: "The caller lacks the admin role, or the member is the tenant's owner." }) },
       },
     },
     async (request) => {
@@ -94,10 +104,11 @@ const memberRoutes: FastifyPluginCallbackZod = (app, _options, done) => {
     '/:user_id',
     {
       schema: {
+        operationId: 'removeTenantMember',
         tags: ['members'],
         summary: 'Remove a member from the tenant',
         params: MemberParams,
-        response: { 200: SuccessSchema, ...errorResponses },
+        response: { 200: SuccessSchema, ...errorResponses({ forbidden: "The caller lacks the admin role, or the member is the tenant's owner." }) },
       },
     },
     async (request) => {

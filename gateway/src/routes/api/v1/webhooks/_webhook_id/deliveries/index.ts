@@ -1,6 +1,7 @@
 import type { FastifyPluginCallbackZod } from 'fastify-type-provider-zod';
 import { callAs } from '../../../../../../http/calls.js';
-import { errorResponses, TenantQuery } from '../../../../../../http/schemas.js';
+import { errorResponses } from '../../../../../../http/error-responses.js';
+import { TenantQuery } from '../../../../../../http/schemas.js';
 import {
   DeliveriesQuery,
   deliveryBody,
@@ -18,11 +19,12 @@ const deliveryRoutes: FastifyPluginCallbackZod = (app, _options, done) => {
     '',
     {
       schema: {
+        operationId: 'listWebhookDeliveries',
         tags: ['webhooks'],
         summary: 'List the deliveries of a webhook, newest first, cursor-paged',
         params: WebhookParams,
         querystring: DeliveriesQuery,
-        response: { 200: DeliveryPage, ...errorResponses },
+        response: { 200: DeliveryPage },
       },
     },
     async (request) => {
@@ -36,12 +38,13 @@ const deliveryRoutes: FastifyPluginCallbackZod = (app, _options, done) => {
     '/:delivery_id',
     {
       schema: {
+        operationId: 'getWebhookDelivery',
         tags: ['webhooks'],
         summary: 'Get one delivery with every attempt, oldest first',
         description: "Another webhook's or another tenant's delivery is 404, as an absent one.",
         params: DeliveryParams,
         querystring: TenantQuery,
-        response: { 200: DeliveryWithAttemptsSchema, ...errorResponses },
+        response: { 200: DeliveryWithAttemptsSchema, ...errorResponses({ not_found: "No such webhook or delivery; another webhook's delivery is not found either." }) },
       },
     },
     async (request) => {
@@ -55,12 +58,13 @@ const deliveryRoutes: FastifyPluginCallbackZod = (app, _options, done) => {
     '/:delivery_id/retry',
     {
       schema: {
+        operationId: 'retryWebhookDelivery',
         tags: ['webhooks'],
         summary: 'Replay a delivery: a new attempt now, whatever its status',
         description: 'Accepted, not yet sent: the answer is the delivery with its next attempt scheduled; its outcome shows in the log.',
         params: DeliveryParams,
         querystring: TenantQuery,
-        response: { 202: DeliverySchema, ...errorResponses },
+        response: { 202: DeliverySchema },
       },
     },
     async (request, reply) => {

@@ -1,6 +1,7 @@
 import type { FastifyPluginCallbackZod } from 'fastify-type-provider-zod';
 import { callAs } from '../../../../../../http/calls.js';
-import { errorResponses, TenantQuery } from '../../../../../../http/schemas.js';
+import { errorResponses } from '../../../../../../http/error-responses.js';
+import { TenantQuery } from '../../../../../../http/schemas.js';
 import {
   acceptedBody,
   ExecutionAccepted,
@@ -26,7 +27,7 @@ const executionRoutes: FastifyPluginCallbackZod = (app, _options, done) => {
         summary: 'List the executions of a workflow, newest first, cursor-paged',
         params: WorkflowParams,
         querystring: ExecutionsQuery,
-        response: { 200: ExecutionPage, ...errorResponses },
+        response: { 200: ExecutionPage },
       },
     },
     async (request) => {
@@ -45,7 +46,7 @@ const executionRoutes: FastifyPluginCallbackZod = (app, _options, done) => {
         summary: 'Get an execution with the status, timing and output of each node',
         params: ExecutionParams,
         querystring: TenantQuery,
-        response: { 200: ExecutionSchema, ...errorResponses },
+        response: { 200: ExecutionSchema },
       },
     },
     async (request) => {
@@ -64,7 +65,7 @@ const executionRoutes: FastifyPluginCallbackZod = (app, _options, done) => {
         description: 'An execution that has already finished is 409.',
         params: ExecutionParams,
         querystring: TenantQuery,
-        response: { 200: ExecutionSchema, ...errorResponses },
+        response: { 200: ExecutionSchema, ...errorResponses({ conflict: 'The execution has finished already.' }) },
       },
     },
     async (request) => {
@@ -83,7 +84,7 @@ const executionRoutes: FastifyPluginCallbackZod = (app, _options, done) => {
         description: 'The new execution has trigger `retry`. A paused workflow is 409.',
         params: ExecutionParams,
         querystring: TenantQuery,
-        response: { 202: ExecutionAccepted, ...errorResponses },
+        response: { 202: ExecutionAccepted, ...errorResponses({ conflict: 'The workflow is paused.' }) },
       },
     },
     async (request, reply) => {
