@@ -10,6 +10,8 @@ export default defineConfig({
       { test: { name: 'workflow-runner', root: 'services/workflow-runner', include: ['src/**/*.test.ts', 'test/**/*.test.ts'], testTimeout: 30_000, hookTimeout: 60_000 } },
       { test: { name: 'webhook-dispatcher', root: 'services/webhook-dispatcher', include: ['src/**/*.test.ts', 'test/**/*.test.ts'] } },
       { test: { name: 'gateway', root: 'gateway', include: ['src/**/*.test.ts', 'test/**/*.test.ts'] } },
+      // Unit tests beside the code; test/ runs the client against the real platform, in process.
+      { test: { name: 'client', root: 'packages/client', include: ['src/**/*.test.ts', 'test/**/*.test.ts'], testTimeout: 30_000, hookTimeout: 60_000 } },
       { test: { name: 'integration', root: 'test', include: ['integration/**/*.test.ts', 'bench/**/*.test.ts'], testTimeout: 30_000, hookTimeout: 60_000 } },
       {
         test: {

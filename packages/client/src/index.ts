@@ -1,0 +1,6 @@
+export { createClient, ApiResponseError, isApiError, type AgentPlatformClient, type CreateClientOptions } from './client.js';
+export { streamChat, type ChatStreamEvent, type StreamChatOptions } from './chat-stream.js';
+export { verifyWebhook, WebhookVerificationError, type WebhookHeaders } from './webhooks.js';
+export { WEBHOOK_EVENT_TYPES, type WebhookEvent, type WebhookEventData, type WebhookEventOf, type WebhookEventType } from './webhook-events.js';
+export type * from './types.js';
+export type { components, operations, paths } from './schema.js';

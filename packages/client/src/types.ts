@@ -1,0 +1,68 @@
+import type { components, paths } from './schema.js';
+
+type Schemas = components['schemas'];
+
+/** The JSON body `method path` answers with `status`. */
+export type ResponseBody<
+  Path extends keyof paths,
+  Method extends keyof paths[Path],
+  Status extends number = 200,
+> = paths[Path][Method] extends { responses: infer Responses }
+  ? Status extends keyof Responses
+    ? Responses[Status] extends { content: { 'application/json': infer Body } }
+      ? Body
+      : never
+    : never
+  : never;
+
+/** The JSON request body of `method path`. */
+export type RequestBody<Path extends keyof paths, Method extends keyof paths[Path]> = paths[Path][Method] extends {
+  requestBody?: { content: { 'application/json': infer Body } };
+}
+  ? Body
+  : never;
+
+/** Every failure (decisions §2): `{ error: <code>, message, details?, retry_after? }`. */
+export type ApiError = Schemas['Error'];
+export type ApiErrorCode = ApiError['error'];
+
+/** The current user, with the tenants they belong to (`GET /auth/me`). */
+export type User = ResponseBody<'/api/v1/auth/me', 'get'>;
+/** The user a registration created, with their tenant and welcome credits. */
+export type RegisteredUser = ResponseBody<'/api/v1/auth/register', 'post', 201>;
+/** An access token with the refresh token that renews it (`/auth/login`, `/auth/refresh`). */
+export type Tokens = ResponseBody<'/api/v1/auth/login', 'post'>;
+/** An API key as lists show it: `key_prefix`, never the secret. */
+export type ApiKey = ResponseBody<'/api/v1/auth/api-keys', 'get'>['items'][number];
+/** A key just created: the only response that carries the secret `key`. */
+export type CreatedApiKey = ResponseBody<'/api/v1/auth/api-keys', 'post', 201>;
+
+export type Agent = Schemas['Agent'];
+export type AgentConfig = Schemas['AgentConfig'];
+/** The agent's reply to a chat turn, and the data of a stream's `message.completed`. */
+export type ChatMessage = Schemas['ChatMessage'];
+export type TokenUsage = Schemas['TokenUsage'];
+/** A chat turn's request; `streamChat` adds `stream: true` itself. */
+export type ChatRequest = Omit<RequestBody<'/api/v1/agents/{agent_id}/chat', 'post'>, 'stream'>;
+export type ChatSession = Schemas['ChatSession'];
+export type ChatSessionMessage = Schemas['ChatSessionMessage'];
+
+export type MemoryItem = Schemas['MemoryItem'];
+export type MemorySearchResult = Schemas['MemorySearchResult'];
+export type MemoryDocument = Schemas['MemoryDocument'];
+
+export type Workflow = Schemas['Workflow'];
+export type WorkflowSummary = Schemas['WorkflowSummary'];
+export type WorkflowNode = Schemas['WorkflowNode'];
+export type WorkflowEdge = Schemas['WorkflowEdge'];
+/** A workflow execution with its node executions. */
+export type Execution = Schemas['WorkflowExecution'];
+export type ExecutionSummary = Schemas['ExecutionSummary'];
+
+export type Webhook = Schemas['Webhook'];
+/** A webhook just created: the only response besides rotate-secret that carries `signing_secret`. */
+export type CreatedWebhook = ResponseBody<'/api/v1/webhooks', 'post', 201>;
+export type WebhookDelivery = Schemas['WebhookDelivery'];
+
+/** The tenant's balance, low-credit threshold and plan (`GET /billing/credits`). */
+export type Credits = ResponseBody<'/api/v1/billing/credits', 'get'>;

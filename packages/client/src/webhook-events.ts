@@ -1,0 +1,69 @@
+import type { Agent } from './types.js';
+
+/**
+ * The event catalogue (spec §6, decisions §8): every type a webhook can subscribe to (or `*` for
+ * all). Written by hand: the OpenAPI document describes the REST operations, not the deliveries.
+ */
+export const WEBHOOK_EVENT_TYPES = [
+  'agent.message.created',
+  'agent.message.completed',
+  'agent.created',
+  'agent.updated',
+  'workflow.execution.started',
+  'workflow.execution.completed',
+  'workflow.execution.failed',
+  'memory.consolidated',
+  'billing.credits.low',
+  'billing.purchase.completed',
+] as const;
+
+export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];
+
+interface ChatTurnData {
+  agent_id: string;
+  /** The chat session's id (`ses_…`). */
+  conversation_id: string;
+  message_id: string;
+  content: string;
+}
+
+interface ExecutionData {
+  execution_id: string;
+  workflow_id: string;
+  status: string;
+  /** Milliseconds; 0 when the execution has just started. */
+  duration_ms: number;
+}
+
+/** The `data` of each event type. */
+export interface WebhookEventData {
+  /** The user's message was accepted. */
+  'agent.message.created': ChatTurnData & { role: 'user' };
+  /** The agent's reply is ready. */
+  'agent.message.completed': ChatTurnData & { tokens_used: number; latency_ms: number };
+  'agent.created': Agent;
+  'agent.updated': Agent;
+  'workflow.execution.started': ExecutionData & { status: 'running' };
+  'workflow.execution.completed': ExecutionData & { status: 'completed' };
+  'workflow.execution.failed': ExecutionData & { status: 'failed'; error: { node_id: string; message: string } };
+  'memory.consolidated': { agent_id: string; memory_type: string; items_in: number; items_out: number };
+  /** A debit took the balance from at least `threshold` to below it. */
+  'billing.credits.low': { balance: number; threshold: number };
+  'billing.purchase.completed': { purchase_id: string; credits: number; balance: number };
+}
+
+/** The envelope every delivery carries, for one event type. */
+export interface WebhookEventOf<Type extends WebhookEventType> {
+  /** `evt_…`; deliveries are at least once, so receivers de-duplicate on it. */
+  id: string;
+  type: Type;
+  /** ISO 8601 UTC with milliseconds. */
+  created_at: string;
+  data: WebhookEventData[Type];
+  tenant_id: string;
+  /** The date-form version of the event shapes, e.g. `2026-11-01`. */
+  api_version: string;
+}
+
+/** A delivered event: switch on `type` and `data` narrows to that type's shape. */
+export type WebhookEvent = { [Type in WebhookEventType]: WebhookEventOf<Type> }[WebhookEventType];

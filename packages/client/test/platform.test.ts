@@ -1,0 +1,98 @@
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestPlatform, type TestPlatform } from '../../../test/support/platform.js';
+import { streamChat, type ChatStreamEvent } from '../src/chat-stream.js';
+import { createClient, type AgentPlatformClient } from '../src/client.js';
+import { startLocalServer, type LocalServer } from '../src/testing/local-server.js';
+import { verifyWebhook, WebhookVerificationError } from '../src/webhooks.js';
+
+// The client against the whole platform, assembled in this process as `pnpm start` assembles it.
+let platform: TestPlatform;
+let receiver: LocalServer;
+beforeAll(async () => {
+  // Webhooks may target the local receiver (http, loopback).
+  [platform, receiver] = await Promise.all([startTestPlatform({ ALLOW_PRIVATE_NETWORK_URLS: 'true' }), startLocalServer()]);
+}, 60_000);
+afterAll(async () => {
+  await platform?.stop();
+  await receiver?.close();
+});
+
+const PASSWORD = 'correct horse battery staple';
+
+async function newAccount(): Promise<{ client: AgentPlatformClient; email: string; tenantId: string }> {
+  const anonymous = createClient({ baseUrl: platform.url });
+  const email = `client-${randomUUID()}@example.com`;
+  const registered = await anonymous.POST('/api/v1/auth/register', { body: { email, password: PASSWORD } });
+  expect(registered.response.status, JSON.stringify(registered.error)).toBe(201);
+  const login = await anonymous.POST('/api/v1/auth/login', { body: { username: email, password: PASSWORD } });
+  expect(login.response.status, JSON.stringify(login.error)).toBe(200);
+  return { client: createClient({ baseUrl: platform.url, accessToken: login.data!.access_token }), email, tenantId: registered.data!.tenant_id };
+}
+
+async function createAgent(client: AgentPlatformClient, name: string): Promise<string> {
+  const created = await client.POST('/api/v1/agents', { body: { name, type: 'assistant' } });
+  expect(created.response.status, JSON.stringify(created.error)).toBe(201);
+  return created.data!.id;
+}
+
+describe('the client against the platform', () => {
+  it('authenticates with an access token and with an API key, and reads errors as the API answers them', async () => {
+    const { client, email } = await newAccount();
+    const me = await client.GET('/api/v1/auth/me');
+    expect(me.data).toMatchObject({ email, is_active: true, tenants: [{ role: 'owner' }] });
+
+    const key = await client.POST('/api/v1/auth/api-keys', { body: { name: 'client test', scopes: ['agents:read', 'agents:write'] } });
+    expect(key.response.status, JSON.stringify(key.error)).toBe(201);
+    const byKey = createClient({ baseUrl: platform.url, apiKey: key.data!.key });
+    const agentId = await createAgent(byKey, 'Made with a key');
+    const agent = await byKey.GET('/api/v1/agents/{agent_id}', { params: { path: { agent_id: agentId } } });
+    expect(agent.data).toMatchObject({ id: agentId, name: 'Made with a key' });
+
+    const anonymous = await createClient({ baseUrl: platform.url }).GET('/api/v1/auth/me');
+    expect(anonymous.response.status).toBe(401);
+    expect(anonymous.error).toMatchObject({ error: 'unauthorized', message: expect.any(String) });
+  });
+
+  it('streams a chat turn: deltas that join into the completed message, then the end', async () => {
+    const { client } = await newAccount();
+    const agentId = await createAgent(client, 'Streamer');
+    const events: ChatStreamEvent[] = [];
+    for await (const event of streamChat(client, agentId, { message: 'Tell me about streaming.' })) events.push(event);
+
+    const last = events.at(-1);
+    if (last?.event !== 'message.completed') throw new Error(`the stream ended with ${JSON.stringify(last)}`);
+    const deltas = events.slice(0, -1);
+    expect(deltas.length).toBeGreaterThan(1);
+    expect(deltas.map((event) => (event.event === 'message.delta' ? event.data.content : `<${event.event}>`)).join('')).toBe(last.data.content);
+    expect(last.data).toMatchObject({ role: 'assistant', model: 'offline', session_id: expect.stringMatching(/^ses_/) });
+  });
+
+  it('verifies deliveries the webhook-dispatcher made, for a generated and a supplied secret, and rejects them tampered', async () => {
+    const { client, tenantId } = await newAccount();
+    const suppliedSecret = `supplied-${randomUUID()}`;
+    const generated = await client.POST('/api/v1/webhooks', { body: { url: `${receiver.url}/generated`, events: ['agent.created'] } });
+    const supplied = await client.POST('/api/v1/webhooks', { body: { url: `${receiver.url}/supplied`, events: ['agent.created'], secret: suppliedSecret } });
+    expect(generated.data?.signing_secret).toMatch(/^whsec_/);
+    expect(supplied.data?.signing_secret).toBe(suppliedSecret);
+    const secrets: Record<string, string> = { '/generated': generated.data!.signing_secret, '/supplied': suppliedSecret };
+
+    const agentId = await createAgent(client, 'Announced');
+    const deliveries = [await receiver.next(), await receiver.next()];
+    expect(deliveries.map((delivery) => delivery.url).sort()).toEqual(['/generated', '/supplied']);
+
+    for (const delivery of deliveries) {
+      const secret = secrets[delivery.url]!;
+      const event = verifyWebhook(delivery.body, delivery.headers, secret);
+      expect(event).toMatchObject({ type: 'agent.created', tenant_id: tenantId, api_version: expect.any(String) });
+      if (event.type !== 'agent.created') throw new Error(`unexpected ${event.type}`);
+      expect(event.data).toMatchObject({ id: agentId, name: 'Announced', type: 'assistant' });
+      expect(verifyWebhook(new TextEncoder().encode(delivery.body), new Headers(delivery.headers as Record<string, string>), secret).id).toBe(event.id);
+
+      const tampered = delivery.body.replace('"Announced"', '"Impostor"');
+      expect(tampered).not.toBe(delivery.body);
+      expect(() => verifyWebhook(tampered, delivery.headers, secret)).toThrow(WebhookVerificationError);
+      expect(() => verifyWebhook(delivery.body, delivery.headers, secrets[delivery.url === '/generated' ? '/supplied' : '/generated']!)).toThrow(WebhookVerificationError);
+    }
+  });
+});
