@@ -19,12 +19,12 @@ export function executionHandlers(executions: ExecutionsService): Handlers<typeo
 
     listExecutions: async (request, ctx) => {
       const page = parseCursorPage(request.page);
-      const { items, total } = await executions.list(actorOf(ctx), request.workflowId, page, present(request.status));
+      const { items, total, hasMore } = await executions.list(actorOf(ctx), request.workflowId, page, present(request.status));
       const last = items.at(-1);
       return {
         items: items.map((execution) => summaryOf(execution)),
         total,
-        nextCursor: items.length === page.limit && last ? encodeCursor({ createdAt: last.startedAt, id: last.id }) : undefined,
+        nextCursor: hasMore && last ? encodeCursor({ createdAt: last.startedAt, id: last.id }) : undefined,
       };
     },
 

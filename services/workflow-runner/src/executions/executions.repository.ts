@@ -22,15 +22,16 @@ export class ExecutionsRepository {
     return { execution, nodes };
   }
 
-  /** Newest first; `total` counts every execution matching the filter. */
-  async list(tenantId: string, workflowId: string, page: CursorPage, status: ExecutionStatus | undefined): Promise<{ items: Execution[]; total: number }> {
+  /** Newest first; `total` counts every execution matching the filter; `hasMore` when a further page has any. */
+  async list(tenantId: string, workflowId: string, page: CursorPage, status: ExecutionStatus | undefined): Promise<{ items: Execution[]; total: number; hasMore: boolean }> {
     const filter = { tenantId, workflowId, ...(status ? { status } : {}) };
     const after = page.after ? { $or: [{ startedAt: { $lt: page.after.createdAt } }, { startedAt: page.after.createdAt, id: { $lt: page.after.id } }] } : {};
     const [items, total] = await Promise.all([
-      this.em.find(Execution, { ...filter, ...after }, { orderBy: [{ startedAt: 'desc' }, { id: 'desc' }], limit: page.limit }),
+      // One more than the page: whether it exists decides next_cursor, so a full last page ends the list.
+      this.em.find(Execution, { ...filter, ...after }, { orderBy: [{ startedAt: 'desc' }, { id: 'desc' }], limit: page.limit + 1 }),
       this.em.count(Execution, filter),
     ]);
-    return { items, total };
+    return { items: items.slice(0, page.limit), total, hasMore: items.length > page.limit };
   }
 
   /**

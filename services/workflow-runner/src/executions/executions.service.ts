@@ -63,7 +63,7 @@ export class ExecutionsService {
     return this.read(actor.tenantId, workflowId, executionId);
   }
 
-  async list(actor: Actor, workflowId: string, page: CursorPage, status: string | undefined): Promise<{ items: Execution[]; total: number }> {
+  async list(actor: Actor, workflowId: string, page: CursorPage, status: string | undefined): Promise<{ items: Execution[]; total: number; hasMore: boolean }> {
     requireAccess(actor, ACCESS.workflows.read);
     if (status !== undefined && !(EXECUTION_STATUSES as readonly string[]).includes(status)) {
       throw DomainError.validation([{ field: 'status', message: `must be one of ${EXECUTION_STATUSES.join(', ')}` }]);
