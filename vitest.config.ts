@@ -1,19 +1,31 @@
 import { defineConfig } from 'vitest/config';
 
+// In-repo code imports @agent-platform/client from its sources (its `agent-platform-source`
+// export; tsconfig.base.json names it too), so tests run without a build. Tests run in Vite's `ssr`
+// environment, whose conditions these are (the top-level resolve.conditions is the browser's and
+// would not reach them). A list given replaces Vite's defaults, so Vitest's own for Node are named
+// again. 'import', 'require' and 'default' apply by themselves; naming 'import' would be harmful:
+// Vitest also hands this list to its workers as --conditions, and require() would then load
+// packages' ESM entries (pg's require('pg-pool') would get a module namespace, not the class).
+const conditions = ['agent-platform-source', 'node', 'development|production'];
+// Projects do not inherit the root config: each one is given them.
+const sourceResolution = { ssr: { resolve: { conditions } } };
+
 // One workspace, a project per package, plus the end-to-end suites run once per deployment mode.
 export default defineConfig({
   test: {
     projects: [
-      { test: { name: 'kit', root: 'packages/kit', include: ['src/**/*.test.ts', 'test/**/*.test.ts'] } },
-      { test: { name: 'identity', root: 'services/identity', include: ['src/**/*.test.ts', 'test/**/*.test.ts'] } },
-      { test: { name: 'agent-memory', root: 'services/agent-memory', include: ['src/**/*.test.ts', 'test/**/*.test.ts'], testTimeout: 30_000, hookTimeout: 60_000 } },
-      { test: { name: 'workflow-runner', root: 'services/workflow-runner', include: ['src/**/*.test.ts', 'test/**/*.test.ts'], testTimeout: 30_000, hookTimeout: 60_000 } },
-      { test: { name: 'webhook-dispatcher', root: 'services/webhook-dispatcher', include: ['src/**/*.test.ts', 'test/**/*.test.ts'] } },
-      { test: { name: 'gateway', root: 'gateway', include: ['src/**/*.test.ts', 'test/**/*.test.ts'] } },
+      { ...sourceResolution, test: { name: 'kit', root: 'packages/kit', include: ['src/**/*.test.ts', 'test/**/*.test.ts'] } },
+      { ...sourceResolution, test: { name: 'identity', root: 'services/identity', include: ['src/**/*.test.ts', 'test/**/*.test.ts'] } },
+      { ...sourceResolution, test: { name: 'agent-memory', root: 'services/agent-memory', include: ['src/**/*.test.ts', 'test/**/*.test.ts'], testTimeout: 30_000, hookTimeout: 60_000 } },
+      { ...sourceResolution, test: { name: 'workflow-runner', root: 'services/workflow-runner', include: ['src/**/*.test.ts', 'test/**/*.test.ts'], testTimeout: 30_000, hookTimeout: 60_000 } },
+      { ...sourceResolution, test: { name: 'webhook-dispatcher', root: 'services/webhook-dispatcher', include: ['src/**/*.test.ts', 'test/**/*.test.ts'] } },
+      { ...sourceResolution, test: { name: 'gateway', root: 'gateway', include: ['src/**/*.test.ts', 'test/**/*.test.ts'] } },
       // Unit tests beside the code; test/ runs the client against the real platform, in process.
-      { test: { name: 'client', root: 'packages/client', include: ['src/**/*.test.ts', 'test/**/*.test.ts'], testTimeout: 30_000, hookTimeout: 60_000 } },
-      { test: { name: 'integration', root: 'test', include: ['integration/**/*.test.ts', 'bench/**/*.test.ts'], testTimeout: 30_000, hookTimeout: 60_000 } },
+      { ...sourceResolution, test: { name: 'client', root: 'packages/client', include: ['src/**/*.test.ts', 'test/**/*.test.ts'], testTimeout: 30_000, hookTimeout: 60_000 } },
+      { ...sourceResolution, test: { name: 'integration', root: 'test', include: ['integration/**/*.test.ts', 'bench/**/*.test.ts'], testTimeout: 30_000, hookTimeout: 60_000 } },
       {
+        ...sourceResolution,
         test: {
           name: 'e2e-local',
           root: 'test',
@@ -24,6 +36,7 @@ export default defineConfig({
         },
       },
       {
+        ...sourceResolution,
         test: {
           name: 'e2e-distributed',
           root: 'test',

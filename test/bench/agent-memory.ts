@@ -7,16 +7,17 @@
  *  - restart time with BENCH_MEMORY_ITEMS items stored (default 100,000; documents of ~1,250
  *    chunks each), and the platform's RSS after it (measured first, so the load runs on an index
  *    loaded from its files, not one still building).
- * Run: node --import tsx test/bench/agent-memory.ts   (BENCH_MEMORY_ITEMS=10000 for a quick run)
+ * Run: node --conditions=agent-platform-source --import tsx test/bench/agent-memory.ts   (BENCH_MEMORY_ITEMS=10000 for a quick run)
  */
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { RequestBody } from '@agent-platform/client';
 import { freePort, waitUntil } from '../e2e/harness/processes.js';
 import { compareWithBare, CONNECTIONS, describeLoad, LOAD_SECONDS, QUICK, runLoad, startBareServer } from './load.js';
 import { documentText } from './documents.js';
 import { recordFigure } from './figures.js';
-import { newAccessToken, startPlatform } from './platform.js';
+import { dataOf, signIn, startPlatform } from './platform.js';
 import { describeMemory, memoryByRole } from './process-memory.js';
 
 const STORED_ITEMS = Number(process.env.BENCH_MEMORY_ITEMS ?? (QUICK ? 5_000 : 100_000));
@@ -25,16 +26,6 @@ const UNLIMITED = { RATE_LIMITS: 'free:100000000/100000000,pro:100000000/1000000
 
 function percentile(sorted: readonly number[], fraction: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * fraction))] ?? Number.NaN;
-}
-
-async function api<T>(baseUrl: string, token: string, method: string, path: string, body?: unknown): Promise<T> {
-  const response = await fetch(`${baseUrl}/api/v1${path}`, {
-    method,
-    headers: { authorization: `Bearer ${token}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
-    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-  });
-  if (!response.ok) throw new Error(`${method} ${path}: ${response.status} ${await response.text()}`);
-  return (await response.json()) as T;
 }
 
 /** Whether the platform logged that an agent's HNSW graph holds `vectors` vectors. */
@@ -49,14 +40,14 @@ async function main(): Promise<void> {
   try {
     // At info while storing, for the index's "graph complete" line (the load runs at warn).
     let platform = await startPlatform({ dataDir, port, env: { ...env, LOG_LEVEL: 'info' } });
-    const token = await newAccessToken(platform.baseUrl);
-    const agent = await api<{ id: string }>(platform.baseUrl, token, 'POST', '/agents', { name: 'Bench', type: 'assistant', memory_types: ['semantic', 'episodic'] });
+    const { client, accessToken: token } = await signIn(platform.baseUrl);
+    const agent = dataOf(await client.POST('/api/v1/agents', { body: { name: 'Bench', type: 'assistant', memory_types: ['semantic', 'episodic'] } }), 'creating an agent');
 
     let stored = 0;
     const documentMs: number[] = [];
     for (let index = 0; stored < STORED_ITEMS; index += 1) {
       const started = performance.now();
-      const document = await api<{ chunks: number }>(platform.baseUrl, token, 'POST', '/memory/documents', { agent_id: agent.id, content: documentText(index) });
+      const document = dataOf(await client.POST('/api/v1/memory/documents', { body: { agent_id: agent.id, content: documentText(index) } }), 'storing a document');
       documentMs.push(performance.now() - started);
       stored += document.chunks;
     }
@@ -74,7 +65,7 @@ async function main(): Promise<void> {
     console.log(`restart → first 200 with ${stored} items stored: ${Math.round(platform.msToFirst200)} ms; memory: ${describeMemory(memoryByRole(platform.child.pid!))}`);
 
     const bare = await startBareServer();
-    const search = JSON.stringify({ agent_id: agent.id, query: 'where is the refund of ref_3_1200', top_k: 5 });
+    const search = JSON.stringify({ agent_id: agent.id, query: 'where is the refund of ref_3_1200', top_k: 5 } satisfies RequestBody<'/api/v1/memory/search', 'post'>);
     const headers = { authorization: `Bearer ${token}`, 'content-type': 'application/json' };
     const route = { url: `${platform.baseUrl}/api/v1/memory/search`, method: 'POST' as const, body: search, headers };
     // A warm-up round first: JIT, caches, and an index graph that a restart may still be completing.
@@ -86,10 +77,9 @@ async function main(): Promise<void> {
     let sessionId: string | undefined;
     for (let turn = 0; turn < CHAT_TURNS; turn += 1) {
       const started = performance.now();
-      const reply = await api<{ session_id: string }>(platform.baseUrl, token, 'POST', `/agents/${agent.id}/chat`, {
-        message: `Question ${turn}: what do you know about ref_${turn}_${turn * 3}?`,
-        ...(sessionId ? { session_id: sessionId } : {}),
-      });
+      const message = `Question ${turn}: what do you know about ref_${turn}_${turn * 3}?`;
+      const chat = await client.POST('/api/v1/agents/{agent_id}/chat', { params: { path: { agent_id: agent.id } }, body: { message, ...(sessionId ? { session_id: sessionId } : {}) } });
+      const reply = dataOf(chat, 'a chat turn');
       latencies.push(performance.now() - started);
       // A new session every 20 turns, so history stays as long as real sessions are.
       sessionId = turn % 20 === 19 ? undefined : reply.session_id;

@@ -10,10 +10,11 @@
 import { mkdir, mkdtemp, readdir, readFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { RequestBody } from '@agent-platform/client';
 import { freePort, startLocalPlatformProcess } from '../e2e/harness/processes.js';
 import { describeLoad, runLoad } from './load.js';
 import { documentText } from './documents.js';
-import { newAccessToken } from './platform.js';
+import { dataOf, signIn } from './platform.js';
 import { cpuByRole } from './process-memory.js';
 
 interface ProfileNode {
@@ -40,25 +41,23 @@ const platform = await startLocalPlatformProcess({
   env: { LOG_LEVEL: process.env.LOG_LEVEL ?? 'warn', RATE_LIMITS: 'free:100000000/100000000,pro:100000000/100000000,enterprise:0/0' },
 });
 const { baseUrl } = platform;
-const authorization = { authorization: `Bearer ${await newAccessToken(baseUrl, keptDataDir === undefined ? undefined : 'profile@example.com')}` };
+const { client, accessToken } = await signIn(baseUrl, keptDataDir === undefined ? undefined : 'profile@example.com');
+const authorization = { authorization: `Bearer ${accessToken}` };
 const json = { ...authorization, 'content-type': 'application/json' };
-const listed = (await (await fetch(`${baseUrl}/api/v1/agents`, { headers: authorization })).json()) as { agents: { id: string }[] };
-const existing = listed.agents[0]?.id;
-const createAgent = async (): Promise<string> => {
-  const created = await fetch(`${baseUrl}/api/v1/agents`, { method: 'POST', headers: json, body: JSON.stringify({ name: 'Profile', type: 'assistant', memory_types: ['semantic', 'episodic'] }) });
-  return ((await created.json()) as { id: string }).id;
-};
+const existing = dataOf(await client.GET('/api/v1/agents'), 'listing agents').agents[0]?.id;
+const createAgent = async (): Promise<string> =>
+  dataOf(await client.POST('/api/v1/agents', { body: { name: 'Profile', type: 'assistant', memory_types: ['semantic', 'episodic'] } }), 'creating an agent').id;
 const agentId = existing ?? (await createAgent());
 // BENCH_PROFILE_DOCUMENTS=n stores n documents of ~1 MB (~1,250 items each) first, for search at
 // scale (once: an agent kept in BENCH_PROFILE_DATA_DIR already has them).
 for (let index = 0; !existing && index < Number(process.env.BENCH_PROFILE_DOCUMENTS ?? 0); index += 1) {
-  const stored = await fetch(`${baseUrl}/api/v1/memory/documents`, { method: 'POST', headers: json, body: JSON.stringify({ agent_id: agentId, content: documentText(index) }) });
-  if (!stored.ok) throw new Error(`storing a document: ${stored.status} ${await stored.text()}`);
+  dataOf(await client.POST('/api/v1/memory/documents', { body: { agent_id: agentId, content: documentText(index) } }), 'storing a document');
 }
+const search = { agent_id: agentId, query: 'where is the refund of ref_3_1200', top_k: 5 } satisfies RequestBody<'/api/v1/memory/search', 'post'>;
 const load = {
   'auth-me': { url: `${baseUrl}/api/v1/auth/me`, headers: authorization },
   agent: { url: `${baseUrl}/api/v1/agents/${agentId}`, headers: authorization },
-  search: { url: `${baseUrl}/api/v1/memory/search`, method: 'POST' as const, headers: json, body: JSON.stringify({ agent_id: agentId, query: 'where is the refund of ref_3_1200', top_k: 5 }) },
+  search: { url: `${baseUrl}/api/v1/memory/search`, method: 'POST' as const, headers: json, body: JSON.stringify(search) },
 }[route];
 if (!load) throw new Error(`unknown route ${route}: auth-me, agent or search`);
 // A warm-up round, so the profile shows the steady state rather than the JIT compiling.

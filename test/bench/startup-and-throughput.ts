@@ -14,7 +14,7 @@ import { join } from 'node:path';
 import { freePort } from '../e2e/harness/processes.js';
 import { startDistributedPlatform } from '../e2e/harness/setup-distributed.js';
 import { compareWithBare, startBareServer } from './load.js';
-import { newAccessToken, startPlatform } from './platform.js';
+import { dataOf, signIn, startPlatform } from './platform.js';
 import { recordFigure } from './figures.js';
 import { describeMemory, memoryByRole } from './process-memory.js';
 
@@ -62,13 +62,9 @@ async function main(): Promise<void> {
 
 /** Authenticated reads of one platform against the bare route; `mode` names the figures. */
 async function compareReads(baseUrl: string, bareUrl: string, mode: string): Promise<void> {
-  const authorization = { authorization: `Bearer ${await newAccessToken(baseUrl)}` };
-  const agent = await fetch(`${baseUrl}/api/v1/agents`, {
-    method: 'POST',
-    headers: { ...authorization, 'content-type': 'application/json' },
-    body: JSON.stringify({ name: 'Bench', type: 'assistant' }),
-  });
-  const { id: agentId } = (await agent.json()) as { id: string };
+  const { client, accessToken } = await signIn(baseUrl);
+  const authorization = { authorization: `Bearer ${accessToken}` };
+  const { id: agentId } = dataOf(await client.POST('/api/v1/agents', { body: { name: 'Bench', type: 'assistant' } }), 'creating an agent');
   await compareWithBare(`${mode}: authenticated GET /api/v1/auth/me`, { url: `${baseUrl}/api/v1/auth/me`, headers: authorization }, bareUrl);
   await compareWithBare(`${mode}: authenticated GET /api/v1/agents/{agent_id}`, { url: `${baseUrl}/api/v1/agents/${agentId}`, headers: authorization }, bareUrl);
 }

@@ -14,7 +14,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { freePort, startLocalPlatformProcess } from '../e2e/harness/processes.js';
 import { recordFigure } from './figures.js';
-import { newAccessToken, startPlatform } from './platform.js';
+import { dataOf, signIn, startPlatform } from './platform.js';
 
 const ENDPOINTS = Number(process.env.BENCH_ENDPOINTS ?? 10);
 const EVENTS = Number(process.env.BENCH_EVENTS ?? 500);
@@ -53,14 +53,11 @@ async function main(): Promise<void> {
   const platform = profileDir
     ? await startLocalPlatformProcess({ ...platformOptions, env: { LOG_LEVEL: 'warn', ...platformOptions.env }, nodeOptions: ['--cpu-prof', '--cpu-prof-dir', profileDir] })
     : await startPlatform(platformOptions);
-  const base = `${platform.baseUrl}/api/v1`;
   try {
-    const token = await newAccessToken(platform.baseUrl);
-    const json = { 'content-type': 'application/json' };
-    const authed = { ...json, authorization: `Bearer ${token}` };
+    const { client } = await signIn(platform.baseUrl);
+    const purchase = async () => dataOf(await client.POST('/api/v1/billing/purchases', { body: { credits: 1 } }), 'a purchase');
     for (let n = 0; n < ENDPOINTS; n += 1) {
-      const created = await fetch(`${base}/webhooks`, { method: 'POST', headers: authed, body: JSON.stringify({ url: `${receiverUrl}?${n}`, events: ['*'] }) });
-      if (created.status !== 201) throw new Error(`webhook creation failed: ${created.status} ${await created.text()}`);
+      dataOf(await client.POST('/api/v1/webhooks', { body: { url: `${receiverUrl}?${n}`, events: ['*'] } }), 'creating a webhook');
     }
 
     const expected = ENDPOINTS * EVENTS;
@@ -69,10 +66,7 @@ async function main(): Promise<void> {
     const lanes = 4;
     await Promise.all(
       Array.from({ length: lanes }, async (_, lane) => {
-        for (let n = lane; n < EVENTS; n += lanes) {
-          const purchase = await fetch(`${base}/billing/purchases`, { method: 'POST', headers: authed, body: JSON.stringify({ credits: 1 }) });
-          if (purchase.status !== 201) throw new Error(`purchase failed: ${purchase.status}`);
-        }
+        for (let n = lane; n < EVENTS; n += lanes) await purchase();
       }),
     );
     const emittedMs = Date.now() - started;
@@ -90,7 +84,7 @@ async function main(): Promise<void> {
     latencies.length = 0;
     const pacedExpected = received + ENDPOINTS * PACED_EVENTS;
     for (let n = 0; n < PACED_EVENTS; n += 1) {
-      await fetch(`${base}/billing/purchases`, { method: 'POST', headers: authed, body: JSON.stringify({ credits: 1 }) });
+      await purchase();
       await new Promise((resolve) => setTimeout(resolve, PACE_MS));
     }
     while (received < pacedExpected && Date.now() < deadline + 60_000) await new Promise((resolve) => setTimeout(resolve, 20));

@@ -12,9 +12,10 @@ import type { AddressInfo } from 'node:net';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { operations } from '@agent-platform/client';
 import autocannon from 'autocannon';
 import { freePort } from '../e2e/harness/processes.js';
-import { newAccessToken, startPlatform } from './platform.js';
+import { dataOf, signIn, startPlatform } from './platform.js';
 import { recordFigure } from './figures.js';
 import { describeMemory, memoryByRole } from './process-memory.js';
 
@@ -23,12 +24,6 @@ const SECONDS = Number(process.env.BENCH_WORKFLOW_SECONDS ?? 30);
 
 function percentile(sorted: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] ?? Number.NaN;
-}
-
-interface Page {
-  items: { duration_ms: number | null; status: string }[];
-  total: number;
-  next_cursor: string | null;
 }
 
 async function main(): Promise<void> {
@@ -49,14 +44,10 @@ async function main(): Promise<void> {
     port: await freePort(),
     env: { ALLOW_PRIVATE_NETWORK_URLS: 'true', RATE_LIMITS: 'free:0/0,pro:0/0,enterprise:0/0' },
   });
-  const base = `${platform.baseUrl}/api/v1`;
   try {
-    const token = await newAccessToken(platform.baseUrl);
-    const authed = { 'content-type': 'application/json', authorization: `Bearer ${token}` };
-    const created = await fetch(`${base}/workflows`, {
-      method: 'POST',
-      headers: authed,
-      body: JSON.stringify({
+    const { client } = await signIn(platform.baseUrl);
+    const created = await client.POST('/api/v1/workflows', {
+      body: {
         name: 'bench',
         nodes: [
           { id: 'in', type: 'webhook', config: { path: '/orders' } },
@@ -69,11 +60,11 @@ async function main(): Promise<void> {
           { source: 'route', target: 'big' },
           { source: 'route', target: 'small' },
         ],
-      }),
+      },
     });
-    const workflow = (await created.json()) as { id: string; webhook_url: string };
-    if (created.status !== 201) throw new Error(`workflow creation failed: ${created.status} ${JSON.stringify(workflow)}`);
-    await fetch(`${base}/workflows/${workflow.id}/resume`, { method: 'POST', headers: { authorization: authed.authorization } });
+    const workflow = dataOf(created, 'creating the workflow');
+    const path = { workflow_id: workflow.id };
+    dataOf(await client.POST('/api/v1/workflows/{workflow_id}/resume', { params: { path } }), 'activating the workflow');
     const hookUrl = `${platform.baseUrl}${new URL(workflow.webhook_url).pathname}`;
 
     const started = Date.now();
@@ -90,8 +81,9 @@ async function main(): Promise<void> {
     const loadMs = Date.now() - started;
 
     // The drain: until no execution of the workflow is running.
-    const executions = `${base}/workflows/${workflow.id}/executions`;
-    const count = async (status: string) => ((await (await fetch(`${executions}?status=${status}&limit=1`, { headers: authed })).json()) as Page).total;
+    const executions = async (query: operations['listWorkflowExecutions']['parameters']['query']) =>
+      dataOf(await client.GET('/api/v1/workflows/{workflow_id}/executions', { params: { path, query } }), 'listing executions');
+    const count = async (status: 'running' | 'completed' | 'failed') => (await executions({ status, limit: 1 })).total;
     while ((await count('running')) > 0) await new Promise((resolve) => setTimeout(resolve, 200));
     const drainedMs = Date.now() - started;
     const memory = memoryByRole(platform.child.pid!);
@@ -100,7 +92,7 @@ async function main(): Promise<void> {
 
     const durations: number[] = [];
     for (let cursor: string | null = ''; cursor !== null; ) {
-      const page = (await (await fetch(`${executions}?limit=100${cursor ? `&cursor=${cursor}` : ''}`, { headers: authed })).json()) as Page;
+      const page = await executions({ limit: 100, ...(cursor ? { cursor } : {}) });
       for (const item of page.items) if (item.duration_ms !== null) durations.push(item.duration_ms);
       cursor = page.next_cursor;
     }

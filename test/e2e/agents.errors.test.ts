@@ -1,6 +1,10 @@
+import { streamChat, type AgentPlatformClient } from '@agent-platform/client';
 import { describe, expect, it } from 'vitest';
-import { Api, newAccount, type Account, type ApiResponse } from './harness/client.js';
-import { postForEvents } from './harness/sse.js';
+import { Api, newAccount } from './harness/client.js';
+import { expectError, expectStatus, refusalOf, type CallResult } from './harness/results.js';
+
+// Bodies the contract forbids (fields missing or of the wrong type, malformed JSON) go raw, past
+// the typed client, which would refuse them; everything else goes through it.
 
 const VALID = { name: 'Support bot', type: 'support' };
 const UNKNOWN = {
@@ -10,18 +14,11 @@ const UNKNOWN = {
   document: 'doc_01JD0000000000000000000000',
 };
 
-function expectError(response: ApiResponse<unknown>, status: number, code: string, fields?: string[]): void {
-  expect(response.status, JSON.stringify(response.body)).toBe(status);
-  const body = response.body as { error: string; message: string; details?: { field: string }[] };
-  expect(body).toMatchObject({ error: code, message: expect.any(String) });
-  if (fields) expect(body.details?.map((detail) => detail.field).sort()).toEqual([...fields].sort());
+async function createAgent(client: AgentPlatformClient): Promise<string> {
+  return expectStatus(await client.POST('/api/v1/agents', { body: VALID }), 201).id;
 }
 
-async function createAgent(api: Api, account: Account, json: Record<string, unknown> = {}): Promise<string> {
-  const created = await api.post<{ id: string }>('/api/v1/agents', { token: account.accessToken, json: { ...VALID, ...json } });
-  expect(created.status, JSON.stringify(created.body)).toBe(201);
-  return created.body.id;
-}
+const agentPath = (agent_id: string) => ({ params: { path: { agent_id } } });
 
 describe('agent validation', () => {
   it.each([
@@ -52,94 +49,92 @@ describe('agent validation', () => {
   it('applies the same rules to PATCH and PUT; PUT needs name and type', async () => {
     const api = new Api();
     const account = await newAccount(api);
-    const agentId = await createAgent(api, account);
-    const path = `/api/v1/agents/${agentId}`;
-    const auth = { token: account.accessToken };
-    expectError(await api.patch(path, { ...auth, json: { config: { temperature: 9 } } }), 422, 'validation_error', ['config.temperature']);
-    expectError(await api.patch(path, { ...auth, json: { type: 'Two Words' } }), 422, 'validation_error', ['type']);
-    expectError(await api.request('PUT', path, { ...auth, json: { name: 'Only a name' } }), 422, 'validation_error', ['type']);
+    const agentId = await createAgent(account.client);
+    const patch = (body: { type?: string; config?: { temperature?: number } }) => account.client.PATCH('/api/v1/agents/{agent_id}', { ...agentPath(agentId), body });
+    expectError(await patch({ config: { temperature: 9 } }), 422, 'validation_error', ['config.temperature']);
+    expectError(await patch({ type: 'Two Words' }), 422, 'validation_error', ['type']);
+    expectError(await api.request('PUT', `/api/v1/agents/${agentId}`, { token: account.accessToken, json: { name: 'Only a name' } }), 422, 'validation_error', ['type']);
     // Nothing changed.
-    expect((await api.get(path, auth)).body).toMatchObject({ ...VALID, config: {} });
+    expect((await account.client.GET('/api/v1/agents/{agent_id}', agentPath(agentId))).data).toMatchObject({ ...VALID, config: {} });
   });
 
   it('answers 400 for malformed JSON and 422 for paging out of range', async () => {
     const api = new Api();
     const account = await newAccount(api);
-    const agentId = await createAgent(api, account);
+    const agentId = await createAgent(account.client);
     const malformed = { token: account.accessToken, raw: '{"name": "x",', contentType: 'application/json' };
     expectError(await api.post('/api/v1/agents', malformed), 400, 'invalid_request');
     expectError(await api.patch(`/api/v1/agents/${agentId}`, malformed), 400, 'invalid_request');
     expectError(await api.post(`/api/v1/agents/${agentId}/chat`, malformed), 400, 'invalid_request');
     expectError(await api.post('/api/v1/memory', malformed), 400, 'invalid_request');
     expectError(await api.post('/api/v1/memory/search', malformed), 400, 'invalid_request');
-    expectError(await api.get('/api/v1/agents', { token: account.accessToken, query: { per_page: 0 } }), 422, 'validation_error', ['per_page']);
+    expectError(await account.client.GET('/api/v1/agents', { params: { query: { per_page: 0 } } }), 422, 'validation_error', ['per_page']);
   });
 });
 
-/** Every agent and memory route that names an agent, a session, a memory item or a document. */
-function everyRoute(ids: { agent: string; session: string; memory: string; document: string }): [string, string, unknown][] {
-  const agent = `/api/v1/agents/${ids.agent}`;
+/** A call of every agent and memory operation that names an agent, a session, a memory item or a document. */
+function everyOperation(client: AgentPlatformClient, ids: { agent: string; session: string; memory: string; document: string }): [string, () => Promise<CallResult>][] {
+  const agent = agentPath(ids.agent);
+  const session = { params: { path: { agent_id: ids.agent, session_id: ids.session } } };
   return [
-    ['GET', agent, undefined],
-    ['PATCH', agent, { name: 'x' }],
-    ['PUT', agent, VALID],
-    ['DELETE', agent, undefined],
-    ['POST', `${agent}/chat`, { message: 'hello' }],
-    ['GET', `${agent}/sessions`, undefined],
-    ['GET', `${agent}/sessions/${ids.session}/messages`, undefined],
-    ['DELETE', `${agent}/sessions/${ids.session}`, undefined],
-    ['POST', `${agent}/memory/consolidate`, undefined],
-    ['POST', '/api/v1/memory', { agent_id: ids.agent, memory_type: 'semantic', content: 'x' }],
-    ['GET', `/api/v1/memory?agent_id=${ids.agent}`, undefined],
-    ['POST', '/api/v1/memory/search', { agent_id: ids.agent, query: 'x' }],
-    ['POST', '/api/v1/memory/documents', { agent_id: ids.agent, content: 'x' }],
-    ['DELETE', `/api/v1/memory/${ids.memory}`, undefined],
-    ['DELETE', `/api/v1/memory/documents/${ids.document}`, undefined],
+    ['GET agent', () => client.GET('/api/v1/agents/{agent_id}', agent)],
+    ['PATCH agent', () => client.PATCH('/api/v1/agents/{agent_id}', { ...agent, body: { name: 'x' } })],
+    ['PUT agent', () => client.PUT('/api/v1/agents/{agent_id}', { ...agent, body: VALID })],
+    ['DELETE agent', () => client.DELETE('/api/v1/agents/{agent_id}', agent)],
+    ['POST chat', () => client.POST('/api/v1/agents/{agent_id}/chat', { ...agent, body: { message: 'hello' } })],
+    ['GET sessions', () => client.GET('/api/v1/agents/{agent_id}/sessions', agent)],
+    ['GET messages', () => client.GET('/api/v1/agents/{agent_id}/sessions/{session_id}/messages', session)],
+    ['DELETE session', () => client.DELETE('/api/v1/agents/{agent_id}/sessions/{session_id}', session)],
+    ['POST consolidate', () => client.POST('/api/v1/agents/{agent_id}/memory/consolidate', agent)],
+    ['POST memory', () => client.POST('/api/v1/memory', { body: { agent_id: ids.agent, memory_type: 'semantic', content: 'x' } })],
+    ['GET memory', () => client.GET('/api/v1/memory', { params: { query: { agent_id: ids.agent } } })],
+    ['POST search', () => client.POST('/api/v1/memory/search', { body: { agent_id: ids.agent, query: 'x' } })],
+    ['POST document', () => client.POST('/api/v1/memory/documents', { body: { agent_id: ids.agent, content: 'x' } })],
+    ['DELETE memory', () => client.DELETE('/api/v1/memory/{memory_id}', { params: { path: { memory_id: ids.memory } } })],
+    ['DELETE document', () => client.DELETE('/api/v1/memory/documents/{document_id}', { params: { path: { document_id: ids.document } } })],
   ];
+}
+
+function expectNotFound(operation: string, result: CallResult): void {
+  expect(result.response.status, operation).toBe(404);
+  expectError(result, 404, 'not_found');
 }
 
 describe('404 on every agent and memory route', () => {
   it('for ids that do not exist', async () => {
-    const api = new Api();
-    const account = await newAccount(api);
-    for (const [method, path, json] of everyRoute(UNKNOWN)) {
-      expectError(await api.request(method, path, { token: account.accessToken, ...(json === undefined ? {} : { json }) }), 404, 'not_found');
-    }
-    const streamed = await postForEvents(api, `/api/v1/agents/${UNKNOWN.agent}/chat`, { token: account.accessToken, json: { message: 'hi', stream: true } });
-    expect(streamed.events).toBeUndefined();
-    expect(streamed.status).toBe(404);
+    const { client } = await newAccount(new Api());
+    for (const [operation, call] of everyOperation(client, UNKNOWN)) expectNotFound(operation, await call());
+    expectError(await refusalOf(streamChat(client, UNKNOWN.agent, { message: 'hi' })), 404, 'not_found');
   });
 
   it("for another tenant's agent, session, memory item and document, which stay untouched", async () => {
     const api = new Api();
     const [alice, bob] = [await newAccount(api), await newAccount(api)];
-    const asAlice = { token: alice.accessToken };
-    const agent = await createAgent(api, alice);
-    const chat = await api.post<{ session_id: string }>(`/api/v1/agents/${agent}/chat`, { ...asAlice, json: { message: 'hello' } });
-    const memory = await api.post<{ id: string }>('/api/v1/memory', { ...asAlice, json: { agent_id: agent, memory_type: 'semantic', content: 'A fact.' } });
-    const document = await api.post<{ id: string }>('/api/v1/memory/documents', { ...asAlice, json: { agent_id: agent, content: 'A manual.' } });
-    const ids = { agent, session: chat.body.session_id, memory: memory.body.id, document: document.body.id };
+    const agent = await createAgent(alice.client);
+    const chat = expectStatus(await alice.client.POST('/api/v1/agents/{agent_id}/chat', { ...agentPath(agent), body: { message: 'hello' } }));
+    const memory = expectStatus(await alice.client.POST('/api/v1/memory', { body: { agent_id: agent, memory_type: 'semantic', content: 'A fact.' } }), 201);
+    const document = expectStatus(await alice.client.POST('/api/v1/memory/documents', { body: { agent_id: agent, content: 'A manual.' } }), 201);
+    const ids = { agent, session: chat.session_id, memory: memory.id, document: document.id };
 
-    for (const [method, path, json] of everyRoute(ids)) {
-      expectError(await api.request(method, path, { token: bob.accessToken, ...(json === undefined ? {} : { json }) }), 404, 'not_found');
-    }
+    for (const [operation, call] of everyOperation(bob.client, ids)) expectNotFound(operation, await call());
     // Bob's own agent does not open Alice's session either.
-    const bobsAgent = await createAgent(api, bob);
-    expectError(await api.get(`/api/v1/agents/${bobsAgent}/sessions/${ids.session}/messages`, { token: bob.accessToken }), 404, 'not_found');
-    expectError(await api.post(`/api/v1/agents/${bobsAgent}/chat`, { token: bob.accessToken, json: { message: 'hi', session_id: ids.session } }), 404, 'not_found');
+    const bobsAgent = await createAgent(bob.client);
+    const session = { params: { path: { agent_id: bobsAgent, session_id: ids.session } } };
+    expectError(await bob.client.GET('/api/v1/agents/{agent_id}/sessions/{session_id}/messages', session), 404, 'not_found');
+    expectError(await bob.client.POST('/api/v1/agents/{agent_id}/chat', { ...agentPath(bobsAgent), body: { message: 'hi', session_id: ids.session } }), 404, 'not_found');
 
-    expect((await api.get(`/api/v1/agents/${agent}`, asAlice)).body).toMatchObject(VALID);
-    expect((await api.get(`/api/v1/agents/${agent}/sessions/${ids.session}/messages`, asAlice)).body).toMatchObject({ total: 2 });
-    expect((await api.get('/api/v1/memory', { ...asAlice, query: { agent_id: agent } })).body).toMatchObject({ total: 2 });
+    expect((await alice.client.GET('/api/v1/agents/{agent_id}', agentPath(agent))).data).toMatchObject(VALID);
+    const messages = await alice.client.GET('/api/v1/agents/{agent_id}/sessions/{session_id}/messages', { params: { path: { agent_id: agent, session_id: ids.session } } });
+    expect(messages.data).toMatchObject({ total: 2 });
+    expect((await alice.client.GET('/api/v1/memory', { params: { query: { agent_id: agent } } })).data).toMatchObject({ total: 2 });
   });
 });
 
 describe('limits', () => {
   it('answers 413 for a body over 1 MiB', async () => {
-    const api = new Api();
-    const account = await newAccount(api);
-    const agentId = await createAgent(api, account);
-    const tooLarge = await api.post('/api/v1/memory/documents', { token: account.accessToken, json: { agent_id: agentId, content: 'x'.repeat(1_100_000) } });
+    const { client } = await newAccount(new Api());
+    const agentId = await createAgent(client);
+    const tooLarge = await client.POST('/api/v1/memory/documents', { body: { agent_id: agentId, content: 'x'.repeat(1_100_000) } });
     expectError(tooLarge, 413, 'payload_too_large');
   });
 });

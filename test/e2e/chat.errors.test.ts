@@ -1,29 +1,23 @@
 import { randomBytes } from 'node:crypto';
+import { streamChat, type AgentPlatformClient, type ChatRequest } from '@agent-platform/client';
 import { describe, expect, it } from 'vitest';
-import { Api, newAccount, type Account, type ApiResponse } from './harness/client.js';
-import { postForEvents } from './harness/sse.js';
+import { Api, newAccount } from './harness/client.js';
+import { expectError, expectStatus, refusalOf } from './harness/results.js';
 
-interface ChatReply {
-  id: string;
-  session_id: string;
-  usage: { total_tokens: number };
+async function createAgent(client: AgentPlatformClient): Promise<string> {
+  return expectStatus(await client.POST('/api/v1/agents', { body: { name: 'Support bot', type: 'support' } }), 201).id;
 }
 
-function expectError(response: ApiResponse<unknown>, status: number, code: string, fields?: string[]): void {
-  expect(response.status, JSON.stringify(response.body)).toBe(status);
-  const body = response.body as { error: string; message: string; details?: { field: string }[] };
-  expect(body).toMatchObject({ error: code, message: expect.any(String) });
-  if (fields) expect(body.details?.map((detail) => detail.field).sort()).toEqual([...fields].sort());
+function chat(client: AgentPlatformClient, agentId: string, body: ChatRequest) {
+  return client.POST('/api/v1/agents/{agent_id}/chat', { params: { path: { agent_id: agentId } }, body });
 }
 
-async function createAgent(api: Api, account: Account): Promise<string> {
-  const created = await api.post<{ id: string }>('/api/v1/agents', { token: account.accessToken, json: { name: 'Support bot', type: 'support' } });
-  expect(created.status, JSON.stringify(created.body)).toBe(201);
-  return created.body.id;
+async function balance(client: AgentPlatformClient): Promise<number> {
+  return expectStatus(await client.GET('/api/v1/billing/credits')).balance;
 }
 
-async function balance(api: Api, account: Account): Promise<number> {
-  return (await api.get<{ balance: number }>('/api/v1/billing/credits', { token: account.accessToken })).body.balance;
+function sessionsOf(client: AgentPlatformClient, agentId: string) {
+  return client.GET('/api/v1/agents/{agent_id}/sessions', { params: { path: { agent_id: agentId } } });
 }
 
 describe('chat validation', () => {
@@ -37,39 +31,36 @@ describe('chat validation', () => {
   ])('answers 422 for %s', async (_label, json, fields) => {
     const api = new Api();
     const account = await newAccount(api);
-    const agentId = await createAgent(api, account);
-    const before = await balance(api, account);
+    const agentId = await createAgent(account.client);
+    const before = await balance(account.client);
+    // Raw: some of these bodies are ones the contract forbids (no message, one that is not a string).
     expectError(await api.post(`/api/v1/agents/${agentId}/chat`, { token: account.accessToken, json }), 422, 'validation_error', fields);
-    expect(await balance(api, account)).toBe(before);
-    expect((await api.get(`/api/v1/agents/${agentId}/sessions`, { token: account.accessToken })).body).toMatchObject({ total: 0 });
+    expect(await balance(account.client)).toBe(before);
+    expect((await sessionsOf(account.client, agentId)).data).toMatchObject({ total: 0 });
   });
 
   it('takes a message of exactly 32,000 characters', async () => {
-    const api = new Api();
-    const account = await newAccount(api);
-    const agentId = await createAgent(api, account);
-    const answer = await api.post(`/api/v1/agents/${agentId}/chat`, { token: account.accessToken, json: { message: 'lorem ipsum '.repeat(2_667).slice(0, 32_000) } });
-    expect(answer.status, JSON.stringify(answer.body)).toBe(200);
+    const { client } = await newAccount(new Api());
+    const agentId = await createAgent(client);
+    expectStatus(await chat(client, agentId, { message: 'lorem ipsum '.repeat(2_667).slice(0, 32_000) }));
   });
 
   it('answers 404 for an unknown agent, an unknown session and a session that is not an id', async () => {
-    const api = new Api();
-    const account = await newAccount(api);
-    const agentId = await createAgent(api, account);
-    const auth = { token: account.accessToken };
-    expectError(await api.post('/api/v1/agents/agt_01JD0000000000000000000000/chat', { ...auth, json: { message: 'hi' } }), 404, 'not_found');
-    expectError(await api.post(`/api/v1/agents/${agentId}/chat`, { ...auth, json: { message: 'hi', session_id: 'ses_01JD0000000000000000000000' } }), 404, 'not_found');
-    expectError(await api.post(`/api/v1/agents/${agentId}/chat`, { ...auth, json: { message: 'hi', session_id: 'not-a-session' } }), 404, 'not_found');
-    expectError(await api.get(`/api/v1/agents/${agentId}/sessions/ses_01JD0000000000000000000000/messages`, auth), 404, 'not_found');
-    expectError(await api.delete(`/api/v1/agents/${agentId}/sessions/ses_01JD0000000000000000000000`, auth), 404, 'not_found');
+    const { client } = await newAccount(new Api());
+    const agentId = await createAgent(client);
+    const unknownSession = { agent_id: agentId, session_id: 'ses_01JD0000000000000000000000' };
+    expectError(await chat(client, 'agt_01JD0000000000000000000000', { message: 'hi' }), 404, 'not_found');
+    expectError(await chat(client, agentId, { message: 'hi', session_id: 'ses_01JD0000000000000000000000' }), 404, 'not_found');
+    expectError(await chat(client, agentId, { message: 'hi', session_id: 'not-a-session' }), 404, 'not_found');
+    expectError(await client.GET('/api/v1/agents/{agent_id}/sessions/{session_id}/messages', { params: { path: unknownSession } }), 404, 'not_found');
+    expectError(await client.DELETE('/api/v1/agents/{agent_id}/sessions/{session_id}', { params: { path: unknownSession } }), 404, 'not_found');
   });
 
   it("answers 404 for another agent's session of the same tenant", async () => {
-    const api = new Api();
-    const account = await newAccount(api);
-    const [one, two] = [await createAgent(api, account), await createAgent(api, account)];
-    const reply = await api.post<ChatReply>(`/api/v1/agents/${one}/chat`, { token: account.accessToken, json: { message: 'hi' } });
-    expectError(await api.post(`/api/v1/agents/${two}/chat`, { token: account.accessToken, json: { message: 'hi', session_id: reply.body.session_id } }), 404, 'not_found');
+    const { client } = await newAccount(new Api());
+    const [one, two] = [await createAgent(client), await createAgent(client)];
+    const reply = expectStatus(await chat(client, one, { message: 'hi' }));
+    expectError(await chat(client, two, { message: 'hi', session_id: reply.session_id }), 404, 'not_found');
   });
 });
 
@@ -78,11 +69,9 @@ describe('credits', () => {
     'a balance below 1 refuses a turn with 402 before any model call, streamed or not; a purchase lets chatting resume',
     { timeout: 180_000 },
     async () => {
-      const api = new Api();
-      const account = await newAccount(api);
-      const agentId = await createAgent(api, account);
-      const auth = { token: account.accessToken };
-      const initial = await balance(api, account);
+      const { client } = await newAccount(new Api());
+      const agentId = await createAgent(client);
+      const initial = await balance(client);
 
       // Spend the welcome credits as a heavy user would: long pastes (here random base64, which
       // tokenizes densely) into one session, each turn carrying the earlier ones as context, so
@@ -92,33 +81,26 @@ describe('credits', () => {
       for (let turn = 0; spent < initial; turn += 1) {
         expect(turn, `still ${initial - spent} credits after ${turn} turns`).toBeLessThan(30);
         const message = randomBytes(24_000).toString('base64');
-        const answer = await api.post<ChatReply>(`/api/v1/agents/${agentId}/chat`, { ...auth, json: { message, ...(sessionId ? { session_id: sessionId } : {}) } });
-        expect(answer.status, JSON.stringify(answer.body).slice(0, 300)).toBe(200);
-        sessionId = answer.body.session_id;
-        spent += Math.max(1, Math.ceil(answer.body.usage.total_tokens / 1000));
+        const reply = expectStatus(await chat(client, agentId, { message, ...(sessionId ? { session_id: sessionId } : {}) }));
+        sessionId = reply.session_id;
+        spent += Math.max(1, Math.ceil(reply.usage.total_tokens / 1000));
       }
-      expect(await balance(api, account)).toBe(0);
-      const stored = (await api.get<{ total: number }>(`/api/v1/agents/${agentId}/sessions/${sessionId}/messages`, auth)).body.total;
+      expect(await balance(client)).toBe(0);
+      const messages = { params: { path: { agent_id: agentId, session_id: sessionId! } } };
+      const stored = expectStatus(await client.GET('/api/v1/agents/{agent_id}/sessions/{session_id}/messages', messages)).total;
 
-      const refused = await api.post(`/api/v1/agents/${agentId}/chat`, { ...auth, json: { message: 'One more?', session_id: sessionId } });
-      expectError(refused, 402, 'insufficient_credits');
-      const refusedNew = await api.post(`/api/v1/agents/${agentId}/chat`, { ...auth, json: { message: 'A new session?' } });
-      expectError(refusedNew, 402, 'insufficient_credits');
-      const streamed = await postForEvents(api, `/api/v1/agents/${agentId}/chat`, { ...auth, json: { message: 'Streamed?', stream: true } });
-      expect(streamed.status).toBe(402);
-      expect(streamed.events).toBeUndefined();
-      expect(streamed.body).toMatchObject({ error: 'insufficient_credits' });
+      expectError(await chat(client, agentId, { message: 'One more?', session_id: sessionId }), 402, 'insufficient_credits');
+      expectError(await chat(client, agentId, { message: 'A new session?' }), 402, 'insufficient_credits');
+      expectError(await refusalOf(streamChat(client, agentId, { message: 'Streamed?' })), 402, 'insufficient_credits');
 
       // Nothing was stored or charged for the refused turns.
-      expect((await api.get(`/api/v1/agents/${agentId}/sessions/${sessionId}/messages`, auth)).body).toMatchObject({ total: stored });
-      expect((await api.get(`/api/v1/agents/${agentId}/sessions`, auth)).body).toMatchObject({ total: 1 });
-      expect(await balance(api, account)).toBe(0);
+      expect((await client.GET('/api/v1/agents/{agent_id}/sessions/{session_id}/messages', messages)).data).toMatchObject({ total: stored });
+      expect((await sessionsOf(client, agentId)).data).toMatchObject({ total: 1 });
+      expect(await balance(client)).toBe(0);
 
-      const purchase = await api.post('/api/v1/billing/purchases', { ...auth, json: { credits: 5 } });
-      expect(purchase.status).toBe(201);
-      const resumed = await api.post<ChatReply>(`/api/v1/agents/${agentId}/chat`, { ...auth, json: { message: 'Back again.' } });
-      expect(resumed.status).toBe(200);
-      expect(await balance(api, account)).toBe(5 - Math.max(1, Math.ceil(resumed.body.usage.total_tokens / 1000)));
+      expectStatus(await client.POST('/api/v1/billing/purchases', { body: { credits: 5 } }), 201);
+      const resumed = expectStatus(await chat(client, agentId, { message: 'Back again.' }));
+      expect(await balance(client)).toBe(5 - Math.max(1, Math.ceil(resumed.usage.total_tokens / 1000)));
     },
   );
 });

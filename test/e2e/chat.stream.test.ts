@@ -1,31 +1,27 @@
+import { streamChat, type AgentPlatformClient, type ChatMessage, type ChatRequest, type ChatStreamEvent } from '@agent-platform/client';
 import { describe, expect, it } from 'vitest';
-import { Api, ISO_MS, id, newAccount, type Account } from './harness/client.js';
+import { Api, ISO_MS, id, newAccount } from './harness/client.js';
+import { expectError, expectStatus, refusalOf } from './harness/results.js';
 import { allEvents, EventStreamParser, postForEvents, type SseEvent } from './harness/sse.js';
 
-interface ChatReply {
-  id: string;
-  role: string;
-  content: string;
-  usage: { prompt_tokens: number; completion_tokens: number; total_tokens: number };
-  session_id: string;
-  model: string;
-  created_at: string;
+async function createAgent(client: AgentPlatformClient): Promise<string> {
+  return expectStatus(await client.POST('/api/v1/agents', { body: { name: 'Streamer', type: 'assistant' } }), 201).id;
 }
 
-async function createAgent(api: Api, account: Account): Promise<string> {
-  const created = await api.post<{ id: string }>('/api/v1/agents', { token: account.accessToken, json: { name: 'Streamer', type: 'assistant' } });
-  expect(created.status, JSON.stringify(created.body)).toBe(201);
-  return created.body.id;
+/** A streamed turn through the client, read to its end. */
+async function streamTurn(client: AgentPlatformClient, agentId: string, body: ChatRequest): Promise<ChatStreamEvent[]> {
+  const events: ChatStreamEvent[] = [];
+  for await (const event of streamChat(client, agentId, body)) events.push(event);
+  return events;
 }
 
-async function streamTurn(api: Api, account: Account, agentId: string, json: Record<string, unknown>) {
-  const response = await postForEvents(api, `/api/v1/agents/${agentId}/chat`, { token: account.accessToken, json: { ...json, stream: true } });
-  expect(response.status, JSON.stringify(response.body)).toBe(200);
-  expect(response.events).toBeDefined();
-  return { response, events: await allEvents(response.events!) };
+function completion(events: ChatStreamEvent[]): ChatMessage {
+  const last = events.at(-1);
+  if (last?.event !== 'message.completed') throw new Error(`the stream ended with ${JSON.stringify(last)}`);
+  return last.data;
 }
 
-function replyShape(reply: ChatReply) {
+function replyShape(reply: ChatMessage) {
   return Object.fromEntries(Object.entries(reply).map(([key, value]) => [key, value === null ? 'null' : typeof value]));
 }
 
@@ -50,11 +46,15 @@ describe('a streamed chat turn (stream: true)', () => {
   it('is text/event-stream: message.delta events that join into exactly one message.completed, last', async () => {
     const api = new Api();
     const account = await newAccount(api);
-    const agentId = await createAgent(api, account);
-    const { response, events } = await streamTurn(api, account, agentId, { message: 'Tell me about streaming.' });
+    const agentId = await createAgent(account.client);
+    // Raw, with the harness's own WHATWG parser: this checks the wire itself (headers, framing, that
+    // no other event types are sent), which the client's parsing would hide.
+    const response = await postForEvents(api, `/api/v1/agents/${agentId}/chat`, { token: account.accessToken, json: { message: 'Tell me about streaming.', stream: true } });
+    expect(response.status, JSON.stringify(response.body)).toBe(200);
     expect(response.headers.get('content-type')).toMatch(/^text\/event-stream/);
     expect(response.headers.get('x-request-id')).toBeTruthy();
     expect(response.headers.get('x-ratelimit-limit')).toBeTruthy();
+    const events = await allEvents(response.events!);
 
     const deltas = events.filter((event) => event.type === 'message.delta');
     const completed = events.filter((event) => event.type === 'message.completed');
@@ -65,7 +65,7 @@ describe('a streamed chat turn (stream: true)', () => {
 
     const pieces = deltas.map((event) => JSON.parse(event.data) as { content: string });
     for (const piece of pieces) expect(Object.keys(piece)).toEqual(['content']);
-    const reply = JSON.parse(completed[0]!.data) as ChatReply;
+    const reply = JSON.parse(completed[0]!.data) as ChatMessage;
     expect(pieces.map((piece) => piece.content).join('')).toBe(reply.content);
     expect(reply).toEqual({
       id: expect.stringMatching(id('msg')),
@@ -79,25 +79,24 @@ describe('a streamed chat turn (stream: true)', () => {
   });
 
   it('completes with the same JSON object a non-streamed turn answers, and is stored and charged alike', async () => {
-    const api = new Api();
-    const account = await newAccount(api);
-    const agentId = await createAgent(api, account);
-    const plain = await api.post<ChatReply>(`/api/v1/agents/${agentId}/chat`, { token: account.accessToken, json: { message: 'First, plainly.' } });
-    expect(plain.status).toBe(200);
-    const before = (await api.get<{ balance: number }>('/api/v1/billing/credits', { token: account.accessToken })).body.balance;
+    const { client } = await newAccount(new Api());
+    const agentId = await createAgent(client);
+    const plain = expectStatus(await client.POST('/api/v1/agents/{agent_id}/chat', { params: { path: { agent_id: agentId } }, body: { message: 'First, plainly.' } }));
+    const balance = async () => expectStatus(await client.GET('/api/v1/billing/credits')).balance;
+    const before = await balance();
 
-    const { events } = await streamTurn(api, account, agentId, { message: 'Then streamed.', session_id: plain.body.session_id });
-    const streamed = JSON.parse(events.at(-1)!.data) as ChatReply;
-    expect(replyShape(streamed)).toEqual(replyShape(plain.body));
-    expect(streamed.session_id).toBe(plain.body.session_id);
+    const events = await streamTurn(client, agentId, { message: 'Then streamed.', session_id: plain.session_id });
+    const streamed = completion(events);
+    expect(events.filter((event) => event.event === 'message.delta').map((event) => event.data.content).join('')).toBe(streamed.content);
+    expect(replyShape(streamed)).toEqual(replyShape(plain));
+    expect(streamed.session_id).toBe(plain.session_id);
     expect(streamed.content).toContain('This session has 1 earlier turn.');
 
-    const after = (await api.get<{ balance: number }>('/api/v1/billing/credits', { token: account.accessToken })).body.balance;
-    expect(before - after).toBe(Math.max(1, Math.ceil(streamed.usage.total_tokens / 1000)));
-    const messages = await api.get<{ items: Record<string, unknown>[] }>(`/api/v1/agents/${agentId}/sessions/${streamed.session_id}/messages`, {
-      token: account.accessToken,
-    });
-    expect(messages.body.items.at(-1)).toEqual({ id: streamed.id, role: 'assistant', content: streamed.content, usage: streamed.usage, created_at: streamed.created_at });
+    expect(before - (await balance())).toBe(Math.max(1, Math.ceil(streamed.usage.total_tokens / 1000)));
+    const messages = expectStatus(
+      await client.GET('/api/v1/agents/{agent_id}/sessions/{session_id}/messages', { params: { path: { agent_id: agentId, session_id: streamed.session_id } } }),
+    );
+    expect(messages.items.at(-1)).toEqual({ id: streamed.id, role: 'assistant', content: streamed.content, usage: streamed.usage, created_at: streamed.created_at });
   });
 
   it.each([
@@ -106,33 +105,24 @@ describe('a streamed chat turn (stream: true)', () => {
     ['an empty message', undefined, { message: '' }, 422, 'validation_error'],
     ['a blank message', undefined, { message: '   \n ' }, 422, 'validation_error'],
     ['a message over 32,000 characters', undefined, { message: 'a'.repeat(32_001) }, 422, 'validation_error'],
-  ])('fails before the stream as plain JSON for %s', async (_label, agent, json, status, code) => {
-    const api = new Api();
-    const account = await newAccount(api);
-    const agentId = agent ?? (await createAgent(api, account));
-    const response = await postForEvents(api, `/api/v1/agents/${agentId}/chat`, { token: account.accessToken, json: { ...json, stream: true } });
-    expect(response.status).toBe(status);
-    expect(response.events).toBeUndefined();
-    expect(response.headers.get('content-type')).toMatch(/^application\/json/);
-    expect(response.body).toMatchObject({ error: code, message: expect.any(String) });
-    if (code === 'validation_error') expect((response.body as { details: { field: string }[] }).details.map((detail) => detail.field)).toEqual(['message']);
+  ] as const)('fails before the stream as plain JSON for %s', async (_label, agent, body, status, code) => {
+    const { client } = await newAccount(new Api());
+    const agentId = agent ?? (await createAgent(client));
+    const refusal = await refusalOf(streamChat(client, agentId, body));
+    expect(refusal.response.headers.get('content-type')).toMatch(/^application\/json/);
+    expectError(refusal, status, code, code === 'validation_error' ? ['message'] : undefined);
   });
 
   it('can be left early by the client, and the next turn still works', async () => {
-    const api = new Api();
-    const account = await newAccount(api);
-    const agentId = await createAgent(api, account);
-    const aborter = new AbortController();
-    const response = await postForEvents(api, `/api/v1/agents/${agentId}/chat`, {
-      token: account.accessToken,
-      json: { message: 'A long answer, please. '.repeat(50), stream: true },
-      signal: aborter.signal,
-    });
-    const first = await response.events!.next();
-    expect(first.value).toMatchObject({ type: 'message.delta' });
-    aborter.abort();
-    await response.events!.return(undefined);
-    const { events } = await streamTurn(api, account, agentId, { message: 'Still there?' });
-    expect(events.at(-1)?.type).toBe('message.completed');
+    const { client } = await newAccount(new Api());
+    const agentId = await createAgent(client);
+    let first: ChatStreamEvent | undefined;
+    // Leaving the loop cancels the request, which closes the connection.
+    for await (const event of streamChat(client, agentId, { message: 'A long answer, please. '.repeat(50) })) {
+      first = event;
+      break;
+    }
+    expect(first).toMatchObject({ event: 'message.delta' });
+    expect(completion(await streamTurn(client, agentId, { message: 'Still there?' })).role).toBe('assistant');
   });
 });

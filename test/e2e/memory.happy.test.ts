@@ -1,57 +1,39 @@
+import type { MemoryItem, MemorySearchResult, RequestBody } from '@agent-platform/client';
 import { describe, expect, it } from 'vitest';
-import { Api, ISO_MS, id, newAccount, type Account } from './harness/client.js';
+import { Api, ISO_MS, id, newAccount } from './harness/client.js';
+import { expectStatus, statusOf } from './harness/results.js';
 
-interface MemoryItem {
-  id: string;
-  agent_id: string;
-  memory_type: string;
-  content: string;
-  metadata: Record<string, unknown>;
-  created_at: string;
-}
+type MemoryType = 'semantic' | 'episodic' | 'procedural';
+type SearchOptions = Omit<RequestBody<'/api/v1/memory/search', 'post'>, 'agent_id' | 'query'>;
 
-interface SearchResult {
-  id: string;
-  content: string;
-  score: number;
-  metadata: Record<string, unknown>;
-  memory_type: string;
-  created_at: string;
-}
-
-const ALL_TYPES = ['semantic', 'episodic', 'procedural'];
+const ALL_TYPES: MemoryType[] = ['semantic', 'episodic', 'procedural'];
 
 /** An account with one agent keeping every memory type, and helpers acting as its owner. */
-async function setUp(memoryTypes: string[] = ALL_TYPES) {
-  const api = new Api();
-  const account: Account = await newAccount(api);
-  const auth = { token: account.accessToken };
-  const created = await api.post<{ id: string }>('/api/v1/agents', { ...auth, json: { name: 'Librarian', type: 'assistant', memory_types: memoryTypes } });
-  expect(created.status, JSON.stringify(created.body)).toBe(201);
-  const agentId = created.body.id;
+async function setUp(memoryTypes: MemoryType[] = ALL_TYPES) {
+  const { client } = await newAccount(new Api());
+  const agentId = expectStatus(await client.POST('/api/v1/agents', { body: { name: 'Librarian', type: 'assistant', memory_types: memoryTypes } }), 201).id;
   return {
-    api,
-    auth,
+    client,
     agentId,
-    async add(content: string, fields: { memory_type?: string; metadata?: Record<string, unknown> } = {}): Promise<MemoryItem> {
-      const added = await api.post<MemoryItem>('/api/v1/memory', { ...auth, json: { agent_id: agentId, memory_type: 'semantic', content, ...fields } });
-      expect(added.status, JSON.stringify(added.body)).toBe(201);
-      return added.body;
+    async add(content: string, fields: { memory_type?: MemoryType; metadata?: Record<string, unknown> } = {}): Promise<MemoryItem> {
+      return expectStatus(await client.POST('/api/v1/memory', { body: { agent_id: agentId, memory_type: 'semantic', content, ...fields } }), 201);
     },
-    async search(query: string, fields: Record<string, unknown> = {}): Promise<SearchResult[]> {
-      const found = await api.post<{ results: SearchResult[] }>('/api/v1/memory/search', { ...auth, json: { agent_id: agentId, query, ...fields } });
-      expect(found.status, JSON.stringify(found.body)).toBe(200);
-      return found.body.results;
+    async search(query: string, options: SearchOptions = {}): Promise<MemorySearchResult[]> {
+      return expectStatus(await client.POST('/api/v1/memory/search', { body: { agent_id: agentId, query, ...options } })).results;
     },
-    async list(query: Record<string, string | number> = {}) {
-      const listed = await api.get<{ items: MemoryItem[]; total: number; page: number; per_page: number }>('/api/v1/memory', { ...auth, query: { agent_id: agentId, ...query } });
-      expect(listed.status, JSON.stringify(listed.body)).toBe(200);
-      return listed.body;
+    async list(query: { memory_type?: MemoryType; page?: number; per_page?: number } = {}) {
+      return expectStatus(await client.GET('/api/v1/memory', { params: { query: { agent_id: agentId, ...query } } }));
+    },
+    deleteItem(memoryId: string) {
+      return client.DELETE('/api/v1/memory/{memory_id}', { params: { path: { memory_id: memoryId } } });
+    },
+    deleteDocument(documentId: string) {
+      return client.DELETE('/api/v1/memory/documents/{document_id}', { params: { path: { document_id: documentId } } });
     },
   };
 }
 
-function expectRanked(results: SearchResult[]): void {
+function expectRanked(results: MemorySearchResult[]): void {
   for (const result of results) expect(result.score >= 0 && result.score <= 1, `score ${result.score}`).toBe(true);
   expect(results.map((result) => result.score)).toEqual([...results.map((result) => result.score)].sort((a, b) => b - a));
 }
@@ -81,12 +63,10 @@ describe('memory items', () => {
     const memory = await setUp();
     const item = await memory.add('Parcel zx81q was lost in transit.');
     expect((await memory.search('zx81q')).map((result) => result.id)).toContain(item.id);
-    const deleted = await memory.api.delete(`/api/v1/memory/${item.id}`, memory.auth);
-    expect(deleted.status).toBe(200);
-    expect(deleted.body).toEqual({ success: true, message: expect.any(String) });
+    expect(expectStatus(await memory.deleteItem(item.id))).toEqual({ success: true, message: expect.any(String) });
     expect((await memory.search('zx81q')).map((result) => result.id)).not.toContain(item.id);
     expect(await memory.list()).toMatchObject({ items: [], total: 0 });
-    expect((await memory.api.delete(`/api/v1/memory/${item.id}`, memory.auth)).status).toBe(404);
+    expect(await statusOf(memory.deleteItem(item.id))).toBe(404);
   });
 });
 
@@ -138,7 +118,7 @@ describe('memory search', () => {
     const billingLow = await memory.add('Refund forms live in the shared drive.', { metadata: { team: 'billing', priority: 1, vip: false } });
     await memory.add('Refund escalations go to the support lead.', { metadata: { team: 'support', priority: 2, vip: true } });
 
-    const ids = async (filter: Record<string, unknown>) => (await memory.search('refund', { filter, top_k: 10 })).map((result) => result.id).sort();
+    const ids = async (filter: SearchOptions['filter']) => (await memory.search('refund', { filter, top_k: 10 })).map((result) => result.id).sort();
     expect(await ids({ team: 'billing' })).toEqual([billing.id, billingLow.id].sort());
     expect(await ids({ team: 'billing', priority: 2, vip: true })).toEqual([billing.id]);
     expect(await ids({ vip: 'true' })).toEqual([]);
@@ -164,72 +144,65 @@ describe('documents', () => {
   it('are chunked into semantic items carrying metadata.document_id, and deleted with them', async () => {
     const memory = await setUp();
     const content = [paragraph('Installing the device', 'qv7install'), paragraph('Cleaning the filter', 'qv7filter'), paragraph('Resetting the unit', 'qv7reset')].join('\n\n');
-    const added = await memory.api.post<{ id: string; chunks: number }>('/api/v1/memory/documents', {
-      ...memory.auth,
-      json: { agent_id: memory.agentId, title: 'Device manual', content, metadata: { product: 'qv7' } },
-    });
-    expect(added.status, JSON.stringify(added.body)).toBe(201);
-    expect(added.body).toEqual({
+    const added = expectStatus(
+      await memory.client.POST('/api/v1/memory/documents', { body: { agent_id: memory.agentId, title: 'Device manual', content, metadata: { product: 'qv7' } } }),
+      201,
+    );
+    expect(added).toEqual({
       id: expect.stringMatching(id('doc')),
       agent_id: memory.agentId,
       title: 'Device manual',
       chunks: expect.any(Number),
       created_at: expect.stringMatching(ISO_MS),
     });
-    const documentId = added.body.id;
-    expect(added.body.chunks).toBeGreaterThanOrEqual(3);
+    const documentId = added.id;
+    expect(added.chunks).toBeGreaterThanOrEqual(3);
 
     const chunks = await memory.list({ memory_type: 'semantic', per_page: 100 });
-    expect(chunks.total).toBe(added.body.chunks);
+    expect(chunks.total).toBe(added.chunks);
     for (const chunk of chunks.items) {
       expect(chunk.metadata).toMatchObject({ document_id: documentId, product: 'qv7', chunk_index: expect.any(Number) });
     }
-    expect(chunks.items.map((chunk) => chunk.metadata['chunk_index']).sort()).toEqual([...Array(added.body.chunks).keys()]);
+    expect(chunks.items.map((chunk) => chunk.metadata['chunk_index']).sort()).toEqual([...Array(added.chunks).keys()]);
 
     const found = await memory.search('qv7filter');
     expect(found[0]?.content).toContain('qv7filter');
     expect(found[0]?.metadata['document_id']).toBe(documentId);
-    expect(await memory.search('device', { filter: { document_id: documentId }, top_k: 100 })).toHaveLength(added.body.chunks);
+    expect(await memory.search('device', { filter: { document_id: documentId }, top_k: 100 })).toHaveLength(added.chunks);
 
     const kept = await memory.add('A note outside the manual about qv7filter stock.');
-    const deleted = await memory.api.delete(`/api/v1/memory/documents/${documentId}`, memory.auth);
-    expect(deleted.status).toBe(200);
-    expect(deleted.body).toEqual({ success: true, message: expect.any(String) });
+    expect(expectStatus(await memory.deleteDocument(documentId))).toEqual({ success: true, message: expect.any(String) });
     const after = await memory.search('qv7filter', { top_k: 100 });
     expect(after.map((result) => result.id)).toEqual([kept.id]);
     expect(await memory.list()).toMatchObject({ total: 1, items: [kept] });
-    expect((await memory.api.delete(`/api/v1/memory/documents/${documentId}`, memory.auth)).status).toBe(404);
+    expect(await statusOf(memory.deleteDocument(documentId))).toBe(404);
   });
 
   it('have a null title when none is given', async () => {
     const memory = await setUp(['semantic']);
-    const added = await memory.api.post('/api/v1/memory/documents', { ...memory.auth, json: { agent_id: memory.agentId, content: 'One short line.' } });
-    expect(added.body).toMatchObject({ title: null, chunks: 1 });
+    const added = await memory.client.POST('/api/v1/memory/documents', { body: { agent_id: memory.agentId, content: 'One short line.' } });
+    expect(expectStatus(added, 201)).toMatchObject({ title: null, chunks: 1 });
   });
 });
 
 describe('consolidation', () => {
   it("summarises a session's older messages into a semantic item, once", { timeout: 60_000 }, async () => {
     const memory = await setUp(['semantic', 'episodic']);
-    const consolidate = () => memory.api.post(`/api/v1/agents/${memory.agentId}/memory/consolidate`, memory.auth);
-    expect((await consolidate()).body).toEqual({ agent_id: memory.agentId, items_in: 0, items_out: 0 });
+    const agent = { params: { path: { agent_id: memory.agentId } } };
+    const consolidate = async () => expectStatus(await memory.client.POST('/api/v1/agents/{agent_id}/memory/consolidate', agent));
+    expect(await consolidate()).toEqual({ agent_id: memory.agentId, items_in: 0, items_out: 0 });
 
     // 11 turns = 22 messages; the newest 20 stay as they are (CONSOLIDATION_KEEP_MESSAGES).
     let sessionId: string | undefined;
     for (let turn = 1; turn <= 11; turn += 1) {
-      const reply = await memory.api.post<{ session_id: string }>(`/api/v1/agents/${memory.agentId}/chat`, {
-        ...memory.auth,
-        json: { message: `Fact number ${turn}: my locker code is ${1000 + turn}.`, ...(sessionId ? { session_id: sessionId } : {}) },
-      });
-      expect(reply.status).toBe(200);
-      sessionId = reply.body.session_id;
+      const message = `Fact number ${turn}: my locker code is ${1000 + turn}.`;
+      const reply = await memory.client.POST('/api/v1/agents/{agent_id}/chat', { ...agent, body: { message, ...(sessionId ? { session_id: sessionId } : {}) } });
+      sessionId = expectStatus(reply).session_id;
     }
-    const done = await consolidate();
-    expect(done.status, JSON.stringify(done.body)).toBe(200);
-    expect(done.body).toEqual({ agent_id: memory.agentId, items_in: 2, items_out: 1 });
+    expect(await consolidate()).toEqual({ agent_id: memory.agentId, items_in: 2, items_out: 1 });
     const summaries = await memory.list({ memory_type: 'semantic' });
     expect(summaries.items).toHaveLength(1);
     expect(summaries.items[0]?.metadata).toMatchObject({ source: 'consolidation', session_id: sessionId });
-    expect((await consolidate()).body).toEqual({ agent_id: memory.agentId, items_in: 0, items_out: 0 });
+    expect(await consolidate()).toEqual({ agent_id: memory.agentId, items_in: 0, items_out: 0 });
   });
 });

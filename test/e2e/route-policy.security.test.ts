@@ -2,9 +2,12 @@ import { POLICIES, type RoutePolicy } from '@agent-platform/gateway';
 import { SCOPES, type Scope } from '@agent-platform/kit';
 import { describe, expect, it } from 'vitest';
 import { Api, newAccount, newApiKey, type Account, type ApiResponse } from './harness/client.js';
+import { expectError, expectStatus } from './harness/results.js';
 
 // One shared security suite, run for every row of the gateway's route policy table (unkey's
-// shared role tests): a route added to the table is covered here without a line more.
+// shared role tests): a route added to the table is covered here without a line more. Its
+// requests are raw: their paths come from the table at run time, their bodies are empty on
+// purpose (the guard must answer before any validation) and some carry NUL characters.
 const ROWS = Object.entries(POLICIES as Record<string, RoutePolicy>).filter(([, policy]) => policy.auth !== 'none');
 
 // Well-formed ids of things that do not exist: the guard must answer before any lookup.
@@ -31,11 +34,6 @@ function send(api: Api, key: string, token: string | undefined, options: { tenan
   return api.request(method, pathOf(route, options.tenantId, options.fill), { ...(token ? { token } : {}), ...(json ? { json } : {}), ...(options.query ? { query: options.query } : {}) });
 }
 
-function expectError(response: ApiResponse, status: number, code: string): void {
-  expect(response.status, JSON.stringify(response.body)).toBe(status);
-  expect(response.body).toMatchObject({ error: code, message: expect.any(String) });
-}
-
 /** A scope that is not the route's, so only the scope can be what refuses the key. */
 function otherScope(scope: Scope | undefined): Scope {
   return SCOPES.find((candidate) => candidate !== scope)!;
@@ -43,8 +41,8 @@ function otherScope(scope: Scope | undefined): Scope {
 
 async function viewerIn(api: Api, owner: Account): Promise<Account> {
   const viewer = await newAccount(api);
-  const added = await api.post(`/api/v1/tenants/${owner.tenantId}/members`, { token: owner.accessToken, json: { email: viewer.email, role: 'viewer' } });
-  expect(added.status, JSON.stringify(added.body)).toBe(201);
+  const added = await owner.client.POST('/api/v1/tenants/{tenant_id}/members', { params: { path: { tenant_id: owner.tenantId } }, body: { email: viewer.email, role: 'viewer' } });
+  expectStatus(added, 201);
   return viewer;
 }
 

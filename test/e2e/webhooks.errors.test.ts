@@ -1,14 +1,13 @@
+import type { AgentPlatformClient } from '@agent-platform/client';
 import { describe, expect, it } from 'vitest';
 import { Api, newAccount, newApiKey } from './harness/client.js';
+import { expectError, expectStatus, statusOf } from './harness/results.js';
 
 // The suites allow private addresses (ALLOW_PRIVATE_NETWORK_URLS) so a local receiver can be reached.
 const VALID = { url: 'http://127.0.0.1:9/agent-platform', events: ['billing.purchase.completed'] };
 
-function expect422(response: { status: number; body: unknown }, fields: string[]): void {
-  expect(response.status, JSON.stringify(response.body)).toBe(422);
-  const body = response.body as { error: string; details?: { field: string }[] };
-  expect(body.error).toBe('validation_error');
-  expect(body.details?.map((detail) => detail.field).sort()).toEqual([...fields].sort());
+async function createWebhook(client: AgentPlatformClient): Promise<string> {
+  return expectStatus(await client.POST('/api/v1/webhooks', { body: VALID }), 201).id;
 }
 
 describe('webhook validation', () => {
@@ -22,23 +21,25 @@ describe('webhook validation', () => {
   ])('rejects %s with 422', async (_label, json, fields) => {
     const api = new Api();
     const account = await newAccount(api);
-    expect422(await api.post('/api/v1/webhooks', { token: account.accessToken, json }), fields);
+    // Raw: the table includes bodies the contract forbids (no url or events at all).
+    expectError(await api.post('/api/v1/webhooks', { token: account.accessToken, json }), 422, 'validation_error', fields);
   });
 
   it('refuses a test of an unknown event type', async () => {
-    const api = new Api();
-    const account = await newAccount(api);
-    const created = await api.post('/api/v1/webhooks', { token: account.accessToken, json: VALID });
-    expect422(await api.post(`/api/v1/webhooks/${created.body.id as string}/test`, { token: account.accessToken, json: { event_type: 'agent.message' } }), ['event_type']);
+    const { client } = await newAccount(new Api());
+    const webhookId = await createWebhook(client);
+    const tested = await client.POST('/api/v1/webhooks/{webhook_id}/test', { params: { path: { webhook_id: webhookId } }, body: { event_type: 'agent.message' } });
+    expectError(tested, 422, 'validation_error', ['event_type']);
   });
 
   it('answers 404 for unknown webhooks and deliveries', async () => {
-    const api = new Api();
-    const account = await newAccount(api);
-    expect((await api.get('/api/v1/webhooks/wh_01HZZZZZZZZZZZZZZZZZZZZZZZ', { token: account.accessToken })).status).toBe(404);
-    const created = await api.post('/api/v1/webhooks', { token: account.accessToken, json: VALID });
-    const retry = await api.post(`/api/v1/webhooks/${created.body.id as string}/deliveries/dlv_01HZZZZZZZZZZZZZZZZZZZZZZZ/retry`, { token: account.accessToken });
-    expect(retry.status).toBe(404);
+    const { client } = await newAccount(new Api());
+    expect(await statusOf(client.GET('/api/v1/webhooks/{webhook_id}', { params: { path: { webhook_id: 'wh_01HZZZZZZZZZZZZZZZZZZZZZZZ' } } }))).toBe(404);
+    const webhookId = await createWebhook(client);
+    const retry = client.POST('/api/v1/webhooks/{webhook_id}/deliveries/{delivery_id}/retry', {
+      params: { path: { webhook_id: webhookId, delivery_id: 'dlv_01HZZZZZZZZZZZZZZZZZZZZZZZ' } },
+    });
+    expect(await statusOf(retry)).toBe(404);
   });
 });
 
@@ -47,29 +48,29 @@ describe('webhook access', () => {
     const api = new Api();
     const alice = await newAccount(api);
     const bob = await newAccount(api);
-    const created = await api.post('/api/v1/webhooks', { token: alice.accessToken, json: VALID });
-    const path = `/api/v1/webhooks/${created.body.id as string}`;
-    expect((await api.get(path, { token: bob.accessToken })).status).toBe(404);
-    expect((await api.patch(path, { token: bob.accessToken, json: { events: ['*'] } })).status).toBe(404);
-    expect((await api.delete(path, { token: bob.accessToken })).status).toBe(404);
-    expect((await api.get(`${path}/deliveries`, { token: bob.accessToken })).status).toBe(404);
-    expect((await api.get('/api/v1/webhooks', { token: bob.accessToken })).body.total).toBe(0);
-    expect((await api.get('/api/v1/webhooks', { token: bob.accessToken, query: { tenant_id: alice.tenantId } })).status).toBe(403);
+    const webhook = { params: { path: { webhook_id: await createWebhook(alice.client) } } };
+    expect(await statusOf(bob.client.GET('/api/v1/webhooks/{webhook_id}', webhook))).toBe(404);
+    expect(await statusOf(bob.client.PATCH('/api/v1/webhooks/{webhook_id}', { ...webhook, body: { events: ['*'] } }))).toBe(404);
+    expect(await statusOf(bob.client.DELETE('/api/v1/webhooks/{webhook_id}', webhook))).toBe(404);
+    expect(await statusOf(bob.client.GET('/api/v1/webhooks/{webhook_id}/deliveries', webhook))).toBe(404);
+    expect(expectStatus(await bob.client.GET('/api/v1/webhooks')).total).toBe(0);
+    expect(await statusOf(bob.client.GET('/api/v1/webhooks', { params: { query: { tenant_id: alice.tenantId } } }))).toBe(403);
   });
 
   it('needs webhooks:write on a key and the admin role to change endpoints', async () => {
     const api = new Api();
     const owner = await newAccount(api);
-    const reader = await newApiKey(api, owner, ['webhooks:read']);
-    expect((await api.get('/api/v1/webhooks', { token: reader.key })).status).toBe(200);
-    expect((await api.post('/api/v1/webhooks', { token: reader.key, json: VALID })).status).toBe(403);
-    const writer = await newApiKey(api, owner, ['webhooks:write', 'webhooks:read']);
-    expect((await api.post('/api/v1/webhooks', { token: writer.key, json: VALID })).status).toBe(201);
+    const reader = (await newApiKey(api, owner, ['webhooks:read'])).client;
+    expect(await statusOf(reader.GET('/api/v1/webhooks'))).toBe(200);
+    expect(await statusOf(reader.POST('/api/v1/webhooks', { body: VALID }))).toBe(403);
+    const writer = (await newApiKey(api, owner, ['webhooks:write', 'webhooks:read'])).client;
+    expect(await statusOf(writer.POST('/api/v1/webhooks', { body: VALID }))).toBe(201);
 
     const member = await newAccount(api);
-    await api.post(`/api/v1/tenants/${owner.tenantId}/members`, { token: owner.accessToken, json: { email: member.email, role: 'member' } });
-    const asMember = { token: member.accessToken, query: { tenant_id: owner.tenantId } };
-    expect((await api.get('/api/v1/webhooks', asMember)).status).toBe(200);
-    expect((await api.post('/api/v1/webhooks', { ...asMember, json: VALID })).status).toBe(403);
+    const added = await owner.client.POST('/api/v1/tenants/{tenant_id}/members', { params: { path: { tenant_id: owner.tenantId } }, body: { email: member.email, role: 'member' } });
+    expectStatus(added, 201);
+    const asMember = { params: { query: { tenant_id: owner.tenantId } } };
+    expect(await statusOf(member.client.GET('/api/v1/webhooks', asMember))).toBe(200);
+    expect(await statusOf(member.client.POST('/api/v1/webhooks', { ...asMember, body: VALID }))).toBe(403);
   });
 });

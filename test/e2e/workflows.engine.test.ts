@@ -4,7 +4,8 @@ import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { Api, newAccount } from './harness/client.js';
-import { createWorkflow, finished, nodeStatuses, runSync, type ExecutionBody } from './harness/workflows.js';
+import { expectError, expectStatus } from './harness/results.js';
+import { createWorkflow, finished, nodeStatuses, runSync } from './harness/workflows.js';
 
 /** Local peers: a JSON echo, an error, one that never answers, and Slack's incoming-webhook protocol. */
 let server: Server;
@@ -78,8 +79,8 @@ describe('the engine', () => {
     expect(run.error).toEqual({ node_id: 'call', message: expect.stringContaining('500') });
     expect(nodeStatuses(run)).toEqual({ call: 'failed', after: 'pending' });
     expect(run.node_executions.find((node) => node.node_id === 'call')?.error).toContain('500');
-    const read = await api.get<{ statistics: { success_rate: number; total_runs: number } }>(`/api/v1/workflows/${workflow.id}`, { token: account.accessToken });
-    expect(read.body.statistics).toMatchObject({ total_runs: 1, success_rate: 0 });
+    const read = expectStatus(await account.client.GET('/api/v1/workflows/{workflow_id}', { params: { path: { workflow_id: workflow.id } } }));
+    expect(read.statistics).toMatchObject({ total_runs: 1, success_rate: 0 });
   });
 
   it('times a node out after its timeout_ms', async () => {
@@ -109,14 +110,13 @@ describe('the engine', () => {
   it('talks to an agent (the offline model), charging its credits', async () => {
     const api = new Api();
     const account = await newAccount(api);
-    const agent = await api.post<{ id: string }>('/api/v1/agents', { token: account.accessToken, json: { name: 'Helper', type: 'assistant' } });
-    expect(agent.status).toBe(201);
+    const agent = expectStatus(await account.client.POST('/api/v1/agents', { body: { name: 'Helper', type: 'assistant' } }), 201);
     const workflow = await createWorkflow(api, account, {
       name: 'Ask',
-      nodes: [{ id: 'ask', type: 'agent', config: { agent_id: agent.body.id, message: 'Summarise order {{ input.order }}' } }],
+      nodes: [{ id: 'ask', type: 'agent', config: { agent_id: agent.id, message: 'Summarise order {{ input.order }}' } }],
       edges: [],
     });
-    const credits = async () => (await api.get<{ balance: number }>('/api/v1/billing/credits', { token: account.accessToken })).body.balance;
+    const credits = async () => expectStatus(await account.client.GET('/api/v1/billing/credits')).balance;
     const before = await credits();
     const run = await runSync(api, account, workflow.id, { order: 'A-17' });
     expect(run.status, JSON.stringify(run.error)).toBe('completed');
@@ -126,8 +126,8 @@ describe('the engine', () => {
       usage: { prompt_tokens: expect.any(Number), completion_tokens: expect.any(Number), total_tokens: expect.any(Number) },
     });
     expect(await credits()).toBeLessThan(before);
-    const sessions = await api.get<{ items: { id: string }[] }>(`/api/v1/agents/${agent.body.id}/sessions`, { token: account.accessToken });
-    expect(sessions.body.items.map((session) => session.id)).toContain((run.output as { session_id: string }).session_id);
+    const sessions = expectStatus(await account.client.GET('/api/v1/agents/{agent_id}/sessions', { params: { path: { agent_id: agent.id } } }));
+    expect(sessions.items.map((session) => session.id)).toContain((run.output as { session_id: string }).session_id);
   });
 
   it('fails an agent node whose agent is not in the tenant', async () => {
@@ -181,11 +181,12 @@ describe('the engine', () => {
     const account = await newAccount(api);
     const workflow = await createWorkflow(api, account, { name: 'Every second', nodes: [{ id: 'tick', type: 'schedule', config: { cron: '* * * * * *' } }], edges: [] });
     expect(workflow.trigger_type).toBe('schedule');
-    await api.post(`/api/v1/workflows/${workflow.id}/resume`, { token: account.accessToken });
-    const list = async () => (await api.get<{ items: { id: string; trigger: string }[]; total: number }>(`/api/v1/workflows/${workflow.id}/executions`, { token: account.accessToken })).body;
+    const path = { params: { path: { workflow_id: workflow.id } } };
+    expectStatus(await account.client.POST('/api/v1/workflows/{workflow_id}/resume', path));
+    const list = async () => expectStatus(await account.client.GET('/api/v1/workflows/{workflow_id}/executions', path));
     const deadline = Date.now() + 10_000;
     while ((await list()).total < 2 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 100));
-    await api.post(`/api/v1/workflows/${workflow.id}/pause`, { token: account.accessToken });
+    expectStatus(await account.client.POST('/api/v1/workflows/{workflow_id}/pause', path));
     const runs = await list();
     expect(runs.total).toBeGreaterThanOrEqual(2);
     expect(runs.items.every((item) => item.trigger === 'schedule')).toBe(true);
@@ -197,22 +198,20 @@ describe('the engine', () => {
     const api = new Api();
     const account = await newAccount(api);
     const workflow = await createWorkflow(api, account, { name: 'Hangs', nodes: [http('wait', '/hang', { timeout_ms: 60_000 })], edges: [] });
-    const accepted = await api.post<{ execution_id: string }>(`/api/v1/workflows/${workflow.id}/execute`, { token: account.accessToken, json: { input: { attempt: 1 } } });
-    expect(accepted.status).toBe(202);
-    const executionId = accepted.body.execution_id;
-    const cancelled = await api.post<ExecutionBody>(`/api/v1/workflows/${workflow.id}/executions/${executionId}/cancel`, { token: account.accessToken });
-    expect(cancelled.status).toBe(200);
-    expect(cancelled.body).toMatchObject({ id: executionId, status: 'cancelled', completed_at: expect.any(String) });
-    const again = await api.post(`/api/v1/workflows/${workflow.id}/executions/${executionId}/cancel`, { token: account.accessToken });
-    expect(again.status).toBe(409);
+    const { client } = account;
+    const execute = await client.POST('/api/v1/workflows/{workflow_id}/execute', { params: { path: { workflow_id: workflow.id } }, body: { input: { attempt: 1 } } });
+    const executionId = expectStatus(execute, 202).execution_id;
+    const execution = (execution_id: string) => ({ params: { path: { workflow_id: workflow.id, execution_id } } });
+    const cancel = (execution_id: string) => client.POST('/api/v1/workflows/{workflow_id}/executions/{execution_id}/cancel', execution(execution_id));
+    expect(expectStatus(await cancel(executionId))).toMatchObject({ id: executionId, status: 'cancelled', completed_at: expect.any(String) });
+    expectError(await cancel(executionId), 409, 'conflict');
 
-    const retried = await api.post<{ execution_id: string; status: string }>(`/api/v1/workflows/${workflow.id}/executions/${executionId}/retry`, { token: account.accessToken });
-    expect(retried.status).toBe(202);
-    expect(retried.body.execution_id).not.toBe(executionId);
-    const retry = await api.get<ExecutionBody>(`/api/v1/workflows/${workflow.id}/executions/${retried.body.execution_id}`, { token: account.accessToken });
-    expect(retry.body).toMatchObject({ trigger: 'retry', input: { attempt: 1 }, status: 'running' });
-    await api.post(`/api/v1/workflows/${workflow.id}/executions/${retried.body.execution_id}/cancel`, { token: account.accessToken });
-    const stopped = await finished(api, account, workflow.id, retried.body.execution_id);
+    const retried = expectStatus(await client.POST('/api/v1/workflows/{workflow_id}/executions/{execution_id}/retry', execution(executionId)), 202);
+    expect(retried.execution_id).not.toBe(executionId);
+    const retry = expectStatus(await client.GET('/api/v1/workflows/{workflow_id}/executions/{execution_id}', execution(retried.execution_id)));
+    expect(retry).toMatchObject({ trigger: 'retry', input: { attempt: 1 }, status: 'running' });
+    expectStatus(await cancel(retried.execution_id));
+    const stopped = await finished(api, account, workflow.id, retried.execution_id);
     expect(stopped.status).toBe('cancelled');
   });
 });

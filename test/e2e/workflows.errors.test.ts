@@ -1,17 +1,31 @@
+import type { AgentPlatformClient } from '@agent-platform/client';
 import { describe, expect, it } from 'vitest';
-import { Api, newAccount, type ApiResponse } from './harness/client.js';
-import { createWorkflow } from './harness/workflows.js';
-
-function expectError(response: ApiResponse, status: number, code: string, fields?: string[]): void {
-  expect(response.status, JSON.stringify(response.body)).toBe(status);
-  expect(response.body).toMatchObject({ error: code, message: expect.any(String) });
-  if (fields) expect((response.body.details as { field: string }[]).map((detail) => detail.field).sort()).toEqual([...fields].sort());
-}
+import { Api, newAccount } from './harness/client.js';
+import { expectError, expectStatus, type CallResult } from './harness/results.js';
+import { createWorkflow, type WorkflowInput } from './harness/workflows.js';
 
 const node = (id: string, type: string, config: Record<string, unknown> = {}) => ({ id, type, config });
 
+/** A call of every operation on one workflow and one of its executions. */
+function everyOperation(client: AgentPlatformClient, workflowId: string, executionId: string): [string, () => Promise<CallResult>][] {
+  const workflow = { params: { path: { workflow_id: workflowId } } };
+  const execution = { params: { path: { workflow_id: workflowId, execution_id: executionId } } };
+  return [
+    ['GET workflow', () => client.GET('/api/v1/workflows/{workflow_id}', workflow)],
+    ['PUT workflow', () => client.PUT('/api/v1/workflows/{workflow_id}', { ...workflow, body: { name: 'mine now' } })],
+    ['DELETE workflow', () => client.DELETE('/api/v1/workflows/{workflow_id}', workflow)],
+    ['POST pause', () => client.POST('/api/v1/workflows/{workflow_id}/pause', workflow)],
+    ['POST resume', () => client.POST('/api/v1/workflows/{workflow_id}/resume', workflow)],
+    ['POST execute', () => client.POST('/api/v1/workflows/{workflow_id}/execute', { ...workflow, body: {} })],
+    ['GET executions', () => client.GET('/api/v1/workflows/{workflow_id}/executions', workflow)],
+    ['GET execution', () => client.GET('/api/v1/workflows/{workflow_id}/executions/{execution_id}', execution)],
+    ['POST cancel', () => client.POST('/api/v1/workflows/{workflow_id}/executions/{execution_id}/cancel', execution)],
+    ['POST retry', () => client.POST('/api/v1/workflows/{workflow_id}/executions/{execution_id}/retry', execution)],
+  ];
+}
+
 describe('workflow validation (decisions §7), each problem named', () => {
-  const cases: { name: string; body: Record<string, unknown>; fields: string[] }[] = [
+  const cases: { name: string; body: WorkflowInput; fields: string[] }[] = [
     { name: 'a blank name', body: { name: ' ', nodes: [], edges: [] }, fields: ['name'] },
     { name: 'duplicate node ids', body: { name: 'x', nodes: [node('a', 'condition', { rules: [] }), node('a', 'condition', { rules: [] })], edges: [] }, fields: ['nodes[1].id'] },
     { name: 'an unknown node type', body: { name: 'x', nodes: [node('a', 'teleport')], edges: [] }, fields: ['nodes[0].type'] },
@@ -29,39 +43,42 @@ describe('workflow validation (decisions §7), each problem named', () => {
 
   for (const { name, body, fields } of cases) {
     it(`refuses ${name}`, async () => {
-      const api = new Api();
-      const account = await newAccount(api);
-      expectError(await api.post('/api/v1/workflows', { token: account.accessToken, json: body }), 422, 'validation_error', fields);
+      const { client } = await newAccount(new Api());
+      expectError(await client.POST('/api/v1/workflows', { body }), 422, 'validation_error', fields);
     });
   }
 
   it('accepts 200 nodes and refuses 201', async () => {
-    const api = new Api();
-    const account = await newAccount(api);
+    const { client } = await newAccount(new Api());
     const nodes = (count: number) => Array.from({ length: count }, (_, index) => node(`n${index}`, 'condition', { rules: [] }));
-    expect((await api.post('/api/v1/workflows', { token: account.accessToken, json: { name: 'big', nodes: nodes(200), edges: [] } })).status).toBe(201);
-    expectError(await api.post('/api/v1/workflows', { token: account.accessToken, json: { name: 'too big', nodes: nodes(201), edges: [] } }), 422, 'validation_error', ['nodes']);
+    expectStatus(await client.POST('/api/v1/workflows', { body: { name: 'big', nodes: nodes(200), edges: [] } }), 201);
+    expectError(await client.POST('/api/v1/workflows', { body: { name: 'too big', nodes: nodes(201), edges: [] } }), 422, 'validation_error', ['nodes']);
   });
 
   it('validates PUT the same way and keeps the workflow as it was', async () => {
     const api = new Api();
     const account = await newAccount(api);
     const workflow = await createWorkflow(api, account, { name: 'Keep', nodes: [node('a', 'condition', { rules: [] })], edges: [] });
-    expectError(await api.request('PUT', `/api/v1/workflows/${workflow.id}`, { token: account.accessToken, json: { nodes: [node('a', 'nope')] } }), 422, 'validation_error', ['nodes[0].type']);
-    const read = await api.get<{ nodes: unknown[] }>(`/api/v1/workflows/${workflow.id}`, { token: account.accessToken });
-    expect(read.body.nodes).toEqual([node('a', 'condition', { rules: [] })]);
+    const path = { params: { path: { workflow_id: workflow.id } } };
+    expectError(await account.client.PUT('/api/v1/workflows/{workflow_id}', { ...path, body: { nodes: [node('a', 'nope')] } }), 422, 'validation_error', ['nodes[0].type']);
+    const read = expectStatus(await account.client.GET('/api/v1/workflows/{workflow_id}', path));
+    expect(read.nodes).toEqual([node('a', 'condition', { rules: [] })]);
   });
 
   it('answers 400 for bodies and queries of the wrong shape, 422 for values out of range', async () => {
     const api = new Api();
     const account = await newAccount(api);
     const workflow = await createWorkflow(api, account, { name: 'Shapes', nodes: [], edges: [] });
-    expectError(await api.post('/api/v1/workflows', { token: account.accessToken, raw: '{"name":', contentType: 'application/json' }), 400, 'invalid_request');
-    expectError(await api.post('/api/v1/workflows', { token: account.accessToken, json: { name: 'x', nodes: 'many' } }), 422, 'validation_error', ['nodes']);
-    expectError(await api.post(`/api/v1/workflows/${workflow.id}/execute`, { token: account.accessToken, json: { input: [1, 2] } }), 422, 'validation_error', ['input']);
-    expectError(await api.get(`/api/v1/workflows/${workflow.id}/executions`, { token: account.accessToken, query: { limit: 0 } }), 422, 'validation_error', ['limit']);
-    expectError(await api.get(`/api/v1/workflows/${workflow.id}/executions`, { token: account.accessToken, query: { cursor: 'not-a-cursor' } }), 422, 'validation_error', ['cursor']);
-    expectError(await api.get(`/api/v1/workflows/${workflow.id}/executions`, { token: account.accessToken, query: { status: 'sleeping' } }), 422, 'validation_error', ['status']);
+    const auth = { token: account.accessToken };
+    const executions = (query: { limit?: number; cursor?: string }) =>
+      account.client.GET('/api/v1/workflows/{workflow_id}/executions', { params: { path: { workflow_id: workflow.id }, query } });
+    // Raw: a malformed body, and values of types or outside enums that the contract forbids.
+    expectError(await api.post('/api/v1/workflows', { ...auth, raw: '{"name":', contentType: 'application/json' }), 400, 'invalid_request');
+    expectError(await api.post('/api/v1/workflows', { ...auth, json: { name: 'x', nodes: 'many' } }), 422, 'validation_error', ['nodes']);
+    expectError(await api.post(`/api/v1/workflows/${workflow.id}/execute`, { ...auth, json: { input: [1, 2] } }), 422, 'validation_error', ['input']);
+    expectError(await api.get(`/api/v1/workflows/${workflow.id}/executions`, { ...auth, query: { status: 'sleeping' } }), 422, 'validation_error', ['status']);
+    expectError(await executions({ limit: 0 }), 422, 'validation_error', ['limit']);
+    expectError(await executions({ cursor: 'not-a-cursor' }), 422, 'validation_error', ['cursor']);
   });
 
   it("never shows one tenant another tenant's workflows or executions: 404 on every route", async () => {
@@ -69,29 +86,18 @@ describe('workflow validation (decisions §7), each problem named', () => {
     const owner = await newAccount(api);
     const stranger = await newAccount(api);
     const workflow = await createWorkflow(api, owner, { name: 'Private', nodes: [], edges: [] });
-    const run = await api.post<{ execution_id: string }>(`/api/v1/workflows/${workflow.id}/execute`, { token: owner.accessToken, json: {} });
-    const executionId = run.body.execution_id;
-    const w = `/api/v1/workflows/${workflow.id}`;
-    const attempts: [string, string, unknown?][] = [
-      ['GET', w],
-      ['PUT', w, { name: 'mine now' }],
-      ['DELETE', w],
-      ['POST', `${w}/pause`],
-      ['POST', `${w}/resume`],
-      ['POST', `${w}/execute`, {}],
-      ['GET', `${w}/executions`],
-      ['GET', `${w}/executions/${executionId}`],
-      ['POST', `${w}/executions/${executionId}/cancel`],
-      ['POST', `${w}/executions/${executionId}/retry`],
-    ];
-    for (const [method, path, json] of attempts) {
-      expectError(await api.request(method, path, { token: stranger.accessToken, ...(json === undefined ? {} : { json }) }), 404, 'not_found');
+    const run = await owner.client.POST('/api/v1/workflows/{workflow_id}/execute', { params: { path: { workflow_id: workflow.id } }, body: {} });
+    const executionId = expectStatus(run, 202).execution_id;
+    for (const [operation, call] of everyOperation(stranger.client, workflow.id, executionId)) {
+      const result = await call();
+      expect(result.response.status, operation).toBe(404);
+      expectError(result, 404, 'not_found');
     }
     // An execution id under another of the owner's workflows is not found either.
     const other = await createWorkflow(api, owner, { name: 'Other', nodes: [], edges: [] });
-    expectError(await api.get(`/api/v1/workflows/${other.id}/executions/${executionId}`, { token: owner.accessToken }), 404, 'not_found');
-    const list = await api.get<{ total: number }>('/api/v1/workflows', { token: stranger.accessToken });
-    expect(list.body.total).toBe(0);
-    expect((await api.get(w, { token: owner.accessToken })).status).toBe(200);
+    const elsewhere = { params: { path: { workflow_id: other.id, execution_id: executionId } } };
+    expectError(await owner.client.GET('/api/v1/workflows/{workflow_id}/executions/{execution_id}', elsewhere), 404, 'not_found');
+    expect(expectStatus(await stranger.client.GET('/api/v1/workflows')).total).toBe(0);
+    expectStatus(await owner.client.GET('/api/v1/workflows/{workflow_id}', { params: { path: { workflow_id: workflow.id } } }));
   });
 });

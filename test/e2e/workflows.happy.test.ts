@@ -1,7 +1,9 @@
+import { verifyWebhook, type AgentPlatformClient, type Execution, type operations, type WebhookEvent } from '@agent-platform/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Api, ISO_MS, id, newAccount } from './harness/client.js';
 import { Receiver } from './harness/receiver.js';
-import { activate, createWorkflow, finished, nodeStatuses, runSync, type ExecutionBody, type WorkflowBody } from './harness/workflows.js';
+import { expectError, expectStatus, statusOf } from './harness/results.js';
+import { activate, createWorkflow, finished, nodeStatuses, runSync } from './harness/workflows.js';
 
 let receiver: Receiver;
 beforeAll(async () => {
@@ -29,10 +31,17 @@ function branching(): typeof BRANCHING {
   return JSON.parse(JSON.stringify(BRANCHING).replaceAll('RECEIVER', receiver.url)) as typeof BRANCHING;
 }
 
+const workflowPath = (workflow_id: string) => ({ params: { path: { workflow_id } } });
+
+function execute(client: AgentPlatformClient, workflowId: string, body: { input?: Record<string, unknown>; async?: boolean }) {
+  return client.POST('/api/v1/workflows/{workflow_id}/execute', { ...workflowPath(workflowId), body });
+}
+
 describe('workflows', () => {
   it('are created as drafts, read with their graph and statistics, listed, updated and deleted', async () => {
     const api = new Api();
     const account = await newAccount(api);
+    const { client } = account;
     const workflow = await createWorkflow(api, account, branching());
     expect(workflow).toEqual({
       id: expect.stringMatching(id('wf')),
@@ -48,77 +57,73 @@ describe('workflows', () => {
       created_at: expect.stringMatching(ISO_MS),
       updated_at: expect.stringMatching(ISO_MS),
     });
+    const path = workflowPath(workflow.id);
 
-    const read = await api.get<WorkflowBody>(`/api/v1/workflows/${workflow.id}`, { token: account.accessToken });
-    expect(read.status).toBe(200);
-    expect(read.body).toEqual(workflow);
+    expect(expectStatus(await client.GET('/api/v1/workflows/{workflow_id}', path))).toEqual(workflow);
 
-    const listed = await api.get<{ items: { id: string }[]; total: number; page: number; per_page: number }>('/api/v1/workflows', { token: account.accessToken });
-    expect(listed.body).toMatchObject({ total: 1, page: 1, per_page: 20, items: [{ id: workflow.id, name: 'Route orders', status: 'draft', trigger_type: 'webhook', last_run_at: null }] });
+    const listed = await client.GET('/api/v1/workflows');
+    expect(listed.data).toMatchObject({ total: 1, page: 1, per_page: 20, items: [{ id: workflow.id, name: 'Route orders', status: 'draft', trigger_type: 'webhook', last_run_at: null }] });
 
-    const renamed = await api.request<WorkflowBody>('PUT', `/api/v1/workflows/${workflow.id}`, {
-      token: account.accessToken,
-      json: { name: 'Manual routing', nodes: [{ id: 'only', type: 'condition', config: { rules: [{ else: 'only2' }] } }, { id: 'only2', type: 'integration', config: { service: 'http', url: receiver.url } }], edges: [] },
-    });
-    expect(renamed.status, JSON.stringify(renamed.body)).toBe(200);
-    expect(renamed.body).toMatchObject({ id: workflow.id, name: 'Manual routing', status: 'draft', trigger_type: 'manual', webhook_url: expect.stringMatching(new RegExp(`/hooks/${workflow.id}$`)) });
-    expect(renamed.body.updated_at >= workflow.updated_at).toBe(true);
+    const renamed = expectStatus(
+      await client.PUT('/api/v1/workflows/{workflow_id}', {
+        ...path,
+        body: {
+          name: 'Manual routing',
+          nodes: [{ id: 'only', type: 'condition', config: { rules: [{ else: 'only2' }] } }, { id: 'only2', type: 'integration', config: { service: 'http', url: receiver.url } }],
+          edges: [],
+        },
+      }),
+    );
+    expect(renamed).toMatchObject({ id: workflow.id, name: 'Manual routing', status: 'draft', trigger_type: 'manual', webhook_url: expect.stringMatching(new RegExp(`/hooks/${workflow.id}$`)) });
+    expect(renamed.updated_at >= workflow.updated_at).toBe(true);
 
-    const deleted = await api.delete(`/api/v1/workflows/${workflow.id}`, { token: account.accessToken });
-    expect(deleted.status).toBe(200);
-    expect(deleted.body).toEqual({ success: true, message: expect.any(String) });
-    expect((await api.get(`/api/v1/workflows/${workflow.id}`, { token: account.accessToken })).status).toBe(404);
+    expect(expectStatus(await client.DELETE('/api/v1/workflows/{workflow_id}', path))).toEqual({ success: true, message: expect.any(String) });
+    expect(await statusOf(client.GET('/api/v1/workflows/{workflow_id}', path))).toBe(404);
   });
 
   it('move through draft, active and paused as decisions §7 says, idempotently', async () => {
     const api = new Api();
     const account = await newAccount(api);
+    const { client } = account;
     const workflow = await createWorkflow(api, account, { name: 'Lifecycle', nodes: [], edges: [] });
-    const step = async (operation: 'pause' | 'resume') => api.post<WorkflowBody>(`/api/v1/workflows/${workflow.id}/${operation}`, { token: account.accessToken });
+    const step = (operation: 'pause' | 'resume') => client.POST(`/api/v1/workflows/{workflow_id}/${operation}`, workflowPath(workflow.id));
 
-    expect((await step('resume')).body.status).toBe('active');
-    expect((await step('resume')).body).toMatchObject({ id: workflow.id, status: 'active', updated_at: expect.stringMatching(ISO_MS) });
-    expect((await step('pause')).body.status).toBe('paused');
-    const again = await step('pause');
-    expect(again.status).toBe(200);
-    expect(again.body.status).toBe('paused');
+    expect(expectStatus(await step('resume')).status).toBe('active');
+    expect(expectStatus(await step('resume'))).toMatchObject({ id: workflow.id, status: 'active', updated_at: expect.stringMatching(ISO_MS) });
+    expect(expectStatus(await step('pause')).status).toBe('paused');
+    expect(expectStatus(await step('pause')).status).toBe('paused');
 
     // A paused workflow does not run by hand; PUT keeps the status.
-    const refused = await api.post(`/api/v1/workflows/${workflow.id}/execute`, { token: account.accessToken, json: {} });
-    expect(refused.status).toBe(409);
-    expect(refused.body).toMatchObject({ error: 'conflict' });
-    const put = await api.request<WorkflowBody>('PUT', `/api/v1/workflows/${workflow.id}`, { token: account.accessToken, json: { description: 'still paused' } });
-    expect(put.body.status).toBe('paused');
+    expectError(await execute(client, workflow.id, {}), 409, 'conflict');
+    const put = await client.PUT('/api/v1/workflows/{workflow_id}', { ...workflowPath(workflow.id), body: { description: 'still paused' } });
+    expect(expectStatus(put).status).toBe('paused');
 
     // A draft can be paused too, and runs by hand while draft.
     const draft = await createWorkflow(api, account, { name: 'Draft', nodes: [], edges: [] });
     const ran = await runSync(api, account, draft.id);
     expect(ran.status).toBe('completed');
-    expect((await api.post<WorkflowBody>(`/api/v1/workflows/${draft.id}/pause`, { token: account.accessToken })).body.status).toBe('paused');
+    expect(expectStatus(await client.POST('/api/v1/workflows/{workflow_id}/pause', workflowPath(draft.id))).status).toBe('paused');
   });
 
   it('execute asynchronously (202) and synchronously (200), branch by CEL, and keep statistics and last_run_at', async () => {
     const api = new Api();
     const account = await newAccount(api);
+    const { client } = account;
     const workflow = await createWorkflow(api, account, branching());
     await activate(api, account, workflow.id);
     const before = receiver.received.length;
 
-    const accepted = await api.post<{ execution_id: string; workflow_id: string; status: string; started_at: string }>(`/api/v1/workflows/${workflow.id}/execute`, {
-      token: account.accessToken,
-      json: { input: { id: 'o-1', amount: 250 } },
-    });
-    expect(accepted.status).toBe(202);
-    expect(accepted.body).toEqual({ execution_id: expect.stringMatching(id('exe')), workflow_id: workflow.id, status: 'running', started_at: expect.stringMatching(ISO_MS) });
-    const big = await finished(api, account, workflow.id, accepted.body.execution_id);
-    expect(big).toMatchObject({ id: accepted.body.execution_id, execution_id: accepted.body.execution_id, status: 'completed', trigger: 'manual', input: { id: 'o-1', amount: 250 }, error: null });
+    const accepted = expectStatus(await execute(client, workflow.id, { input: { id: 'o-1', amount: 250 } }), 202);
+    expect(accepted).toEqual({ execution_id: expect.stringMatching(id('exe')), workflow_id: workflow.id, status: 'running', started_at: expect.stringMatching(ISO_MS) });
+    const big = await finished(api, account, workflow.id, accepted.execution_id);
+    expect(big).toMatchObject({ id: accepted.execution_id, execution_id: accepted.execution_id, status: 'completed', trigger: 'manual', input: { id: 'o-1', amount: 250 }, error: null });
     expect(nodeStatuses(big)).toEqual({ start: 'completed', check: 'completed', review: 'completed', ship: 'skipped' });
     expect(big.node_executions.find((node) => node.node_id === 'check')?.output).toEqual({ rule: 0, target: 'review' });
     expect(big.output).toMatchObject({ status: 200, body: { ok: true } });
     expect(big.duration_ms).toBeGreaterThanOrEqual(0);
     expect(big.completed_at).toMatch(ISO_MS);
 
-    const small: ExecutionBody = await runSync(api, account, workflow.id, { id: 'o-2', amount: 5 });
+    const small: Execution = await runSync(api, account, workflow.id, { id: 'o-2', amount: 5 });
     expect(small.status).toBe('completed');
     expect(nodeStatuses(small)).toEqual({ start: 'completed', check: 'completed', review: 'skipped', ship: 'completed' });
     for (const node of small.node_executions.filter((entry) => entry.status === 'completed')) {
@@ -128,52 +133,53 @@ describe('workflows', () => {
     const sent = receiver.received.slice(before).map((request) => ({ path: request.path, body: JSON.parse(request.body) as unknown }));
     expect(sent).toEqual(expect.arrayContaining([{ path: '/hooks/review', body: { order: 'o-1', kind: 'review' } }, { path: '/hooks/ship', body: { order: 'o-2' } }]));
 
-    const read = await api.get<WorkflowBody>(`/api/v1/workflows/${workflow.id}`, { token: account.accessToken });
-    expect(read.body.statistics).toEqual({ total_runs: 2, success_rate: 1, avg_duration: expect.stringMatching(/^\d+\.\d{2}s$/) });
-    expect(read.body.last_run_at).toBe(small.started_at);
+    const read = expectStatus(await client.GET('/api/v1/workflows/{workflow_id}', workflowPath(workflow.id)));
+    expect(read.statistics).toEqual({ total_runs: 2, success_rate: 1, avg_duration: expect.stringMatching(/^\d+\.\d{2}s$/) });
+    expect(read.last_run_at).toBe(small.started_at);
 
-    const listed = await api.get<{ items: { id: string; status: string }[]; total: number; next_cursor: string | null }>(`/api/v1/workflows/${workflow.id}/executions`, {
-      token: account.accessToken,
-      query: { limit: 1 },
-    });
-    expect(listed.body.total).toBe(2);
-    expect(listed.body.items.map((item) => item.id)).toEqual([small.id]);
-    const next = await api.get<{ items: { id: string }[] }>(`/api/v1/workflows/${workflow.id}/executions`, {
-      token: account.accessToken,
-      query: { limit: 1, cursor: listed.body.next_cursor ?? '' },
-    });
-    expect(next.body.items.map((item) => item.id)).toEqual([big.id]);
-    const completedOnly = await api.get<{ total: number }>(`/api/v1/workflows/${workflow.id}/executions`, { token: account.accessToken, query: { status: 'failed' } });
-    expect(completedOnly.body.total).toBe(0);
+    const executions = async (query: operations['listWorkflowExecutions']['parameters']['query']) =>
+      expectStatus(await client.GET('/api/v1/workflows/{workflow_id}/executions', { params: { path: { workflow_id: workflow.id }, query } }));
+    const listed = await executions({ limit: 1 });
+    expect(listed.total).toBe(2);
+    expect(listed.items.map((item) => item.id)).toEqual([small.id]);
+    const next = await executions({ limit: 1, cursor: listed.next_cursor ?? '' });
+    expect(next.items.map((item) => item.id)).toEqual([big.id]);
+    expect((await executions({ status: 'failed' })).total).toBe(0);
   });
 
   it('emit workflow.execution.started, completed and failed to webhooks', async () => {
     const api = new Api();
     const account = await newAccount(api);
-    const hook = await api.post('/api/v1/webhooks', {
-      token: account.accessToken,
-      json: { url: `${receiver.url}/events`, events: ['workflow.execution.started', 'workflow.execution.completed', 'workflow.execution.failed'] },
+    const hook = await account.client.POST('/api/v1/webhooks', {
+      body: { url: `${receiver.url}/events`, events: ['workflow.execution.started', 'workflow.execution.completed', 'workflow.execution.failed'] },
     });
-    expect(hook.status).toBe(201);
+    const secret = expectStatus(hook, 201).signing_secret;
+    const eventsOf = (executionId: string): WebhookEvent[] =>
+      receiver.received
+        .filter((request) => request.path === '/hooks/events' && request.body.includes(executionId))
+        .map((request) => verifyWebhook(request.body, request.headers, secret));
+    const waitForEvents = async (executionId: string, count: number) => {
+      const deadline = Date.now() + 15_000;
+      while (eventsOf(executionId).length < count && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
+      return Object.fromEntries(eventsOf(executionId).map((event) => [event.type, event]));
+    };
+
     const workflow = await createWorkflow(api, account, { name: 'Events', nodes: [{ id: 'a', type: 'condition', config: { rules: [{ if: 'true', goto: 'b' }] } }, { id: 'b', type: 'condition', config: { rules: [] } }], edges: [{ source: 'a', target: 'b' }] });
     const run = await runSync(api, account, workflow.id);
-    const deadline = Date.now() + 15_000;
-    const events = () =>
-      receiver.received
-        .filter((request) => request.path === '/hooks/events' && request.body.includes(run.id))
-        .map((request) => JSON.parse(request.body) as { type: string; tenant_id: string; data: Record<string, unknown> });
-    while (events().length < 2 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
-    const byType = Object.fromEntries(events().map((event) => [event.type, event]));
+    const byType = await waitForEvents(run.id, 2);
     expect(byType['workflow.execution.started']).toMatchObject({ tenant_id: account.tenantId, data: { execution_id: run.id, workflow_id: workflow.id, status: 'running' } });
     expect(byType['workflow.execution.completed']).toMatchObject({ tenant_id: account.tenantId, data: { execution_id: run.id, workflow_id: workflow.id, status: 'completed', duration_ms: run.duration_ms } });
 
     const failing = await createWorkflow(api, account, { name: 'Fails', nodes: [{ id: 'bad', type: 'condition', config: { rules: [{ if: 'input.missing.key == 1', goto: 'bad2' }] } }, { id: 'bad2', type: 'condition', config: { rules: [] } }], edges: [] });
     const failed = await runSync(api, account, failing.id);
     expect(failed.status).toBe('failed');
-    const failedEvent = () => receiver.received.find((request) => request.path === '/hooks/events' && request.body.includes(failed.id) && request.body.includes('workflow.execution.failed'));
-    const until = Date.now() + 15_000;
-    while (!failedEvent() && Date.now() < until) await new Promise((resolve) => setTimeout(resolve, 50));
-    const event = JSON.parse(failedEvent()?.body ?? '{}') as { data: Record<string, unknown> };
-    expect(event.data).toEqual({ execution_id: failed.id, workflow_id: failing.id, status: 'failed', duration_ms: failed.duration_ms, error: { node_id: 'bad', message: expect.stringMatching(/^rule 1: /) } });
+    const failedEvents = await waitForEvents(failed.id, 2);
+    expect(failedEvents['workflow.execution.failed']?.data).toEqual({
+      execution_id: failed.id,
+      workflow_id: failing.id,
+      status: 'failed',
+      duration_ms: failed.duration_ms,
+      error: { node_id: 'bad', message: expect.stringMatching(/^rule 1: /) },
+    });
   });
 });

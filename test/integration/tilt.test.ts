@@ -6,6 +6,7 @@
 import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
+import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
 import { REPO_ROOT } from '../e2e/harness/processes.js';
 import { environmentOf, isDeployment, PLATFORM, podOf, render, secretData } from './support/manifests.js';
@@ -22,8 +23,9 @@ interface PackageManifest {
   dependencies?: Record<string, string>;
 }
 
+/** A JSON file, or a tsconfig with comments (TypeScript's own reader). */
 function readJson<T>(path: string): T {
-  return JSON.parse(readFileSync(join(REPO_ROOT, path), 'utf8')) as T;
+  return ts.parseConfigFileTextToJson(path, readFileSync(join(REPO_ROOT, path), 'utf8')).config as T;
 }
 
 /** The calls `tilt up` makes: its default mode is the cluster. */

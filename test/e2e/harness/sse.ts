@@ -113,11 +113,14 @@ export interface StreamedResponse {
   body: unknown;
 }
 
-/** POSTs JSON as `api` does (its client IP, a bearer credential) and reads an event stream back. */
+/**
+ * POSTs JSON from `api`'s client IP with a bearer credential and reads an event stream back, raw:
+ * for tests of the wire itself (`streamChat` of @agent-platform/client is how callers stream).
+ */
 export async function postForEvents(api: Api, path: string, options: { token: string; json: unknown; signal?: AbortSignal }): Promise<StreamedResponse> {
-  const response = await fetch(new URL(path, api.baseUrl), {
+  const response = await api.fetch(new URL(path, api.baseUrl), {
     method: 'POST',
-    headers: { 'x-forwarded-for': api.clientIp, authorization: `Bearer ${options.token}`, 'content-type': 'application/json', accept: 'text/event-stream' },
+    headers: { authorization: `Bearer ${options.token}`, 'content-type': 'application/json', accept: 'text/event-stream' },
     body: JSON.stringify(options.json),
     ...(options.signal ? { signal: options.signal } : {}),
   });

@@ -1,81 +1,55 @@
-import { expect } from 'vitest';
+import type { Execution, RequestBody, ResponseBody, Workflow } from '@agent-platform/client';
 import type { Account, Api } from './client.js';
+import { expectStatus } from './results.js';
 
-export interface WorkflowBody {
-  id: string;
-  name: string;
-  description: string | null;
-  status: string;
-  trigger_type: string;
-  nodes: { id: string; type: string; config: Record<string, unknown> }[];
-  edges: { source: string; target: string }[];
-  webhook_url: string;
-  last_run_at: string | null;
-  statistics: { total_runs: number; success_rate: number; avg_duration: string };
-  created_at: string;
-  updated_at: string;
-}
+export type WorkflowInput = RequestBody<'/api/v1/workflows', 'post'>;
 
-export interface NodeExecutionBody {
-  node_id: string;
-  status: string;
-  started_at: string | null;
-  completed_at: string | null;
-  duration_ms: number | null;
-  output?: unknown;
-  error: string | null;
-}
+// Each helper acts as `account` from `api`'s client IP.
 
-export interface ExecutionBody {
-  id: string;
-  execution_id: string;
-  workflow_id: string;
-  status: string;
-  trigger: string;
-  input: unknown;
-  output: unknown;
-  error: { node_id: string | null; message: string } | null;
-  node_executions: NodeExecutionBody[];
-  started_at: string;
-  completed_at: string | null;
-  duration_ms: number | null;
-}
-
-export async function createWorkflow(api: Api, account: Account, json: Record<string, unknown>): Promise<WorkflowBody> {
-  const created = await api.post<WorkflowBody>('/api/v1/workflows', { token: account.accessToken, json });
-  expect(created.status, JSON.stringify(created.body)).toBe(201);
-  return created.body;
+export async function createWorkflow(api: Api, account: Account, body: WorkflowInput): Promise<Workflow> {
+  return expectStatus(await api.withToken(account.accessToken).POST('/api/v1/workflows', { body }), 201);
 }
 
 export async function activate(api: Api, account: Account, workflowId: string): Promise<void> {
-  const resumed = await api.post(`/api/v1/workflows/${workflowId}/resume`, { token: account.accessToken });
-  expect(resumed.status, JSON.stringify(resumed.body)).toBe(200);
+  expectStatus(await api.withToken(account.accessToken).POST('/api/v1/workflows/{workflow_id}/resume', { params: { path: { workflow_id: workflowId } } }));
+}
+
+/**
+ * The execution a synchronous run answers (200); the execute operation's data is typed as that or
+ * the acceptance an asynchronous run answers (202).
+ */
+export function asExecution(data: Execution | ResponseBody<'/api/v1/workflows/{workflow_id}/execute', 'post', 202>): Execution {
+  if (!('node_executions' in data)) throw new Error(`not an execution: ${JSON.stringify(data)}`);
+  return data;
 }
 
 /** Runs synchronously (`async: false`) and answers the finished execution. */
-export async function runSync(api: Api, account: Account, workflowId: string, input: Record<string, unknown> = {}): Promise<ExecutionBody> {
-  const run = await api.post<ExecutionBody>(`/api/v1/workflows/${workflowId}/execute`, { token: account.accessToken, json: { input, async: false } });
-  expect(run.status, JSON.stringify(run.body)).toBe(200);
-  return run.body;
+export async function runSync(api: Api, account: Account, workflowId: string, input: Record<string, unknown> = {}): Promise<Execution> {
+  const run = await api.withToken(account.accessToken).POST('/api/v1/workflows/{workflow_id}/execute', {
+    params: { path: { workflow_id: workflowId } },
+    body: { input, async: false },
+  });
+  return asExecution(expectStatus(run));
 }
 
 /** Polls the execution until it is no longer running. */
-export async function finished(api: Api, account: Account, workflowId: string, executionId: string, timeoutMs = 20_000): Promise<ExecutionBody> {
+export async function finished(api: Api, account: Account, workflowId: string, executionId: string, timeoutMs = 20_000): Promise<Execution> {
+  const client = api.withToken(account.accessToken);
+  const path = { params: { path: { workflow_id: workflowId, execution_id: executionId } } };
   const deadline = Date.now() + timeoutMs;
   for (;;) {
-    const read = await api.get<ExecutionBody>(`/api/v1/workflows/${workflowId}/executions/${executionId}`, { token: account.accessToken });
-    expect(read.status, JSON.stringify(read.body)).toBe(200);
-    if (read.body.status !== 'running') return read.body;
+    const execution = expectStatus(await client.GET('/api/v1/workflows/{workflow_id}/executions/{execution_id}', path));
+    if (execution.status !== 'running') return execution;
     if (Date.now() > deadline) throw new Error(`execution ${executionId} still running after ${timeoutMs} ms`);
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
 }
 
-export function nodeStatuses(execution: ExecutionBody): Record<string, string> {
+export function nodeStatuses(execution: Execution): Record<string, string> {
   return Object.fromEntries(execution.node_executions.map((node) => [node.node_id, node.status]));
 }
 
 /** The path of an inbound address below the gateway (`/hooks/…`), whatever WEBHOOK_HOST says. */
-export function hookPath(workflow: WorkflowBody): string {
+export function hookPath(workflow: Workflow): string {
   return new URL(workflow.webhook_url).pathname;
 }
