@@ -99,6 +99,15 @@ describe('a program written against the packed @agent-platform/client', () => {
     expect(files.some((file) => file.startsWith(scratch) && file.includes('/node_modules/openapi-fetch/'))).toBe(true);
   });
 
+  it('type-checks the README’s TypeScript example the same way', { timeout: 60_000 }, async () => {
+    const readme = await readFile(join(REPO_ROOT, 'README.md'), 'utf8');
+    const example = /^```ts\n([\s\S]*?)^```$/m.exec(readme)?.[1];
+    expect(example, 'a ```ts block in README.md').toBeDefined();
+    await writeFile(join(scratch, 'readme-example.ts'), example!);
+    await writeFile(join(scratch, 'tsconfig.readme.json'), JSON.stringify({ extends: './tsconfig.json', files: ['readme-example.ts'] }));
+    await run(process.execPath, [TSC, '-p', 'tsconfig.readme.json'], { cwd: scratch }).catch(failed('tsc on the README example'));
+  });
+
   it('passes every step against the platform', { timeout: 90_000 }, async () => {
     const { stdout, stderr } = await run(process.execPath, ['program.ts', platform!.baseUrl], {
       cwd: scratch,
