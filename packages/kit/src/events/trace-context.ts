@@ -1,4 +1,4 @@
-import { context, propagation, ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, type Context } from '@opentelemetry/api';
+import { context, propagation, ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, type Context, type Span } from '@opentelemetry/api';
 
 /**
  * W3C trace context (`traceparent`, `tracestate`) as plain strings: stored beside an outbox row or
@@ -70,15 +70,23 @@ export async function publishInTraceContext<T>(
     },
     restoreTraceContext(carrier),
   );
-  try {
-    return await publish(captureTraceContext(trace.setSpan(ROOT_CONTEXT, span)) ?? carrier);
-  } catch (error) {
-    span.recordException(error instanceof Error ? error : String(error));
-    span.setStatus({ code: SpanStatusCode.ERROR });
-    throw error;
-  } finally {
-    span.end();
-  }
+  return endingWith(span, publish(captureTraceContext(trace.setSpan(ROOT_CONTEXT, span)) ?? carrier));
+}
+
+/** Ends `span` when `work` settles, marked as an error when it rejects. */
+function endingWith<T>(span: Span, work: Promise<T>): Promise<T> {
+  return work.then(
+    (result) => {
+      span.end();
+      return result;
+    },
+    (error: unknown) => {
+      span.recordException(error instanceof Error ? error : String(error));
+      span.setStatus({ code: SpanStatusCode.ERROR });
+      span.end();
+      throw error;
+    },
+  );
 }
 
 export interface ConsumeSpanInfo {
@@ -114,16 +122,5 @@ export function consumeInTraceContext<T>(carrier: TraceCarrier | null | undefine
     },
     parent,
   );
-  return context.with(trace.setSpan(parent, span), handle).then(
-    (result) => {
-      span.end();
-      return result;
-    },
-    (error: unknown) => {
-      span.recordException(error instanceof Error ? error : String(error));
-      span.setStatus({ code: SpanStatusCode.ERROR });
-      span.end();
-      throw error;
-    },
-  );
+  return endingWith(span, context.with(trace.setSpan(parent, span), handle));
 }

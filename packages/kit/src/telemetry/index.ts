@@ -94,11 +94,6 @@ export async function startTelemetry(settings: TelemetrySettings): Promise<Telem
   return running;
 }
 
-/** The handle of the SDK this process started, if it did. */
-export function activeTelemetry(): Telemetry | undefined {
-  return running;
-}
-
 /**
  * Where `/metrics` is served: METRICS_PORT (9464 by default, the OpenTelemetry Prometheus
  * exporter's registered port; "off" serves none) on METRICS_HOST (loopback by default; images set
