@@ -1,6 +1,6 @@
 import { status as GrpcStatus } from '@grpc/grpc-js';
 
-/** The error catalogue of spec/decisions.md §2. `code` is what REST clients see in `error`. */
+/** The error catalogue of decisions §2. `code` is what REST clients see in `error`. */
 export const ERROR_CODES = {
   invalid_request: { http: 400, grpc: GrpcStatus.INVALID_ARGUMENT },
   validation_error: { http: 422, grpc: GrpcStatus.INVALID_ARGUMENT },
