@@ -4,8 +4,10 @@ import closeWithGrace from 'close-with-grace';
 import { buildGateway, loadGatewayConfig } from './gateway.js';
 
 const config = loadConfigOrExit(() => loadGatewayConfig(process.env));
-// Usually already started by `--import @agent-platform/kit/telemetry/register` (see package.json).
-const telemetry = await startTelemetry({ serviceName: 'gateway', otlpEndpoint: config.OTEL_EXPORTER_OTLP_ENDPOINT, metrics: metricsAddressFrom(process.env) });
+const metrics = loadConfigOrExit(() => metricsAddressFrom(process.env));
+// Usually already started by `--import @agent-platform/kit/telemetry/register` (see package.json);
+// this call opens the metrics listener (METRICS_PORT, off the public port).
+const telemetry = await startTelemetry({ serviceName: 'gateway', otlpEndpoint: config.OTEL_EXPORTER_OTLP_ENDPOINT, metrics });
 const logger = createLogger({ service: 'gateway', level: config.LOG_LEVEL });
 const gateway = await buildGateway(config, { logger });
 

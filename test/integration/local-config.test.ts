@@ -7,4 +7,17 @@ describe('the launcher configuration', () => {
     expect(loadLocalConfig({ GRPC_TRANSPORT: 'network' }).launcher.GRPC_TRANSPORT).toBe('network');
     expect(() => loadLocalConfig({ GRPC_TRANSPORT: 'http2' })).toThrow(/GRPC_TRANSPORT/);
   });
+
+  it('fixes no port but PORT unless told, so a second copy beside the first needs only PORT and DATA_DIR', () => {
+    const { launcher } = loadLocalConfig({});
+    expect(launcher.PORT).toBe(8080);
+    // 54329 when free, else any free port: chosen at start.
+    expect(launcher.EMBEDDED_PG_PORT).toBeUndefined();
+    const internal = [launcher.IDENTITY_GRPC_PORT, launcher.AGENT_MEMORY_GRPC_PORT, launcher.WEBHOOK_DISPATCHER_GRPC_PORT, launcher.WORKFLOW_RUNNER_GRPC_PORT, launcher.WORKFLOW_INGRESS_PORT];
+    expect(internal).toEqual([0, 0, 0, 0, 0]);
+    // Metrics are on the gateway's port; METRICS_PORT would add a listener of their own.
+    expect(launcher.METRICS_PORT).toBeUndefined();
+    expect(loadLocalConfig({ METRICS_PORT: '9470' }).launcher.METRICS_PORT).toBe(9470);
+    expect(() => loadLocalConfig({ METRICS_PORT: 'nine' })).toThrow(/METRICS_PORT: must be a port number or "off"/);
+  });
 });

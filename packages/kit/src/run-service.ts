@@ -32,8 +32,10 @@ export interface RunServiceOptions<Config extends ServiceProcessConfig> {
  */
 export async function runService<Config extends ServiceProcessConfig>(options: RunServiceOptions<Config>): Promise<void> {
   const config = loadConfigOrExit(options.loadConfig);
-  // Usually already started by `--import @agent-platform/kit/telemetry/register` (see package.json).
-  const telemetry = await startTelemetry({ serviceName: options.name, otlpEndpoint: config.otlpEndpoint, metrics: metricsAddressFrom(process.env) });
+  const metrics = loadConfigOrExit(() => metricsAddressFrom(process.env));
+  // Usually already started by `--import @agent-platform/kit/telemetry/register` (see package.json);
+  // this call opens the metrics listener.
+  const telemetry = await startTelemetry({ serviceName: options.name, otlpEndpoint: config.otlpEndpoint, metrics });
   const logger = createLogger({ service: options.name, level: config.logLevel });
   const bus = await NatsEventBus.connect({ servers: config.natsUrl, name: options.name, logger });
   const service = await options.build(config, { logger, bus });

@@ -1,4 +1,4 @@
-import type { IncomingMessage } from 'node:http';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { FastifyOtelInstrumentation } from '@fastify/otel';
 import { context } from '@opentelemetry/api';
 import { suppressTracing } from '@opentelemetry/core';
@@ -12,29 +12,49 @@ import { PgInstrumentation } from '@opentelemetry/instrumentation-pg';
 import { UndiciInstrumentation } from '@opentelemetry/instrumentation-undici';
 import { NodeSDK } from '@opentelemetry/sdk-node';
 import { BatchSpanProcessor } from '@opentelemetry/sdk-trace';
+import { ConfigError } from '../config.js';
 
 export interface TelemetrySettings {
   /** `service.name` of every span and metric (OTEL_SERVICE_NAME overrides it). */
   serviceName: string;
   /** OTEL_EXPORTER_OTLP_ENDPOINT; spans are recorded and exported only when it is set. */
   otlpEndpoint?: string | undefined;
-  /** Where Prometheus scrapes `/metrics`; without it metrics are kept but not served. */
-  metrics?: { host: string; port: number } | undefined;
+  /**
+   * Where Prometheus scrapes `/metrics` on a listener of its own (the distributed mode's
+   * METRICS_PORT). Without it metrics are still kept, for `serveMetrics` in a server of the caller's.
+   */
+  metrics?: MetricsAddress | undefined;
+}
+
+export interface MetricsAddress {
+  host: string;
+  port: number;
 }
 
 export interface Telemetry {
   /** True when spans are recorded and exported. */
   readonly exporting: boolean;
-  /** `http://host:port/metrics`, when served. */
+  /** `http://host:port/metrics`, when served on a listener of its own. */
   readonly metricsUrl: string | undefined;
-  /** Flushes pending spans and closes the metrics endpoint; bounded by the exporters' timeouts. */
+  /**
+   * Answers a scrape in the Prometheus text format, for a server that serves `/metrics` itself
+   * (the all-in-one gateway, on its own port).
+   */
+  readonly serveMetrics: (request: IncomingMessage, response: ServerResponse) => void;
+  /** Flushes pending spans and closes the metrics listener; bounded by the exporters' timeouts. */
   shutdown(): Promise<void>;
 }
 
 /** Requests that are probes or scrapes, not traffic: no span, no request metric. */
 const UNTRACED_PATHS = new Set(['/metrics', '/healthz', '/readyz']);
 
-let running: Telemetry | undefined;
+interface Running {
+  handle: Telemetry;
+  /** Opens the `/metrics` listener at `address` unless one is open already. */
+  listen(address: MetricsAddress): Promise<void>;
+}
+
+let running: Running | undefined;
 
 /**
  * The maintained instrumentations every process loads: gRPC (the network transport), HTTP in and
@@ -57,53 +77,92 @@ export function instrumentations(): Instrumentation[] {
 }
 
 /**
- * Starts the OpenTelemetry SDK once per process (a second call answers the first's handle, so a
- * `main` may call it whether or not the `--import` hook already did).
+ * Starts the OpenTelemetry SDK once per process; a later call answers the first's handle, and
+ * opens the metrics listener if it names one and none is open. So the `--import` hook starts the
+ * SDK before any module loads, and the `main` says where metrics go: METRICS_PORT in the
+ * distributed mode; the gateway's own port in the all-in-one mode, where a second copy on the
+ * same machine would otherwise collide on one metrics port.
  *
  * Context propagation is always on, so a caller's `traceparent` reaches every service and every
  * log line even without a collector. Spans are recorded only with an OTLP endpoint: without one no
  * tracer provider is installed and every span is a free placeholder carrying its parent's ids.
- * Metrics are always kept, served in the Prometheus text format when an address is given.
+ * Metrics are always kept.
  */
 export async function startTelemetry(settings: TelemetrySettings): Promise<Telemetry> {
-  if (running) return running;
-  const prometheus = settings.metrics
-    ? new PrometheusExporter({ host: settings.metrics.host, port: settings.metrics.port, preventServerStart: true })
-    : undefined;
+  running ??= startSdk(settings);
+  // A taken port is a configuration error: fail the start rather than run unobserved.
+  if (settings.metrics) await running.listen(settings.metrics);
+  return running.handle;
+}
+
+function startSdk(settings: TelemetrySettings): Running {
+  // Read on demand only: it never listens itself (the listener below, or the caller's server, does).
+  const prometheus = new PrometheusExporter({ preventServerStart: true });
   const sdk = new NodeSDK({
     serviceName: process.env.OTEL_SERVICE_NAME ?? settings.serviceName,
     instrumentations: instrumentations(),
     spanProcessors: settings.otlpEndpoint
       ? [new BatchSpanProcessor({ exporter: new OTLPTraceExporter({ url: `${settings.otlpEndpoint.replace(/\/$/, '')}/v1/traces` }) })]
       : [],
-    metricReaders: prometheus ? [prometheus] : [],
+    metricReaders: [prometheus],
     // Logs go to stdout through pino, not through the SDK.
     logRecordProcessors: [],
   });
   sdk.start();
-  // A taken port is a configuration error: fail the start rather than run unobserved.
-  if (prometheus) await prometheus.startServer();
-  running = {
-    exporting: Boolean(settings.otlpEndpoint),
-    metricsUrl: settings.metrics ? `http://${settings.metrics.host}:${settings.metrics.port}/metrics` : undefined,
-    shutdown: async () => {
-      running = undefined;
-      await sdk.shutdown();
+  const serveMetrics = (request: IncomingMessage, response: ServerResponse) => prometheus.getMetricsRequestHandler(request, response);
+  let listener: { server: Server; url: string } | undefined;
+  return {
+    handle: {
+      exporting: Boolean(settings.otlpEndpoint),
+      get metricsUrl() {
+        return listener?.url;
+      },
+      serveMetrics,
+      shutdown: async () => {
+        running = undefined;
+        const server = listener?.server;
+        listener = undefined;
+        if (server) await new Promise((resolve) => server.close(resolve));
+        await sdk.shutdown();
+      },
+    },
+    listen: async (address) => {
+      if (listener) return;
+      const server = await listenForScrapes(address, serveMetrics);
+      listener = { server, url: `http://${address.host}:${address.port}/metrics` };
     },
   };
-  return running;
+}
+
+/** `/metrics` on a port of its own; anything else is 404. Rejects with the listen error (EADDRINUSE…). */
+async function listenForScrapes(address: MetricsAddress, serve: Telemetry['serveMetrics']): Promise<Server> {
+  const server = createServer((request, response) => {
+    if (request.url?.split('?')[0] === '/metrics') return serve(request, response);
+    response.statusCode = 404;
+    response.end();
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen({ host: address.host, port: address.port }, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  // Scrapes never keep a process alive that would otherwise end.
+  return server.unref();
 }
 
 /**
- * Where `/metrics` is served: METRICS_PORT (9464 by default, the OpenTelemetry Prometheus
- * exporter's registered port; "off" serves none) on METRICS_HOST (loopback by default; images set
- * 0.0.0.0 so Prometheus can scrape the pod).
+ * Where `/metrics` is served in the distributed mode: METRICS_PORT (9464 by default, the
+ * OpenTelemetry Prometheus exporter's registered port; "off" serves none) on METRICS_HOST
+ * (loopback by default; images set 0.0.0.0 so Prometheus can scrape the pod). A bad value is a
+ * ConfigError, for `loadConfigOrExit`.
  */
-export function metricsAddressFrom(env: NodeJS.ProcessEnv): { host: string; port: number } | undefined {
+export function metricsAddressFrom(env: NodeJS.ProcessEnv): MetricsAddress | undefined {
   if (env.METRICS_PORT === 'off') return undefined;
   const port = Number(env.METRICS_PORT ?? 9464);
   if (!Number.isInteger(port) || port < 1 || port > 65_535) {
-    throw new Error(`METRICS_PORT must be a port number or "off", not "${env.METRICS_PORT}".`);
+    throw new ConfigError(`Invalid configuration:\n  METRICS_PORT: must be a port number or "off", not "${env.METRICS_PORT}"`);
   }
   return { host: env.METRICS_HOST ?? '127.0.0.1', port };
 }

@@ -4,14 +4,16 @@
  * ES modules are patched through import-in-the-middle's loader hook, told about exactly the
  * modules the instrumentations ask for, so every other import loads untouched.
  *
- * Settings come from the standard variables: OTEL_SERVICE_NAME (else the started package's name),
- * OTEL_EXPORTER_OTLP_ENDPOINT, and METRICS_HOST/METRICS_PORT for `/metrics`.
+ * Settings come from the standard variables: OTEL_SERVICE_NAME (else the started package's name)
+ * and OTEL_EXPORTER_OTLP_ENDPOINT. Where `/metrics` is served is the `main`'s to say, from its
+ * configuration (startTelemetry): METRICS_PORT in the distributed mode, the gateway's port in the
+ * all-in-one mode.
  */
 import { readFileSync } from 'node:fs';
 import { register } from 'node:module';
 import { dirname, join } from 'node:path';
 import { createAddHookMessageChannel } from 'import-in-the-middle';
-import { metricsAddressFrom, startTelemetry } from './index.js';
+import { startTelemetry } from './index.js';
 
 const { registerOptions, waitForAllMessagesAcknowledged } = createAddHookMessageChannel();
 register('import-in-the-middle/hook.mjs', import.meta.url, registerOptions);
@@ -19,7 +21,6 @@ register('import-in-the-middle/hook.mjs', import.meta.url, registerOptions);
 await startTelemetry({
   serviceName: packageNameOf(process.argv[1]),
   otlpEndpoint: process.env.OTEL_EXPORTER_OTLP_ENDPOINT || undefined,
-  metrics: metricsAddressFrom(process.env),
 });
 await waitForAllMessagesAcknowledged();
 
