@@ -14,7 +14,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DEFAULT_EXACT_SEARCH_MAX_VECTORS } from '@agent-platform/agent-memory';
 import type { RequestBody } from '@agent-platform/client';
-import { freePort, waitUntil } from '../e2e/harness/processes.js';
+import { freePort, waitForOutput } from '../e2e/harness/processes.js';
 import { compareWithBare, CONNECTIONS, describeLoad, LOAD_SECONDS, QUICK, runLoad, startBareServer } from './load.js';
 import { documentText } from './documents.js';
 import { recordFigure } from './figures.js';
@@ -61,7 +61,7 @@ async function main(): Promise<void> {
     // An agent with no more than DEFAULT_EXACT_SEARCH_MAX_VECTORS is searched exactly: no graph to wait for.
     if (stored > DEFAULT_EXACT_SEARCH_MAX_VECTORS) {
       const buildStarted = performance.now();
-      await waitUntil('the HNSW graph of every stored item', platform, () => Promise.resolve(graphCompleteWith(platform.output(), stored)), 30 * 60_000);
+      await waitForOutput('the HNSW graph of every stored item', platform, (output) => graphCompleteWith(output, stored), 30 * 60_000);
       console.log(`HNSW graph of ${stored} items complete ${((performance.now() - buildStarted) / 1000).toFixed(1)} s after the last document was stored`);
     } else {
       console.log(`${stored} items are no more than ${DEFAULT_EXACT_SEARCH_MAX_VECTORS}: searched exactly, no HNSW graph is built`);

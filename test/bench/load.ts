@@ -1,5 +1,5 @@
 import { availableParallelism } from 'node:os';
-import { startProcess, waitUntil, type RunningProcess } from '../e2e/harness/processes.js';
+import { startProcess, waitForOutput, type RunningProcess } from '../e2e/harness/processes.js';
 import { recordFigure } from './figures.js';
 
 export interface LoadOptions {
@@ -41,11 +41,9 @@ export function describeLoad(result: LoadResult): string {
 /** A bare Fastify route (GET and POST /) in a process of its own: the ceiling routes are compared with. */
 export async function startBareServer(): Promise<{ url: string; process: RunningProcess }> {
   const bare = startProcess(process.execPath, ['--import', 'tsx', 'test/bench/bare-server.ts'], {});
-  let port = 0;
-  await waitUntil('the bare Fastify server', bare, () => {
-    port = Number(/listening (\d+)/.exec(bare.output())?.[1] ?? 0);
-    return Promise.resolve(port > 0);
-  }, 30_000);
+  const listening = /listening (\d+)/;
+  await waitForOutput('the bare Fastify server', bare, (output) => listening.test(output), 30_000);
+  const port = Number(listening.exec(bare.output())?.[1]);
   return { url: `http://127.0.0.1:${port}/`, process: bare };
 }
 

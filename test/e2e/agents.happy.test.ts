@@ -1,12 +1,13 @@
 import { verifyWebhook, type Agent, type AgentPlatformClient, type RequestBody } from '@agent-platform/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Api, ISO_MS, id, newAccount } from './harness/client.js';
-import { Receiver } from './harness/receiver.js';
+import { startReceiver, type Receiver } from '@agent-platform/kit/testing';
+import { ofTenant } from './harness/deliveries.js';
 import { expectStatus, statusOf } from './harness/results.js';
 
 let receiver: Receiver;
 beforeAll(async () => {
-  receiver = await Receiver.start();
+  receiver = await startReceiver();
 });
 afterAll(() => receiver.close());
 
@@ -16,16 +17,6 @@ async function createAgent(client: AgentPlatformClient, body: Partial<RequestBod
 
 const agentPath = (agent_id: string) => ({ params: { path: { agent_id } } });
 
-/** Deliveries for one tenant only: every test shares the receiver. */
-async function deliveriesFor(tenantId: string, count: number, timeoutMs = 15_000) {
-  const mine = () => receiver.received.filter((delivery) => delivery.body.includes(`"tenant_id":"${tenantId}"`));
-  const deadline = Date.now() + timeoutMs;
-  while (mine().length < count) {
-    if (Date.now() > deadline) throw new Error(`expected ${count} deliveries for ${tenantId}, got ${mine().length}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-  return mine();
-}
 
 describe('agents', () => {
   it('are created with every field and read back as created', async () => {
@@ -130,7 +121,7 @@ describe('agent events', () => {
   it('agent.created and agent.updated reach a subscribed webhook, signed, with the agent as data', async () => {
     const account = await newAccount(new Api());
     const webhook = expectStatus(
-      await account.client.POST('/api/v1/webhooks', { body: { url: receiver.url, events: ['agent.created', 'agent.updated'] } }),
+      await account.client.POST('/api/v1/webhooks', { body: { url: receiver.url('/hooks'), events: ['agent.created', 'agent.updated'] } }),
       201,
     );
 
@@ -138,7 +129,7 @@ describe('agent events', () => {
     const patched = await account.client.PATCH('/api/v1/agents/{agent_id}', { ...agentPath(agent.id), body: { name: 'Patched' } });
     const replaced = await account.client.PUT('/api/v1/agents/{agent_id}', { ...agentPath(agent.id), body: { name: 'Put', type: 'assistant' } });
 
-    const deliveries = await deliveriesFor(account.tenantId, 3);
+    const deliveries = await receiver.waitFor(3, { match: ofTenant(account.tenantId), timeoutMs: 15_000 });
     const events = deliveries.map((delivery) => verifyWebhook(delivery.body, delivery.headers, webhook.signing_secret));
     // One tenant's events reach an endpoint in the order they were emitted.
     expect(events.map((event) => event.type)).toEqual(['agent.created', 'agent.updated', 'agent.updated']);

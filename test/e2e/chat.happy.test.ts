@@ -1,12 +1,13 @@
 import { verifyWebhook, type AgentPlatformClient, type ChatMessage, type ChatRequest } from '@agent-platform/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Api, ISO_MS, id, newAccount } from './harness/client.js';
-import { Receiver } from './harness/receiver.js';
+import { startReceiver, type Receiver } from '@agent-platform/kit/testing';
+import { ofTenant } from './harness/deliveries.js';
 import { expectStatus, statusOf } from './harness/results.js';
 
 let receiver: Receiver;
 beforeAll(async () => {
-  receiver = await Receiver.start();
+  receiver = await startReceiver();
 });
 afterAll(() => receiver.close());
 
@@ -135,16 +136,14 @@ describe('chat events', () => {
     const account = await newAccount(new Api());
     const { client } = account;
     const webhook = expectStatus(
-      await client.POST('/api/v1/webhooks', { body: { url: receiver.url, events: ['agent.message.created', 'agent.message.completed'] } }),
+      await client.POST('/api/v1/webhooks', { body: { url: receiver.url('/hooks'), events: ['agent.message.created', 'agent.message.completed'] } }),
       201,
     );
     const agentId = await createAgent(client);
     const reply = await chat(client, agentId, { message: 'Ping from the test' });
 
-    const deadline = Date.now() + 15_000;
-    const mine = () => receiver.received.filter((delivery) => delivery.body.includes(`"tenant_id":"${account.tenantId}"`));
-    while (mine().length < 2 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
-    const [created, completed, ...more] = mine().map((delivery) => verifyWebhook(delivery.body, delivery.headers, webhook.signing_secret));
+    const mine = await receiver.waitFor(2, { match: ofTenant(account.tenantId), timeoutMs: 15_000 });
+    const [created, completed, ...more] = mine.map((delivery) => verifyWebhook(delivery.body, delivery.headers, webhook.signing_secret));
     expect([created?.type, completed?.type, ...more.map((event) => event.type)]).toEqual(['agent.message.created', 'agent.message.completed']);
 
     const messages = expectStatus(

@@ -1,12 +1,13 @@
 import { verifyWebhook, WebhookVerificationError, type AgentPlatformClient, type CreatedWebhook, type RequestBody } from '@agent-platform/client';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startReceiver, type Receiver } from '@agent-platform/kit/testing';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { Api, ISO_MS, id, newAccount } from './harness/client.js';
-import { Receiver, verifyDelivery } from './harness/receiver.js';
+import { ofTenant, verifyDelivery } from './harness/deliveries.js';
 import { expectStatus, statusOf } from './harness/results.js';
 
 let receiver: Receiver;
 beforeAll(async () => {
-  receiver = await Receiver.start();
+  receiver = await startReceiver();
 });
 afterAll(() => receiver.close());
 
@@ -18,27 +19,18 @@ async function buy(client: AgentPlatformClient, credits: number) {
   return expectStatus(await client.POST('/api/v1/billing/purchases', { body: { credits } }), 201);
 }
 
-/** Deliveries for one tenant only: every test shares the receiver. */
-function deliveriesOf(tenantId: string) {
-  return receiver.received.filter((delivery) => delivery.body.includes(`"tenant_id":"${tenantId}"`));
-}
-
-async function waitForTenant(tenantId: string, count: number, timeoutMs = 15_000) {
-  const deadline = Date.now() + timeoutMs;
-  while (deliveriesOf(tenantId).length < count) {
-    if (Date.now() > deadline) throw new Error(`expected ${count} deliveries for ${tenantId}, got ${deliveriesOf(tenantId).length}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-  return deliveriesOf(tenantId);
+/** Waits for `count` deliveries to the tenant's endpoints (every test shares the receiver). */
+function waitForTenant(tenantId: string, count: number) {
+  return receiver.waitFor(count, { match: ofTenant(tenantId), timeoutMs: 15_000 });
 }
 
 describe('webhook endpoints', () => {
   it('are created with a generated signing secret, read, listed, updated and deleted', async () => {
     const { client } = await newAccount(new Api());
-    const created = await createWebhook(client, { url: receiver.url, events: ['billing.purchase.completed'], metadata: { team: 'billing' }, description: 'ledger sync' });
+    const created = await createWebhook(client, { url: receiver.url('/hooks'), events: ['billing.purchase.completed'], metadata: { team: 'billing' }, description: 'ledger sync' });
     expect(created).toEqual({
       id: expect.stringMatching(id('wh')),
-      url: receiver.url,
+      url: receiver.url('/hooks'),
       events: ['billing.purchase.completed'],
       status: 'active',
       description: 'ledger sync',
@@ -51,7 +43,7 @@ describe('webhook endpoints', () => {
 
     const read = expectStatus(await client.GET('/api/v1/webhooks/{webhook_id}', webhook));
     expect(read).not.toHaveProperty('signing_secret');
-    expect(read).toMatchObject({ id: created.id, url: receiver.url, status: 'active' });
+    expect(read).toMatchObject({ id: created.id, url: receiver.url('/hooks'), status: 'active' });
 
     const listed = await client.GET('/api/v1/webhooks');
     expect(listed.data).toMatchObject({ total: 1, page: 1, per_page: 20, items: [{ id: created.id, events: ['billing.purchase.completed'] }] });
@@ -68,14 +60,20 @@ describe('event delivery', () => {
   it('delivers a purchase event, signed so Stripe and Standard Webhooks libraries verify it, to subscribed endpoints only', async () => {
     const account = await newAccount(new Api());
     const { client } = account;
-    const billing = await createWebhook(client, { url: receiver.url, events: ['billing.purchase.completed'] });
-    const everything = await createWebhook(client, { url: `${receiver.url}?all`, events: ['*'] });
-    await createWebhook(client, { url: `${receiver.url}?agents`, events: ['agent.created'] });
+    const billing = await createWebhook(client, { url: receiver.url('/hooks'), events: ['billing.purchase.completed'] });
+    const everything = await createWebhook(client, { url: receiver.url('/hooks?all'), events: ['*'] });
+    const agents = await createWebhook(client, { url: receiver.url('/hooks?agents'), events: ['agent.created'] });
 
     const purchase = await buy(client, 250);
     const arrived = await waitForTenant(account.tenantId, 2);
-    await new Promise((resolve) => setTimeout(resolve, 500));
-    expect(deliveriesOf(account.tenantId)).toHaveLength(2);
+    // One fan-out statement makes the event's delivery for every subscribed endpoint. Once those
+    // that arrived are recorded delivered, the agents endpoint has none, and nothing is left to send.
+    const logOf = async (webhook: CreatedWebhook) => expectStatus(await client.GET('/api/v1/webhooks/{webhook_id}/deliveries', { params: { path: { webhook_id: webhook.id } } }));
+    await vi.waitFor(async () => {
+      for (const webhook of [billing, everything]) expect((await logOf(webhook)).items).toMatchObject([{ status: 'delivered', attempts: 1 }]);
+    });
+    expect((await logOf(agents)).total).toBe(0);
+    expect(receiver.received(ofTenant(account.tenantId))).toHaveLength(2);
 
     expect(arrived.map((delivery) => delivery.path).sort()).toEqual(['/hooks', '/hooks?all']);
     // verifyDelivery checks the x-service-signature header with Stripe's verifier and the
@@ -121,7 +119,7 @@ describe('event delivery', () => {
     const account = await newAccount(new Api());
     const { client } = account;
     const supplied = 'my own secret of 24 chars';
-    const webhook = await createWebhook(client, { url: receiver.url, events: ['billing.purchase.completed'], secret: supplied });
+    const webhook = await createWebhook(client, { url: receiver.url('/hooks'), events: ['billing.purchase.completed'], secret: supplied });
     expect(webhook.signing_secret).toBe(supplied);
     await buy(client, 1);
     const [first] = await waitForTenant(account.tenantId, 1);
@@ -138,7 +136,7 @@ describe('event delivery', () => {
   it('sends a test event now and logs it', async () => {
     const account = await newAccount(new Api());
     const { client } = account;
-    const webhook = await createWebhook(client, { url: receiver.url, events: ['*'] });
+    const webhook = await createWebhook(client, { url: receiver.url('/hooks'), events: ['*'] });
     const path = { params: { path: { webhook_id: webhook.id } } };
     const tested = expectStatus(await client.POST('/api/v1/webhooks/{webhook_id}/test', { ...path, body: { event_type: 'agent.created' } }));
     expect(tested).toEqual({

@@ -1,43 +1,40 @@
 import { verifyWebhook } from '@agent-platform/client';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startReceiver, type ReceivedRequest, type Receiver } from '@agent-platform/kit/testing';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { Api, newAccount } from './harness/client.js';
-import { Receiver } from './harness/receiver.js';
+import { ofTenant } from './harness/deliveries.js';
 import { expectStatus } from './harness/results.js';
 
 // The suites run with WEBHOOK_RETRY_SCHEDULE=0,1,1,1,1: five attempts a second apart.
 let receiver: Receiver;
 beforeAll(async () => {
-  receiver = await Receiver.start();
+  receiver = await startReceiver();
 });
 afterAll(() => receiver.close());
 
-async function until<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 20_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}
+// A delivery's record is written just after its response: no event tells the test, so it asks.
+const RECORDED = { timeout: 10_000, interval: 50 };
 
 describe('retries', () => {
   it('retries on the schedule, fails the endpoint after the 5th attempt, and resumes once enabled', async () => {
     const account = await newAccount(new Api());
     const { client } = account;
     const buy = async (credits: number) => expectStatus(await client.POST('/api/v1/billing/purchases', { body: { credits } }), 201);
-    receiver.status = 500;
-    const created = expectStatus(await client.POST('/api/v1/webhooks', { body: { url: receiver.url, events: ['billing.purchase.completed'] } }), 201);
+    const mine = (request: ReceivedRequest) => request.path === '/hooks' && ofTenant(account.tenantId)(request);
+    receiver.answer((request) => ({ status: mine(request) ? 500 : 200 }));
+    const created = expectStatus(await client.POST('/api/v1/webhooks', { body: { url: receiver.url('/hooks'), events: ['billing.purchase.completed'] } }), 201);
     const webhook = { params: { path: { webhook_id: created.id } } };
     const deliveries = async () => expectStatus(await client.GET('/api/v1/webhooks/{webhook_id}/deliveries', webhook)).items;
     await buy(5);
 
-    const failed = await until('five failed attempts', async () => {
+    // Five attempts over four seconds of retry schedule, then the record of the last.
+    const attempts = await receiver.waitFor(5, { match: mine, timeoutMs: 20_000 });
+    const failed = await vi.waitFor(async () => {
       const [delivery] = await deliveries();
-      return delivery?.status === 'failed' ? delivery : undefined;
-    });
+      expect(delivery?.status).toBe('failed');
+      return delivery!;
+    }, RECORDED);
     expect(failed).toMatchObject({ attempts: 5, response_status: 500, next_attempt_at: null, error: expect.any(String) });
-    const attempts = receiver.received.filter((delivery) => delivery.body.includes(account.tenantId));
     expect(attempts).toHaveLength(5);
     // Attempt 1 at once, then about a second apart (the compressed schedule).
     const gaps = attempts.slice(1).map((attempt, index) => attempt.receivedAt - attempts[index]!.receivedAt);
@@ -47,26 +44,32 @@ describe('retries', () => {
 
     expect(expectStatus(await client.GET('/api/v1/webhooks/{webhook_id}', webhook)).status).toBe('failed');
 
-    // A failed endpoint gets nothing new.
+    // A failed endpoint gets nothing new. The marker: another endpoint of the tenant receives the
+    // purchase, so the fan-out, which makes every endpoint's delivery in one statement, is done;
+    // the failed endpoint got no delivery to send, and its one delivery has no attempt left.
+    const marker = expectStatus(await client.POST('/api/v1/webhooks', { body: { url: receiver.url('/hooks/marker'), events: ['billing.purchase.completed'] } }), 201);
     await buy(6);
-    await new Promise((resolve) => setTimeout(resolve, 1_500));
-    expect(receiver.received.filter((delivery) => delivery.body.includes(account.tenantId))).toHaveLength(5);
+    await receiver.waitFor(1, { match: (request) => request.path === '/hooks/marker' && request.body.includes('"credits":6') });
+    expect((await deliveries()).map((delivery) => delivery.id)).toEqual([failed.id]);
+    expect(receiver.received(mine)).toHaveLength(5);
+    expectStatus(await client.DELETE('/api/v1/webhooks/{webhook_id}', { params: { path: { webhook_id: marker.id } } }));
 
-    receiver.status = 200;
+    receiver.answer({ status: 200 });
     const enabled = expectStatus(await client.POST('/api/v1/webhooks/{webhook_id}/enable', webhook));
     expect(enabled.status).toBe('active');
     await buy(7);
-    await until('a delivery after enabling', () =>
-      Promise.resolve(receiver.received.some((delivery) => delivery.body.includes(account.tenantId) && delivery.body.includes('"credits":7')) || undefined),
-    );
+    await receiver.waitFor(1, { match: (request) => mine(request) && request.body.includes('"credits":7') });
 
     // Replaying the failed delivery sends the same event again, and this time it lands.
     const thatDelivery = { params: { path: { webhook_id: created.id, delivery_id: failed.id } } };
     expectStatus(await client.POST('/api/v1/webhooks/{webhook_id}/deliveries/{delivery_id}/retry', thatDelivery), 202);
-    const replayed = await until('the replayed delivery', async () => {
+    // Its sixth attempt reaches the endpoint, then is recorded.
+    await receiver.waitFor((requests) => requests.filter((request) => request.body.includes('"credits":5')).length === 6, { match: mine });
+    const replayed = await vi.waitFor(async () => {
       const delivery = (await deliveries()).find((item) => item.id === failed.id);
-      return delivery?.status === 'delivered' ? delivery : undefined;
-    });
+      expect(delivery?.status).toBe('delivered');
+      return delivery!;
+    }, RECORDED);
     expect(replayed.attempts).toBe(6);
     expect(replayed.response_status).toBe(200);
 

@@ -1,46 +1,28 @@
 import { readdir, readFile } from 'node:fs/promises';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
+import { startReceiver, type Answer, type Receiver } from '@agent-platform/kit/testing';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { Api, newAccount } from './harness/client.js';
 import { expectError, expectStatus } from './harness/results.js';
 import { createWorkflow, finished, nodeStatuses, runSync } from './harness/workflows.js';
 
 /** Local peers: a JSON echo, an error, one that never answers, and Slack's incoming-webhook protocol. */
-let server: Server;
-let base = '';
-const slackMessages: unknown[] = [];
-const hanging = new Set<() => void>();
+let server: Receiver;
+const text = (status: number, body: string): Answer => ({ status, headers: { 'content-type': 'text/plain' }, body });
 beforeAll(async () => {
-  server = createServer((request, response) => {
-    const chunks: Buffer[] = [];
-    request.on('data', (chunk: Buffer) => chunks.push(chunk));
-    request.on('end', () => {
-      const body = Buffer.concat(chunks).toString('utf8');
-      if (request.url === '/hang') {
-        hanging.add(() => response.destroy());
-        return;
-      }
-      if (request.url === '/fail') return void response.writeHead(500, { 'content-type': 'text/plain' }).end('boom');
-      if (request.url === '/slack') {
-        const message = JSON.parse(body) as { text?: string };
-        if (!message.text) return void response.writeHead(400, { 'content-type': 'text/plain' }).end('no_text');
-        slackMessages.push(message);
-        return void response.writeHead(200, { 'content-type': 'text/plain' }).end('ok');
-      }
-      response.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ path: request.url, method: request.method, received: body === '' ? null : (JSON.parse(body) as unknown) }));
-    });
+  server = await startReceiver((request) => {
+    if (request.path === '/hang') return { hold: 'answer' };
+    if (request.path === '/fail') return text(500, 'boom');
+    if (request.path === '/slack') return (request.json as { text?: string }).text ? text(200, 'ok') : text(400, 'no_text');
+    return { json: { path: request.path, method: request.method, received: request.body === '' ? null : (JSON.parse(request.body) as unknown) } };
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 });
-afterAll(async () => {
-  for (const release of hanging) release();
-  await new Promise((resolve) => server.close(resolve));
-});
+afterAll(() => server.close());
 
-const http = (id: string, path: string, extra: Record<string, unknown> = {}) => ({ id, type: 'integration', config: { service: 'http', url: `${base}${path}`, ...extra } });
+/** The messages the Slack peer accepted. */
+const slackMessages = () => server.received('/slack').flatMap((request) => ((request.json as { text?: string }).text ? [request.json] : []));
+
+const http = (id: string, path: string, extra: Record<string, unknown> = {}) => ({ id, type: 'integration', config: { service: 'http', url: server.url(path), ...extra } });
 
 describe('the engine', () => {
   it('runs independent branches in parallel and joins them, passing outputs along by template', async () => {
@@ -144,13 +126,13 @@ describe('the engine', () => {
     const account = await newAccount(api);
     const workflow = await createWorkflow(api, account, {
       name: 'Notify',
-      nodes: [{ id: 'say', type: 'integration', config: { service: 'slack', webhook_url: `${base}/slack`, text: 'New order {{ input.order }}' } }],
+      nodes: [{ id: 'say', type: 'integration', config: { service: 'slack', webhook_url: server.url('/slack'), text: 'New order {{ input.order }}' } }],
       edges: [],
     });
     const run = await runSync(api, account, workflow.id, { order: 'B-2' });
     expect(run.status, JSON.stringify(run.error)).toBe('completed');
-    expect(slackMessages).toContainEqual({ text: 'New order B-2' });
-    const empty = await createWorkflow(api, account, { name: 'Silent', nodes: [{ id: 'say', type: 'integration', config: { service: 'slack', webhook_url: `${base}/slack`, text: '{{ input.nothing }}' } }], edges: [] });
+    expect(slackMessages()).toContainEqual({ text: 'New order B-2' });
+    const empty = await createWorkflow(api, account, { name: 'Silent', nodes: [{ id: 'say', type: 'integration', config: { service: 'slack', webhook_url: server.url('/slack'), text: '{{ input.nothing }}' } }], edges: [] });
     const failed = await runSync(api, account, empty.id, { nothing: '' });
     expect(failed.status).toBe('failed');
     expect(failed.error?.message).toContain('no_text');
@@ -182,10 +164,11 @@ describe('the engine', () => {
     const workflow = await createWorkflow(api, account, { name: 'Every second', nodes: [{ id: 'tick', type: 'schedule', config: { cron: '* * * * * *' } }], edges: [] });
     expect(workflow.trigger_type).toBe('schedule');
     const path = { params: { path: { workflow_id: workflow.id } } };
+    // Each tick's execution announces itself to a webhook: two announcements are two ticks.
+    expectStatus(await account.client.POST('/api/v1/webhooks', { body: { url: server.url('/ticks'), events: ['workflow.execution.started'] } }), 201);
     expectStatus(await account.client.POST('/api/v1/workflows/{workflow_id}/resume', path));
     const list = async () => expectStatus(await account.client.GET('/api/v1/workflows/{workflow_id}/executions', path));
-    const deadline = Date.now() + 10_000;
-    while ((await list()).total < 2 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 100));
+    await server.waitFor(2, { match: (request) => request.path === '/ticks' && request.body.includes(workflow.id), timeoutMs: 10_000 });
     expectStatus(await account.client.POST('/api/v1/workflows/{workflow_id}/pause', path));
     const runs = await list();
     expect(runs.total).toBeGreaterThanOrEqual(2);

@@ -1,13 +1,13 @@
 import { verifyWebhook, type AgentPlatformClient, type Execution, type operations, type WebhookEvent } from '@agent-platform/client';
+import { startReceiver, type Receiver } from '@agent-platform/kit/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Api, ISO_MS, id, newAccount } from './harness/client.js';
-import { Receiver } from './harness/receiver.js';
 import { expectError, expectStatus, statusOf } from './harness/results.js';
 import { activate, createWorkflow, finished, nodeStatuses, runSync } from './harness/workflows.js';
 
 let receiver: Receiver;
 beforeAll(async () => {
-  receiver = await Receiver.start();
+  receiver = await startReceiver();
 });
 afterAll(() => receiver.close());
 
@@ -28,7 +28,7 @@ const BRANCHING = {
 };
 
 function branching(): typeof BRANCHING {
-  return JSON.parse(JSON.stringify(BRANCHING).replaceAll('RECEIVER', receiver.url)) as typeof BRANCHING;
+  return JSON.parse(JSON.stringify(BRANCHING).replaceAll('RECEIVER', receiver.url('/hooks'))) as typeof BRANCHING;
 }
 
 const workflowPath = (workflow_id: string) => ({ params: { path: { workflow_id } } });
@@ -69,7 +69,7 @@ describe('workflows', () => {
         ...path,
         body: {
           name: 'Manual routing',
-          nodes: [{ id: 'only', type: 'condition', config: { rules: [{ else: 'only2' }] } }, { id: 'only2', type: 'integration', config: { service: 'http', url: receiver.url } }],
+          nodes: [{ id: 'only', type: 'condition', config: { rules: [{ else: 'only2' }] } }, { id: 'only2', type: 'integration', config: { service: 'http', url: receiver.url('/hooks') } }],
           edges: [],
         },
       }),
@@ -111,7 +111,7 @@ describe('workflows', () => {
     const { client } = account;
     const workflow = await createWorkflow(api, account, branching());
     await activate(api, account, workflow.id);
-    const before = receiver.received.length;
+    const before = receiver.requests.length;
 
     const accepted = expectStatus(await execute(client, workflow.id, { input: { id: 'o-1', amount: 250 } }), 202);
     expect(accepted).toEqual({ execution_id: expect.stringMatching(id('exe')), workflow_id: workflow.id, status: 'running', started_at: expect.stringMatching(ISO_MS) });
@@ -130,7 +130,7 @@ describe('workflows', () => {
       expect(node).toMatchObject({ started_at: expect.stringMatching(ISO_MS), duration_ms: expect.any(Number), error: null });
     }
 
-    const sent = receiver.received.slice(before).map((request) => ({ path: request.path, body: JSON.parse(request.body) as unknown }));
+    const sent = receiver.requests.slice(before).map((request) => ({ path: request.path, body: JSON.parse(request.body) as unknown }));
     expect(sent).toEqual(expect.arrayContaining([{ path: '/hooks/review', body: { order: 'o-1', kind: 'review' } }, { path: '/hooks/ship', body: { order: 'o-2' } }]));
 
     const read = expectStatus(await client.GET('/api/v1/workflows/{workflow_id}', workflowPath(workflow.id)));
@@ -151,17 +151,13 @@ describe('workflows', () => {
     const api = new Api();
     const account = await newAccount(api);
     const hook = await account.client.POST('/api/v1/webhooks', {
-      body: { url: `${receiver.url}/events`, events: ['workflow.execution.started', 'workflow.execution.completed', 'workflow.execution.failed'] },
+      body: { url: receiver.url('/hooks/events'), events: ['workflow.execution.started', 'workflow.execution.completed', 'workflow.execution.failed'] },
     });
     const secret = expectStatus(hook, 201).signing_secret;
-    const eventsOf = (executionId: string): WebhookEvent[] =>
-      receiver.received
-        .filter((request) => request.path === '/hooks/events' && request.body.includes(executionId))
-        .map((request) => verifyWebhook(request.body, request.headers, secret));
     const waitForEvents = async (executionId: string, count: number) => {
-      const deadline = Date.now() + 15_000;
-      while (eventsOf(executionId).length < count && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
-      return Object.fromEntries(eventsOf(executionId).map((event) => [event.type, event]));
+      const requests = await receiver.waitFor(count, { match: (request) => request.path === '/hooks/events' && request.body.includes(executionId), timeoutMs: 15_000 });
+      const events: WebhookEvent[] = requests.map((request) => verifyWebhook(request.body, request.headers, secret));
+      return Object.fromEntries(events.map((event) => [event.type, event]));
     };
 
     const workflow = await createWorkflow(api, account, { name: 'Events', nodes: [{ id: 'a', type: 'condition', config: { rules: [{ if: 'true', goto: 'b' }] } }, { id: 'b', type: 'condition', config: { rules: [] } }], edges: [{ source: 'a', target: 'b' }] });

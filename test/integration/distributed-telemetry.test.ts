@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Api, newAccount, type Account } from '../e2e/harness/client.js';
-import { Receiver } from '../e2e/harness/receiver.js';
+import { startReceiver, type Receiver } from '@agent-platform/kit/testing';
 import { startDistributedPlatform, type DistributedPlatform } from '../e2e/harness/setup-distributed.js';
 import { createWorkflow } from '../e2e/harness/workflows.js';
 import { describeTrace, descendsFrom, SPAN_KIND, startOtlpCollector, type OtlpCollector, type OtlpSpan } from '../support/otlp-collector.js';
@@ -25,14 +25,14 @@ let spans: OtlpSpan[] = [];
 
 beforeAll(async () => {
   collector = await startOtlpCollector();
-  receiver = await Receiver.start();
+  receiver = await startReceiver();
   platform = await startDistributedPlatform({ OTEL_EXPORTER_OTLP_ENDPOINT: collector.url });
   api = new Api(platform.baseUrl);
   account = await newAccount(api);
 
   const agent = await api.post<{ id: string }>('/api/v1/agents', { token: account.accessToken, json: { name: 'Helper', type: 'assistant' } });
   expect(agent.status).toBe(201);
-  const webhook = await api.post('/api/v1/webhooks', { token: account.accessToken, json: { url: receiver.url, events: ['workflow.execution.completed'] } });
+  const webhook = await api.post('/api/v1/webhooks', { token: account.accessToken, json: { url: receiver.url('/hooks'), events: ['workflow.execution.completed'] } });
   expect(webhook.status).toBe(201);
   const workflow = await createWorkflow(api, account, {
     name: 'Traced',
@@ -53,7 +53,7 @@ beforeAll(async () => {
   expect(run.body.status).toBe('completed');
   executionId = run.body.execution_id;
   // The sentinel that the event went through the outbox and NATS to the dispatcher's attempt.
-  await receiver.waitFor(1, 30_000);
+  await receiver.waitFor(1, { timeoutMs: 30_000 });
 
   for (const [service, url] of Object.entries(platform.metricsUrls)) {
     const response = await fetch(url);
@@ -129,7 +129,7 @@ describe('a REST call in the distributed mode', () => {
   });
 
   it("never hands the trace to the customer's endpoint", () => {
-    expect(receiver.received[0]?.headers.traceparent).toBeUndefined();
+    expect(receiver.requests[0]?.headers.traceparent).toBeUndefined();
   });
 
   it('exposes each process its metrics in the Prometheus format', () => {

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { startTelemetry, withoutTracing, type Telemetry } from '@agent-platform/kit/telemetry';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { Api } from '../e2e/harness/client.js';
-import { Receiver } from '../e2e/harness/receiver.js';
+import { startReceiver, type Receiver } from '@agent-platform/kit/testing';
 import { SPAN_KIND, startOtlpCollector, type OtlpCollector } from '../support/otlp-collector.js';
 import { startTestPlatform, type TestPlatform } from '../support/platform.js';
 
@@ -22,7 +22,7 @@ beforeAll(async () => {
   telemetry = await startTelemetry({ serviceName: 'event-tracing-test', otlpEndpoint: collector.url });
   // The in-process bus, as `pnpm start` wires it.
   platform = await startTestPlatform({ ALLOW_PRIVATE_NETWORK_URLS: 'true' });
-  receiver = await Receiver.start();
+  receiver = await startReceiver();
 }, 60_000);
 
 afterAll(async () => {
@@ -39,7 +39,7 @@ describe('tracing across domain events', () => {
     expect((await call('POST', '/auth/register', { body: { email, password } })).status).toBe(201);
     const { body: login } = await call<{ access_token: string }>('POST', '/auth/login', { body: { username: email, password } });
     const token = login.access_token;
-    const webhook = await call<{ id: string }>('POST', '/webhooks', { body: { url: receiver.url, events: ['billing.purchase.completed'] }, token });
+    const webhook = await call<{ id: string }>('POST', '/webhooks', { body: { url: receiver.url('/hooks'), events: ['billing.purchase.completed'] }, token });
     expect(webhook.status).toBe(201);
 
     const traceId = randomBytes(16).toString('hex');

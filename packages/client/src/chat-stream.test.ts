@@ -1,9 +1,7 @@
-import { once } from 'node:events';
-import type { Socket } from 'node:net';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { startReceiver } from '@agent-platform/kit/testing';
 import { streamChat, type ChatStreamEvent } from './chat-stream.js';
 import { ApiResponseError, createClient } from './client.js';
-import { startLocalServer, type LocalServer } from './testing/local-server.js';
 import type { ChatMessage } from './types.js';
 
 const REPLY: ChatMessage = {
@@ -109,26 +107,12 @@ describe('streamChat', () => {
 });
 
 describe('leaving a streamChat loop early', () => {
-  let server: LocalServer | undefined;
-  afterEach(() => server?.close());
-
-  /** A server that sends one delta and then holds the stream open; resolves `closed` when the request's socket closes. */
+  /** A server that sends one delta and then holds the stream open; `closed` resolves once the client has left it. */
   async function holdingServer() {
-    let socket: Socket | undefined;
-    let opened: () => void = () => undefined;
-    const sockets = new Promise<void>((resolve) => (opened = resolve));
-    server = await startLocalServer((_request, response, raw) => {
-      socket = raw.socket;
-      response.writeHead(200, { 'content-type': 'text/event-stream' });
-      response.write(sse('message.delta', { content: 'The first piece' }));
-      opened();
-    });
+    const server = await startReceiver({ headers: { 'content-type': 'text/event-stream' }, body: sse('message.delta', { content: 'The first piece' }), hold: 'end' });
     return {
-      url: server.url,
-      closed: async () => {
-        await sockets;
-        if (!socket!.destroyed) await once(socket!, 'close');
-      },
+      url: server.url(),
+      closed: () => server.waitFor(([request]) => request?.abandonedAt !== undefined),
     };
   }
 

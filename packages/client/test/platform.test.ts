@@ -1,17 +1,17 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startReceiver, type Receiver } from '@agent-platform/kit/testing';
 import { startTestPlatform, type TestPlatform } from '../../../test/support/platform.js';
 import { streamChat, type ChatStreamEvent } from '../src/chat-stream.js';
 import { createClient, type AgentPlatformClient } from '../src/client.js';
-import { startLocalServer, type LocalServer } from '../src/testing/local-server.js';
 import { verifyWebhook, WebhookVerificationError } from '../src/webhooks.js';
 
 // The client against the whole platform, assembled in this process as `pnpm start` assembles it.
 let platform: TestPlatform;
-let receiver: LocalServer;
+let receiver: Receiver;
 beforeAll(async () => {
   // Webhooks may target the local receiver (http, loopback).
-  [platform, receiver] = await Promise.all([startTestPlatform({ ALLOW_PRIVATE_NETWORK_URLS: 'true' }), startLocalServer()]);
+  [platform, receiver] = await Promise.all([startTestPlatform({ ALLOW_PRIVATE_NETWORK_URLS: 'true' }), startReceiver()]);
 }, 60_000);
 afterAll(async () => {
   await platform?.stop();
@@ -71,18 +71,18 @@ describe('the client against the platform', () => {
   it('verifies deliveries the webhook-dispatcher made, for a generated and a supplied secret, and rejects them tampered', async () => {
     const { client, tenantId } = await newAccount();
     const suppliedSecret = `supplied-${randomUUID()}`;
-    const generated = await client.POST('/api/v1/webhooks', { body: { url: `${receiver.url}/generated`, events: ['agent.created'] } });
-    const supplied = await client.POST('/api/v1/webhooks', { body: { url: `${receiver.url}/supplied`, events: ['agent.created'], secret: suppliedSecret } });
+    const generated = await client.POST('/api/v1/webhooks', { body: { url: receiver.url('/generated'), events: ['agent.created'] } });
+    const supplied = await client.POST('/api/v1/webhooks', { body: { url: receiver.url('/supplied'), events: ['agent.created'], secret: suppliedSecret } });
     expect(generated.data?.signing_secret).toMatch(/^whsec_/);
     expect(supplied.data?.signing_secret).toBe(suppliedSecret);
     const secrets: Record<string, string> = { '/generated': generated.data!.signing_secret, '/supplied': suppliedSecret };
 
     const agentId = await createAgent(client, 'Announced');
-    const deliveries = [await receiver.next(), await receiver.next()];
-    expect(deliveries.map((delivery) => delivery.url).sort()).toEqual(['/generated', '/supplied']);
+    const deliveries = await receiver.waitFor(2);
+    expect(deliveries.map((delivery) => delivery.path).sort()).toEqual(['/generated', '/supplied']);
 
     for (const delivery of deliveries) {
-      const secret = secrets[delivery.url]!;
+      const secret = secrets[delivery.path]!;
       const event = verifyWebhook(delivery.body, delivery.headers, secret);
       expect(event).toMatchObject({ type: 'agent.created', tenant_id: tenantId, api_version: expect.any(String) });
       if (event.type !== 'agent.created') throw new Error(`unexpected ${event.type}`);
@@ -92,7 +92,7 @@ describe('the client against the platform', () => {
       const tampered = delivery.body.replace('"Announced"', '"Impostor"');
       expect(tampered).not.toBe(delivery.body);
       expect(() => verifyWebhook(tampered, delivery.headers, secret)).toThrow(WebhookVerificationError);
-      expect(() => verifyWebhook(delivery.body, delivery.headers, secrets[delivery.url === '/generated' ? '/supplied' : '/generated']!)).toThrow(WebhookVerificationError);
+      expect(() => verifyWebhook(delivery.body, delivery.headers, secrets[delivery.path === '/generated' ? '/supplied' : '/generated']!)).toThrow(WebhookVerificationError);
     }
   });
 });

@@ -1,3 +1,5 @@
+import { systemClock, type Clock } from './clock.js';
+
 /** A bound was reached before the work settled; the work itself keeps running. */
 export class TimeoutError extends Error {
   override readonly name = 'TimeoutError';
@@ -19,16 +21,19 @@ export async function withTimeout<T>(work: Promise<T>, ms: number, message = `no
   }
 }
 
-/** True when `work` settles (either way) within `ms`, false when it does not (it keeps running). */
-export async function settlesWithin(work: Promise<unknown>, ms: number): Promise<boolean> {
-  const settled = work.then(
-    () => true,
-    () => true,
-  );
-  try {
-    return await withTimeout(settled, ms);
-  } catch (error) {
-    if (error instanceof TimeoutError) return false;
-    throw error;
-  }
+/**
+ * True when `work` settles (either way) within `ms` on `clock`, false when it does not (it keeps
+ * running). Nothing is left waiting on the clock once it answers.
+ */
+export async function settlesWithin(work: Promise<unknown>, ms: number, clock: Clock = systemClock): Promise<boolean> {
+  const answered = new AbortController();
+  const outcome = await Promise.race([
+    work.then(
+      () => true,
+      () => true,
+    ),
+    clock.sleep(ms, answered.signal).then(() => false),
+  ]);
+  answered.abort();
+  return outcome;
 }

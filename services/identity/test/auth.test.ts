@@ -1,7 +1,7 @@
 import { createPublicKey, generateKeyPairSync } from 'node:crypto';
 import { GrpcChannel } from '@agent-platform/kit/grpc';
 import { AuthServiceService, type TokenPair } from '@agent-platform/proto/identity/v1/auth';
-import { createLocalJWKSet, decodeProtectedHeader, jwtVerify } from 'jose';
+import { createLocalJWKSet, decodeJwt, decodeProtectedHeader, jwtVerify } from 'jose';
 import { createTestDatabase } from '@agent-platform/kit/testing';
 import { describe, expect } from 'vitest';
 import { migrations, openDatabase } from '../src/database.js';
@@ -32,7 +32,12 @@ describe('Login', () => {
 
   test('accepts the e-mail in any case', async ({ identity }) => {
     const user = await identity.register();
-    await login(identity, user.email.toUpperCase(), user.password);
+    const [local, domain] = user.email.split('@') as [string, string];
+    for (const email of [user.email.toUpperCase(), `${local.charAt(0).toUpperCase()}${local.slice(1)}@${domain.toUpperCase()}`]) {
+      const { accessToken } = await login(identity, email, user.password);
+      // Signed in as the user who registered the address, not merely signed in.
+      expect(decodeJwt(accessToken).sub, email).toBe(user.id);
+    }
   });
 
   test('answers a wrong password and an unknown e-mail with the same error', async ({ identity }) => {

@@ -7,7 +7,7 @@ import { ApiKeyServiceService } from '@agent-platform/proto/identity/v1/api-keys
 import { AuthServiceService } from '@agent-platform/proto/identity/v1/auth';
 import { BillingServiceService } from '@agent-platform/proto/identity/v1/billing';
 import { MemberServiceService, UserServiceService } from '@agent-platform/proto/identity/v1/users';
-import { test as base, vi } from 'vitest';
+import { test as base } from 'vitest';
 import { migrations, openDatabase } from '../src/database.js';
 import { buildIdentityService, loadIdentityConfig, type IdentityConfig, type IdentityService } from '../src/service.js';
 
@@ -49,17 +49,22 @@ export interface PublishedEvents {
 
 /** Durable name of the harness's recording consumer. */
 const RECORDER = 'identity-test-recorder';
+/** How long `events.waitFor` waits for its event before failing; ms. */
+const WAIT_TIMEOUT_MS = 5_000;
 
 /** An in-process bus with one consumer that records every event, as a subscriber service would. */
 async function recordingBus(): Promise<{ bus: EventBus; events: PublishedEvents }> {
   const bus = new InProcessEventBus({ consumers: [RECORDER], logger });
   const received: { envelope: EventEnvelope<object>; delivery: Delivery }[] = [];
+  /** Re-checked on every event received. */
+  const watchers = new Set<() => void>();
   await bus.subscribe({
     name: RECORDER,
     filter: 'events.>',
     concurrency: 8,
     handle: (envelope, delivery) => {
       received.push({ envelope, delivery });
+      for (const watcher of watchers) watcher();
       return Promise.resolve();
     },
   });
@@ -69,14 +74,21 @@ async function recordingBus(): Promise<{ bus: EventBus; events: PublishedEvents 
     events: {
       received,
       waitFor: (type, tenantId) =>
-        vi.waitFor(
-          () => {
+        new Promise((resolve, reject) => {
+          const check = () => {
             const found = find(type, tenantId);
-            if (!found) throw new Error(`no ${type} event for ${tenantId} yet`);
-            return found;
-          },
-          { timeout: 5_000, interval: 20 },
-        ),
+            if (!found) return;
+            stop();
+            resolve(found);
+          };
+          const timer = setTimeout(() => (stop(), reject(new Error(`no ${type} event for ${tenantId} within ${WAIT_TIMEOUT_MS} ms`))), WAIT_TIMEOUT_MS);
+          const stop = () => {
+            clearTimeout(timer);
+            watchers.delete(check);
+          };
+          watchers.add(check);
+          check();
+        }),
     },
   };
 }

@@ -51,12 +51,12 @@ describe('ResolveMembership', () => {
 });
 
 describe('MemberService', () => {
-  test('lists the members of the principal tenant, oldest first', async ({ identity }) => {
+  test('lists the members of the principal tenant, newest first', async ({ identity }) => {
     const { owner, other } = await teamWith(identity, 'member');
     const { items } = await identity.members.listMembers({}, { principal: owner.principal });
     expect(items.map(({ userId, email, role }) => ({ userId, email, role }))).toEqual([
-      { userId: owner.id, email: owner.email, role: 'owner' },
       { userId: other.id, email: other.email, role: 'member' },
+      { userId: owner.id, email: owner.email, role: 'owner' },
     ]);
     expect(items.every((item) => item.createdAt instanceof Date)).toBe(true);
   });

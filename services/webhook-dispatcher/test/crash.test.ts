@@ -2,12 +2,11 @@ import type { ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { newEvent } from '@agent-platform/kit/events';
 import { GrpcChannel } from '@agent-platform/kit/grpc';
-import { spawnChildService, type TestDatabase } from '@agent-platform/kit/testing';
+import { spawnChildService, startReceiver, type TestDatabase } from '@agent-platform/kit/testing';
 import { WebhookServiceService } from '@agent-platform/proto/webhooks/v1';
 import { describe, expect, vi } from 'vitest';
 import { createWebhook, databaseTest, deliveriesOf, newTenant, startInstance, testEnvironment, type Instance, type WebhookClient } from './support/harness.js';
 import { NATS_URL, natsFixture, type NatsSpace } from './support/buses.js';
-import { startReceiver } from './support/receiver.js';
 import { verifyDelivery } from './support/verify.js';
 
 const test = databaseTest.extend('nats', { scope: 'file' }, natsFixture());
@@ -70,13 +69,13 @@ describe('a dispatcher that goes away mid-schedule', { timeout: 60_000 }, () => 
     await publisher.publish(second);
 
     const next = await replacement(database, nats, onTestFinished);
-    const requests = await receiver.waitForRequests(3, '/resilient', 15_000);
+    const requests = await receiver.waitFor(3, { match: '/resilient', timeoutMs: 15_000 });
     const ids = requests.map((request) => verifyDelivery(request, secret).id);
     // The later event may overtake the first one's retry: "in order unless a retry intervenes".
     expect(ids.filter((id) => id === first.id)).toHaveLength(2);
     expect(ids.filter((id) => id === second.id)).toHaveLength(1);
     const [attempt1, attempt2] = requests.filter((request) => request.headers['x-service-event-id'] === first.id);
-    expect(attempt2!.at - attempt1!.at).toBeGreaterThanOrEqual(1_000);
+    expect(attempt2!.receivedAt - attempt1!.receivedAt).toBeGreaterThanOrEqual(1_000);
     const log = await deliveriesOf(next.client, tenant, webhook.id);
     expect(log.map((delivery) => [delivery.eventId, delivery.status, delivery.attempts])).toEqual([
       [second.id, 'delivered', 1],
@@ -87,14 +86,14 @@ describe('a dispatcher that goes away mid-schedule', { timeout: 60_000 }, () => 
   test('during an attempt: its lease expires and another replica sends it again, once', async ({ database, nats, onTestFinished }) => {
     let calls = 0;
     // The first request is never answered: the dispatcher dies while waiting for it.
-    const receiver = await startReceiver(() => (++calls === 1 ? { status: 200, delayMs: 60_000 } : { status: 200 }));
+    const receiver = await startReceiver(() => (++calls === 1 ? { hold: 'answer' } : { status: 200 }));
     const child = await spawnDispatcher(database, nats, onTestFinished);
     const tenant = newTenant();
     const { webhook, secret } = await createWebhook(child.client, tenant, receiver.url('/in-flight'));
     const event = newEvent('billing.purchase.completed', tenant.tenantId, { credits: 5 });
     await (await nats.connect('publisher-2')).publish(event);
 
-    const [sent] = await receiver.waitForRequests(1, '/in-flight');
+    const [sent] = await receiver.waitFor(1, { match: '/in-flight' });
     await child.kill();
     const [held] = await database.query<{ attempts: number; leased: boolean }>(
       'select attempts, locked_until > now() as leased from webhook_deliveries where event_id = $1',
@@ -103,9 +102,9 @@ describe('a dispatcher that goes away mid-schedule', { timeout: 60_000 }, () => 
     expect(held).toEqual({ attempts: 0, leased: true });
 
     const next = await replacement(database, nats, onTestFinished);
-    const [, resent] = await receiver.waitForRequests(2, '/in-flight', LEASE_MS + 5_000);
+    const [, resent] = await receiver.waitFor(2, { match: '/in-flight', timeoutMs: LEASE_MS + 5_000 });
     // Not before the dead worker's lease ran out: never two attempts in flight at once.
-    expect(resent!.at - sent!.at).toBeGreaterThanOrEqual(LEASE_MS - 500);
+    expect(resent!.receivedAt - sent!.receivedAt).toBeGreaterThanOrEqual(LEASE_MS - 500);
     expect(verifyDelivery(resent!, secret).id).toBe(event.id);
     expect(resent!.body).toBe(sent!.body);
     const [delivery] = await vi.waitFor(async () => {
@@ -116,20 +115,22 @@ describe('a dispatcher that goes away mid-schedule', { timeout: 60_000 }, () => 
     // The killed attempt was never recorded; the one that got through is attempt 1.
     expect(delivery).toMatchObject({ attempts: 1, responseStatus: 200 });
     expect(delivery!.attemptLog).toHaveLength(1);
-    await new Promise((resolve) => setTimeout(resolve, 500));
-    expect(receiver.received('/in-flight')).toHaveLength(2);
+    // The marker: a later event to the same endpoint. Another send of the first would come before it.
+    const marker = await next.publish(tenant.tenantId, 'agent.created');
+    const requests = await receiver.waitFor((all) => all.some((request) => request.headers['x-service-event-id'] === marker.id), { match: '/in-flight' });
+    expect(requests.map((request) => request.headers['x-service-event-id'])).toEqual([event.id, event.id, marker.id]);
   });
 
   test('a graceful stop is bounded and hands unfinished claims back for another replica at once', async ({ database, nats, onTestFinished }) => {
     let calls = 0;
-    const receiver = await startReceiver(() => (++calls === 1 ? { status: 200, delayMs: 60_000 } : { status: 200 }));
+    const receiver = await startReceiver(() => (++calls === 1 ? { hold: 'answer' } : { status: 200 }));
     const stopping = await startInstance(database, { bus: await nats.connect('stopping'), subjectPrefix: nats.subjectPrefix, env: { ...ENV, WEBHOOK_TIMEOUT_MS: '20000' } });
     onTestFinished(() => stopping.stop());
     const tenant = newTenant();
     const { webhook } = await createWebhook(stopping.client, tenant, receiver.url('/handover'));
     const event = newEvent('agent.created', tenant.tenantId, {});
     await (await nats.connect('publisher-3')).publish(event);
-    const [sent] = await receiver.waitForRequests(1, '/handover');
+    const [sent] = await receiver.waitFor(1, { match: '/handover' });
 
     const started = Date.now();
     await stopping.stop();
@@ -142,8 +143,8 @@ describe('a dispatcher that goes away mid-schedule', { timeout: 60_000 }, () => 
     expect(row).toEqual({ attempts: 0, locked_until: null, status: 'pending' });
 
     const next = await replacement(database, nats, onTestFinished);
-    const [, resent] = await receiver.waitForRequests(2, '/handover', 5_000);
-    expect(resent!.at - sent!.at).toBeLessThan(LEASE_MS + 5_000);
+    const [, resent] = await receiver.waitFor(2, { match: '/handover', timeoutMs: 5_000 });
+    expect(resent!.receivedAt - sent!.receivedAt).toBeLessThan(LEASE_MS + 5_000);
     await vi.waitFor(async () => {
       const [delivery] = await deliveriesOf(next.client, tenant, webhook.id);
       expect(delivery).toMatchObject({ status: 'delivered', attempts: 1 });

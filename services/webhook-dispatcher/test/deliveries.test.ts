@@ -2,9 +2,9 @@ import { isId } from '@agent-platform/kit';
 import { newEvent } from '@agent-platform/kit/events';
 import { describe, expect } from 'vitest';
 import { PrincipalKind } from '@agent-platform/kit/grpc';
+import { startReceiver } from '@agent-platform/kit/testing';
 import { createWebhook, deliveriesOf, dispatcherTest, expectError, newTenant, principalOf, waitForDeliveries } from './support/harness.js';
 import { CapturingBus } from './support/buses.js';
-import { startReceiver } from './support/receiver.js';
 import { verifiesWith, verifyDelivery } from './support/verify.js';
 
 const test = dispatcherTest();
@@ -22,9 +22,9 @@ describe('fan-out', () => {
     const low = await dispatcher.publish(tenant.tenantId, 'billing.credits.low', { balance: 99, threshold: 100 });
     const done = await dispatcher.publish(tenant.tenantId, 'workflow.execution.completed', { execution_id: 'exe_1' });
 
-    const toAll = await receiver.waitForRequests(3, '/all');
-    const toAgents = await receiver.waitForRequests(1, '/agents');
-    const toBilling = await receiver.waitForRequests(1, '/billing');
+    const toAll = await receiver.waitFor(3, { match: '/all' });
+    const toAgents = await receiver.waitFor(1, { match: '/agents' });
+    const toBilling = await receiver.waitFor(1, { match: '/billing' });
     expect(toAll.map((request) => verifyDelivery(request, all.secret).id)).toEqual([created.id, low.id, done.id]);
     expect(toAgents.map((request) => verifyDelivery(request, agents.secret))).toEqual([created]);
     expect(toBilling.map((request) => verifyDelivery(request, billing.secret))).toEqual([low]);
@@ -49,9 +49,11 @@ describe('fan-out', () => {
     await createWebhook(dispatcher.client, mine, receiver.url('/mine'));
     await createWebhook(dispatcher.client, theirs, receiver.url('/theirs'));
     const event = await dispatcher.publish(mine.tenantId, 'agent.updated');
-    await receiver.waitForRequests(1, '/mine');
-    await new Promise((resolve) => setTimeout(resolve, 400));
-    expect(receiver.received('/theirs')).toEqual([]);
+    await receiver.waitFor(1, { match: '/mine' });
+    // The marker: their own later event. Had ours reached their endpoint, it would have come first.
+    const marker = await dispatcher.publish(theirs.tenantId, 'agent.updated');
+    const [theirsFirst] = await receiver.waitFor(1, { match: '/theirs' });
+    expect(JSON.parse(theirsFirst!.body)).toMatchObject({ id: marker.id, tenant_id: theirs.tenantId });
     expect(JSON.parse(receiver.received('/mine')[0]!.body)).toMatchObject({ id: event.id, tenant_id: mine.tenantId });
   });
 
@@ -65,7 +67,7 @@ describe('fan-out', () => {
     const json = JSON.stringify(event);
     // The transport hands the same event over three times (lost acks, two replicas): one delivery.
     await Promise.all([bus.deliver(event, json, 1), bus.deliver(event, json, 2)]);
-    await receiver.waitForRequests(1, '/once');
+    await receiver.waitFor(1, { match: '/once' });
     await bus.deliver(event, json, 3);
     const rows = await dispatcher.database.query<{ n: string }>('select count(*) as n from webhook_deliveries where event_id = $1', [event.id]);
     expect(rows[0]!.n).toBe('1');
@@ -74,9 +76,15 @@ describe('fan-out', () => {
     await dispatcher.database.query(`update webhooks set status = 'failed' where id = $1`, [webhook.id]);
     await bus.publish(newEvent('agent.updated', tenant.tenantId, {}));
     await replica.stop();
-    await new Promise((resolve) => setTimeout(resolve, 400));
+    // Fan-out is done when publish resolves: the one delivery there is, once recorded delivered, is
+    // all any worker could ever send.
+    const [only, ...others] = await waitForDeliveries(dispatcher.client, tenant, webhook.id, (items) => {
+      expect(items[0]?.status).toBe('delivered');
+      return items;
+    });
+    expect(others).toEqual([]);
+    expect(only).toMatchObject({ eventId: event.id, attempts: 1 });
     expect(receiver.received('/once')).toHaveLength(1);
-    expect((await deliveriesOf(dispatcher.client, tenant, webhook.id)).map((d) => d.eventId)).toEqual([event.id]);
   });
 
   test('reaches every subscribed endpoint of a tenant with many, once each', async ({ dispatcher }) => {
@@ -86,7 +94,7 @@ describe('fan-out', () => {
     const count = 20;
     for (let i = 0; i < count; i += 1) await createWebhook(dispatcher.client, tenant, receiver.url(`/many/${i}`));
     const event = await dispatcher.publish(tenant.tenantId, 'agent.created');
-    const requests = await receiver.waitForRequests(count);
+    const requests = await receiver.waitFor(count);
     expect(new Set(requests.map((request) => request.path)).size).toBe(count);
     expect(requests.every((request) => request.headers['x-service-event-id'] === event.id)).toBe(true);
     const rows = await dispatcher.database.query<{ n: string; ids: string }>(
@@ -102,7 +110,7 @@ describe('fan-out', () => {
     await createWebhook(dispatcher.client, tenant, receiver.url('/ordered'));
     const events = [];
     for (let i = 0; i < 15; i += 1) events.push(await dispatcher.publish(tenant.tenantId, 'agent.message.created', { i }));
-    const received = await receiver.waitForRequests(15, '/ordered');
+    const received = await receiver.waitFor(15, { match: '/ordered' });
     expect(received.map((request) => (JSON.parse(request.body) as { id: string }).id)).toEqual(events.map((event) => event.id));
     expect(receiver.maxConcurrency('/ordered')).toBe(1);
   });
@@ -115,7 +123,7 @@ describe('ListDeliveries', () => {
     const { webhook } = await createWebhook(dispatcher.client, tenant, receiver.url('/paged'));
     const events = [];
     for (let i = 0; i < 5; i += 1) events.push(await dispatcher.publish(tenant.tenantId, 'agent.created', { i }));
-    await receiver.waitForRequests(5, '/paged');
+    await receiver.waitFor(5, { match: '/paged' });
     const as = { principal: tenant.principal };
     const first = await dispatcher.client.listDeliveries({ webhookId: webhook.id, page: { limit: 2 } }, as);
     expect(first.total).toBe(5);
@@ -195,9 +203,14 @@ describe('TestWebhook', () => {
     const { webhook } = await createWebhook(dispatcher.client, tenant, receiver.url('/down'));
     const outcome = await dispatcher.client.testWebhook({ webhookId: webhook.id, eventType: 'agent.created' }, { principal: tenant.principal });
     expect(outcome).toMatchObject({ success: false, responseStatus: 503, error: 'HTTP 503' });
-    await new Promise((resolve) => setTimeout(resolve, 500));
-    expect(receiver.received('/down')).toHaveLength(1);
-    const [delivery] = await deliveriesOf(dispatcher.client, tenant, webhook.id);
+    // The marker: a later event to the same endpoint. A send queued for the test event would be
+    // older, so it would have gone first.
+    receiver.answer({ status: 204 });
+    const marker = await dispatcher.publish(tenant.tenantId, 'agent.created');
+    const [tested, markerRequest] = await receiver.waitFor(2, { match: '/down' });
+    expect(tested!.headers['x-service-event-id']).not.toBe(marker.id);
+    expect(markerRequest!.headers['x-service-event-id']).toBe(marker.id);
+    const delivery = (await deliveriesOf(dispatcher.client, tenant, webhook.id)).find((item) => item.id === outcome.deliveryId);
     expect(delivery).toMatchObject({ status: 'failed', attempts: 1, error: 'HTTP 503', nextAttemptAt: undefined });
     const status = await dispatcher.client.getWebhook({ webhookId: webhook.id }, { principal: tenant.principal });
     expect(status.webhook?.status).toBe('active');
@@ -212,14 +225,14 @@ describe('RetryDelivery', () => {
     const tenant = newTenant();
     const { webhook, secret } = await createWebhook(dispatcher.client, tenant, receiver.url('/replay'));
     const event = await dispatcher.publish(tenant.tenantId, 'memory.consolidated', { agent_id: 'agt_1' });
-    await receiver.waitForRequests(1, '/replay');
+    await receiver.waitFor(1, { match: '/replay' });
     const [delivery] = await waitForDeliveries(dispatcher.client, tenant, webhook.id, (items) => {
       expect(items[0]?.status).toBe('delivered');
       return items;
     });
     const replay = await dispatcher.client.retryDelivery({ webhookId: webhook.id, deliveryId: delivery!.id }, { principal: tenant.principal });
     expect(replay.delivery).toMatchObject({ id: delivery!.id, attempts: 1 });
-    const [, second] = await receiver.waitForRequests(2, '/replay');
+    const [, second] = await receiver.waitFor(2, { match: '/replay' });
     expect(verifyDelivery(second!, secret).id).toBe(event.id);
     expect(second!.body).toBe(receiver.received('/replay')[0]!.body);
     await waitForDeliveries(dispatcher.client, tenant, webhook.id, ([latest]) => {
@@ -245,10 +258,10 @@ describe('RotateSecret', () => {
     const tenant = newTenant();
     const { webhook, secret: old } = await createWebhook(dispatcher.client, tenant, receiver.url('/rotate'));
     await dispatcher.publish(tenant.tenantId, 'agent.created');
-    const [before] = await receiver.waitForRequests(1, '/rotate');
+    const [before] = await receiver.waitFor(1, { match: '/rotate' });
     const { signingSecret } = await dispatcher.client.rotateSecret({ webhookId: webhook.id }, { principal: tenant.principal });
     await dispatcher.publish(tenant.tenantId, 'agent.updated');
-    const [, after] = await receiver.waitForRequests(2, '/rotate');
+    const [, after] = await receiver.waitFor(2, { match: '/rotate' });
     expect(verifiesWith(before!, old)).toBe(true);
     expect(verifiesWith(after!, old)).toBe(false);
     expect(verifyDelivery(after!, signingSecret).type).toBe('agent.updated');

@@ -1,9 +1,9 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { describe, expect } from 'vitest';
+import { startReceiver } from '@agent-platform/kit/testing';
 import { MAX_RESPONSE_BYTES } from '../src/deliveries/http-sender.js';
 import { createWebhook, dispatcherTest, newTenant, waitForDeliveries } from './support/harness.js';
-import { startReceiver } from './support/receiver.js';
 
 const TIMEOUT_MS = 1_000;
 const test = dispatcherTest({ env: { WEBHOOK_TIMEOUT_MS: String(TIMEOUT_MS), WEBHOOK_RETRY_SCHEDULE: '0,60' } });
@@ -25,7 +25,7 @@ describe('HTTP behaviour of an attempt', () => {
   });
 
   test('gives up when the whole attempt outlasts WEBHOOK_TIMEOUT_MS', { timeout: 15_000 }, async ({ dispatcher }) => {
-    const receiver = await startReceiver(() => ({ status: 200, delayMs: 5_000 }));
+    const receiver = await startReceiver({ hold: 'answer' });
     const tenant = newTenant();
     const { webhook } = await createWebhook(dispatcher.client, tenant, receiver.url('/slow'));
     const started = Date.now();

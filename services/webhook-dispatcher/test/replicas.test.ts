@@ -1,8 +1,8 @@
 import { newEvent, type EventEnvelope } from '@agent-platform/kit/events';
 import { describe, expect } from 'vitest';
+import { startReceiver, type ReceivedRequest } from '@agent-platform/kit/testing';
 import { createWebhook, databaseTest, deliveriesOf, newTenant, startInstance, type Instance } from './support/harness.js';
 import { natsFixture } from './support/buses.js';
-import { startReceiver } from './support/receiver.js';
 import { verifyDelivery } from './support/verify.js';
 
 // Replicas share one database and one durable JetStream consumer, as in the distributed mode.
@@ -41,25 +41,31 @@ describe('several dispatcher replicas', { timeout: 60_000 }, () => {
       await publisher.publish(event);
     }
 
-    await receiver.waitForRequests(ENDPOINTS * EVENTS, undefined, 30_000);
-    await new Promise((resolve) => setTimeout(resolve, 750));
-    const requests = receiver.received();
+    await receiver.waitFor(ENDPOINTS * EVENTS, { timeoutMs: 30_000 });
+    // The marker: one more event once all have arrived. An endpoint gets its due deliveries oldest
+    // first, so a second send of any earlier event would come before the marker does.
+    const marker = newEvent('agent.message.created', tenant.tenantId, { marker: true });
+    await publisher.publish(marker);
+    const isMarker = (request: ReceivedRequest) => request.headers['x-service-event-id'] === marker.id;
+    await receiver.waitFor(ENDPOINTS, { match: isMarker, timeoutMs: 15_000 });
+    const requests = receiver.received((request) => !isMarker(request));
     expect(requests).toHaveLength(ENDPOINTS * EVENTS);
     const pairs = new Set(requests.map((request) => `${request.path} ${String(request.headers['x-service-event-id'])}`));
     expect(pairs.size).toBe(ENDPOINTS * EVENTS);
 
     for (const [i, { webhook, secret }] of endpoints.entries()) {
-      const received = receiver.received(`/w${i}`);
+      const received = receiver.received(`/w${i}`).filter((request) => !isMarker(request));
       expect(received.map((request) => verifyDelivery(request, secret).id).sort()).toEqual(events.map((event) => event.id).sort());
       expect(receiver.maxConcurrency(`/w${i}`)).toBe(1);
-      const log = await deliveriesOf(a!.client, tenant, webhook.id);
+      // The marker's own record may still trail its send; every earlier one was written before it was claimed.
+      const log = (await deliveriesOf(a!.client, tenant, webhook.id)).filter((delivery) => delivery.eventId !== marker.id);
       expect(log).toHaveLength(EVENTS);
       expect(log.every((delivery) => delivery.status === 'delivered' && delivery.attempts === 1)).toBe(true);
     }
     const workers = await database.query<{ worker_id: string; n: string }>(
       `select a.worker_id, count(*) as n from webhook_delivery_attempts a join webhook_deliveries d on d.id = a.delivery_id
-       where d.tenant_id = $1 group by a.worker_id`,
-      [tenant.tenantId],
+       where d.tenant_id = $1 and d.event_id <> $2 group by a.worker_id`,
+      [tenant.tenantId, marker.id],
     );
     expect(workers.reduce((sum, row) => sum + Number(row.n), 0)).toBe(ENDPOINTS * EVENTS);
     expect(workers.length).toBeGreaterThanOrEqual(2);

@@ -1,6 +1,6 @@
 import { describe, expect } from 'vitest';
-import { createWebhook, deliveriesOf, dispatcherTest, newTenant, waitForDeliveries, waitForWebhookStatus } from './support/harness.js';
-import { startReceiver } from './support/receiver.js';
+import { startReceiver } from '@agent-platform/kit/testing';
+import { afterOneRetryDelay, createWebhook, deliveriesOf, dispatcherTest, newTenant, waitForDeliveries, waitForWebhookStatus } from './support/harness.js';
 import { verifyDelivery } from './support/verify.js';
 
 // The spec's 0, 60, 300, 1800, 7200 s compressed to seconds: 5 attempts, 1 s apart.
@@ -20,9 +20,9 @@ describe('retry schedule', { timeout: 20_000 }, () => {
     const { webhook, secret } = await createWebhook(dispatcher.client, tenant, receiver.url('/flaky'));
     const emittedAt = Date.now();
     const event = await dispatcher.publish(tenant.tenantId, 'agent.message.completed', { tokens_used: 3 });
-    const requests = await receiver.waitForRequests(3, '/flaky');
-    expect(requests[0]!.at - emittedAt).toBeLessThan(LATE_BY_AT_MOST);
-    for (const gap of gaps(requests.map((request) => request.at))) {
+    const requests = await receiver.waitFor(3, { match: '/flaky' });
+    expect(requests[0]!.receivedAt - emittedAt).toBeLessThan(LATE_BY_AT_MOST);
+    for (const gap of gaps(requests.map((request) => request.receivedAt))) {
       expect(gap).toBeGreaterThanOrEqual(1_000);
       expect(gap).toBeLessThan(1_000 + LATE_BY_AT_MOST);
     }
@@ -48,7 +48,7 @@ describe('retry schedule', { timeout: 20_000 }, () => {
     const tenant = newTenant();
     const { webhook } = await createWebhook(dispatcher.client, tenant, receiver.url('/pending'));
     await dispatcher.publish(tenant.tenantId, 'agent.created');
-    await receiver.waitForRequests(1, '/pending');
+    await receiver.waitFor(1, { match: '/pending' });
     const [delivery] = await waitForDeliveries(dispatcher.client, tenant, webhook.id, (items) => {
       expect(items[0]?.attempts).toBe(1);
       return items;
@@ -72,7 +72,7 @@ describe('endpoint failure', { timeout: 30_000 }, () => {
     await waitForWebhookStatus(dispatcher.client, tenant, webhook.id, 'failed');
     const firstRequests = receiver.received('/dying').filter((request) => request.headers['x-service-event-id'] === first.id);
     expect(firstRequests).toHaveLength(5);
-    expect(gaps(firstRequests.map((request) => request.at)).every((gap) => gap >= 1_000)).toBe(true);
+    expect(gaps(firstRequests.map((request) => request.receivedAt)).every((gap) => gap >= 1_000)).toBe(true);
     const log = await deliveriesOf(dispatcher.client, tenant, webhook.id);
     const byEvent = new Map(log.map((delivery) => [delivery.eventId, delivery]));
     expect(byEvent.get(first.id)).toMatchObject({ status: 'failed', attempts: 5, nextAttemptAt: undefined });
@@ -80,9 +80,10 @@ describe('endpoint failure', { timeout: 30_000 }, () => {
     expect(byEvent.get(second.id)).toMatchObject({ status: 'pending', attempts: 4 });
 
     // A failed endpoint gets nothing: no new deliveries, no more attempts.
-    const ignored = await dispatcher.publish(tenant.tenantId, 'workflow.execution.failed');
     const seen = receiver.received('/dying').length;
-    await new Promise((resolve) => setTimeout(resolve, 1_500));
+    const ignored = await dispatcher.publish(tenant.tenantId, 'workflow.execution.failed');
+    // The pending delivery's retry was due within a retry delay of its last attempt.
+    await afterOneRetryDelay(dispatcher);
     expect(receiver.received('/dying')).toHaveLength(seen);
     expect((await deliveriesOf(dispatcher.client, tenant, webhook.id)).map((d) => d.eventId)).not.toContain(ignored.id);
 
@@ -113,7 +114,8 @@ describe('endpoint failure', { timeout: 30_000 }, () => {
     await waitForDeliveries(dispatcher.client, tenant, webhook.id, ([delivery]) => {
       expect(delivery).toMatchObject({ status: 'failed', attempts: 2, responseStatus: 410 });
     });
-    await new Promise((resolve) => setTimeout(resolve, 1_300));
+    // A retry of the replay would have been due one retry delay after it.
+    await afterOneRetryDelay(dispatcher);
     expect(receiver.received('/gone')).toHaveLength(2);
     expect((await dispatcher.client.getWebhook({ webhookId: webhook.id }, { principal: tenant.principal })).webhook?.status).toBe('active');
   });

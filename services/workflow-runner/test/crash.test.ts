@@ -1,8 +1,6 @@
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { GrpcChannel } from '@agent-platform/kit/grpc';
-import { spawnChildService, type TestDatabase } from '@agent-platform/kit/testing';
+import { spawnChildService, startReceiver, type TestDatabase } from '@agent-platform/kit/testing';
 import { ExecutionServiceService, WorkflowServiceService } from '@agent-platform/proto/workflows/v1';
 import { describe, expect, vi } from 'vitest';
 import { databaseTest, newTenant, startRunner, statusesOf, type TestTenant } from './support/harness.js';
@@ -10,45 +8,6 @@ import { databaseTest, newTenant, startRunner, statusesOf, type TestTenant } fro
 const PACKAGE_DIR = fileURLToPath(new URL('..', import.meta.url));
 // Short leases, so the survivor takes over within a second or two of the crash.
 const ENV = { EXECUTION_LEASE_MS: '1000', EXECUTION_POLL_INTERVAL_MS: '200' };
-
-/** A receiver that holds the requests of one path until released, counting every request per path. */
-async function startPeer() {
-  const counts = new Map<string, number>();
-  const held: ServerResponse[] = [];
-  let holdPath = '';
-  const arrived: ((path: string) => void)[] = [];
-  const server = createServer((request: IncomingMessage, response: ServerResponse) => {
-    request.resume();
-    request.on('end', () => {
-      const path = request.url ?? '';
-      counts.set(path, (counts.get(path) ?? 0) + 1);
-      for (const notify of arrived.splice(0)) notify(path);
-      if (path === holdPath) held.push(response);
-      else response.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ path }));
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  return {
-    base,
-    count: (path: string) => counts.get(path) ?? 0,
-    hold(path: string) {
-      holdPath = path;
-    },
-    /** Resolves when a request for `path` arrives. */
-    arrival(path: string): Promise<void> {
-      return new Promise((resolve) => {
-        const check = (got: string) => (got === path ? resolve() : arrived.push(check));
-        arrived.push(check);
-      });
-    },
-    async close() {
-      for (const response of held) response.destroy();
-      server.closeAllConnections();
-      await new Promise((resolve) => server.close(resolve));
-    },
-  };
-}
 
 async function spawnRunner(database: TestDatabase, onTestFinished: (fn: () => Promise<void>) => void) {
   const child = await spawnChildService('test/support/runner-process.ts', {
@@ -72,24 +31,22 @@ async function startInChild(child: Awaited<ReturnType<typeof spawnRunner>>, tena
 
 describe('a runner SIGKILLed mid-execution', { timeout: 60_000 }, () => {
   databaseTest('another runner resumes the execution after its last finished node, without repeating it', async ({ database, onTestFinished }) => {
-    const peer = await startPeer();
-    onTestFinished(() => peer.close());
-    peer.hold('/second');
+    // The first request to /second is held: the runner is killed while waiting for it.
+    let seconds = 0;
+    const peer = await startReceiver((request) => (request.path === '/second' && (seconds += 1) === 1 ? { hold: 'answer' } : { json: { path: request.path } }));
     const child = await spawnRunner(database, onTestFinished);
     const tenant = newTenant();
-    const secondArrived = peer.arrival('/second');
     const { workflowId, executionId } = await startInChild(
       child,
       tenant,
       [
-        { id: 'first', type: 'integration', config: { service: 'http', url: `${peer.base}/first`, method: 'POST' } },
-        { id: 'second', type: 'integration', config: { service: 'http', url: `${peer.base}/second`, method: 'GET' } },
+        { id: 'first', type: 'integration', config: { service: 'http', url: peer.url('/first'), method: 'POST' } },
+        { id: 'second', type: 'integration', config: { service: 'http', url: peer.url('/second'), method: 'GET' } },
       ],
       [{ source: 'first', target: 'second' }],
     );
-    await secondArrived;
+    await peer.waitFor(1, { match: '/second' });
     await child.kill();
-    peer.hold('');
 
     const survivor = await startRunner(database, ENV);
     onTestFinished(() => survivor.stop());
@@ -103,19 +60,17 @@ describe('a runner SIGKILLed mid-execution', { timeout: 60_000 }, () => {
     );
     expect(statusesOf(execution)).toEqual({ first: 'completed', second: 'completed' });
     // The POST had recorded its result: not repeated. The GET (a safe method) was run again.
-    expect(peer.count('/first')).toBe(1);
-    expect(peer.count('/second')).toBe(2);
+    expect(peer.received('/first')).toHaveLength(1);
+    expect(peer.received('/second')).toHaveLength(2);
   });
 
   databaseTest('a node with side effects left without a result fails the execution with the reason, and is not repeated', async ({ database, onTestFinished }) => {
-    const peer = await startPeer();
-    onTestFinished(() => peer.close());
-    peer.hold('/charge');
+    // Held: the runner is killed while waiting for the answer.
+    const peer = await startReceiver({ hold: 'answer' });
     const child = await spawnRunner(database, onTestFinished);
     const tenant = newTenant();
-    const charged = peer.arrival('/charge');
-    const { workflowId, executionId } = await startInChild(child, tenant, [{ id: 'charge', type: 'integration', config: { service: 'http', url: `${peer.base}/charge`, method: 'POST' } }], []);
-    await charged;
+    const { workflowId, executionId } = await startInChild(child, tenant, [{ id: 'charge', type: 'integration', config: { service: 'http', url: peer.url('/charge'), method: 'POST' } }], []);
+    await peer.waitFor(1, { match: '/charge' });
     await child.kill();
 
     const survivor = await startRunner(database, ENV);
@@ -129,6 +84,6 @@ describe('a runner SIGKILLed mid-execution', { timeout: 60_000 }, () => {
       { timeout: 20_000, interval: 100 },
     );
     expect(execution.error).toEqual({ nodeId: 'charge', message: expect.stringContaining('not repeated') });
-    expect(peer.count('/charge')).toBe(1);
+    expect(peer.received('/charge')).toHaveLength(1);
   });
 });

@@ -1,19 +1,12 @@
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { startReceiver } from '@agent-platform/kit/testing';
 import { startSmtpPeer } from './support/smtp-peer.js';
 import { describe, expect } from 'vitest';
 import { databaseTest, newTenant, startRunner, statusesOf } from './support/harness.js';
 
 describe('integration nodes through the runner', { timeout: 30_000 }, () => {
   databaseTest('an http node to a private address without the allowance fails with the reason, and no request leaves', async ({ database, onTestFinished }) => {
-    let requests = 0;
-    const server = createServer((_request, response) => {
-      requests += 1;
-      response.end('{}');
-    });
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    onTestFinished(() => new Promise<void>((resolve) => server.close(() => resolve())));
-    const port = (server.address() as AddressInfo).port;
+    const peer = await startReceiver();
+    const port = peer.port;
     const runner = await startRunner(database, { ALLOW_PRIVATE_NETWORK_URLS: 'false' });
     onTestFinished(() => runner.stop());
     const tenant = newTenant();
@@ -25,7 +18,8 @@ describe('integration nodes through the runner', { timeout: 30_000 }, () => {
       expect(execution.error?.message).toMatch(/https|loopback/);
     }
     // The node has failed, so its request would have been sent by now: none was.
-    expect(requests).toBe(0);
+    expect(peer.requests).toHaveLength(0);
+    expect(peer.connections()).toBe(0);
   });
 
   databaseTest('an email node sends through the configured SMTP server, templates rendered', async ({ database, onTestFinished }) => {

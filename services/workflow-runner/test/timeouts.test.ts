@@ -1,13 +1,15 @@
 import { describe, expect } from 'vitest';
-import { databaseTest, newTenant, startHoldingReceiver, startRunner, statusesOf } from './support/harness.js';
+import { startReceiver } from '@agent-platform/kit/testing';
+import { databaseTest, newTenant, startRunner, statusesOf } from './support/harness.js';
 
 describe('time-outs', { timeout: 30_000 }, () => {
   databaseTest('an execution past EXECUTION_TIMEOUT_MS fails, naming the node it was stuck in', async ({ database, onTestFinished }) => {
-    const receiver = await startHoldingReceiver(onTestFinished);
+    // Never answers: the execution's time-out is what ends the node.
+    const receiver = await startReceiver({ hold: 'answer' });
     const runner = await startRunner(database, { EXECUTION_TIMEOUT_MS: '1000' });
     onTestFinished(() => runner.stop());
     const tenant = newTenant();
-    const url = `${receiver.url}/slow`;
+    const url = receiver.url('/slow');
     const workflow = await runner.createWorkflow(tenant, {
       nodes: [
         { id: 'wait', type: 'integration', config: { service: 'http', url, timeout_ms: 60_000 } },

@@ -75,7 +75,43 @@ export function startProcess(command: string, args: string[], env: Record<string
   };
 }
 
-/** Polls until `probe` resolves true, the process dies, or `timeoutMs` passes. */
+/**
+ * Resolves the moment what the process printed satisfies `printed` (checked at every chunk it
+ * writes, and at once); rejects when it exits first or `timeoutMs` passes.
+ */
+export function waitForOutput(what: string, running: RunningProcess, printed: (output: string) => boolean, timeoutMs = 120_000): Promise<void> {
+  const { child } = running;
+  return new Promise((resolve, reject) => {
+    const finish = (error?: Error) => {
+      clearTimeout(timer);
+      child.stdout?.off('data', check);
+      child.stderr?.off('data', check);
+      child.off('exit', exited);
+      if (error) reject(error);
+      else resolve();
+    };
+    // The harness's own listeners were added first, so output() already holds the chunk.
+    const check = () => {
+      if (printed(running.output())) finish();
+    };
+    const exited = (code: number | null) => finish(new Error(`${what} exited with ${code}:\n${running.output()}`));
+    const timer = setTimeout(() => finish(new Error(`${what} not seen within ${timeoutMs} ms:\n${running.output()}`)), timeoutMs);
+    child.stdout?.on('data', check);
+    child.stderr?.on('data', check);
+    child.once('exit', exited);
+    if (child.exitCode !== null) exited(child.exitCode);
+    else check();
+  });
+}
+
+/** The line `pnpm start` prints once every part of the platform serves. */
+export const PLATFORM_UP = (output: string) => output.includes('Agent platform running at');
+
+/**
+ * Probes until `probe` resolves true, the process dies, or `timeoutMs` passes: only for readiness
+ * that no process announces (the distributed gateway's, which depends on four other processes),
+ * as a Kubernetes readiness probe would.
+ */
 export async function waitUntil(what: string, running: RunningProcess, probe: () => Promise<boolean>, timeoutMs = 90_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
@@ -131,7 +167,6 @@ export async function startLocalPlatformProcess(options: {
     WEBHOOK_DISPATCHER_GRPC_PORT: '0',
     WORKFLOW_RUNNER_GRPC_PORT: '0',
     WORKFLOW_INGRESS_PORT: '0',
-    METRICS_PORT: String(await freePort()),
     ...options.env,
   };
   const started = performance.now();
@@ -141,7 +176,8 @@ export async function startLocalPlatformProcess(options: {
       : startProcess(process.execPath, [...(options.nodeOptions ?? []), '--import', 'tsx', '--import', TELEMETRY_HOOK.source, 'deploy/local/src/main.ts'], env);
   const baseUrl = `http://127.0.0.1:${options.port}`;
   try {
-    await waitUntil('the all-in-one platform', running, () => httpOk(`${baseUrl}/readyz`), 120_000);
+    await waitForOutput('the all-in-one platform', running, PLATFORM_UP);
+    if (!(await httpOk(`${baseUrl}/readyz`))) throw new Error(`the all-in-one platform said it was up, but is not ready:\n${running.output()}`);
   } catch (error) {
     await running.stop();
     throw error;

@@ -1,4 +1,5 @@
 import type { Execution, RequestBody, ResponseBody, Workflow } from '@agent-platform/client';
+import { expect, vi } from 'vitest';
 import type { Account, Api } from './client.js';
 import { expectStatus } from './results.js';
 
@@ -32,17 +33,21 @@ export async function runSync(api: Api, account: Account, workflowId: string, in
   return asExecution(expectStatus(run));
 }
 
-/** Polls the execution until it is no longer running. */
+/**
+ * Asks for the execution until it is no longer running: the REST API waits only for a run it
+ * starts (`async: false`), and nothing else announces the end to a test that has no webhook.
+ */
 export async function finished(api: Api, account: Account, workflowId: string, executionId: string, timeoutMs = 20_000): Promise<Execution> {
   const client = api.withToken(account.accessToken);
   const path = { params: { path: { workflow_id: workflowId, execution_id: executionId } } };
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const execution = expectStatus(await client.GET('/api/v1/workflows/{workflow_id}/executions/{execution_id}', path));
-    if (execution.status !== 'running') return execution;
-    if (Date.now() > deadline) throw new Error(`execution ${executionId} still running after ${timeoutMs} ms`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
+  return vi.waitFor(
+    async () => {
+      const execution = expectStatus(await client.GET('/api/v1/workflows/{workflow_id}/executions/{execution_id}', path));
+      expect(execution.status, `execution ${executionId}`).not.toBe('running');
+      return execution;
+    },
+    { timeout: timeoutMs, interval: 50 },
+  );
 }
 
 export function nodeStatuses(execution: Execution): Record<string, string> {

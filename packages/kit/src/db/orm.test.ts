@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { Migration } from '@mikro-orm/migrations';
 import { defineEntity, p } from '@mikro-orm/postgresql';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DomainError } from '../errors.js';
 import { newEvent, OUTBOX_TABLE_SQL, OutboxMessage, OutboxSchema, recordEvent } from '../events/index.js';
 import { createLogger } from '../logger.js';
@@ -95,7 +95,8 @@ describe('recordEvent', () => {
 
 describe('classifyDbError', () => {
   it('turns a lost connection into service_unavailable, and the pool recovers its slot', async () => {
-    const orm = await initOrm({ clientUrl: database.url, entities, migrations, logger, poolMax: 1, connectTimeoutMs: 500 });
+    // A short grace, and a pool wait that outlasts it: the query below waits for the slot to come back.
+    const orm = await initOrm({ clientUrl: database.url, entities, migrations, logger, poolMax: 1, connectTimeoutMs: 2_000, deadClientGraceMs: 50 });
     try {
       const em = orm.em.fork();
       const failure = em.transactional(async (tx) => {
@@ -108,7 +109,7 @@ describe('classifyDbError', () => {
       expect(classified).toBeInstanceOf(DomainError);
       expect(classified?.code).toBe('service_unavailable');
       // The dead transaction's connection must not stay checked out: the only slot comes back.
-      await vi.waitFor(() => orm.em.fork().execute('select 1'), { timeout: 4_000, interval: 200 });
+      await orm.em.fork().execute('select 1');
     } finally {
       await orm.close(true);
     }
@@ -118,11 +119,15 @@ describe('classifyDbError', () => {
     const orm = await initOrm({ clientUrl: database.url, entities, migrations, logger, poolMax: 1, connectTimeoutMs: 200 });
     try {
       let release!: () => void;
+      let holding!: () => void;
+      const connectionTaken = new Promise<void>((resolve) => (holding = resolve));
       const held = orm.em.fork().transactional(async (tx) => {
         await tx.execute('select 1');
+        holding();
         await new Promise<void>((resolve) => (release = resolve));
       });
-      await new Promise((resolve) => setTimeout(resolve, 50));
+      // The transaction has the pool's only connection.
+      await connectionTaken;
       const error: unknown = await orm.em.fork().execute('select 1').catch((e: unknown) => e);
       release();
       await held;

@@ -22,6 +22,11 @@ export interface OrmOptions {
   poolMax?: number;
   /** How long a query waits for a pooled connection before failing; default 5,000 ms. */
   connectTimeoutMs?: number;
+  /**
+   * How long a connection that died while checked out may stay so before the pool takes its slot
+   * back; default 1,000 ms, enough for a holder that does release it (in a `finally`).
+   */
+  deadClientGraceMs?: number;
 }
 
 /**
@@ -37,7 +42,7 @@ export async function initOrm(options: OrmOptions): Promise<Orm> {
     pool: { min: 0, max: options.poolMax ?? 10 },
     driverOptions: {
       connectionTimeoutMillis: options.connectTimeoutMs ?? 5_000,
-      onPoolCreated: evictDeadClients,
+      onPoolCreated: (pool: pg.Pool) => evictDeadClients(pool, options.deadClientGraceMs ?? DEAD_CLIENT_GRACE_MS),
     },
     migrations: {
       migrationsList: [...options.migrations],
@@ -95,7 +100,7 @@ export function requestContext(orm: Orm): <T>(run: () => Promise<T>) => Promise<
   return (run) => RequestContext.create(orm.em, run);
 }
 
-// ms a dead client may stay checked out: enough for a holder that does release it (in a `finally`).
+// ms a dead client may stay checked out by default: see OrmOptions.deadClientGraceMs.
 const DEAD_CLIENT_GRACE_MS = 1_000;
 
 /**
@@ -104,7 +109,7 @@ const DEAD_CLIENT_GRACE_MS = 1_000;
  * has dropped the connection (restart, failover, `pg_terminate_backend`) that ROLLBACK fails and
  * the slot is lost for good, so a few failovers would starve the pool into permanent 503s.
  */
-function evictDeadClients(pool: pg.Pool): void {
+function evictDeadClients(pool: pg.Pool, graceMs: number): void {
   const checkedOut = new WeakSet<pg.PoolClient>();
   pool.on('acquire', (client) => checkedOut.add(client));
   pool.on('release', (_error, client) => checkedOut.delete(client));
@@ -118,7 +123,7 @@ function evictDeadClients(pool: pg.Pool): void {
         } catch {
           // Its holder released it after all.
         }
-      }, DEAD_CLIENT_GRACE_MS).unref();
+      }, graceMs).unref();
     });
   });
 }

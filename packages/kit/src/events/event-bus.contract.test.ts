@@ -3,6 +3,8 @@ import { jetstreamManager } from '@nats-io/jetstream';
 import { connect } from '@nats-io/transport-node';
 import { trace } from '@opentelemetry/api';
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import type { Clock } from '../clock.js';
+import { ManualClock } from '../testing/manual-clock.js';
 import { createLogger } from '../logger.js';
 import { startTelemetry } from '../telemetry/index.js';
 import type { Delivery, EventBus, EventConsumer, Subscription } from './bus.js';
@@ -27,8 +29,11 @@ interface BusUnderTest {
 
 interface Adapter {
   name: string;
-  /** `consumers`: the durable names the test will subscribe (the in-process bus must know them). */
-  open: (consumers: string[]) => Promise<BusUnderTest>;
+  /**
+   * `consumers`: the durable names the test will subscribe (the in-process bus must know them);
+   * `clock`: what the bus measures its own bounds with.
+   */
+  open: (consumers: string[], clock?: Clock) => Promise<BusUnderTest>;
 }
 
 const cleanups: (() => Promise<void>)[] = [];
@@ -39,10 +44,10 @@ afterEach(async () => {
 const adapters: Adapter[] = [
   {
     name: 'NatsEventBus',
-    async open() {
+    async open(_consumers, clock) {
       // A stream and subject space of its own per test, so tests share the server with anything.
       const tag = randomBytes(5).toString('hex');
-      const options = { servers: NATS_URL, name: `contract-${tag}`, logger, stream: `T_${tag}`, subjectPrefix: `t_${tag}`, retry };
+      const options = { servers: NATS_URL, name: `contract-${tag}`, logger, stream: `T_${tag}`, subjectPrefix: `t_${tag}`, retry, clock };
       const bus = await NatsEventBus.connect(options);
       const opened: EventBus[] = [bus];
       cleanups.push(async () => {
@@ -61,8 +66,8 @@ const adapters: Adapter[] = [
   },
   {
     name: 'InProcessEventBus',
-    open(consumers) {
-      const bus = new InProcessEventBus({ consumers, logger, retry, subscribeTimeoutMs: 2_000 });
+    open(consumers, clock) {
+      const bus = new InProcessEventBus({ consumers, logger, retry, subscribeTimeoutMs: 2_000, clock });
       cleanups.push(() => bus.close());
       return Promise.resolve({ bus, prefix: 'events', reopen: () => Promise.resolve(bus) });
     },
@@ -78,6 +83,7 @@ function recorder(name: string, filter: string, concurrency = 1) {
   let maxInFlight = 0;
   let gate: Promise<void> = Promise.resolve();
   let fail: (envelope: EventEnvelope<object>, delivery: Delivery) => boolean = () => false;
+  const waiters: { id: string; resolve: () => void }[] = [];
   const consumer: EventConsumer = {
     name,
     filter,
@@ -90,6 +96,10 @@ function recorder(name: string, filter: string, concurrency = 1) {
         if (fail(envelope, delivery)) throw new Error('handler failure for the test');
         handled.push({ envelope, delivery });
         traceIds.push(trace.getActiveSpan()?.spanContext().traceId);
+        for (const waiter of waiters.filter((each) => each.id === envelope.id)) {
+          waiters.splice(waiters.indexOf(waiter), 1);
+          waiter.resolve();
+        }
       } finally {
         inFlight -= 1;
       }
@@ -110,11 +120,15 @@ function recorder(name: string, filter: string, concurrency = 1) {
     failWhen(predicate: typeof fail) {
       fail = predicate;
     },
+    /** Resolves once the handler has succeeded for event `id`. */
+    handledEvent(id: string): Promise<void> {
+      if (handled.some((entry) => entry.envelope.id === id)) return Promise.resolve();
+      return new Promise((resolve) => waiters.push({ id, resolve }));
+    },
   };
 }
 
 const waitFor = <T>(check: () => T) => vi.waitFor(check, { timeout: 8_000, interval: 20 });
-const quietFor = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 describe.each(adapters)('EventBus contract: $name', (adapter) => {
   it('delivers a published event to a subscribed consumer, with the exact text published', async () => {
@@ -166,14 +180,19 @@ describe.each(adapters)('EventBus contract: $name', (adapter) => {
   it('redelivers an event whose handler failed, with the attempt counted', async () => {
     const { bus, prefix } = await adapter.open(['c1']);
     const c1 = recorder('c1', `${prefix}.>`);
-    c1.failWhen((_envelope, delivery) => delivery.attempt < 3);
-    await bus.subscribe(c1.consumer);
     const event = newEvent('note.created', 'tnt_a', {});
+    c1.failWhen((envelope, delivery) => envelope.id === event.id && delivery.attempt < 3);
+    await bus.subscribe(c1.consumer);
     await bus.publish(event);
-    await waitFor(() => expect(c1.handled).toHaveLength(1));
-    expect(c1.handled[0]!.delivery.attempt).toBe(3);
-    await quietFor(300);
-    expect(c1.handled).toHaveLength(1);
+    await c1.handledEvent(event.id);
+    expect(c1.handled.map((entry) => entry.delivery.attempt)).toEqual([3]);
+    // Not delivered again once handled: a redelivery due now would reach the consumer (of
+    // concurrency 1) before a later event, as JetStream serves redeliveries first and the in-process
+    // publish settles only once handled. So a sentinel handled means none was due.
+    const sentinel = newEvent('note.created', 'tnt_a', {});
+    await bus.publish(sentinel);
+    await c1.handledEvent(sentinel.id);
+    expect(c1.ids()).toEqual([event.id, sentinel.id]);
   });
 
   it('delivers a re-published event id once', async () => {
@@ -200,15 +219,20 @@ describe.each(adapters)('EventBus contract: $name', (adapter) => {
   });
 
   it('never runs more than `concurrency` handlers of a consumer at once', async () => {
-    const { bus, prefix } = await adapter.open(['c1']);
+    const { bus, prefix } = await adapter.open(['c1', 'witness']);
     const c1 = recorder('c1', `${prefix}.>`, 3);
+    const witness = recorder('witness', `${prefix}.>`);
     const release = c1.hold();
     await bus.subscribe(c1.consumer);
+    await bus.subscribe(witness.consumer);
     const events = Array.from({ length: 8 }, (_, i) => newEvent('note.created', 'tnt_a', { i }));
     // In process, publish resolves only once handled: keep them pending while the gate is shut.
     const published = Promise.all(events.map((event) => bus.publish(event)));
     await waitFor(() => expect(c1.inFlight()).toBe(3));
-    await quietFor(300);
+    // The witness, a consumer of its own taking one event at a time, has the last event only once the
+    // bus has handed out all eight: by then c1 would have started a fourth, had it ignored its limit.
+    await witness.handledEvent(events.at(-1)!.id);
+    expect(witness.ids()).toEqual(events.map((event) => event.id));
     expect(c1.maxInFlight()).toBe(3);
     release();
     await published;
@@ -217,15 +241,28 @@ describe.each(adapters)('EventBus contract: $name', (adapter) => {
   });
 
   it('close lets the handlers in flight finish and acknowledges them', async () => {
-    const { bus, prefix, reopen } = await adapter.open(['c1']);
+    const clock = new ManualClock();
+    const { bus, prefix, reopen } = await adapter.open(['c1'], clock);
     const c1 = recorder('c1', `${prefix}.>`, 2);
     const release = c1.hold();
     await bus.subscribe(c1.consumer);
     const events = [newEvent('note.created', 'tnt_a', {}), newEvent('note.created', 'tnt_a', {})];
     const published = Promise.allSettled(events.map((event) => bus.publish(event)));
     await waitFor(() => expect(c1.inFlight()).toBe(2));
-    setTimeout(release, 200);
-    await bus.close();
+    expect(clock.sleeping).toBe(0);
+    const closed = bus.close();
+    let inFlightWhenClosed: number | undefined;
+    void closed.then(() => (inFlightWhenClosed = c1.inFlight()));
+    // Close waits for the two handlers, bounded on the bus's clock...
+    await Promise.race([clock.untilSleeping(), closed]);
+    // ...and goes no further while they run, even once every callback already due has run (a turn
+    // of the event loop): it has not returned, nor begun closing the connection (a second wait).
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(inFlightWhenClosed).toBeUndefined();
+    expect(clock.sleeping).toBe(1);
+    release();
+    await closed;
+    expect(inFlightWhenClosed).toBe(0);
     expect(c1.ids().sort()).toEqual(events.map((event) => event.id).sort());
     await published;
     await expect(bus.publish(newEvent('note.created', 'tnt_a', {}))).rejects.toThrow();
@@ -235,8 +272,11 @@ describe.each(adapters)('EventBus contract: $name', (adapter) => {
     if (again === bus) return; // in process there is no second life to look at
     const after = recorder('c1', `${prefix}.>`);
     await again.subscribe(after.consumer);
-    await quietFor(500);
-    expect(after.handled).toEqual([]);
+    // An event handed back unacknowledged would be redelivered before one published now.
+    const sentinel = newEvent('note.created', 'tnt_a', {});
+    await again.publish(sentinel);
+    await after.handledEvent(sentinel.id);
+    expect(after.ids()).toEqual([sentinel.id]);
   });
 
   it('keeps events for a durable consumer while it is stopped and delivers them when it resubscribes', async () => {

@@ -1,4 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
+import { ManualClock } from '../testing/manual-clock.js';
 import { createLogger } from '../logger.js';
 import type { EventConsumer } from './bus.js';
 import { newEvent } from './envelope.js';
@@ -32,12 +33,34 @@ describe('InProcessEventBus', () => {
   });
 
   it('holds a publish until a declared consumer subscribes, and rejects when it never does', async () => {
-    const bus = open({ consumers: ['late', 'absent'], subscribeTimeoutMs: 300 });
+    const clock = new ManualClock();
+    const bus = open({ consumers: ['late', 'absent'], subscribeTimeoutMs: 300, clock });
     const seen: string[] = [];
     const event = newEvent('note.created', 'tnt_1', {});
     const publication = bus.publish(event);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-    await bus.subscribe(consumer('late', (envelope) => Promise.resolve(void seen.push(envelope.id))));
+    let settled = false;
+    publication.then(
+      () => (settled = true),
+      () => (settled = true),
+    );
+    // The publish waits for the consumers to subscribe; 'late' does 250 ms on, within the bound.
+    await Promise.race([clock.untilSleeping(), publication]);
+    clock.advance(250);
+    let handled!: () => void;
+    const handledLate = new Promise<void>((resolve) => (handled = resolve));
+    await bus.subscribe(
+      consumer('late', (envelope) => {
+        seen.push(envelope.id);
+        handled();
+        return Promise.resolve();
+      }),
+    );
+    await handledLate;
+    expect(seen).toEqual([event.id]);
+    // Still held for 'absent', until its bound has passed.
+    expect(clock.sleeping).toBe(1);
+    expect(settled).toBe(false);
+    clock.advance(50);
     await expect(publication).rejects.toThrow(/not handled by every consumer/);
     expect(seen).toEqual([event.id]);
   });
@@ -64,9 +87,24 @@ describe('InProcessEventBus', () => {
   it('joins concurrent publishes of one event id', async () => {
     const bus = open({ consumers: ['c1'] });
     let calls = 0;
-    await bus.subscribe(consumer('c1', () => new Promise((resolve) => setTimeout(() => resolve(void (calls += 1)), 30))));
+    let started!: () => void;
+    const handling = new Promise<void>((resolve) => (started = resolve));
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    await bus.subscribe(
+      consumer('c1', async () => {
+        calls += 1;
+        started();
+        await gate;
+      }),
+    );
     const event = newEvent('note.created', 'tnt_1', {});
-    await Promise.all([bus.publish(event), bus.publish(event), bus.publish(event)]);
+    const first = bus.publish(event);
+    await handling;
+    // The first delivery is in its handler: these publish the same id while it runs.
+    const all = Promise.all([first, bus.publish(event), bus.publish(event)]);
+    release();
+    await all;
     expect(calls).toBe(1);
   });
 

@@ -1,7 +1,8 @@
+import { systemClock, type Clock } from '../clock.js';
 import type { Logger } from '../logger.js';
 import type { EventBus, EventConsumer, RetryBackoff, Subscription } from './bus.js';
 import { EVENT_SUBJECT_PREFIX, eventSubject, subjectMatches, type EventEnvelope } from './envelope.js';
-import { backoffDelay, settlesWithin, sleep, Slots } from './timing.js';
+import { backoffDelay, settlesWithin, Slots } from './timing.js';
 import { consumeInTraceContext, type TraceCarrier } from './trace-context.js';
 
 export interface InProcessEventBusOptions {
@@ -24,6 +25,8 @@ export interface InProcessEventBusOptions {
   dedupWindowMs?: number;
   /** Bound on waiting for handlers in flight at stop and close; default 10,000 ms. */
   stopTimeoutMs?: number;
+  /** Measures every bound, back-off and window above; default the system's. */
+  clock?: Clock;
 }
 
 interface Active {
@@ -47,11 +50,13 @@ export class InProcessEventBus implements EventBus {
   private readonly closing = new AbortController();
   private readonly prefix: string;
   private readonly retry: RetryBackoff;
+  private readonly clock: Clock;
 
   constructor(private readonly options: InProcessEventBusOptions) {
     this.declared = new Set(options.consumers);
     this.prefix = options.subjectPrefix ?? EVENT_SUBJECT_PREFIX;
     this.retry = options.retry ?? { initialMs: 1_000, maxMs: 60_000 };
+    this.clock = options.clock ?? systemClock;
   }
 
   publish(envelope: EventEnvelope<object>, json = JSON.stringify(envelope), trace: TraceCarrier | null = null): Promise<void> {
@@ -86,7 +91,7 @@ export class InProcessEventBus implements EventBus {
 
   private async unsubscribe(entry: Active): Promise<void> {
     if (this.active.get(entry.consumer.name) === entry) this.active.delete(entry.consumer.name);
-    if (!(await settlesWithin(entry.slots.idle(), this.options.stopTimeoutMs ?? 10_000))) {
+    if (!(await settlesWithin(entry.slots.idle(), this.options.stopTimeoutMs ?? 10_000, this.clock))) {
       this.options.logger.warn({ consumer: entry.consumer.name }, 'event handlers still running after stop');
     }
   }
@@ -100,7 +105,7 @@ export class InProcessEventBus implements EventBus {
 
   private async deliverTo(name: string, subject: string, envelope: EventEnvelope<object>, json: string, trace: TraceCarrier | null): Promise<void> {
     if (this.wasHandled(envelope.id, name)) return;
-    const deadline = Date.now() + (this.options.deliveryTimeoutMs ?? 120_000);
+    const deadline = this.clock.now() + (this.options.deliveryTimeoutMs ?? 120_000);
     for (let attempt = 1; ; attempt += 1) {
       const entry = await this.awaitSubscriber(name);
       if (!subjectMatches(entry.consumer.filter, subject)) return;
@@ -115,30 +120,26 @@ export class InProcessEventBus implements EventBus {
       } catch (error) {
         const delayMs = backoffDelay(attempt, this.retry);
         this.options.logger.warn({ err: error, consumer: name, eventId: envelope.id, attempt, delayMs }, 'event handler failed; retrying');
-        if (Date.now() + delayMs > deadline || this.closing.signal.aborted) throw error;
-        await sleep(delayMs, this.closing.signal);
+        if (this.clock.now() + delayMs > deadline || this.closing.signal.aborted) throw error;
+        await this.clock.sleep(delayMs, this.closing.signal);
       }
     }
   }
 
   /** The consumer's subscription, waiting (bounded) for a declared one that is not there yet. */
   private async awaitSubscriber(name: string): Promise<Active> {
-    const deadline = Date.now() + (this.options.subscribeTimeoutMs ?? 10_000);
+    const deadline = this.clock.now() + (this.options.subscribeTimeoutMs ?? 10_000);
     for (;;) {
       if (this.closing.signal.aborted) throw new Error('The event bus is closed.');
       const entry = this.active.get(name);
       if (entry) return entry;
-      const remaining = deadline - Date.now();
+      const remaining = deadline - this.clock.now();
       if (remaining <= 0) throw new Error(`Consumer ${name} did not subscribe in time.`);
-      await new Promise<void>((resolve) => {
-        const timer = setTimeout(resolve, remaining);
-        const waiters = this.subscribed.get(name) ?? [];
-        waiters.push(() => {
-          clearTimeout(timer);
-          resolve();
-        });
-        this.subscribed.set(name, waiters);
-      });
+      const subscribed = new AbortController();
+      const waiters = this.subscribed.get(name) ?? [];
+      waiters.push(() => subscribed.abort());
+      this.subscribed.set(name, waiters);
+      await this.clock.sleep(remaining, subscribed.signal);
     }
   }
 
@@ -147,7 +148,7 @@ export class InProcessEventBus implements EventBus {
   }
 
   private markHandled(eventId: string, consumer: string): void {
-    const now = Date.now();
+    const now = this.clock.now();
     const windowMs = this.options.dedupWindowMs ?? 120_000;
     // Insertion order is age order, so expired ids are at the front.
     for (const [id, entry] of this.handled) {

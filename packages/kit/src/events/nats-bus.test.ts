@@ -4,7 +4,7 @@ import { connect, nanos, type NatsConnection } from '@nats-io/transport-node';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createLogger } from '../logger.js';
 import type { Delivery, EventConsumer } from './bus.js';
-import { newEvent } from './envelope.js';
+import { newEvent, type EventEnvelope } from './envelope.js';
 import { NatsEventBus, type NatsEventBusOptions } from './nats-bus.js';
 
 // What only the JetStream adapter has: server-side configuration, and bytes from outside.
@@ -35,18 +35,21 @@ async function openBus(overrides: Partial<NatsEventBusOptions> = {}) {
   return { bus, stream: options.stream!, prefix: options.subjectPrefix! };
 }
 
-function collector(name: string, filter: string, handle?: (delivery: Delivery) => Promise<void>) {
+function collector(name: string, filter: string, handle?: (envelope: EventEnvelope<object>, delivery: Delivery) => Promise<void>) {
+  /** Each delivery as its handler starts, and as it succeeds. */
+  const started: { id: string; attempt: number }[] = [];
   const seen: { id: string; attempt: number }[] = [];
   const consumer: EventConsumer = {
     name,
     filter,
     concurrency: 4,
     async handle(envelope, delivery) {
-      await handle?.(delivery);
+      started.push({ id: envelope.id, attempt: delivery.attempt });
+      await handle?.(envelope, delivery);
       seen.push({ id: envelope.id, attempt: delivery.attempt });
     },
   };
-  return { consumer, seen };
+  return { consumer, started, seen };
 }
 
 describe('NatsEventBus', () => {
@@ -96,13 +99,30 @@ describe('NatsEventBus', () => {
   it('keeps a handler that outlasts ack_wait from being redelivered while it works', async () => {
     const { bus, prefix } = await openBus({ ackWaitMs: 1_000 });
     try {
-      const { consumer, seen } = collector('slow', `${prefix}.>`, () => new Promise((resolve) => setTimeout(resolve, 2_500)));
-      await bus.subscribe(consumer);
       const event = newEvent('note.created', 'tnt_a', {});
+      const sentinel = newEvent('note.created', 'tnt_a', {});
+      let sentinelStarted!: () => void;
+      const sentinelReached = new Promise<void>((resolve) => (sentinelStarted = resolve));
+      const { consumer, started, seen } = collector('slow', `${prefix}.>`, (envelope) => {
+        if (envelope.id === sentinel.id) {
+          sentinelStarted();
+          return Promise.resolve();
+        }
+        // Held in real time: ack_wait is the server's own timer, so the handler must really outlast it.
+        return new Promise((resolve) => setTimeout(resolve, 2_500));
+      });
+      await bus.subscribe(consumer);
       await bus.publish(event);
       await waitFor(() => expect(seen).toHaveLength(1));
-      await new Promise((resolve) => setTimeout(resolve, 1_500));
-      expect(seen).toEqual([{ id: event.id, attempt: 1 }]);
+      // A redelivery would have started a second handler while the first worked (concurrency 4), or,
+      // if due at its very end, would reach the consumer before an event published now.
+      await bus.publish(sentinel);
+      await sentinelReached;
+      expect(started).toEqual([
+        { id: event.id, attempt: 1 },
+        { id: sentinel.id, attempt: 1 },
+      ]);
+      expect(seen[0]).toEqual({ id: event.id, attempt: 1 });
     } finally {
       await bus.close();
     }

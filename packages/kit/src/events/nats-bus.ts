@@ -10,6 +10,7 @@ import {
   type JetStreamManager,
 } from '@nats-io/jetstream';
 import { connect, headers, nanos, type MsgHdrs, type NatsConnection } from '@nats-io/transport-node';
+import { systemClock, type Clock } from '../clock.js';
 import type { Logger } from '../logger.js';
 import type { EventBus, EventConsumer, RetryBackoff, Subscription } from './bus.js';
 import { EVENT_SUBJECT_PREFIX, eventSubject, type EventEnvelope } from './envelope.js';
@@ -39,6 +40,12 @@ export interface NatsEventBusOptions {
   publishTimeoutMs?: number;
   /** Bound on waiting for handlers in flight at stop and close; default 10,000 ms. */
   closeTimeoutMs?: number;
+  /**
+   * Measures the bus's own waits: for handlers in flight at stop, for the drain at close, and
+   * before a consume loop restarts; default the system's. The NATS client's and server's timers
+   * (ack_wait, reconnects, the publish time-out) run in real time whatever it is.
+   */
+  clock?: Clock;
 }
 
 /**
@@ -57,6 +64,7 @@ export class NatsEventBus implements EventBus {
   private connected = true;
   private closing = false;
   private readonly watching: Promise<void>;
+  private readonly clock: Clock;
 
   private constructor(
     private readonly nc: NatsConnection,
@@ -66,6 +74,7 @@ export class NatsEventBus implements EventBus {
     this.js = jetstream(nc);
     this.stream = options.stream ?? 'EVENTS';
     this.prefix = options.subjectPrefix ?? EVENT_SUBJECT_PREFIX;
+    this.clock = options.clock ?? systemClock;
     this.watching = this.watchConnection();
   }
 
@@ -118,6 +127,7 @@ export class NatsEventBus implements EventBus {
       ackWaitMs: this.ackWaitMs,
       retry: this.options.retry ?? { initialMs: 1_000, maxMs: 60_000 },
       stopTimeoutMs: this.options.closeTimeoutMs ?? 10_000,
+      clock: this.clock,
     });
     await subscription.start();
     this.subscriptions.add(subscription);
@@ -136,7 +146,7 @@ export class NatsEventBus implements EventBus {
     this.subscriptions.clear();
     // drain flushes the acks of the handlers that just finished, then closes.
     const drained = this.nc.isClosed() ? Promise.resolve() : this.nc.drain();
-    if (!(await settlesWithin(drained, this.options.closeTimeoutMs ?? 10_000))) {
+    if (!(await settlesWithin(drained, this.options.closeTimeoutMs ?? 10_000, this.clock))) {
       this.options.logger.warn('NATS did not drain in time; closing');
       await this.nc.close();
     }

@@ -1,8 +1,9 @@
 import type { ConsumerMessages, JetStreamClient, JsMsg } from '@nats-io/jetstream';
+import type { Clock } from '../clock.js';
 import type { Logger } from '../logger.js';
 import type { EventConsumer, RetryBackoff } from './bus.js';
 import { parseEnvelope } from './envelope.js';
-import { backoffDelay, settlesWithin, sleep, Slots } from './timing.js';
+import { backoffDelay, settlesWithin, Slots } from './timing.js';
 import { consumeInTraceContext, type TraceCarrier } from './trace-context.js';
 
 export interface NatsSubscriptionOptions {
@@ -15,6 +16,8 @@ export interface NatsSubscriptionOptions {
   ackWaitMs: number;
   retry: RetryBackoff;
   stopTimeoutMs: number;
+  /** Measures the wait for handlers at stop and the pause before a consume loop restarts. */
+  clock: Clock;
 }
 
 // ms between attempts to restart a consume loop that ended with an error (e.g. NATS away).
@@ -50,7 +53,7 @@ export class NatsSubscription {
     this.messages?.stop();
     // The loop ends once it gets a slot back, so both waits are bounded by the handlers in flight.
     const settled = Promise.all([this.loop, this.slots.idle()]);
-    if (!(await settlesWithin(settled, this.options.stopTimeoutMs))) {
+    if (!(await settlesWithin(settled, this.options.stopTimeoutMs, this.options.clock))) {
       this.options.logger.warn('event handlers still running after stop');
     }
   }
@@ -64,7 +67,7 @@ export class NatsSubscription {
         if (this.stopping.signal.aborted) break;
         logger.warn({ err: error }, 'event consumer interrupted; restarting');
       }
-      await sleep(RESTART_DELAY_MS, this.stopping.signal);
+      await this.options.clock.sleep(RESTART_DELAY_MS, this.stopping.signal);
     }
   }
 

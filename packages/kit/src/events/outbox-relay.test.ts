@@ -1,11 +1,12 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { ManualClock } from '../testing/manual-clock.js';
 import type { Orm } from '../db/orm.js';
 import { createLogger } from '../logger.js';
 import type { TestDatabase } from '../testing/database.js';
 import type { EventBus } from './bus.js';
 import { InProcessEventBus } from './in-process-bus.js';
 import { OutboxRelay, type OutboxRelayOptions } from './outbox-relay.js';
-import { createOutboxDatabase, openOutboxOrm, RecordingBus, writeEvents } from './outbox-test-support.js';
+import { createOutboxDatabase, openOutboxOrm, RecordingBus, writeEvents } from '../../test/support/outbox.js';
 
 const logger = createLogger({ service: 'relay-test', level: 'silent' });
 const waitFor = <T>(check: () => T | Promise<T>, timeout = 10_000) => vi.waitFor(check, { timeout, interval: 20 });
@@ -137,13 +138,21 @@ describe('OutboxRelay', () => {
   it('with the in-process bus, keeps a row unpublished until every declared consumer has handled it', async () => {
     // The local mode across a restart: the process that wrote the event dies before the consumer
     // ran; the next process (a new bus and relay on the same database) delivers it.
-    const crashed = new InProcessEventBus({ consumers: ['dispatcher'], logger, subscribeTimeoutMs: 100 });
+    const clock = new ManualClock();
+    const crashed = new InProcessEventBus({ consumers: ['dispatcher'], logger, subscribeTimeoutMs: 100, clock });
     const first = startRelay(crashed);
     const [event] = await writeEvents(orm, 1);
-    await new Promise((resolve) => setTimeout(resolve, 500));
+    // The relay's publish waits for 'dispatcher' to subscribe; past that bound the bus refuses it,
+    // and the relay, keeping the row, publishes it again: refused twice, it is asked a third time.
+    for (let refusal = 1; refusal <= 2; refusal += 1) {
+      await clock.untilSleeping();
+      clock.advance(100);
+    }
+    await clock.untilSleeping();
     expect(await unpublished()).toBe(1);
-    await first.stop();
+    // The process dies: its bus first, which ends the publish waiting on it, then its relay.
     await crashed.close();
+    await first.stop();
 
     const bus = new InProcessEventBus({ consumers: ['dispatcher'], logger });
     const handled: string[] = [];

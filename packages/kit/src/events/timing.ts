@@ -1,28 +1,12 @@
 import type { RetryBackoff } from './bus.js';
 
+export { sleep } from '../clock.js';
 export { settlesWithin } from '../timeout.js';
 
 /** The delay before retry number `attempt` (1-based): `initialMs · 2^(attempt−1)`, at most `maxMs`. */
 export function backoffDelay(attempt: number, backoff: RetryBackoff): number {
   const exponent = Math.min(Math.max(attempt - 1, 0), 30);
   return Math.min(backoff.initialMs * 2 ** exponent, backoff.maxMs);
-}
-
-/** Waits `ms`, or less when `signal` aborts (it never rejects: callers check their own state). */
-export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    if (signal?.aborted) {
-      resolve();
-      return;
-    }
-    const done = () => {
-      clearTimeout(timer);
-      signal?.removeEventListener('abort', done);
-      resolve();
-    };
-    const timer = setTimeout(done, ms);
-    signal?.addEventListener('abort', done, { once: true });
-  });
 }
 
 /**

@@ -9,3 +9,5 @@ export { deleteNatsStream, freePort, startTestNatsServer, type TestNatsServer } 
 export { expectError } from './expect-error.js';
 export { migratedSchemaDrift, schemaDrift } from './schema.js';
 export { spawnChildService, type ChildService } from './child-service.js';
+export { startReceiver, type Answer, type Answerer, type ReceivedRequest, type Receiver, type RequestMatch, type WaitOptions } from './receiver.js';
+export { ManualClock } from './manual-clock.js';

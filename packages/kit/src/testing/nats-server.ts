@@ -1,7 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
-import { createConnection, createServer } from 'node:net';
+import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { jetstreamManager } from '@nats-io/jetstream';
@@ -38,7 +38,7 @@ export async function startTestNatsServer(binary = process.env.NATS_SERVER_BIN ?
 
   const start = async () => {
     if (child) return;
-    const spawned = spawn(binary, ['-a', '127.0.0.1', '-p', String(port), '-js', '-sd', storeDir], { stdio: 'ignore' });
+    const spawned = spawn(binary, ['-a', '127.0.0.1', '-p', String(port), '-js', '-sd', storeDir], { stdio: ['ignore', 'ignore', 'pipe'] });
     child = spawned;
     let failure: Error | undefined;
     spawned.once('error', (error) => (failure = error));
@@ -83,26 +83,32 @@ export function freePort(): Promise<number> {
   });
 }
 
-async function waitForPort(port: number, child: ChildProcess, failure: () => Error | undefined): Promise<void> {
-  const deadline = Date.now() + START_TIMEOUT_MS;
-  while (Date.now() < deadline) {
-    const error = failure();
-    if (error) throw new Error(`nats-server could not start: ${error.message}`);
-    if (child.exitCode !== null) throw new Error(`nats-server exited with code ${child.exitCode}`);
-    if (await accepts(port)) return;
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-  throw new Error(`nats-server did not listen on ${port} within ${START_TIMEOUT_MS} ms`);
-}
-
-function accepts(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const socket = createConnection({ host: '127.0.0.1', port });
-    socket.once('connect', () => {
-      socket.destroy();
-      resolve(true);
-    });
-    socket.once('error', () => resolve(false));
+/** Resolves on the line nats-server logs once it accepts clients; rejects if it fails or exits first. */
+function waitForPort(port: number, child: ChildProcess, failure: () => Error | undefined): Promise<void> {
+  return new Promise((resolve, reject) => {
+    let log = '';
+    const finish = (error?: Error) => {
+      clearTimeout(timer);
+      child.stderr?.removeListener('data', onData);
+      child.removeListener('exit', onExit);
+      child.removeListener('error', onError);
+      // Keep draining its log, or a full pipe would stall the server.
+      child.stderr?.resume();
+      if (error) reject(error);
+      else resolve();
+    };
+    const onData = (chunk: Buffer) => {
+      log += chunk.toString();
+      if (log.includes('Server is ready')) finish();
+    };
+    const onExit = (code: number | null) => finish(new Error(`nats-server exited with code ${code}: ${failure()?.message ?? log}`));
+    const onError = (error: Error) => finish(new Error(`nats-server could not start: ${error.message}`));
+    const timer = setTimeout(() => finish(new Error(`nats-server did not listen on ${port} within ${START_TIMEOUT_MS} ms:\n${log}`)), START_TIMEOUT_MS);
+    child.stderr?.on('data', onData);
+    child.once('exit', onExit);
+    child.once('error', onError);
+    const early = failure();
+    if (early) onError(early);
   });
 }
 

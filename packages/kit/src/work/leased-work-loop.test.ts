@@ -4,7 +4,7 @@ import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-ho
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createLogger } from '../logger.js';
 import { LeasedWorkLoop, type LeasedWorkLoopOptions } from './leased-work-loop.js';
-import { Changes, deferred, MemorySource, reporting, type Deferred } from './leased-work-loop-test-support.js';
+import { Changes, deferred, MemorySource, reporting, type Deferred } from '../../test/support/leased-work-loop.js';
 
 const LONG_POLL_MS = 60_000;
 const loops: LeasedWorkLoop<string>[] = [];

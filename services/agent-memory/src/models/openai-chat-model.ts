@@ -1,3 +1,4 @@
+import type { Clock } from '@agent-platform/kit';
 import type OpenAI from 'openai';
 import type { ChatCompletionCreateParamsBase } from 'openai/resources/chat/completions';
 import { z } from 'zod';
@@ -42,17 +43,19 @@ export class OpenAIChatModel implements ChatModel {
   readonly name: string;
   readonly #client: OpenAI;
   readonly #timeoutMs: number;
+  readonly #clock: Clock | undefined;
   readonly #maxTokensField: 'max_tokens' | 'max_completion_tokens';
 
   constructor(options: OpenAIChatModelOptions) {
     this.name = options.model;
     this.#client = openAIClient(options);
     this.#timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+    this.#clock = options.clock;
     this.#maxTokensField = options.maxTokensField ?? 'max_tokens';
   }
 
   async complete(request: ChatRequest): Promise<ChatCompletion> {
-    const deadline = new Deadline(this.#timeoutMs, request.signal);
+    const deadline = new Deadline(this.#timeoutMs, request.signal, this.#clock);
     try {
       const raw: unknown = await this.#client.chat.completions.create(
         { ...this.#body(request), stream: false },
@@ -76,7 +79,7 @@ export class OpenAIChatModel implements ChatModel {
   }
 
   async *stream(request: ChatRequest): AsyncGenerator<string, ChatCompletion, void> {
-    const deadline = new Deadline(this.#timeoutMs, request.signal);
+    const deadline = new Deadline(this.#timeoutMs, request.signal, this.#clock);
     let upstream: AbortController | undefined;
     let finished = false;
     try {

@@ -1,3 +1,4 @@
+import type { Clock } from '@agent-platform/kit';
 import OpenAI from 'openai';
 import type { z } from 'zod';
 import { MalformedAnswer } from './upstream.js';
@@ -12,6 +13,11 @@ export interface OpenAICompatibleOptions {
   apiKey?: string;
   /** Bound on each call, and on each silence within a streamed answer. Milliseconds. */
   timeoutMs?: number;
+  /**
+   * Measures that bound; default the system's. The SDK's own `timeout` (until the answer's
+   * headers arrive) runs in real time whatever it is.
+   */
+  clock?: Clock;
 }
 
 /**

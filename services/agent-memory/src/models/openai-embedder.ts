@@ -1,3 +1,4 @@
+import type { Clock } from '@agent-platform/kit';
 import type OpenAI from 'openai';
 import type { EmbeddingCreateParams } from 'openai/resources/embeddings';
 import { z } from 'zod';
@@ -31,6 +32,7 @@ export class OpenAIEmbedder implements Embedder {
   readonly dimensions: number;
   readonly #client: OpenAI;
   readonly #timeoutMs: number;
+  readonly #clock: Clock | undefined;
   readonly #requestDimensions: boolean;
   readonly #batchSize: number;
 
@@ -42,6 +44,7 @@ export class OpenAIEmbedder implements Embedder {
     this.dimensions = options.dimensions;
     this.#client = openAIClient(options);
     this.#timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+    this.#clock = options.clock;
     this.#requestDimensions = options.requestDimensions ?? false;
     this.#batchSize = Math.max(1, options.batchSize ?? DEFAULT_BATCH_SIZE);
   }
@@ -56,7 +59,7 @@ export class OpenAIEmbedder implements Embedder {
   }
 
   async #embedBatch(texts: readonly string[], signal: AbortSignal | undefined): Promise<Float32Array[]> {
-    const deadline = new Deadline(this.#timeoutMs, signal);
+    const deadline = new Deadline(this.#timeoutMs, signal, this.#clock);
     try {
       // `float`, not the SDK's default base64: not every compatible server can encode base64.
       const body: EmbeddingCreateParams = { model: this.model, input: [...texts], encoding_format: 'float' };

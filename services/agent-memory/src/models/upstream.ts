@@ -1,4 +1,4 @@
-import { DomainError, TimeoutError } from '@agent-platform/kit';
+import { DomainError, systemClock, TimeoutError, type Clock } from '@agent-platform/kit';
 import { APIConnectionError, APIConnectionTimeoutError, APIError } from 'openai';
 
 /** Who failed, as the client reads it in the error message. */
@@ -18,13 +18,15 @@ export class MalformedAnswer extends Error {
 export class Deadline {
   readonly signal: AbortSignal;
   readonly #controller = new AbortController();
-  #timer: NodeJS.Timeout | undefined;
+  /** Aborted to stop the current bound (a pause or a restart). */
+  #running: AbortController | undefined;
   #expired = false;
   #streaming = false;
 
   constructor(
     readonly timeoutMs: number,
     private readonly caller: AbortSignal | undefined,
+    private readonly clock: Clock = systemClock,
   ) {
     this.signal = caller ? AbortSignal.any([caller, this.#controller.signal]) : this.#controller.signal;
     this.restart();
@@ -38,16 +40,19 @@ export class Deadline {
   restart(streaming = this.#streaming): void {
     this.pause();
     this.#streaming = streaming;
-    this.#timer = setTimeout(() => {
+    const running = new AbortController();
+    this.#running = running;
+    void this.clock.sleep(this.timeoutMs, running.signal).then(() => {
+      if (running.signal.aborted) return;
       this.#expired = true;
       this.#controller.abort(new TimeoutError(`no answer within ${this.timeoutMs} ms`));
-    }, this.timeoutMs);
+    });
   }
 
   /** Stops the clock while our own consumer, not the provider, is the one taking its time. */
   pause(): void {
-    clearTimeout(this.#timer);
-    this.#timer = undefined;
+    this.#running?.abort();
+    this.#running = undefined;
   }
 
   /**

@@ -1,4 +1,4 @@
-import { setTimeout as sleep } from 'node:timers/promises';
+import { ManualClock } from '@agent-platform/kit/testing';
 import { expectError } from '@agent-platform/kit/testing';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { ChatCompletion, ChatMessage } from '../../src/models/chat-model.js';
@@ -80,7 +80,14 @@ describe('OpenAIChatModel.stream', () => {
 
   it('does not count a slow consumer as a stalled provider', async () => {
     fake.chat({ kind: 'answer', content: 'one two three' });
-    const { pieces } = await drain(model.stream({ messages }), () => sleep(TIMEOUT_MS + 100));
+    const clock = new ManualClock();
+    const timed = new OpenAIChatModel({ baseURL: fake.baseURL, apiKey: 'sk-test-key', model: 'default-model', timeoutMs: TIMEOUT_MS, clock });
+    // The consumer holds each piece past the stall bound: were the bound running meanwhile, it would expire.
+    const { pieces } = await drain(timed.stream({ messages }), () => {
+      clock.advance(TIMEOUT_MS + 100);
+      return Promise.resolve();
+    });
+    expect(pieces.length).toBeGreaterThan(1);
     expect(pieces.join('')).toBe('one two three');
   });
 

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { createLogger, newId } from '@agent-platform/kit';
 import { InProcessEventBus, newEvent, type EventBus, type EventEnvelope } from '@agent-platform/kit/events';
 import { GrpcChannel, PrincipalKind, type Principal, type PromiseClient } from '@agent-platform/kit/grpc';
-import { databaseFixture, type TestDatabase } from '@agent-platform/kit/testing';
+import { databaseFixture, startReceiver, type TestDatabase } from '@agent-platform/kit/testing';
 import { WebhookServiceService, type Delivery, type Webhook } from '@agent-platform/proto/webhooks/v1';
 import { expect, test as base, vi } from 'vitest';
 import { migrations, openDatabase } from '../../src/database.js';
@@ -103,6 +103,21 @@ export async function waitForWebhookStatus(client: WebhookClient, tenant: TestTe
     },
     { timeout: timeoutMs, interval: 100 },
   );
+}
+
+/**
+ * A marker for "nothing more was sent": returns once the dispatcher has sent a retry due one retry
+ * delay from now (a fresh tenant's endpoint fails its first attempt; its retry lands). Whatever was
+ * due by then would have been claimed with that retry or before it, so a test that waits for this
+ * and then sees no further request has shown none was due. Needs a retry schedule of `0,<s>,…`.
+ */
+export async function afterOneRetryDelay(instance: Instance, timeoutMs = 15_000): Promise<void> {
+  let calls = 0;
+  const receiver = await startReceiver(() => ({ status: (calls += 1) === 1 ? 500 : 204 }));
+  const tenant = newTenant();
+  await createWebhook(instance.client, tenant, receiver.url('/marker'));
+  await instance.publish(tenant.tenantId, 'agent.created');
+  await receiver.waitFor(2, { timeoutMs });
 }
 
 /** The environment of a test instance: a fresh key per file, loopback gRPC on a free port. */

@@ -1,7 +1,7 @@
 import { Webhook } from 'standardwebhooks';
 import Stripe from 'stripe';
 import { expect } from 'vitest';
-import type { ReceivedRequest } from './receiver.js';
+import type { ReceivedRequest } from '@agent-platform/kit/testing';
 
 const stripe = new Stripe('sk_test_unused');
 

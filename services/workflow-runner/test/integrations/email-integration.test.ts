@@ -3,7 +3,7 @@ import { SMTPServer, type SMTPServerOptions, type SMTPServerSession } from 'smtp
 import { describe, expect, it, onTestFinished, vi } from 'vitest';
 import { EMAIL_NOT_CONFIGURED, EmailSender, type SmtpConfig } from '../../src/integrations/email-integration.js';
 import { IntegrationError } from '../../src/integrations/integration.js';
-import { context, rejectionOf } from './http-peer.js';
+import { context, rejectionOf } from './outbound.js';
 
 interface ReceivedMail {
   from: string;

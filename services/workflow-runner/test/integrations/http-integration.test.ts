@@ -1,48 +1,44 @@
-import type { ServerResponse } from 'node:http';
 import { describe, expect, it } from 'vitest';
-import { freePort } from '@agent-platform/kit/testing';
+import { freePort, startReceiver, type Answer, type ReceivedRequest } from '@agent-platform/kit/testing';
 import { IntegrationError } from '../../src/integrations/integration.js';
 import { MAX_HTTP_RESPONSE_BYTES, runHttp } from '../../src/integrations/http-integration.js';
-import { context, outboundHttp, rejectionOf, startHttpPeer, type PeerRequest } from './http-peer.js';
+import { context, outboundHttp, rejectionOf } from './outbound.js';
 
-function reply(response: ServerResponse, status: number, contentType: string, body: string): void {
-  response.writeHead(status, { 'content-type': contentType });
-  response.end(body);
+function reply(status: number, contentType: string, body: string | Uint8Array): Answer {
+  return { status, headers: { 'content-type': contentType }, body };
 }
 
 /** The peer most tests talk to; each path is one behaviour of a real API. */
-function api(request: PeerRequest, response: ServerResponse): void {
+function api(request: ReceivedRequest): Answer {
   switch (request.path.split('?')[0]) {
     case '/echo':
-      return reply(response, 201, 'application/json; charset=utf-8', JSON.stringify({ method: request.method, body: request.body, type: request.headers['content-type'] ?? null }));
+      return reply(201, 'application/json; charset=utf-8', JSON.stringify({ method: request.method, body: request.body, type: request.headers['content-type'] ?? null }));
     case '/text':
-      return reply(response, 200, 'text/plain; charset=utf-8', 'plain words');
+      return reply(200, 'text/plain; charset=utf-8', 'plain words');
     case '/latin1':
-      response.writeHead(200, { 'content-type': 'text/plain; charset=iso-8859-1' });
-      return void response.end(Buffer.from('caf\u00e9', 'latin1'));
+      return reply(200, 'text/plain; charset=iso-8859-1', Buffer.from('caf\u00e9', 'latin1'));
     case '/problem':
-      return reply(response, 200, 'application/problem+json', '{"title":"fine"}');
+      return reply(200, 'application/problem+json', '{"title":"fine"}');
     case '/not-json':
-      return reply(response, 200, 'application/json', 'this is not JSON');
+      return reply(200, 'application/json', 'this is not JSON');
     case '/fail':
-      return reply(response, 500, 'application/json', JSON.stringify({ error: 'database is down', detail: 'x'.repeat(1_000) }));
+      return reply(500, 'application/json', JSON.stringify({ error: 'database is down', detail: 'x'.repeat(1_000) }));
     case '/moved':
-      response.writeHead(302, { location: '/target' });
-      return void response.end();
+      return { status: 302, headers: { location: '/target' } };
     case '/big-text':
-      return reply(response, 200, 'text/plain', 'a'.repeat(MAX_HTTP_RESPONSE_BYTES + 10));
+      return reply(200, 'text/plain', 'a'.repeat(MAX_HTTP_RESPONSE_BYTES + 10));
     case '/big-json':
-      return reply(response, 200, 'application/json', JSON.stringify({ data: 'a'.repeat(MAX_HTTP_RESPONSE_BYTES) }));
+      return reply(200, 'application/json', JSON.stringify({ data: 'a'.repeat(MAX_HTTP_RESPONSE_BYTES) }));
     case '/silent':
-      return; // never answers
+      return { hold: 'answer' }; // never answers
     default:
-      return reply(response, 200, 'text/plain', 'ok');
+      return reply(200, 'text/plain', 'ok');
   }
 }
 
 describe('http integration: requests', () => {
   it('sends a JSON value as JSON and parses a JSON answer', async () => {
-    const peer = await startHttpPeer(api);
+    const peer = await startReceiver(api);
     const output = await runHttp(outboundHttp(), { url: peer.url('/echo'), method: 'POST', headers: { 'X-Trace': 'abc' }, body: { name: 'Ada', tags: [1, 2] } }, context());
     expect(output.status).toBe(201);
     expect(output.headers['content-type']).toBe('application/json; charset=utf-8');
@@ -51,7 +47,7 @@ describe('http integration: requests', () => {
   });
 
   it("sends a string as is, and keeps the user's content type", async () => {
-    const peer = await startHttpPeer(api);
+    const peer = await startReceiver(api);
     const http = outboundHttp();
     const plain = await runHttp(http, { url: peer.url('/echo'), method: 'PUT', headers: {}, body: 'a,b\n1,2' }, context());
     expect(plain.body).toEqual({ method: 'PUT', body: 'a,b\n1,2', type: null });
@@ -60,7 +56,7 @@ describe('http integration: requests', () => {
   });
 
   it('sends GET and DELETE without a body', async () => {
-    const peer = await startHttpPeer(api);
+    const peer = await startReceiver(api);
     const http = outboundHttp();
     for (const method of ['GET', 'DELETE'] as const) {
       const output = await runHttp(http, { url: peer.url('/echo'), method, headers: {}, body: { ignored: true } }, context());
@@ -69,7 +65,7 @@ describe('http integration: requests', () => {
   });
 
   it('returns text for what is not JSON, in its charset, and JSON media types parsed', async () => {
-    const peer = await startHttpPeer(api);
+    const peer = await startReceiver(api);
     const http = outboundHttp();
     const get = (path: string) => runHttp(http, { url: peer.url(path), method: 'GET', headers: {} }, context());
     expect(await get('/text')).toMatchObject({ status: 200, body: 'plain words' });
@@ -79,7 +75,7 @@ describe('http integration: requests', () => {
   });
 
   it('keeps the first 1 MiB of a larger text, and fails on a JSON answer it cannot read whole', async () => {
-    const peer = await startHttpPeer(api);
+    const peer = await startReceiver(api);
     const http = outboundHttp();
     const text = await runHttp(http, { url: peer.url('/big-text'), method: 'GET', headers: {} }, context());
     expect(text.body).toBe('a'.repeat(MAX_HTTP_RESPONSE_BYTES));
@@ -91,7 +87,7 @@ describe('http integration: requests', () => {
 
 describe('http integration: failures', () => {
   it('fails on a non-2xx, naming the status and host and quoting at most 200 characters of the answer', async () => {
-    const peer = await startHttpPeer(api);
+    const peer = await startReceiver(api);
     const error = await rejectionOf(runHttp(outboundHttp(), { url: peer.url('/fail?api_key=SECRET'), method: 'POST', headers: {}, body: {} }, context()));
     expect(error).toBeInstanceOf(IntegrationError);
     expect(error.message).toMatch(new RegExp(`^HTTP 500 from ${peer.host}: \\{"error":"database is down","detail":"x+…$`));
@@ -101,7 +97,7 @@ describe('http integration: failures', () => {
   });
 
   it('does not follow a redirect: the node fails and the target is never asked', async () => {
-    const peer = await startHttpPeer(api);
+    const peer = await startReceiver(api);
     const http = outboundHttp();
     const error = await rejectionOf(runHttp(http, { url: peer.url('/moved'), method: 'GET', headers: {} }, context()));
     expect(error.message).toBe(`HTTP 302 from ${peer.host}: redirects are not followed`);
@@ -110,7 +106,7 @@ describe('http integration: failures', () => {
   });
 
   it('times out after the node time-out when the peer never answers', async () => {
-    const peer = await startHttpPeer(api);
+    const peer = await startReceiver(api);
     const started = performance.now();
     const error = await rejectionOf(runHttp(outboundHttp(), { url: peer.url('/silent'), method: 'GET', headers: {} }, context({ timeoutMs: 300 })));
     expect(error).toBeInstanceOf(IntegrationError);
@@ -119,10 +115,10 @@ describe('http integration: failures', () => {
   });
 
   it('stops at once when the execution is cancelled mid-request', async () => {
-    const peer = await startHttpPeer(api);
+    const peer = await startReceiver(api);
     const controller = new AbortController();
     const pending = rejectionOf(runHttp(outboundHttp(), { url: peer.url('/silent'), method: 'GET', headers: {} }, context({ signal: controller.signal, timeoutMs: 30_000 })));
-    await peer.waitForRequest('/silent');
+    await peer.waitFor(1, { match: '/silent' });
     const started = performance.now();
     controller.abort();
     const error = await pending;
@@ -141,7 +137,7 @@ describe('http integration: failures', () => {
 
 describe('http integration: the SSRF guard', () => {
   it('refuses loopback, by address and by name, without a single connection reaching the peer', async () => {
-    const peer = await startHttpPeer(api);
+    const peer = await startReceiver(api);
     const guarded = outboundHttp(false);
     const port = peer.host.split(':')[1]!;
     for (const [url, reason] of [

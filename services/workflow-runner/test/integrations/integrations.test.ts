@@ -1,10 +1,11 @@
 import type { AddressInfo } from 'node:net';
 import { SMTPServer } from 'smtp-server';
 import { describe, expect, it, onTestFinished } from 'vitest';
+import { startReceiver } from '@agent-platform/kit/testing';
 import { EmailSender } from '../../src/integrations/email-integration.js';
 import { IntegrationError } from '../../src/integrations/integration.js';
 import { Integrations, type IntegrationConfig } from '../../src/integrations/integrations.js';
-import { context, outboundHttp, rejectionOf, startHttpPeer } from './http-peer.js';
+import { context, outboundHttp, rejectionOf } from './outbound.js';
 
 async function smtpPort(subjects: string[]): Promise<number> {
   const server = new SMTPServer({
@@ -27,10 +28,9 @@ async function smtpPort(subjects: string[]): Promise<number> {
 
 describe('Integrations.run', () => {
   it("dispatches on config.service, ignoring the node's timeout_ms key (the context carries it)", async () => {
-    const peer = await startHttpPeer((request, response) => {
-      response.writeHead(200, { 'content-type': request.path === '/slack' ? 'text/html' : 'application/json' });
-      response.end(request.path === '/slack' ? 'ok' : JSON.stringify({ path: request.path }));
-    });
+    const peer = await startReceiver((request) =>
+      request.path === '/slack' ? { headers: { 'content-type': 'text/html' }, body: 'ok' } : { json: { path: request.path } },
+    );
     const subjects: string[] = [];
     const email = new EmailSender({ smtp: { host: '127.0.0.1', port: await smtpPort(subjects), secure: false, from: 'wf@platform.test' } });
     onTestFinished(() => email.close());

@@ -1,43 +1,42 @@
-import type { ServerResponse } from 'node:http';
 import { describe, expect, it } from 'vitest';
+import { startReceiver, type Answer, type ReceivedRequest, type Receiver } from '@agent-platform/kit/testing';
 import { IntegrationError } from '../../src/integrations/integration.js';
 import { runSlack } from '../../src/integrations/slack-integration.js';
-import { context, outboundHttp, rejectionOf, startHttpPeer, type HttpPeer, type PeerRequest } from './http-peer.js';
+import { context, outboundHttp, rejectionOf } from './outbound.js';
 
 const HOOK = '/services/T0001/B0001/SecretHookToken';
 const ARCHIVED = '/services/T0001/B0002/ArchivedToken';
 const BROKEN = '/services/T0001/B0003/BrokenToken';
 
-function answer(response: ServerResponse, status: number, text: string): void {
+function answer(status: number, text: string): Answer {
   // Slack answers in text/html whatever the outcome.
-  response.writeHead(status, { 'content-type': 'text/html' });
-  response.end(text);
+  return { status, headers: { 'content-type': 'text/html' }, body: text };
 }
 
 /**
  * Slack's incoming-webhook protocol: POST a JSON object with `text` to the hook's URL; 200 `ok`,
  * or an error status with the error's name as the body.
  */
-function slack(request: PeerRequest, response: ServerResponse): void {
-  if (request.path === '/not-slack') return answer(response, 200, '<html><body>Welcome</body></html>');
-  if (request.path === BROKEN) return answer(response, 400, 'invalid_payload'); // a hook that cannot read what it got
-  if (request.path === ARCHIVED) return answer(response, 410, 'channel_is_archived');
-  if (request.path !== HOOK) return answer(response, 404, 'no_service');
-  if (request.method !== 'POST') return answer(response, 405, 'invalid_method');
+function slack(request: ReceivedRequest): Answer {
+  if (request.path === '/not-slack') return answer(200, '<html><body>Welcome</body></html>');
+  if (request.path === BROKEN) return answer(400, 'invalid_payload'); // a hook that cannot read what it got
+  if (request.path === ARCHIVED) return answer(410, 'channel_is_archived');
+  if (request.path !== HOOK) return answer(404, 'no_service');
+  if (request.method !== 'POST') return answer(405, 'invalid_method');
   let payload: unknown;
   try {
     payload = request.headers['content-type']?.startsWith('application/json') ? JSON.parse(request.body) : undefined;
   } catch {
     payload = undefined;
   }
-  if (typeof payload !== 'object' || payload === null || Array.isArray(payload)) return answer(response, 400, 'invalid_payload');
+  if (typeof payload !== 'object' || payload === null || Array.isArray(payload)) return answer(400, 'invalid_payload');
   const { text } = payload as { text?: unknown };
-  if (typeof text !== 'string' || text.trim() === '') return answer(response, 400, 'no_text');
-  return answer(response, 200, 'ok');
+  if (typeof text !== 'string' || text.trim() === '') return answer(400, 'no_text');
+  return answer(200, 'ok');
 }
 
-async function slackPeer(): Promise<HttpPeer> {
-  return startHttpPeer(slack);
+async function slackPeer(): Promise<Receiver> {
+  return startReceiver(slack);
 }
 
 describe('slack integration', () => {

@@ -1,5 +1,3 @@
-import { createServer, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { createLogger, newId } from '@agent-platform/kit';
 import { InProcessEventBus } from '@agent-platform/kit/events';
 import { GrpcChannel, PrincipalKind, type Principal, type PromiseClient } from '@agent-platform/kit/grpc';
@@ -104,22 +102,4 @@ export function runnerTest(env: Record<string, string> = {}) {
 
 export function statusesOf(execution: Execution): Record<string, string> {
   return Object.fromEntries(execution.nodeExecutions.map((node) => [node.nodeId, node.status]));
-}
-
-/**
- * An HTTP receiver that answers nothing until the test says so: `held` are the responses waiting,
- * in arrival order. Every held response is cut and the server closed when the test finishes.
- */
-export async function startHoldingReceiver(onTestFinished: (cleanup: () => Promise<void>) => void): Promise<{ url: string; held: ServerResponse[] }> {
-  const held: ServerResponse[] = [];
-  const server = createServer((request, response) => {
-    request.resume();
-    held.push(response);
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  onTestFinished(async () => {
-    for (const response of held) response.destroy();
-    await new Promise<void>((resolve) => server.close(() => resolve()));
-  });
-  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, held };
 }

@@ -1,12 +1,12 @@
 import { createHash } from 'node:crypto';
 import { Migration } from '@mikro-orm/migrations';
-import type { Orm } from '../db/orm.js';
-import { initOrm, type NamedMigration } from '../db/orm.js';
-import type { Logger } from '../logger.js';
-import { createTestDatabase, type TestDatabase } from '../testing/database.js';
-import type { EventBus, EventConsumer, Subscription } from './bus.js';
-import { newEvent, type EventEnvelope } from './envelope.js';
-import { OUTBOX_TABLE_SQL, OutboxSchema, recordEvent } from './outbox.js';
+import type { Orm } from '../../src/db/orm.js';
+import { initOrm, type NamedMigration } from '../../src/db/orm.js';
+import type { Logger } from '../../src/logger.js';
+import { createTestDatabase, type TestDatabase } from '../../src/testing/database.js';
+import type { EventBus, EventConsumer, Subscription } from '../../src/events/bus.js';
+import { newEvent, type EventEnvelope } from '../../src/events/envelope.js';
+import { OUTBOX_TABLE_SQL, OutboxSchema, recordEvent } from '../../src/events/outbox.js';
 
 // Test support for the relay's tests: an outbox-only database and a bus whose answers a test controls.
 
@@ -36,17 +36,21 @@ export function createOutboxDatabase(logger: Logger): Promise<TestDatabase> {
   });
 }
 
+/** The `created_at` of the last event written, in ms: each next one is stamped at least 1 ms later. */
+let lastCreatedAt = 0;
+
 /**
- * Commits `count` events, one transaction each, as a service would, a millisecond apart so the
- * order the relay must keep is unambiguous. Returns them in that order.
+ * Commits `count` events, one transaction each, as a service would, each stamped (`created_at`,
+ * millisecond precision) at least a millisecond after the one before, so the order the relay must
+ * keep is unambiguous. Returns them in that order.
  */
 export async function writeEvents(orm: Orm, count: number, tenantId = 'tnt_relay'): Promise<EventEnvelope<object>[]> {
   const written: EventEnvelope<object>[] = [];
   for (let i = 0; i < count; i += 1) {
-    const event = newEvent('note.created', tenantId, { index: i, note: { title: `n${i}`, body: 'b' } });
+    lastCreatedAt = Math.max(Date.now(), lastCreatedAt + 1);
+    const event = newEvent('note.created', tenantId, { index: i, note: { title: `n${i}`, body: 'b' } }, new Date(lastCreatedAt));
     await orm.em.fork().transactional((em) => recordEvent(em, event));
     written.push(event);
-    await new Promise((resolve) => setTimeout(resolve, 1));
   }
   return written;
 }

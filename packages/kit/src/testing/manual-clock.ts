@@ -1,0 +1,59 @@
+import type { Clock } from '../clock.js';
+
+interface Sleeper {
+  due: number;
+  wake: () => void;
+}
+
+/**
+ * A clock for tests: time moves only when `advance` is called, and `untilSleeping` tells when the
+ * code under test has started to wait on it, so a test can move time at that moment.
+ */
+export class ManualClock implements Clock {
+  private current: number;
+  private sleepers: Sleeper[] = [];
+  private watchers: (() => void)[] = [];
+
+  constructor(start = Date.UTC(2025, 0, 1)) {
+    this.current = start;
+  }
+
+  now(): number {
+    return this.current;
+  }
+
+  sleep(ms: number, signal?: AbortSignal): Promise<void> {
+    if (signal?.aborted) return Promise.resolve();
+    return new Promise((resolve) => {
+      const sleeper: Sleeper = {
+        due: this.current + Math.max(ms, 0),
+        wake: () => {
+          this.sleepers = this.sleepers.filter((other) => other !== sleeper);
+          signal?.removeEventListener('abort', sleeper.wake);
+          resolve();
+        },
+      };
+      this.sleepers.push(sleeper);
+      signal?.addEventListener('abort', sleeper.wake, { once: true });
+      for (const watcher of this.watchers.splice(0)) watcher();
+    });
+  }
+
+  /** How many waits are pending on this clock. */
+  get sleeping(): number {
+    return this.sleepers.length;
+  }
+
+  /** Resolves once at least one wait is pending on this clock (at once when one already is). */
+  untilSleeping(): Promise<void> {
+    if (this.sleepers.length > 0) return Promise.resolve();
+    return new Promise((resolve) => this.watchers.push(resolve));
+  }
+
+  /** Moves time forward by `ms`, ending every wait that falls due, earliest first. */
+  advance(ms: number): void {
+    this.current += ms;
+    const due = this.sleepers.filter((sleeper) => sleeper.due <= this.current).sort((a, b) => a.due - b.due);
+    for (const sleeper of due) sleeper.wake();
+  }
+}
