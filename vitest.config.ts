@@ -8,8 +8,13 @@ import { defineConfig } from 'vitest/config';
 // Vitest also hands this list to its workers as --conditions, and require() would then load
 // packages' ESM entries (pg's require('pg-pool') would get a module namespace, not the class).
 const conditions = ['agent-platform-source', 'node', 'development|production'];
+// The gateway's routes are imported by @fastify/autoload (gateway/src/routes/api.ts). Left external,
+// its import() would reach Node itself: Node strips the types of a route's .ts file but finds no
+// `.js` files it imports, and modules Node did load would be other instances than the tests' (a
+// second DomainError class). Processed by Vite, its imports join the tests' module graph.
+const viteProcessed = ['@fastify/autoload'];
 // Projects do not inherit the root config: each one is given them.
-const sourceResolution = { ssr: { resolve: { conditions } } };
+const sourceResolution = { ssr: { resolve: { conditions }, noExternal: viteProcessed } };
 
 // One workspace, a project per package, plus the end-to-end suites run once per deployment mode.
 export default defineConfig({

@@ -61,6 +61,21 @@ describe.each(SERVICES)('the image of %s', (service) => {
   });
 });
 
+it('builds the gateway from its image with every route, which @fastify/autoload imports only then', { timeout: 60_000 }, async () => {
+  const { nodeOptions } = await imageRuntime();
+  // The route plugins are outside the static module graph the test above imports: autoload finds
+  // and imports them when the app is built. Building it over inert backends (as `pnpm openapi`
+  // does) imports every one from the image, and its document must list every path.
+  const script = "const { buildOpenApiDocument } = await import('./dist/openapi/document.js'); console.log(JSON.stringify(Object.keys((await buildOpenApiDocument()).paths)))";
+  const { stdout, stderr } = await run(process.execPath, ['--input-type=module', '-e', script], {
+    cwd: join(root, 'gateway'),
+    env: { PATH: process.env.PATH, NODE_OPTIONS: nodeOptions, NODE_ENV: 'production' },
+  });
+  expect(stderr).toBe('');
+  const committed = JSON.parse(await readFile(join(REPO_ROOT, 'openapi.json'), 'utf8')) as { paths: Record<string, unknown> };
+  expect(JSON.parse(stdout)).toEqual(Object.keys(committed.paths));
+});
+
 it('starts identity from its image as the ENTRYPOINT runs it, and stops cleanly', { timeout: 120_000 }, async () => {
   const { nodeOptions, entrypoint } = await imageRuntime();
   const [command, ...args] = entrypoint;

@@ -1,7 +1,7 @@
 import { DomainError } from '@agent-platform/kit';
 import { describe, expect, it } from 'vitest';
 import { hasScope, roleAtLeast } from '@agent-platform/kit';
-import { authorize, POLICIES, policyFor, type RoutePolicy } from './policy.js';
+import { authorize, POLICIES, policyFor, routeTableDrift, type RoutePolicy } from './policy.js';
 import type { AuthenticatedPrincipal } from './principal.js';
 
 function principal(overrides: Partial<AuthenticatedPrincipal>): AuthenticatedPrincipal {
@@ -78,6 +78,12 @@ describe('the policy table', () => {
       'POST /memory/documents': MEMORY_WRITE,
       'DELETE /memory/documents/:document_id': MEMORY_WRITE,
     });
+  });
+
+  it('tells the routes without a row from the rows without a route', () => {
+    const routed = Object.keys(POLICIES).filter((key) => key !== 'GET /auth/me');
+    expect(routeTableDrift([...routed, 'GET /auth/nope', 'GET /auth/nope'])).toEqual({ unlisted: ['GET /auth/nope'], unrouted: ['GET /auth/me'] });
+    expect(routeTableDrift(Object.keys(POLICIES))).toEqual({ unlisted: [], unrouted: [] });
   });
 
   it('finds rows by method and path', () => {

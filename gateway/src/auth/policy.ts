@@ -30,8 +30,11 @@ const WORKFLOWS_EXECUTE = userOrKey(ACCESS.workflows.execute);
 
 /**
  * THE table: every route of the versioned API, keyed `METHOD /path` below `/api/v1` (and `/v1`).
- * A route missing here fails at start. `docs/api.md` reproduces it. Rows are decisions §3 (least
- * role in the tenant) and §4 (the scope an API key also needs; `user` rows refuse keys).
+ * The routes themselves are the folder tree under src/routes/api/v1 (`_agent_id/` is `:agent_id`);
+ * the gateway refuses to start when a route has no row here or a row has no route (routeTableDrift,
+ * checked by routes/api.ts), so the two cannot drift. `docs/api.md` reproduces it, the OpenAPI
+ * security comes from it, and the e2e security suite runs once per row. Rows are decisions §3
+ * (least role in the tenant) and §4 (the scope an API key also needs; `user` rows refuse keys).
  */
 export const POLICIES = {
   'POST /auth/register': { auth: 'none' },
@@ -98,6 +101,18 @@ export type PolicyKey = keyof typeof POLICIES;
 export function policyFor(method: string, path: string): RoutePolicy | undefined {
   const key = `${method.toUpperCase()} ${path}`;
   return Object.hasOwn(POLICIES, key) ? POLICIES[key as PolicyKey] : undefined;
+}
+
+/**
+ * The table against the routes really registered, given as `METHOD /path` keys like its own:
+ * the routes without a row and the rows without a route. Both empty, or the gateway does not start.
+ */
+export function routeTableDrift(routeKeys: Iterable<string>): { unlisted: string[]; unrouted: string[] } {
+  const routed = new Set(routeKeys);
+  return {
+    unlisted: [...routed].filter((key) => !Object.hasOwn(POLICIES, key)),
+    unrouted: Object.keys(POLICIES).filter((key) => !routed.has(key)),
+  };
 }
 
 /**

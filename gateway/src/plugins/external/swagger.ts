@@ -6,7 +6,7 @@ import { withSuccessDescriptions } from '../../openapi/success-descriptions.js';
 import { withoutUnusedSchemas } from '../../openapi/unused-schemas.js';
 
 const DESCRIPTION = [
-  'The REST API of the agent platform (spec/agent-platform-api.md, with spec/decisions.md).',
+  'The REST API of the agent platform (the API specification, with docs/decisions.md).',
   '',
   'Every path is listed under its canonical prefix `/api/v1`. The prefix `/v1` is an exact alias:',
   'the same operations answer there, with the same requests and responses, and are not listed twice.',

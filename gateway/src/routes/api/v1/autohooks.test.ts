@@ -1,7 +1,7 @@
 import Fastify from 'fastify';
 import { serializerCompiler, validatorCompiler } from 'fastify-type-provider-zod';
 import { describe, expect, it } from 'vitest';
-import { apiHooks } from './autohooks.js';
+import autohooks, { API_HOOK_OPTIONS, apiHooks, type ApiHookOptions } from './autohooks.js';
 
 /** Fastify with the gateway's compilers: the hooks add zod response schemas (the Error body). */
 function zodFastify(options: { exposeHeadRoutes: boolean }) {
@@ -12,17 +12,48 @@ function zodFastify(options: { exposeHeadRoutes: boolean }) {
 }
 
 describe('apiHooks', () => {
-  it('refuses to start with a route missing from the policy table', async () => {
+  it('leaves a route missing from the policy table without a row, closed to every request', async () => {
     const app = Fastify();
-    void app.register(
+    await app.register(
       (api, _options, done) => {
-        apiHooks(api, { documented: true });
+        apiHooks(api, { prefix: '/api/v1', documented: true });
         api.get('/auth/unlisted', () => 'never');
         done();
       },
       { prefix: '/api/v1' },
     );
-    await expect(app.ready()).rejects.toThrow('No policy for GET /auth/unlisted');
+    const response = await app.inject({ method: 'GET', url: '/api/v1/auth/unlisted' });
+    expect(response.statusCode).toBe(500);
+    expect(response.body).not.toContain('never');
+    await app.close();
+  });
+
+  it('takes its options from the mount, as autoload registers it without any', async () => {
+    const app = zodFastify({ exposeHeadRoutes: false });
+    const seen: { url: string; config?: unknown; schema?: { hide?: boolean } }[] = [];
+    app.addHook('onRoute', (route) => {
+      seen.push(route);
+    });
+    await app.register(
+      (mount, _options, done) => {
+        mount.decorate(API_HOOK_OPTIONS, { prefix: mount.prefix, documented: false } satisfies ApiHookOptions);
+        // A folder's scope below the mount, with the folder's prefix, as autoload makes it.
+        void mount.register(
+          (folder, _folderOptions, folderDone) => {
+            autohooks(folder, {}, () => {});
+            folder.get('/credits', () => 'credits');
+            folderDone();
+          },
+          { prefix: '/billing' },
+        );
+        done();
+      },
+      { prefix: '/v1' },
+    );
+    await app.ready();
+    expect(seen.map(({ url, config, schema }) => ({ url, config, hide: schema?.hide }))).toEqual([
+      { url: '/v1/billing/credits', config: { policy: { auth: 'user-or-key', minRole: 'viewer', scope: 'billing:read' } }, hide: true },
+    ]);
     await app.close();
   });
 
@@ -35,7 +66,7 @@ describe('apiHooks', () => {
     for (const [prefix, documented] of [['/api/v1', true], ['/v1', false]] as const) {
       await app.register(
         (api, _options, done) => {
-          apiHooks(api, { documented });
+          apiHooks(api, { prefix, documented });
           api.get('/auth/me', () => 'me');
           api.post('/auth/login', () => 'login');
           done();
@@ -67,7 +98,7 @@ describe('apiHooks', () => {
     });
     await app.register(
       (api, _options, done) => {
-        apiHooks(api, { documented: true });
+        apiHooks(api, { prefix: '/api/v1', documented: true });
         api.get('/billing/credits', () => 'credits');
         done();
       },

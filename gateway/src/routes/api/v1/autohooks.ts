@@ -1,39 +1,55 @@
 import { DomainError } from '@agent-platform/kit';
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyPluginCallback, FastifyReply, FastifyRequest } from 'fastify';
 import { bearerCredential, requestedTenant } from '../../../auth/credentials.js';
 import { authorize, policyFor, type RoutePolicy } from '../../../auth/policy.js';
 import { impliedErrors, withImpliedErrors } from '../../../http/error-responses.js';
 import type { AuthenticatedPrincipal } from '../../../auth/principal.js';
 
+/**
+ * What the API's mount (routes/api.ts) tells these hooks. autoload registers an autohooks file
+ * without options, so the mount decorates its scope with them (`API_HOOK_OPTIONS`).
+ */
 export interface ApiHookOptions {
+  /** The mount's prefix, /api/v1 or /v1: the policy table's paths are relative to it. */
+  prefix: string;
   /** False for the /v1 alias: same operations, left out of the OpenAPI document. */
   documented: boolean;
 }
 
-function routeKeyPath(url: string, base: string): string {
-  const path = url.slice(base.length);
+/** The name of the mount's decorator holding its `ApiHookOptions`. */
+export const API_HOOK_OPTIONS = 'apiHookOptions';
+
+/** A route's key in the policy table: its URL below the mount's prefix, without a trailing slash. */
+export function routeKeyPath(url: string, prefix: string): string {
+  const path = url.slice(prefix.length);
   return path.length > 1 && path.endsWith('/') ? path.slice(0, -1) : path;
 }
 
 /**
- * The API's hooks (fastify/demo's autohooks, applied to every route below this prefix): each
- * route gets its row of the policy table when registered, and every request is authenticated,
- * rate limited and authorised by that row before its body is even read.
+ * The API's hooks (fastify/demo's autohooks): @fastify/autoload applies this file to every folder
+ * below api/v1 (`cascadeHooks`), in the scope of the folder's routes. Each route gets its row of
+ * the policy table when registered, and every request is authenticated, rate limited and
+ * authorised by that row before its body is even read.
+ */
+const autohooks: FastifyPluginCallback = (app, _options, done) => {
+  apiHooks(app, app.getDecorator<ApiHookOptions>(API_HOOK_OPTIONS));
+  done();
+};
+
+export default autohooks;
+
+/**
+ * The hooks themselves, on the routes of `app`'s scope. A route without a row gets no policy and
+ * fails closed on every request; the mount refuses to start with one (routes/api.ts).
  */
 export function apiHooks(app: FastifyInstance, options: ApiHookOptions): void {
-  const base = app.prefix;
-  const unlisted: string[] = [];
-
   app.addHook('onRoute', (route) => {
     const methods = Array.isArray(route.method) ? route.method : [route.method];
-    const path = routeKeyPath(route.url, base);
+    const path = routeKeyPath(route.url, options.prefix);
     // A HEAD route is GET's twin (when Fastify exposes them) and shares its row.
     const policies = methods.map((method) => policyFor(method === 'HEAD' ? 'GET' : method, path));
     const policy = policies[0];
-    if (!policy || policies.some((other) => other !== policy)) {
-      unlisted.push(`${methods.join(',')} ${path}`);
-      return;
-    }
+    if (!policy || policies.some((other) => other !== policy)) return;
     route.config = { ...route.config, policy };
     route.schema = {
       ...route.schema,
@@ -41,11 +57,6 @@ export function apiHooks(app: FastifyInstance, options: ApiHookOptions): void {
       response: withImpliedErrors(route.schema?.response as Record<string, unknown> | undefined, impliedErrors({ methods, schema: route.schema }, policy)),
       ...(options.documented ? {} : { hide: true }),
     };
-  });
-
-  // A route without a row fails the start (and would fail closed on every request meanwhile).
-  app.addHook('onReady', (done) => {
-    done(unlisted.length === 0 ? undefined : new Error(`No policy for ${unlisted.join('; ')}: add the routes to src/auth/policy.ts`));
   });
 
   app.addHook('onRequest', async (request, reply) => {
