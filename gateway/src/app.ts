@@ -17,15 +17,20 @@ import workflowRunner from './plugins/app/workflow-runner.js';
 import configPlugin from './plugins/external/config.js';
 import redis from './plugins/external/redis.js';
 import swagger from './plugins/external/swagger.js';
-import api from './routes/api/v1/index.js';
+import api from './routes/api.js';
 import healthRoutes from './routes/health.js';
 import hookRoutes from './routes/hooks.js';
+import metricsRoute, { type MetricsHandler } from './routes/metrics.js';
 import openapiRoute from './routes/openapi.js';
 import './types.js';
 
 export interface GatewayAppOptions {
   config: GatewayConfig;
   backends?: BackendTransports | undefined;
+  /** Milliseconds since the epoch, for token and API-key expiry and the rate-limit windows. */
+  now: () => number;
+  /** Serves `/metrics` on the gateway's port (the all-in-one mode); without it there is no such route. */
+  metrics?: MetricsHandler | undefined;
 }
 
 /** The all-in-one launcher's in-process transports; a backend without one is called at its address. */
@@ -67,15 +72,16 @@ const gatewayApp: FastifyPluginAsync<GatewayAppOptions> = async (app, options) =
   await app.register(agentMemory, { transport: backends.agentMemory });
   await app.register(webhooks, { transport: backends.webhookDispatcher });
   await app.register(workflowRunner, { transport: backends.workflowRunner });
-  await app.register(stores);
-  await app.register(authentication);
-  await app.register(rateLimits);
+  await app.register(stores, { now: options.now });
+  await app.register(authentication, { now: options.now });
+  await app.register(rateLimits, { now: options.now });
 
   const bodyLimit = options.config.BODY_LIMIT_BYTES;
   app.setErrorHandler((error, request, reply) => sendError(error, request, reply, bodyLimit));
   app.setNotFoundHandler((request, reply) => sendError(new DomainError('not_found', 'No such route.'), request, reply, bodyLimit));
 
   await app.register(healthRoutes);
+  if (options.metrics) await app.register(metricsRoute, { handler: options.metrics });
   await app.register(openapiRoute);
   await app.register(hookRoutes);
   await app.register(api, { prefix: '/api/v1', documented: true });

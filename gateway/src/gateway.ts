@@ -5,10 +5,21 @@ import gatewayApp, { type BackendTransports } from './app.js';
 import type { GatewayConfig } from './config.js';
 import { sendError } from './http/errors.js';
 import { requestIdOf } from './plugins/app/request-context.js';
+import type { MetricsHandler } from './routes/metrics.js';
 
 export { loadGatewayConfig, type GatewayConfig } from './config.js';
 export { POLICIES, type RoutePolicy } from './auth/policy.js';
 export type { BackendTransports } from './app.js';
+export type { MetricsHandler } from './routes/metrics.js';
+
+export interface GatewayDeps {
+  logger: Logger;
+  backends?: BackendTransports;
+  /** The clock that token and key expiry are judged by (milliseconds since the epoch); tests move it. */
+  now?: () => number;
+  /** Serves `/metrics` on the gateway's own port: the all-in-one launcher passes its telemetry's. */
+  metrics?: MetricsHandler;
+}
 
 export interface Gateway {
   app: FastifyInstance;
@@ -20,7 +31,7 @@ export interface Gateway {
  * Builds the gateway from its configuration (main.ts, the local launcher and the tests call this).
  * `backends` are the all-in-one mode's in-process transports to the services.
  */
-export async function buildGateway(config: GatewayConfig, deps: { logger: Logger; backends?: BackendTransports }): Promise<Gateway> {
+export async function buildGateway(config: GatewayConfig, deps: GatewayDeps): Promise<Gateway> {
   // kit's pino Logger, seen as Fastify's base logger so the instance keeps its default generics.
   const loggerInstance: FastifyBaseLogger = deps.logger;
   const app = Fastify({
@@ -40,7 +51,7 @@ export async function buildGateway(config: GatewayConfig, deps: { logger: Logger
       sendError(error, request, reply, config.BODY_LIMIT_BYTES);
     },
   });
-  await app.register(gatewayApp, { config, backends: deps.backends });
+  await app.register(gatewayApp, { config, backends: deps.backends, now: deps.now ?? Date.now, metrics: deps.metrics });
   await app.ready();
 
   return {

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdir } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { buildAgentMemoryService } from '@agent-platform/agent-memory';
-import { buildGateway } from '@agent-platform/gateway';
+import { buildGateway, type BackendTransports, type Gateway, type GatewayDeps, type MetricsHandler } from '@agent-platform/gateway';
 import { buildIdentityService } from '@agent-platform/identity';
 import { createLogger, type Logger } from '@agent-platform/kit';
 import type { InProcessServing } from '@agent-platform/kit/grpc';
@@ -19,7 +19,24 @@ export interface LocalPlatform {
   url: string;
   /** The database of each service, by service name (tests inspect and drop them). */
   databases: Readonly<Record<ServiceName, string>>;
+  /** The gateway itself: tests inject requests into its Fastify app without a socket. */
+  gateway: Gateway;
   stop(): Promise<void>;
+}
+
+/** What `pnpm start` (metrics only) and a test assembling the platform may choose. */
+export interface LocalPlatformOptions {
+  /** Serves `/metrics` on the gateway's port: `pnpm start` passes its telemetry's. */
+  metrics?: MetricsHandler;
+  /** Databases made beforehand (cloned from migrated templates), instead of `<prefix><service>`. */
+  databases?: Readonly<Record<ServiceName, string>>;
+  /**
+   * Wraps the gateway's in-process transports to the services, e.g. to record calls or to make one
+   * fail on demand; the services behind them are the real ones.
+   */
+  wrapBackends?: (real: Required<BackendTransports>) => BackendTransports;
+  /** The gateway's clock (tests outlast a token or a key with it) and logger (tests read its lines). */
+  gateway?: Partial<Pick<GatewayDeps, 'now' | 'logger'>>;
 }
 
 /** The services with a database of their own, as in the distributed mode. */
@@ -37,7 +54,7 @@ export function databaseNames(prefix: string): Record<ServiceName, string> {
  * configuration names them, a PostgreSQL server and NATS). `pnpm start`, the integration tests
  * and the benchmarks all assemble the platform here. Stops in reverse order.
  */
-export async function startLocalPlatform(config: LocalConfig, logger: Logger): Promise<LocalPlatform> {
+export async function startLocalPlatform(config: LocalConfig, logger: Logger, options: LocalPlatformOptions = {}): Promise<LocalPlatform> {
   const stack: (() => Promise<void>)[] = [];
   const stop = async () => {
     for (const step of stack.reverse()) {
@@ -48,7 +65,7 @@ export async function startLocalPlatform(config: LocalConfig, logger: Logger): P
   const { launcher } = config;
   // Chosen once: every client in this process either calls its service directly or over loopback.
   const inProcess = (service: InProcessServing) => (launcher.GRPC_TRANSPORT === 'in-process' ? service.inProcess : undefined);
-  const databases = databaseNames(launcher.DATABASE_NAME_PREFIX);
+  const databases = options.databases ?? databaseNames(launcher.DATABASE_NAME_PREFIX);
 
   try {
     const database = await openDatabaseServer(config, Object.values(databases), logger);
@@ -123,23 +140,39 @@ export async function startLocalPlatform(config: LocalConfig, logger: Logger): P
         WORKFLOW_INGRESS_URL: `http://127.0.0.1:${ingressPort}`,
       },
       {
-        logger: serviceLogger('gateway', config),
-        backends: {
-          identity: inProcess(identity),
-          agentMemory: inProcess(agentMemory),
-          webhookDispatcher: inProcess(webhookDispatcher),
-          workflowRunner: inProcess(workflowRunner),
-        },
+        logger: options.gateway?.logger ?? serviceLogger('gateway', config),
+        ...(options.gateway?.now ? { now: options.gateway.now } : {}),
+        ...(options.metrics ? { metrics: options.metrics } : {}),
+        backends: gatewayBackends(
+          {
+            identity: identity.inProcess,
+            agentMemory: agentMemory.inProcess,
+            webhookDispatcher: webhookDispatcher.inProcess,
+            workflowRunner: workflowRunner.inProcess,
+          },
+          launcher.GRPC_TRANSPORT,
+          options.wrapBackends,
+        ),
       },
     );
     const { url } = await gateway.start();
     stack.push(() => gateway.stop());
 
-    return { url, databases, stop };
+    return { url, databases, gateway, stop };
   } catch (error) {
     await stop();
     throw error;
   }
+}
+
+/** The gateway's transports: the services in this process, or none (their addresses) over the network. */
+function gatewayBackends(
+  inProcessTransports: Required<BackendTransports>,
+  transport: LocalConfig['launcher']['GRPC_TRANSPORT'],
+  wrap: LocalPlatformOptions['wrapBackends'],
+): BackendTransports {
+  if (wrap) return wrap(inProcessTransports);
+  return transport === 'in-process' ? inProcessTransports : {};
 }
 
 /**

@@ -1,11 +1,9 @@
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { uniquePrefix } from '../testing/harness.js';
+import { TEST_REDIS_URL, uniquePrefix } from '../../test/support/redis.js';
 import { MemoryRateLimitStore } from './memory-rate-limit-store.js';
 import type { RateLimitStore } from './rate-limit-store.js';
 import { RedisRateLimitStore } from './redis-rate-limit-store.js';
-
-const REDIS_URL = process.env['TEST_REDIS_URL'] ?? 'redis://127.0.0.1:6379';
 
 /** A controllable clock (epoch ms), starting 10 s into a minute, in the middle of a day. */
 class Clock {
@@ -15,7 +13,7 @@ class Clock {
 
 let redis: Redis;
 beforeAll(() => {
-  redis = new Redis(REDIS_URL);
+  redis = new Redis(TEST_REDIS_URL);
 });
 afterAll(async () => {
   await redis.quit();

@@ -27,6 +27,8 @@ import { vectorStoreFrom } from './vectors/select.js';
 import type { VectorStore } from './vectors/vector-store.js';
 
 export { loadAgentMemoryConfig, type AgentMemoryConfig } from './config.js';
+/** The schema's migrations, and the connection that applies them (test templates clone the result). */
+export { migrations, openDatabase } from './database.js';
 /** Up to this many vectors an agent's index searches exactly and builds no HNSW graph. */
 export { DEFAULT_EXACT_SEARCH_MAX_VECTORS } from './vectors/embedded-vector-store.js';
 

@@ -29,6 +29,8 @@ import { UsersRepository } from './users/users.repository.js';
 import { UsersService } from './users/users.service.js';
 
 export { loadIdentityConfig, type IdentityConfig } from './config.js';
+/** The schema's migrations, and the connection that applies them (test templates clone the result). */
+export { migrations, openDatabase } from './database.js';
 
 export interface IdentityService extends InProcessServing {
   start(): Promise<{ port: number }>;

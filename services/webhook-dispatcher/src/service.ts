@@ -20,6 +20,8 @@ import { WebhooksRepository } from './webhooks/webhooks.repository.js';
 import { WebhooksService } from './webhooks/webhooks.service.js';
 
 export { loadWebhookDispatcherConfig, type WebhookDispatcherConfig } from './config.js';
+/** The schema's migrations, and the connection that applies them (test templates clone the result). */
+export { migrations, openDatabase } from './database.js';
 
 /** The durable consumer every replica shares: each event is fanned out by one of them. */
 export const CONSUMER_NAME = 'webhook-dispatcher';

@@ -28,6 +28,8 @@ import { WorkflowsRepository } from './workflows/workflows.repository.js';
 import { WorkflowsService } from './workflows/workflows.service.js';
 
 export { loadWorkflowRunnerConfig, type WorkflowRunnerConfig } from './config.js';
+/** The schema's migrations, and the connection that applies them (test templates clone the result). */
+export { migrations, openDatabase } from './database.js';
 
 export interface WorkflowRunnerService extends InProcessServing {
   /** `port` is gRPC's, `ingressPort` the inbound webhooks' HTTP port. */

@@ -7,13 +7,14 @@ import { PrincipalResolver } from '../../auth/principal-resolver.js';
  * (memberships and API keys, cached briefly). The routes' autohooks call them.
  */
 export default fp(
-  (app, _options, done) => {
+  (app, options: { now: () => number }, done) => {
     const { config, identity } = app;
     const accessTokens = new AccessTokenVerifier({
       fetchKeys: async () => (await identity.auth.getJwks({})).keys,
       issuer: config.JWT_ISSUER,
       audience: config.JWT_AUDIENCE,
       minRefreshIntervalMs: config.JWKS_REFRESH_MIN_INTERVAL_MS,
+      now: options.now,
     });
     app.decorate('accessTokens', accessTokens);
     app.decorate(
@@ -24,6 +25,7 @@ export default fp(
         cache: app.authCache,
         ttlSeconds: config.AUTH_CACHE_TTL_SECONDS,
         logger: app.log.child({ component: 'principals' }),
+        now: options.now,
       }),
     );
     app.decorateRequest('principal', null);

@@ -6,13 +6,16 @@ import type { RateLimitStore } from '../../adapters/rate-limit-store.js';
 import { RedisAuthCache } from '../../adapters/redis-auth-cache.js';
 import { RedisRateLimitStore } from '../../adapters/redis-rate-limit-store.js';
 
-/** The adapters, chosen once from the configuration: Redis when REDIS_URL is set, else in-process. */
+/**
+ * The adapters, chosen once from the configuration: Redis when REDIS_URL is set, else in-process.
+ * `now` (epoch milliseconds) places requests in rate-limit windows, on every replica alike.
+ */
 export default fp(
-  (app, _options, done) => {
+  (app, options: { now: () => number }, done) => {
     const { redis, config } = app;
     const rateLimitStore: RateLimitStore = redis
-      ? new RedisRateLimitStore(redis, { prefix: config.REDIS_KEY_PREFIX })
-      : new MemoryRateLimitStore();
+      ? new RedisRateLimitStore(redis, { prefix: config.REDIS_KEY_PREFIX, now: options.now })
+      : new MemoryRateLimitStore({ now: options.now });
     const authCache: AuthCache = redis ? new RedisAuthCache(redis, { prefix: config.REDIS_KEY_PREFIX }) : new MemoryAuthCache();
     app.decorate('rateLimitStore', rateLimitStore);
     app.decorate('authCache', authCache);

@@ -29,8 +29,9 @@ export class TenantsRepository {
     return this.em.findOne(Membership, { userId }, { orderBy: [{ createdAt: 'asc' }, { tenantId: 'asc' }] });
   }
 
+  /** Newest first, as every list (decisions §5). */
   membersOfTenant(tenantId: string): Promise<Membership[]> {
-    return this.em.find(Membership, { tenantId }, { orderBy: [{ createdAt: 'asc' }, { userId: 'asc' }] });
+    return this.em.find(Membership, { tenantId }, { orderBy: [{ createdAt: 'desc' }, { userId: 'desc' }] });
   }
 
   /** Inserts now; an existing membership fails on MEMBERSHIPS_PKEY. */

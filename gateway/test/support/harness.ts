@@ -1,12 +1,11 @@
-import { randomBytes, randomUUID } from 'node:crypto';
-import { createLogger, type Logger } from '@agent-platform/kit';
+import { randomBytes } from 'node:crypto';
+import type { Logger } from '@agent-platform/kit';
 import type { FastifyInstance, InjectOptions } from 'fastify';
 import { expect } from 'vitest';
-import { buildGateway, loadGatewayConfig, type Gateway, type GatewayConfig } from '../gateway.js';
-import { AgentMemoryDouble } from './agent-memory-double.js';
-import { IdentityDouble } from './identity-double.js';
-import { WebhooksDouble } from './webhooks-double.js';
-import { WorkflowRunnerDouble } from './workflow-runner-double.js';
+import { startTestPlatform, type TestPlatform } from '../../../test/support/platform.js';
+import { Upstream } from './upstream.js';
+
+export { uniquePrefix } from './redis.js';
 
 export const PASSWORD = 'correct horse battery staple';
 export const ISO_MS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
@@ -35,59 +34,76 @@ export function expectError(response: { statusCode: number; body: string }, stat
   return body;
 }
 
+/** The gateway's clock: real time plus what a test added. */
+export class TestClock {
+  private offsetMs = 0;
+  readonly now = (): number => Date.now() + this.offsetMs;
+  advance(ms: number): void {
+    this.offsetMs += ms;
+  }
+  /**
+   * Moves to the start of the next window of `seconds` (rate-limit windows are aligned to the
+   * epoch), so what a test counts next has the whole window ahead of it. Returns the new time.
+   */
+  advanceToNextWindow(seconds: number): number {
+    const lengthMs = seconds * 1000;
+    this.advance(lengthMs - (this.now() % lengthMs));
+    return this.now();
+  }
+}
+
 export interface Harness {
-  identity: IdentityDouble;
-  agentMemory: AgentMemoryDouble;
-  webhooks: WebhooksDouble;
-  workflowRunner: WorkflowRunnerDouble;
-  gateway: Gateway;
+  /** The gateway's Fastify app, for requests without a socket. */
   app: FastifyInstance;
-  config: GatewayConfig;
+  /** The gateway's address, for requests over a real socket (streams, disconnects). */
+  url: string;
+  platform: TestPlatform;
+  /** The gateway's transports to the real services: what it asked each, and faults on demand. */
+  identity: Upstream;
+  agentMemory: Upstream;
+  webhooks: Upstream;
+  workflowRunner: Upstream;
+  clock: TestClock;
   close(): Promise<void>;
 }
 
-/** A gateway in front of identity, agent-memory and webhook-dispatcher doubles on loopback; `env` overrides the gateway's variables. */
-export async function startHarness(env: Record<string, string> = {}, logger?: Logger): Promise<Harness> {
-  const identity = new IdentityDouble();
-  const agentMemory = new AgentMemoryDouble();
-  const webhooks = new WebhooksDouble();
-  const workflowRunner = new WorkflowRunnerDouble();
-  const [identityAddr, agentMemoryAddr, webhooksAddr, workflowRunnerAddr] = await Promise.all([identity.start(), agentMemory.start(), webhooks.start(), workflowRunner.start()]);
-  const config = loadGatewayConfig({
-    IDENTITY_ADDR: identityAddr,
-    AGENT_MEMORY_ADDR: agentMemoryAddr,
-    WEBHOOK_DISPATCHER_ADDR: webhooksAddr,
-    WORKFLOW_RUNNER_ADDR: workflowRunnerAddr,
-    LOG_LEVEL: 'silent',
-    RATE_LIMITS: 'free:10000/100000,pro:20000/200000',
-    AUTH_RATE_LIMIT_PER_MINUTE: '10000',
-    JWKS_REFRESH_MIN_INTERVAL_MS: '0',
-    GRPC_DEADLINE_MS: '2000',
-    ...env,
-  });
-  const gateway = await buildGateway(config, { logger: logger ?? createLogger({ service: 'gateway-test', level: 'silent' }) });
-  return {
-    identity,
-    agentMemory,
-    webhooks,
-    workflowRunner,
-    gateway,
-    app: gateway.app,
-    config,
-    async close() {
-      await gateway.stop();
-      await Promise.all([identity.stop(), agentMemory.stop(), webhooks.stop(), workflowRunner.stop()]);
+/**
+ * The gateway in front of the real services, assembled in this process as `pnpm start` assembles
+ * them, on databases cloned from migrated templates. Its transports record each call and can fail
+ * one method on demand (an upstream that errs or hangs); otherwise every rule is the service's own.
+ * `env` overrides the platform's variables; the defaults lift rate limits out of the tests' way.
+ */
+export async function startHarness(env: Record<string, string> = {}, gatewayLogger?: Logger): Promise<Harness> {
+  const clock = new TestClock();
+  let upstreams: Pick<Harness, 'identity' | 'agentMemory' | 'webhooks' | 'workflowRunner'> | undefined;
+  const platform = await startTestPlatform(
+    {
+      RATE_LIMITS: 'free:10000/100000,pro:20000/200000',
+      AUTH_RATE_LIMIT_PER_MINUTE: '10000',
+      JWKS_REFRESH_MIN_INTERVAL_MS: '0',
+      GRPC_DEADLINE_MS: '2000',
+      ...env,
     },
-  };
+    {
+      gateway: { now: clock.now, ...(gatewayLogger ? { logger: gatewayLogger } : {}) },
+      wrapBackends: (real) => {
+        upstreams = {
+          identity: new Upstream(real.identity),
+          agentMemory: new Upstream(real.agentMemory),
+          webhooks: new Upstream(real.webhookDispatcher),
+          workflowRunner: new Upstream(real.workflowRunner),
+        };
+        const { identity, agentMemory, webhooks, workflowRunner } = upstreams;
+        return { identity, agentMemory, webhookDispatcher: webhooks, workflowRunner };
+      },
+    },
+  );
+  if (!upstreams) throw new Error('the launcher did not hand the gateway its transports');
+  return { app: platform.gateway.app, url: platform.url, platform, clock, ...upstreams, close: () => platform.stop() };
 }
 
 export function uniqueEmail(label = 'user'): string {
   return `${label}-${randomBytes(6).toString('hex')}@example.com`;
-}
-
-/** A unique Redis key prefix, so tests sharing one Redis never see each other's keys. */
-export function uniquePrefix(): string {
-  return `gwtest:${randomUUID()}:`;
 }
 
 export interface Account {
@@ -121,12 +137,6 @@ export async function newApiKey(app: FastifyInstance, account: Account, scopes: 
   return created.json<{ id: string; key: string }>();
 }
 
-/** Waits, when needed, so the next few seconds stay inside one fixed minute window. */
-export async function awayFromMinuteEdge(seconds = 5): Promise<void> {
-  const left = 60 - ((Date.now() / 1000) % 60);
-  if (left < seconds) await new Promise((resolve) => setTimeout(resolve, left * 1000 + 100));
-}
-
 /** Adds `member` to `owner`'s tenant with `role`. */
 export async function addMember(app: FastifyInstance, owner: Account, member: Account, role: string): Promise<void> {
   const added = await app.inject({
@@ -155,14 +165,18 @@ export interface CreatedWebhook {
   created_at: string;
 }
 
-/** Registers a webhook through the gateway; `fields` override the defaults, `query` picks the tenant. */
+/**
+ * Registers a webhook through the gateway; `fields` override the defaults, `query` picks the tenant.
+ * The default address is loopback (the harness must allow private addresses): a test never makes the
+ * platform deliver beyond this machine.
+ */
 export async function newWebhook(
   app: FastifyInstance,
   credential: string,
   fields: Record<string, unknown> = {},
   query: Record<string, string> = {},
 ): Promise<CreatedWebhook> {
-  const payload = { url: 'https://receiver.example.com/hooks', events: ['agent.created'], ...fields };
+  const payload = { url: 'http://127.0.0.1:9/hooks', events: ['agent.created'], ...fields };
   const created = await as(app, credential, { method: 'POST', url: '/api/v1/webhooks', query, payload });
   if (created.statusCode !== 201) throw new Error(`webhook: ${created.statusCode} ${created.body}`);
   return created.json<CreatedWebhook>();

@@ -1,6 +1,6 @@
 import { startTelemetry } from '@agent-platform/kit/telemetry';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { as, newAccount, startHarness, type Harness } from '../../testing/harness.js';
+import { as, newAccount, startHarness, type Harness } from './support/harness.js';
 
 // Installs W3C propagation and an async context manager, as main and the launcher do.
 await startTelemetry({ serviceName: 'gateway-test' });
@@ -19,7 +19,7 @@ describe('X-Request-Id', () => {
   it('echoes a well-formed incoming id and passes it to the services', async () => {
     const response = await h.app.inject({ method: 'POST', url: '/api/v1/auth/login', payload: { username: 'a@example.com', password: 'x' }, headers: { 'x-request-id': 'client:req-42.a_b' } });
     expect(response.headers['x-request-id']).toBe('client:req-42.a_b');
-    expect(h.identity.callsOf('login').at(-1)?.requestId).toBe('client:req-42.a_b');
+    expect(h.identity.callsOf('Login').at(-1)?.requestId).toBe('client:req-42.a_b');
   });
 
   it('generates one when the incoming id is absent, malformed or too long', async () => {
@@ -55,7 +55,7 @@ describe('traceparent', () => {
       headers: { traceparent: `00-${traceId}-00f067aa0ba902b7-01` },
     });
     expect(response.statusCode).toBe(200);
-    expect(h.identity.callsOf('resolveMembership').at(-1)?.traceId).toBe(traceId);
-    expect(h.identity.callsOf('getCurrentUser').at(-1)?.traceId).toBe(traceId);
+    expect(h.identity.callsOf('ResolveMembership').at(-1)?.traceId).toBe(traceId);
+    expect(h.identity.callsOf('GetCurrentUser').at(-1)?.traceId).toBe(traceId);
   });
 });

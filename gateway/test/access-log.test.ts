@@ -1,7 +1,7 @@
 import { Writable } from 'node:stream';
 import { createLogger } from '@agent-platform/kit';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { startHarness, type Harness } from '../../testing/harness.js';
+import { startHarness, type Harness } from './support/harness.js';
 
 const lines: Record<string, unknown>[] = [];
 let h: Harness;

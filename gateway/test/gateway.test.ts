@@ -1,21 +1,21 @@
 import { createLogger } from '@agent-platform/kit';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildGateway, loadGatewayConfig, type Gateway } from './gateway.js';
-import { IdentityDouble } from './testing/identity-double.js';
-import { awayFromMinuteEdge, bearer, newAccount, newApiKey, uniquePrefix } from './testing/harness.js';
+import { buildGateway, loadGatewayConfig, type Gateway } from '../src/gateway.js';
+import { bearer, newAccount, newApiKey, startHarness, TestClock, type Harness } from './support/harness.js';
+import { TEST_REDIS_URL as REDIS_URL, uniquePrefix } from './support/redis.js';
 
-const REDIS_URL = process.env['TEST_REDIS_URL'] ?? 'redis://127.0.0.1:6379';
 const logger = createLogger({ service: 'gateway-test', level: 'silent' });
 
-let identity: IdentityDouble;
+// The real platform; the gateways built here reach its identity over loopback gRPC, as replicas do.
+let h: Harness;
 let identityAddr: string;
 beforeAll(async () => {
-  identity = new IdentityDouble();
-  identityAddr = await identity.start();
+  h = await startHarness();
+  identityAddr = h.app.config.IDENTITY_ADDR;
 });
 afterAll(async () => {
-  await identity.stop();
+  await h.close();
 });
 
 function config(env: Record<string, string> = {}) {
@@ -30,7 +30,7 @@ describe('start and stop', () => {
     const response = await fetch(`${url}/healthz`, { headers: { 'x-request-id': 'live-1' } });
     expect(response.status).toBe(200);
     expect(response.headers.get('x-request-id')).toBe('live-1');
-    // The JWK set was fetched at start.
+    // The JWK set was fetched from identity at start.
     expect(gateway.app.accessTokens.keyCount).toBe(1);
     const started = Date.now();
     await gateway.stop();
@@ -51,11 +51,13 @@ describe('replicas sharing Redis', () => {
   let b: Gateway;
   let redis: Redis;
   let prefix: string;
+  // One clock for both replicas, as hosts in sync share the time of day.
+  const clock = new TestClock();
   beforeAll(async () => {
     prefix = uniquePrefix();
     const env = { REDIS_URL, REDIS_KEY_PREFIX: prefix, RATE_LIMITS: 'free:6/1000' };
-    a = await buildGateway(config(env), { logger });
-    b = await buildGateway(config(env), { logger });
+    a = await buildGateway(config(env), { logger, now: clock.now });
+    b = await buildGateway(config(env), { logger, now: clock.now });
     redis = new Redis(REDIS_URL);
   });
   afterAll(async () => {
@@ -84,13 +86,16 @@ describe('replicas sharing Redis', () => {
   });
 
   it('counts a tenant once across replicas', async () => {
-    await awayFromMinuteEdge();
     const account = await newAccount(a.app);
+    // A fresh minute window of the shared clock, so the six requests fall in one window.
+    const windowEnd = String(Math.floor(clock.advanceToNextWindow(60) / 1000) + 60);
     const me = { method: 'GET' as const, url: '/api/v1/auth/me', headers: bearer(account.token) };
     const remaining = [];
     for (const gateway of [a, b, a, b, a, b]) {
       const response = await gateway.app.inject(me);
       expect(response.statusCode).toBe(200);
+      // The window is the clock's on both replicas, not the host's or Redis' own.
+      expect(response.headers['x-ratelimit-reset']).toBe(windowEnd);
       remaining.push(response.headers['x-ratelimit-remaining']);
     }
     expect(remaining).toEqual(['5', '4', '3', '2', '1', '0']);
