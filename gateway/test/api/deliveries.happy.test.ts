@@ -2,7 +2,7 @@ import { freePort, startReceiver, type Answerer, type Receiver } from '@agent-pl
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { newAgent } from '../support/agents.js';
 import { ANY_NUMBER, as, expectError, ISO_MS, matching, newAccount, newWebhook, startHarness, type Account, type Harness } from '../support/harness.js';
-import { signedWith, type DeliveredEvent } from '../support/webhooks.js';
+import { signedWith } from '../support/webhooks.js';
 
 let h: Harness;
 let receiver: Receiver;
@@ -71,7 +71,7 @@ describe('POST /webhooks/{webhook_id}/test', () => {
     const [request] = receiver.received(path);
     expect(signedWith(request!, webhook.signing_secret)).toBe(true);
     expect(request!.headers['x-service-delivery-id']).toBe(outcome.delivery_id);
-    const event = JSON.parse(request!.body) as DeliveredEvent;
+    const event = request!.json as { id: string };
     expect(event).toEqual({ id: matching(EVENT_ID), type: 'agent.created', created_at: matching(ISO_MS), data: { test: true }, tenant_id: account.tenantId, api_version: '2026-11-01' });
 
     expect(await log(account, url)).toEqual({
@@ -187,7 +187,7 @@ describe('GET /webhooks/{webhook_id}/deliveries/{delivery_id}', () => {
       expect(signedWith(second!, webhook.signing_secret)).toBe(true);
       // A replay sends the same event again.
       expect(second!.body).toBe(first!.body);
-      const event = JSON.parse(first!.body) as DeliveredEvent;
+      const event = first!.json as { id: string };
       expect(detail.json()).toEqual({
         id: deliveryId,
         event_id: event.id,

@@ -1,24 +1,19 @@
-import { createHmac, timingSafeEqual } from 'node:crypto';
 import type { ReceivedRequest } from '@agent-platform/kit/testing';
+import Stripe from 'stripe';
 
-/** The event envelope of decisions §8, as a receiver reads it. */
-export interface DeliveredEvent {
-  id: string;
-  type: string;
-  created_at: string;
-  tenant_id: string;
-  api_version: string;
-  data: Record<string, unknown>;
-}
+const stripe = new Stripe('sk_test_unused');
 
 /**
- * True when the request's `x-service-signature` (`t=<unix seconds>,v1=<hex HMAC-SHA256>` over
- * `<t>.<raw body>`, keyed with the secret's UTF-8 bytes, as Stripe signs) was made with `secret`.
+ * True when the request's `x-service-signature` was made with `secret`, as a customer checks it:
+ * with Stripe's own verifier (the header follows Stripe's scheme, decisions §8).
  */
 export function signedWith(request: ReceivedRequest, secret: string): boolean {
   const header = request.headers['x-service-signature'];
-  const match = typeof header === 'string' ? /^t=(\d+),v1=([0-9a-f]{64})$/.exec(header) : null;
-  if (!match) return false;
-  const expected = createHmac('sha256', Buffer.from(secret, 'utf8')).update(`${match[1]}.${request.body}`, 'utf8').digest();
-  return timingSafeEqual(expected, Buffer.from(match[2]!, 'hex'));
+  if (typeof header !== 'string') return false;
+  try {
+    stripe.webhooks.constructEvent(request.body, header, secret);
+    return true;
+  } catch {
+    return false;
+  }
 }
