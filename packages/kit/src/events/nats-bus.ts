@@ -148,8 +148,10 @@ export class NatsEventBus implements EventBus {
     const drained = this.nc.isClosed() ? Promise.resolve() : this.nc.drain();
     if (!(await settlesWithin(drained, this.options.closeTimeoutMs ?? 10_000, this.clock))) {
       this.options.logger.warn('NATS did not drain in time; closing');
-      await this.nc.close();
     }
+    // A drain refused while NATS is down leaves the connection open and reconnecting forever (and
+    // the status watcher with it): close it whatever the drain did.
+    if (!this.nc.isClosed()) await this.nc.close();
     await this.watching;
   }
 
