@@ -51,6 +51,7 @@ export async function startTestPlatform(env: Record<string, string> = {}, option
     WORKFLOW_INGRESS_PORT: '0',
     WEBHOOK_SECRET_KEY: randomBytes(32).toString('base64'),
     JWT_KEY_ENCRYPTION_KEY: randomBytes(32).toString('base64'),
+    TOOL_SECRET_KEY: randomBytes(32).toString('base64'),
     LOG_LEVEL: 'silent',
     ...env,
   });

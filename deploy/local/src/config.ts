@@ -31,6 +31,8 @@ const schema = z.object({
   WORKFLOW_INGRESS_PORT: env.port(0),
   /** Encrypts webhook secrets at rest; without it one is made on first start and kept in DATA_DIR. */
   WEBHOOK_SECRET_KEY: env.aesKey().optional(),
+  /** Seals tools' header values at rest; without it one is made on first start and kept in DATA_DIR. */
+  TOOL_SECRET_KEY: env.aesKey().optional(),
   /** Seals the JWT signing keys at rest; without it one is made on first start and kept in DATA_DIR. */
   JWT_KEY_ENCRYPTION_KEY: env.aesKey().optional(),
   /**
@@ -80,6 +82,7 @@ const ASSIGNED_BY_LAUNCHER = {
 const PLACEHOLDER_SECRET_KEYS = {
   WEBHOOK_SECRET_KEY: Buffer.alloc(32).toString('base64'),
   JWT_KEY_ENCRYPTION_KEY: Buffer.alloc(32).toString('base64'),
+  TOOL_SECRET_KEY: Buffer.alloc(32).toString('base64'),
 };
 
 /** Every bad variable of the launcher and of every service, in one error. */

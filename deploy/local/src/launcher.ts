@@ -5,7 +5,7 @@ import { buildAgentMemoryService } from '@agent-platform/agent-memory';
 import { buildGateway, type BackendTransports, type Gateway, type GatewayDeps, type MetricsHandler } from '@agent-platform/gateway';
 import { buildIdentityService } from '@agent-platform/identity';
 import { createLogger, type Logger } from '@agent-platform/kit';
-import type { InProcessServing } from '@agent-platform/kit/grpc';
+import type { ChannelTransport, InProcessServing } from '@agent-platform/kit/grpc';
 import { InProcessEventBus, NatsEventBus, type EventBus } from '@agent-platform/kit/events';
 import { buildWebhookDispatcherService, CONSUMER_NAME as WEBHOOK_CONSUMER } from '@agent-platform/webhook-dispatcher';
 import { buildWorkflowRunnerService } from '@agent-platform/workflow-runner';
@@ -99,6 +99,9 @@ export async function startLocalPlatform(config: LocalConfig, logger: Logger, op
     const { port: identityPort } = await identity.start();
     stack.push(() => identity.stop());
 
+    let workflowRunnerAt = (): ChannelTransport | string => {
+      throw new Error('workflow-runner has not started yet');
+    };
     const agentMemory = await buildAgentMemoryService(
       {
         ...config.agentMemory,
@@ -106,10 +109,17 @@ export async function startLocalPlatform(config: LocalConfig, logger: Logger, op
         grpcHost: '127.0.0.1',
         grpcPort: launcher.AGENT_MEMORY_GRPC_PORT,
         identityAddr: `127.0.0.1:${identityPort}`,
+        toolSecretKey: await localKey(config, launcher.TOOL_SECRET_KEY, 'tool-secret-key'),
         // One index directory per database, so platforms sharing a DATA_DIR never share an index.
         vectorIndexDir: config.agentMemory.vectorIndexDir ?? join(resolve(launcher.DATA_DIR), 'vectors', databases.agents),
       },
-      { logger: serviceLogger('agent-memory', config), bus: await busFor('agent-memory'), identityTransport: inProcess(identity) },
+      {
+        logger: serviceLogger('agent-memory', config),
+        bus: await busFor('agent-memory'),
+        identityTransport: inProcess(identity),
+        // workflow-runner calls agent-memory, so it starts after it: agent-memory reaches it at its first question.
+        workflowRunnerTransport: () => workflowRunnerAt(),
+      },
     );
     const { port: agentMemoryPort } = await agentMemory.start();
     stack.push(() => agentMemory.stop());
@@ -127,6 +137,7 @@ export async function startLocalPlatform(config: LocalConfig, logger: Logger, op
       { logger: serviceLogger('workflow-runner', config), bus: await busFor('workflow-runner'), agentMemoryTransport: inProcess(agentMemory) },
     );
     const { port: workflowRunnerPort, ingressPort } = await workflowRunner.start();
+    workflowRunnerAt = () => inProcess(workflowRunner) ?? `127.0.0.1:${workflowRunnerPort}`;
     stack.push(() => workflowRunner.stop());
 
     const gateway = await buildGateway(

@@ -21,6 +21,8 @@ const AGENTS_READ = userOrKey(ACCESS.agents.read);
 const AGENTS_WRITE = userOrKey(ACCESS.agents.write);
 const MEMORY_READ = userOrKey(ACCESS.memory.read);
 const MEMORY_WRITE = userOrKey(ACCESS.memory.write);
+const TOOLS_READ = userOrKey(ACCESS.tools.read);
+const TOOLS_WRITE = userOrKey(ACCESS.tools.write);
 const WEBHOOKS_READ = userOrKey(ACCESS.webhooks.read);
 const WEBHOOKS_WRITE = userOrKey(ACCESS.webhooks.write);
 const BILLING_READ = userOrKey(ACCESS.billing.read);
@@ -70,6 +72,11 @@ export const POLICIES = {
   'DELETE /memory/:memory_id': MEMORY_WRITE,
   'POST /memory/documents': MEMORY_WRITE,
   'DELETE /memory/documents/:document_id': MEMORY_WRITE,
+  'GET /tools': TOOLS_READ,
+  'POST /tools': TOOLS_WRITE,
+  'GET /tools/:tool_id': TOOLS_READ,
+  'PUT /tools/:tool_id': TOOLS_WRITE,
+  'DELETE /tools/:tool_id': TOOLS_WRITE,
   'GET /webhooks': WEBHOOKS_READ,
   'POST /webhooks': WEBHOOKS_WRITE,
   'GET /webhooks/:webhook_id': WEBHOOKS_READ,

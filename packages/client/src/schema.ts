@@ -53,7 +53,7 @@ export interface paths {
         put?: never;
         /**
          * Create an agent; emits agent.created
-         * @description type is 1..64 characters of a-z, 0-9, _ and -; memory_types a subset of semantic, episodic, procedural; config keys model, temperature (0..2), max_tokens, system_prompt, top_p (0..1) and no other. Breaking these is 422 validation_error naming each field (config.<key> for a config key).
+         * @description type is 1..64 characters of a-z, 0-9, _ and -; memory_types a subset of semantic, episodic, procedural; config keys model, temperature (0..2), max_tokens, system_prompt, top_p (0..1) and no other; tools the ids of tools of the tenant. Breaking these is 422 validation_error naming each field (config.<key> for a config key).
          */
         post: operations["createAgent"];
         delete?: never;
@@ -73,7 +73,7 @@ export interface paths {
         get: operations["getAgent"];
         /**
          * Replace an agent: name and type required, every field left out is reset; emits agent.updated
-         * @description Reset means: description none (null), memory_types the default ["semantic", "episodic"], config {}. The id, status and created_at stay.
+         * @description Reset means: description none (null), memory_types the default ["semantic", "episodic"], config {}, tools []. The id, status and created_at stay.
          */
         put: operations["replaceAgent"];
         post?: never;
@@ -83,7 +83,7 @@ export interface paths {
         head?: never;
         /**
          * Change an agent: only the fields sent change; emits agent.updated
-         * @description The rules of creation apply to each field sent. memory_types and config, when sent, replace the whole list or object.
+         * @description The rules of creation apply to each field sent. memory_types, config and tools, when sent, replace the whole list or object.
          */
         patch: operations["updateAgent"];
         trace?: never;
@@ -467,6 +467,49 @@ export interface paths {
         patch: operations["updateTenantMember"];
         trace?: never;
     };
+    "/api/v1/tools": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List the tools of the tenant, newest first */
+        get: operations["listTools"];
+        put?: never;
+        /**
+         * Create a tool that agents can name in their tools
+         * @description name matches ^[a-z][a-z0-9_]{0,63}$ and is unique in the tenant (409 conflict when taken); description up to 1,024 characters; config per type (http: url, method, headers; workflow: workflow_id of a workflow of the tenant); input_schema a JSON Schema that compiles (draft 2020-12). Breaking these is 422 validation_error naming each field (config.<key> for a config key).
+         */
+        post: operations["createTool"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/tools/{tool_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Get a tool; header values read "***" */
+        get: operations["getTool"];
+        /**
+         * Replace a tool: every field left out is reset
+         * @description The rules of creation apply. Reset means: description none (null), requires_approval false. A header sent as "***" keeps the value stored under that name, so a tool read back can be sent back as it is. The id and created_at stay.
+         */
+        put: operations["replaceTool"];
+        post?: never;
+        /** Delete a tool; agents that name it no longer do */
+        delete: operations["deleteTool"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/webhooks": {
         parameters: {
             query?: never;
@@ -835,6 +878,8 @@ export interface components {
             description: string | null;
             memory_types: string[];
             config: components["schemas"]["AgentConfig"];
+            /** @description Tool ids the agent may call (decisions §12). */
+            tools: string[];
             /** @description active */
             status: string;
             created_at: components["schemas"]["Timestamp"];
@@ -916,6 +961,27 @@ export interface components {
             /** @description Of the turn an assistant message answered; null for user messages. */
             usage: components["schemas"]["TokenUsage"] | null;
             created_at: components["schemas"]["Timestamp"];
+        };
+        /** @description Something an agent can call: an HTTP endpoint or a workflow (decisions §12). */
+        Tool: {
+            id: string;
+            name: string;
+            description: string | null;
+            /**
+             * @description http calls a URL with the arguments; workflow runs a workflow of the tenant with them as input.
+             * @enum {string}
+             */
+            type: "http" | "workflow";
+            /** @description As sent, method filled in for http; header values read "***". */
+            config: {
+                [key: string]: unknown;
+            };
+            input_schema: {
+                [key: string]: unknown;
+            };
+            requires_approval: boolean;
+            created_at: components["schemas"]["Timestamp"];
+            updated_at: components["schemas"]["Timestamp"];
         };
         /** @description A webhook endpoint. Its secret is never returned, except as signing_secret at creation and rotation. */
         Webhook: {
@@ -1338,6 +1404,8 @@ export interface operations {
                         /** @description 0..1. */
                         top_p?: number | null;
                     };
+                    /** @description Tools the agent may call: tool ids of the tenant (tool_…), in order; an unknown or foreign id is 422 naming tools[<index>]. Default none. */
+                    tools?: string[];
                 };
             };
         };
@@ -1574,6 +1642,8 @@ export interface operations {
                         /** @description 0..1. */
                         top_p?: number | null;
                     };
+                    /** @description Tools the agent may call: tool ids of the tenant (tool_…), in order; an unknown or foreign id is 422 naming tools[<index>]. Default none. */
+                    tools?: string[];
                 };
             };
         };
@@ -1817,6 +1887,8 @@ export interface operations {
                         /** @description 0..1. */
                         top_p?: number | null;
                     };
+                    /** @description Tools the agent may call: tool ids of the tenant (tool_…), in order; an unknown or foreign id is 422 naming tools[<index>]. Default none. Replaces the whole list. */
+                    tools?: string[];
                 };
             };
         };
@@ -3049,7 +3121,7 @@ export interface operations {
                 "application/json": {
                     name: string;
                     /** @description From the scope catalogue, or "*" for all of them. The key acts with its creator's role narrowed to these. */
-                    scopes: ("agents:read" | "agents:write" | "memory:read" | "memory:write" | "workflows:read" | "workflows:write" | "workflows:execute" | "webhooks:read" | "webhooks:write" | "billing:read" | "*")[];
+                    scopes: ("agents:read" | "agents:write" | "memory:read" | "memory:write" | "workflows:read" | "workflows:write" | "workflows:execute" | "webhooks:read" | "webhooks:write" | "billing:read" | "tools:read" | "tools:write" | "*")[];
                     expires_at?: string | null;
                 };
             };
@@ -4716,6 +4788,621 @@ export interface operations {
             };
             /** @description `payload_too_large`: The body exceeds the body limit (1 MiB by default). */
             413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `validation_error`: The body or the query breaks a rule; `details` names each offending field. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limit_exceeded`: Too many requests; `retry_after` and `Retry-After` say when to try again. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `internal_error`: An unexpected failure; the body holds no internals. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `service_unavailable`: A dependency (a backend service, Redis) is unavailable; retry shortly. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listTools: {
+        parameters: {
+            query?: {
+                /** @description The tenant to act in; default: your first tenant (JWT) or the key's tenant. */
+                tenant_id?: string;
+                /** @description Page number, from 1. Default 1. */
+                page?: number;
+                /** @description Items per page, 1..100. Default 20. */
+                per_page?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        items: components["schemas"]["Tool"][];
+                        total: number;
+                        page: number;
+                        per_page: number;
+                    };
+                };
+            };
+            /** @description `invalid_request`: Malformed JSON, a content type other than JSON, or a URL, query or path parameter that cannot be read. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `unauthorized`: No credential, or an invalid, expired or revoked one (with `WWW-Authenticate: Bearer`). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `forbidden`: The credential lacks the role or the API-key scope the operation needs, or names a tenant_id it is no member of. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `validation_error`: The body or the query breaks a rule; `details` names each offending field. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limit_exceeded`: Too many requests; `retry_after` and `Retry-After` say when to try again. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `internal_error`: An unexpected failure; the body holds no internals. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `service_unavailable`: A dependency (a backend service, Redis) is unavailable; retry shortly. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    createTool: {
+        parameters: {
+            query?: {
+                /** @description The tenant to act in; default: your first tenant (JWT) or the key's tenant. */
+                tenant_id?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "name": "lookup_order",
+                 *       "description": "Finds an order by its number and returns its status.",
+                 *       "type": "http",
+                 *       "config": {
+                 *         "url": "https://api.acme.test/orders/lookup",
+                 *         "method": "POST",
+                 *         "headers": {
+                 *           "authorization": "Bearer sk-…"
+                 *         }
+                 *       },
+                 *       "input_schema": {
+                 *         "type": "object",
+                 *         "properties": {
+                 *           "order_id": {
+                 *             "type": "string"
+                 *           }
+                 *         },
+                 *         "required": [
+                 *           "order_id"
+                 *         ]
+                 *       },
+                 *       "requires_approval": false
+                 *     }
+                 */
+                "application/json": {
+                    /** @description What the model calls the tool by: ^[a-z][a-z0-9_]{0,63}$, unique in the tenant (a taken name is 409). */
+                    name: string;
+                    /** @description Shown to the model: what the tool does and when to use it. Up to 1,024 characters. */
+                    description?: string;
+                    /**
+                     * @description http calls a URL with the arguments; workflow runs a workflow of the tenant with them as input.
+                     * @enum {string}
+                     */
+                    type: "http" | "workflow";
+                    /** @description Per type: http takes url, method, headers; workflow takes workflow_id. Any other key is 422. */
+                    config: {
+                        /** @description http: the address called; https on a public address (the SSRF guard of webhooks applies). */
+                        url?: string;
+                        /** @description http: GET, POST, PUT, PATCH or DELETE. Default POST. */
+                        method?: string;
+                        /** @description http: sent with every call. Values are secrets: stored sealed and answered as "***"; on PUT, "***" keeps the stored value of that header. */
+                        headers?: {
+                            [key: string]: string;
+                        };
+                        /** @description workflow: a workflow of the tenant (wf_…), checked at save. */
+                        workflow_id?: string;
+                    };
+                    /** @description The JSON Schema (draft 2020-12) of the arguments, as the model is told them. One that does not compile is 422 naming input_schema. */
+                    input_schema: {
+                        [key: string]: unknown;
+                    };
+                    /** @description Calls wait for a person to approve them. Default false. */
+                    requires_approval?: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description Created: Something an agent can call: an HTTP endpoint or a workflow (decisions §12). */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Tool"];
+                };
+            };
+            /** @description `invalid_request`: Malformed JSON, a content type other than JSON, or a URL, query or path parameter that cannot be read. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `unauthorized`: No credential, or an invalid, expired or revoked one (with `WWW-Authenticate: Bearer`). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `forbidden`: The credential lacks the role or the API-key scope the operation needs, or names a tenant_id it is no member of. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `payload_too_large`: The body exceeds the body limit (1 MiB by default). */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `validation_error`: The body or the query breaks a rule; `details` names each offending field. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limit_exceeded`: Too many requests; `retry_after` and `Retry-After` say when to try again. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `internal_error`: An unexpected failure; the body holds no internals. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `service_unavailable`: A dependency (a backend service, Redis) is unavailable; retry shortly. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getTool: {
+        parameters: {
+            query?: {
+                /** @description The tenant to act in; default: your first tenant (JWT) or the key's tenant. */
+                tenant_id?: string;
+            };
+            header?: never;
+            path: {
+                /** @description The tool's id (tool_…). */
+                tool_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK: Something an agent can call: an HTTP endpoint or a workflow (decisions §12). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Tool"];
+                };
+            };
+            /** @description `invalid_request`: Malformed JSON, a content type other than JSON, or a URL, query or path parameter that cannot be read. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `unauthorized`: No credential, or an invalid, expired or revoked one (with `WWW-Authenticate: Bearer`). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `forbidden`: The credential lacks the role or the API-key scope the operation needs, or names a tenant_id it is no member of. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `not_found`: No such resource in the tenant (one of another tenant is not found either). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `validation_error`: The body or the query breaks a rule; `details` names each offending field. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limit_exceeded`: Too many requests; `retry_after` and `Retry-After` say when to try again. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `internal_error`: An unexpected failure; the body holds no internals. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `service_unavailable`: A dependency (a backend service, Redis) is unavailable; retry shortly. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    replaceTool: {
+        parameters: {
+            query?: {
+                /** @description The tenant to act in; default: your first tenant (JWT) or the key's tenant. */
+                tenant_id?: string;
+            };
+            header?: never;
+            path: {
+                /** @description The tool's id (tool_…). */
+                tool_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "name": "lookup_order",
+                 *       "description": "Finds an order and its shipping status.",
+                 *       "type": "http",
+                 *       "config": {
+                 *         "url": "https://api.acme.test/orders/lookup",
+                 *         "method": "POST",
+                 *         "headers": {
+                 *           "authorization": "***"
+                 *         }
+                 *       },
+                 *       "input_schema": {
+                 *         "type": "object",
+                 *         "properties": {
+                 *           "order_id": {
+                 *             "type": "string"
+                 *           }
+                 *         },
+                 *         "required": [
+                 *           "order_id"
+                 *         ]
+                 *       },
+                 *       "requires_approval": false
+                 *     }
+                 */
+                "application/json": {
+                    /** @description What the model calls the tool by: ^[a-z][a-z0-9_]{0,63}$, unique in the tenant (a taken name is 409). */
+                    name: string;
+                    /** @description Shown to the model: what the tool does and when to use it. Up to 1,024 characters. */
+                    description?: string;
+                    /**
+                     * @description http calls a URL with the arguments; workflow runs a workflow of the tenant with them as input.
+                     * @enum {string}
+                     */
+                    type: "http" | "workflow";
+                    /** @description Per type: http takes url, method, headers; workflow takes workflow_id. Any other key is 422. */
+                    config: {
+                        /** @description http: the address called; https on a public address (the SSRF guard of webhooks applies). */
+                        url?: string;
+                        /** @description http: GET, POST, PUT, PATCH or DELETE. Default POST. */
+                        method?: string;
+                        /** @description http: sent with every call. Values are secrets: stored sealed and answered as "***"; on PUT, "***" keeps the stored value of that header. */
+                        headers?: {
+                            [key: string]: string;
+                        };
+                        /** @description workflow: a workflow of the tenant (wf_…), checked at save. */
+                        workflow_id?: string;
+                    };
+                    /** @description The JSON Schema (draft 2020-12) of the arguments, as the model is told them. One that does not compile is 422 naming input_schema. */
+                    input_schema: {
+                        [key: string]: unknown;
+                    };
+                    /** @description Calls wait for a person to approve them. Default false. */
+                    requires_approval?: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description OK: Something an agent can call: an HTTP endpoint or a workflow (decisions §12). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Tool"];
+                };
+            };
+            /** @description `invalid_request`: Malformed JSON, a content type other than JSON, or a URL, query or path parameter that cannot be read. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `unauthorized`: No credential, or an invalid, expired or revoked one (with `WWW-Authenticate: Bearer`). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `forbidden`: The credential lacks the role or the API-key scope the operation needs, or names a tenant_id it is no member of. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `not_found`: No such resource in the tenant (one of another tenant is not found either). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `payload_too_large`: The body exceeds the body limit (1 MiB by default). */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `validation_error`: The body or the query breaks a rule; `details` names each offending field. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limit_exceeded`: Too many requests; `retry_after` and `Retry-After` say when to try again. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `internal_error`: An unexpected failure; the body holds no internals. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `service_unavailable`: A dependency (a backend service, Redis) is unavailable; retry shortly. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    deleteTool: {
+        parameters: {
+            query?: {
+                /** @description The tenant to act in; default: your first tenant (JWT) or the key's tenant. */
+                tenant_id?: string;
+            };
+            header?: never;
+            path: {
+                /** @description The tool's id (tool_…). */
+                tool_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        message: string;
+                    };
+                };
+            };
+            /** @description `invalid_request`: Malformed JSON, a content type other than JSON, or a URL, query or path parameter that cannot be read. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `unauthorized`: No credential, or an invalid, expired or revoked one (with `WWW-Authenticate: Bearer`). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `forbidden`: The credential lacks the role or the API-key scope the operation needs, or names a tenant_id it is no member of. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `not_found`: No such resource in the tenant (one of another tenant is not found either). */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -23,6 +23,8 @@ export const SCOPES = [
   'webhooks:read',
   'webhooks:write',
   'billing:read',
+  'tools:read',
+  'tools:write',
 ] as const;
 export type Scope = (typeof SCOPES)[number];
 
@@ -72,6 +74,10 @@ export const ACCESS = {
     read: { role: 'viewer', scope: 'workflows:read' },
     write: { role: 'member', scope: 'workflows:write' },
     execute: { role: 'member', scope: 'workflows:execute' },
+  },
+  tools: {
+    read: { role: 'viewer', scope: 'tools:read' },
+    write: { role: 'member', scope: 'tools:write' },
   },
   webhooks: {
     read: { role: 'viewer', scope: 'webhooks:read' },

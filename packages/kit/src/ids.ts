@@ -15,6 +15,7 @@ export const ID_PREFIXES = {
   memoryItem: 'mem',
   document: 'doc',
   session: 'ses',
+  tool: 'tool',
   // Not exposed in the spec's catalogue but still opaque, prefixed identifiers.
   refreshToken: 'rtk',
   transaction: 'txn',

@@ -2,7 +2,8 @@ import { ConfigError } from '@agent-platform/kit';
 import { describe, expect, it } from 'vitest';
 import { loadAgentMemoryConfig } from './config.js';
 
-const base = { DATABASE_URL: 'postgres://postgres@127.0.0.1:5432/agents' };
+const key = Buffer.alloc(32, 7).toString('base64');
+const base = { DATABASE_URL: 'postgres://postgres@127.0.0.1:5432/agents', TOOL_SECRET_KEY: key };
 
 function problems(environment: Record<string, string>, requireNats = false): string {
   try {
@@ -19,6 +20,8 @@ describe('loadAgentMemoryConfig', () => {
     expect(loadAgentMemoryConfig(base)).toMatchObject({
       grpcPort: 50052,
       identityAddr: '127.0.0.1:50051',
+      workflowRunnerAddr: '127.0.0.1:50053',
+      allowPrivateNetworkUrls: false,
       llm: undefined,
       embedding: undefined,
       qdrant: undefined,
@@ -56,5 +59,13 @@ describe('loadAgentMemoryConfig', () => {
     expect(incomplete).toMatch(/^ {2}EMBEDDING_DIMENSIONS: /m);
     expect(problems({ ...base, LLM_BASE_URL: 'http://llm/v1' })).toMatch(/^ {2}LLM_MODEL: is required with LLM_BASE_URL$/m);
     expect(problems(base, true)).toMatch(/^ {2}NATS_URL: /m);
+  });
+
+  it('needs the key that seals tools\' header values, 32 bytes of base64', () => {
+    const { TOOL_SECRET_KEY: _omitted, ...withoutKey } = base;
+    expect(problems(withoutKey)).toMatch(/^ {2}TOOL_SECRET_KEY: is required/m);
+    expect(problems({ ...base, TOOL_SECRET_KEY: Buffer.alloc(16).toString('base64') })).toMatch(/^ {2}TOOL_SECRET_KEY: must be the base64 of exactly 32 bytes/m);
+    expect(loadAgentMemoryConfig(base).toolSecretKey.equals(Buffer.from(key, 'base64'))).toBe(true);
+    expect(problems({ ...base, WORKFLOW_RUNNER_ADDR: 'runner', ALLOW_PRIVATE_NETWORK_URLS: 'maybe' })).toMatch(/WORKFLOW_RUNNER_ADDR[\s\S]*ALLOW_PRIVATE_NETWORK_URLS|ALLOW_PRIVATE_NETWORK_URLS[\s\S]*WORKFLOW_RUNNER_ADDR/);
   });
 });

@@ -11,6 +11,9 @@ const schema = z
     GRPC_HOST: z.string().min(1).default('0.0.0.0'),
     GRPC_PORT: env.port(50052),
     IDENTITY_ADDR: hostPort.default('127.0.0.1:50051'),
+    WORKFLOW_RUNNER_ADDR: hostPort.default('127.0.0.1:50053'),
+    TOOL_SECRET_KEY: env.aesKey(),
+    ALLOW_PRIVATE_NETWORK_URLS: env.boolean(false),
     GRPC_DEADLINE_MS: env.positiveInt(5_000),
     LLM_BASE_URL: httpUrl.optional(),
     LLM_API_KEY: z.string().optional(),
@@ -62,7 +65,13 @@ export interface AgentMemoryConfig {
   grpcPort: number;
   /** identity's gRPC address: credits are checked and charged there. */
   identityAddr: string;
-  /** Deadline of calls to identity, ms. */
+  /** workflow-runner's gRPC address: a workflow tool's workflow is checked there. */
+  workflowRunnerAddr: string;
+  /** AES-256-GCM key that seals tools' header values at rest. Never logged. */
+  toolSecretKey: Buffer;
+  /** Development and tests only: lets http tools use http and private, loopback or link-local addresses. */
+  allowPrivateNetworkUrls: boolean;
+  /** Deadline of calls to identity and workflow-runner, ms. */
   grpcDeadlineMs: number;
   /** An OpenAI-compatible chat server; undefined: the built-in offline model answers. */
   llm: (OpenAICompatibleEndpoint & { maxTokensField: 'max_tokens' | 'max_completion_tokens' }) | undefined;
@@ -100,6 +109,9 @@ export function loadAgentMemoryConfig(environment: Record<string, string | undef
     grpcHost: parsed.GRPC_HOST,
     grpcPort: parsed.GRPC_PORT,
     identityAddr: parsed.IDENTITY_ADDR,
+    workflowRunnerAddr: parsed.WORKFLOW_RUNNER_ADDR,
+    toolSecretKey: parsed.TOOL_SECRET_KEY,
+    allowPrivateNetworkUrls: parsed.ALLOW_PRIVATE_NETWORK_URLS,
     grpcDeadlineMs: parsed.GRPC_DEADLINE_MS,
     llm:
       parsed.LLM_BASE_URL && parsed.LLM_MODEL

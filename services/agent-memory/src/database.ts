@@ -5,11 +5,12 @@ import { AgentSchema } from './agents/agents.entity.js';
 import { MessageSchema, SessionSchema } from './chat/chat.entity.js';
 import { DocumentSchema, MemoryItemSchema } from './memory/memory.entity.js';
 import { migrations } from './migrations/index.js';
+import { ToolSchema } from './tools/tools.entity.js';
 
 export { migrations } from './migrations/index.js';
 
 /** Every table agent-memory maps; its database holds nothing else. */
-export const entities = [AgentSchema, SessionSchema, MessageSchema, MemoryItemSchema, DocumentSchema, OutboxSchema];
+export const entities = [AgentSchema, SessionSchema, MessageSchema, MemoryItemSchema, DocumentSchema, ToolSchema, OutboxSchema];
 
 /** Connects and brings the schema up to date (migrations run here, never in handlers). */
 export function openDatabase(databaseUrl: string, logger: Logger): Promise<Orm> {

@@ -5,7 +5,10 @@ import { GrpcChannel, GrpcServer, type ChannelTransport, type InProcessServing }
 import { AgentServiceService } from '@agent-platform/proto/agents/v1/agents';
 import { ChatServiceService } from '@agent-platform/proto/agents/v1/chat';
 import { MemoryServiceService } from '@agent-platform/proto/agents/v1/memory';
+import { ToolServiceService } from '@agent-platform/proto/agents/v1/tools';
 import { BillingServiceService } from '@agent-platform/proto/identity/v1/billing';
+import { WorkflowServiceService } from '@agent-platform/proto/workflows/v1';
+import { OutboundPolicy, SecretBox, type HostResolver } from '@agent-platform/kit/security';
 import { AGENT_SERVICE_NAME, agentHandlers } from './agents/agents.grpc.js';
 import { AgentsRepository } from './agents/agents.repository.js';
 import { AgentsService } from './agents/agents.service.js';
@@ -24,6 +27,10 @@ import type { ChatModel } from './models/chat-model.js';
 import type { Embedder } from './models/embedder.js';
 import { chatModelFrom, embedderFrom } from './models/select.js';
 import { vectorStoreFrom } from './vectors/select.js';
+import { TOOL_SERVICE_NAME, toolHandlers } from './tools/tools.grpc.js';
+import { ToolsRepository } from './tools/tools.repository.js';
+import { ToolsService } from './tools/tools.service.js';
+import { GrpcWorkflowDirectory } from './tools/workflow-directory.js';
 import type { VectorStore } from './vectors/vector-store.js';
 
 export { loadAgentMemoryConfig, type AgentMemoryConfig } from './config.js';
@@ -48,6 +55,14 @@ export interface AgentMemoryDeps {
   credits?: Credits;
   /** identity in this process (the all-in-one mode) instead of at IDENTITY_ADDR. */
   identityTransport?: ChannelTransport;
+  /**
+   * workflow-runner in this process, or its address, asked for at the first workflow check rather
+   * than at start: workflow-runner calls agent-memory too, so one of the two starts first.
+   * Absent: WORKFLOW_RUNNER_ADDR.
+   */
+  workflowRunnerTransport?: () => ChannelTransport | string;
+  /** Name resolution of the outbound address policy (tests). */
+  resolveHost?: HostResolver;
 }
 
 const GRPC_SHUTDOWN_GRACE_MS = 5_000;
@@ -71,10 +86,19 @@ function assemble(config: AgentMemoryConfig, deps: AgentMemoryDeps, orm: Orm): A
   const identity = deps.credits ? undefined : new GrpcChannel(deps.identityTransport ?? config.identityAddr, { defaultDeadlineMs: config.grpcDeadlineMs });
   const credits = deps.credits ?? new IdentityCredits(identity!.client(BillingServiceService));
 
+  let workflowRunner: GrpcChannel | undefined;
+  const workflowClient = () => {
+    workflowRunner ??= new GrpcChannel(deps.workflowRunnerTransport?.() ?? config.workflowRunnerAddr, { defaultDeadlineMs: config.grpcDeadlineMs });
+    return workflowRunner.client(WorkflowServiceService);
+  };
+
   const agentsRepository = new AgentsRepository(em);
+  const toolsRepository = new ToolsRepository(em);
   const memoryRepository = new MemoryRepository(em);
   const chatRepository = new ChatRepository(em);
-  const agents = new AgentsService({ em, agents: agentsRepository, forgetVectors: (tenantId, agentId) => vectors.deleteAgent(tenantId, agentId), logger });
+  const policy = new OutboundPolicy({ allowPrivateNetworks: config.allowPrivateNetworkUrls, ...(deps.resolveHost ? { resolve: deps.resolveHost } : {}) });
+  const tools = new ToolsService({ em, tools: toolsRepository, secrets: new SecretBox([config.toolSecretKey]), policy, workflows: new GrpcWorkflowDirectory(workflowClient) });
+  const agents = new AgentsService({ em, agents: agentsRepository, tools: toolsRepository, forgetVectors: (tenantId, agentId) => vectors.deleteAgent(tenantId, agentId), logger });
   const memory = new MemoryService({ em, agents: agentsRepository, memory: memoryRepository, embedder, vectors, logger });
   const chat = new ChatService({
     em,
@@ -94,7 +118,8 @@ function assemble(config: AgentMemoryConfig, deps: AgentMemoryDeps, orm: Orm): A
   const server = new GrpcServer({ logger, around, classifyError: classifyDbError })
     .add(AGENT_SERVICE_NAME, AgentServiceService, agentHandlers(agents))
     .add(CHAT_SERVICE_NAME, ChatServiceService, chatHandlers(chat, sessions))
-    .add(MEMORY_SERVICE_NAME, MemoryServiceService, memoryHandlers(memory, consolidation));
+    .add(MEMORY_SERVICE_NAME, MemoryServiceService, memoryHandlers(memory, consolidation))
+    .add(TOOL_SERVICE_NAME, ToolServiceService, toolHandlers(tools));
 
   const relay = new OutboxRelay({
     orm,
@@ -133,6 +158,7 @@ function assemble(config: AgentMemoryConfig, deps: AgentMemoryDeps, orm: Orm): A
       if (started) await relay.stop();
       started = false;
       identity?.close();
+      workflowRunner?.close();
       await vectors.close();
       if (!(await closeOrm(orm, DB_CLOSE_TIMEOUT_MS))) logger.warn('database pool did not close in time');
     },

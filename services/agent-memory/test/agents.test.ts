@@ -6,7 +6,7 @@ const test = agentMemoryTest();
 describe('CreateAgent', () => {
   test('stores the agent with defaults and records agent.created with the agent as data', async ({ service }) => {
     const tenant = newTenant();
-    const { agent } = await service.agents.createAgent({ name: ' Support bot ', type: 'support', memoryTypes: [], configJson: '{"temperature":0.3}' }, { principal: tenant.principal });
+    const { agent } = await service.agents.createAgent({ name: ' Support bot ', type: 'support', memoryTypes: [], tools: [], configJson: '{"temperature":0.3}' }, { principal: tenant.principal });
     expect(agent).toMatchObject({ name: 'Support bot', type: 'support', memoryTypes: ['semantic', 'episodic'], status: 'active', config: { temperature: 0.3 } });
     expect(agent!.id).toMatch(/^agt_[0-9A-HJKMNP-TV-Z]{26}$/);
     const events = await eventsOf(service.database, tenant.tenantId, 'agent.created');
@@ -16,7 +16,7 @@ describe('CreateAgent', () => {
   test('names every bad field, and stores nothing', async ({ service }) => {
     const tenant = newTenant();
     const refused = service.agents.createAgent(
-      { name: '  ', type: 'Support Bot', memoryTypes: ['semantic', 'dreams'], configJson: '{"temperature":3,"top_p":-1,"max_tokens":1.5,"voice":"x"}' },
+      { name: '  ', type: 'Support Bot', memoryTypes: ['semantic', 'dreams'], tools: [], configJson: '{"temperature":3,"top_p":-1,"max_tokens":1.5,"voice":"x"}' },
       { principal: tenant.principal },
     );
     const error = await expectError(refused, 'validation_error');
@@ -27,7 +27,7 @@ describe('CreateAgent', () => {
 
   test('refuses a viewer', async ({ service }) => {
     const tenant = newTenant();
-    await expectError(service.agents.createAgent({ name: 'x', type: 'x', memoryTypes: [] }, { principal: principalOf(tenant.tenantId, 'viewer') }), 'forbidden');
+    await expectError(service.agents.createAgent({ name: 'x', type: 'x', memoryTypes: [], tools: [] }, { principal: principalOf(tenant.tenantId, 'viewer') }), 'forbidden');
   });
 });
 
@@ -52,25 +52,25 @@ describe('UpdateAgent', () => {
     const tenant = newTenant();
     const agent = await service.createAgent(tenant, { configJson: '{"model":"gpt-x","system_prompt":"Be brief."}' });
     const patched = await service.agents.updateAgent(
-      { agentId: agent.id, replace: false, description: 'Answers questions', setMemoryTypes: false, memoryTypes: [], configJson: '{"temperature":1}' },
+      { agentId: agent.id, replace: false, description: 'Answers questions', setMemoryTypes: false, memoryTypes: [], setTools: false, tools: [], configJson: '{"temperature":1}' },
       { principal: tenant.principal },
     );
     expect(patched.agent).toMatchObject({ name: 'Helper', description: 'Answers questions', config: { temperature: 1 } });
     expect(patched.agent!.config!.model).toBeUndefined();
 
-    const replaced = await service.agents.updateAgent({ agentId: agent.id, replace: true, name: 'Renamed', type: 'assistant', setMemoryTypes: false, memoryTypes: [] }, { principal: tenant.principal });
+    const replaced = await service.agents.updateAgent({ agentId: agent.id, replace: true, name: 'Renamed', type: 'assistant', setMemoryTypes: false, memoryTypes: [], setTools: false, tools: [] }, { principal: tenant.principal });
     expect(replaced.agent).toMatchObject({ name: 'Renamed', memoryTypes: ['semantic', 'episodic'], config: {} });
     expect(replaced.agent!.description).toBeUndefined();
     expect(await eventsOf(service.database, tenant.tenantId, 'agent.updated')).toHaveLength(2);
 
-    const incomplete = await expectError(service.agents.updateAgent({ agentId: agent.id, replace: true, setMemoryTypes: false, memoryTypes: [] }, { principal: tenant.principal }), 'validation_error');
+    const incomplete = await expectError(service.agents.updateAgent({ agentId: agent.id, replace: true, setMemoryTypes: false, memoryTypes: [], setTools: false, tools: [] }, { principal: tenant.principal }), 'validation_error');
     expect(incomplete.details.map((detail) => detail.field).sort()).toEqual(['name', 'type']);
   });
 
   test('is not_found for another tenant, before any validation', async ({ service }) => {
     const [tenant, stranger] = [newTenant(), newTenant()];
     const agent = await service.createAgent(tenant);
-    await expectError(service.agents.updateAgent({ agentId: agent.id, replace: false, type: 'BAD', setMemoryTypes: false, memoryTypes: [] }, { principal: stranger.principal }), 'not_found');
+    await expectError(service.agents.updateAgent({ agentId: agent.id, replace: false, type: 'BAD', setMemoryTypes: false, memoryTypes: [], setTools: false, tools: [] }, { principal: stranger.principal }), 'not_found');
   });
 });
 

@@ -66,6 +66,8 @@ export async function startDistributedPlatform(env: Record<string, string> = {})
       }),
     );
     const agentMemoryPort = await freePort();
+    // agent-memory and workflow-runner call each other: both addresses are known before either starts.
+    const runnerPort = await freePort();
     processes.push(
       startCompiledService('services/agent-memory', {
         ...common,
@@ -74,6 +76,8 @@ export async function startDistributedPlatform(env: Record<string, string> = {})
         GRPC_HOST: '127.0.0.1',
         GRPC_PORT: String(agentMemoryPort),
         IDENTITY_ADDR: `127.0.0.1:${identityPort}`,
+        WORKFLOW_RUNNER_ADDR: `127.0.0.1:${runnerPort}`,
+        TOOL_SECRET_KEY: randomBytes(32).toString('base64'),
         NATS_URL: nats.url,
       }),
     );
@@ -89,7 +93,6 @@ export async function startDistributedPlatform(env: Record<string, string> = {})
         WEBHOOK_SECRET_KEY: randomBytes(32).toString('base64'),
       }),
     );
-    const runnerPort = await freePort();
     const ingressPort = await freePort();
     processes.push(
       startCompiledService('services/workflow-runner', {

@@ -2,6 +2,7 @@ import type { PromiseClient } from '@agent-platform/kit/grpc';
 import { AgentServiceService } from '@agent-platform/proto/agents/v1/agents';
 import { ChatServiceService } from '@agent-platform/proto/agents/v1/chat';
 import { MemoryServiceService } from '@agent-platform/proto/agents/v1/memory';
+import { ToolServiceService } from '@agent-platform/proto/agents/v1/tools';
 import fp from 'fastify-plugin';
 import { openBackendChannel, type BackendPluginOptions } from './backend-channel.js';
 import { HealthCheck, type HealthClient } from './grpc-health.js';
@@ -13,6 +14,8 @@ export interface AgentMemoryClients {
   chat: PromiseClient<typeof ChatServiceService>;
   /** Memory items, documents, search and consolidation. */
   memory: PromiseClient<typeof MemoryServiceService>;
+  /** Tools of the principal's tenant, which agents name. */
+  tools: PromiseClient<typeof ToolServiceService>;
   health: HealthClient;
 }
 
@@ -24,6 +27,7 @@ export default fp(
       agents: channel.client(AgentServiceService),
       chat: channel.client(ChatServiceService),
       memory: channel.client(MemoryServiceService),
+      tools: channel.client(ToolServiceService),
       health: channel.client(HealthCheck),
     } satisfies AgentMemoryClients);
     done();

@@ -27,6 +27,8 @@ export const AgentSchema = defineEntity({
     memoryTypes: p.array<MemoryType>(),
     config: p.json<AgentSettings>().columnType('jsonb'),
     status: p.enum(AGENT_STATUSES),
+    /** Tool ids of the tenant (decisions §12), in the order given. */
+    tools: p.array<string>(),
     createdAt: p.datetime(),
     updatedAt: p.datetime(),
   },
@@ -36,4 +38,4 @@ export class Agent extends AgentSchema.class {}
 AgentSchema.setClass(Agent);
 
 /** An agent as read, outside the unit of work: what every read path and answer needs. */
-export type AgentRecord = Pick<Agent, 'id' | 'tenantId' | 'name' | 'type' | 'description' | 'memoryTypes' | 'config' | 'status' | 'createdAt' | 'updatedAt'>;
+export type AgentRecord = Pick<Agent, 'id' | 'tenantId' | 'name' | 'type' | 'description' | 'memoryTypes' | 'config' | 'tools' | 'status' | 'createdAt' | 'updatedAt'>;

@@ -16,6 +16,7 @@ export function agentHandlers(agents: AgentsService): Handlers<typeof AgentServi
         description: present(request.description),
         memoryTypes: request.memoryTypes,
         configJson: present(request.configJson),
+        tools: request.tools,
       });
       return { agent: toMessage(agent) };
     },
@@ -35,6 +36,7 @@ export function agentHandlers(agents: AgentsService): Handlers<typeof AgentServi
         description: present(request.description),
         memoryTypes: request.setMemoryTypes ? request.memoryTypes : undefined,
         configJson: present(request.configJson),
+        tools: request.setTools ? request.tools : undefined,
       });
       return { agent: toMessage(agent) };
     },
@@ -55,6 +57,7 @@ export function toMessage(agent: AgentRecord): AgentMessage {
     description: agent.description ?? undefined,
     memoryTypes: agent.memoryTypes,
     config: { model, temperature, maxTokens: max_tokens, systemPrompt: system_prompt, topP: top_p },
+    tools: agent.tools,
     status: agent.status,
     createdAt: agent.createdAt,
     updatedAt: agent.updatedAt,

@@ -9,6 +9,7 @@ export interface NewAgent {
   description: string | null;
   memoryTypes: MemoryType[];
   config: AgentSettings;
+  tools: string[];
   createdAt: Date;
 }
 
@@ -18,11 +19,12 @@ export interface AgentChanges {
   description?: string | null;
   memoryTypes?: MemoryType[];
   config?: AgentSettings;
+  tools?: string[];
 }
 
 const agentRead = new PreparedStatement<AgentRow>(
   'agents_agent_by_id',
-  `select "id", "tenant_id", "name", "type", "description", "memory_types", "config", "status", "created_at", "updated_at"
+  `select "id", "tenant_id", "name", "type", "description", "memory_types", "config", "tools", "status", "created_at", "updated_at"
      from "agents" where "id" = ? and "tenant_id" = ?`,
 );
 
@@ -34,6 +36,7 @@ interface AgentRow {
   description: string | null;
   memory_types: MemoryType[];
   config: AgentSettings;
+  tools: string[];
   status: AgentRecord['status'];
   created_at: string | Date;
   updated_at: string | Date;
@@ -67,6 +70,7 @@ export class AgentsRepository {
       description: row.description,
       memoryTypes: row.memory_types,
       config: row.config,
+      tools: row.tools,
       status: row.status,
       createdAt: new Date(row.created_at),
       updatedAt: new Date(row.updated_at),

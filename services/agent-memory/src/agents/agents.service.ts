@@ -4,6 +4,7 @@ import { newEvent, recordEvent } from '@agent-platform/kit/events';
 import type { Agent, AgentRecord, MemoryType } from './agents.entity.js';
 import { checkConfig, checkDescription, checkMemoryTypes, checkName, checkType, DEFAULT_MEMORY_TYPES } from './agent-input.js';
 import type { AgentChanges, AgentsRepository } from './agents.repository.js';
+import type { ToolsRepository } from '../tools/tools.repository.js';
 
 export interface CreateAgent {
   name: string;
@@ -11,6 +12,8 @@ export interface CreateAgent {
   description: string | undefined;
   memoryTypes: readonly string[];
   configJson: string | undefined;
+  /** Tool ids of the tenant; empty means none. */
+  tools: readonly string[];
 }
 
 /** PATCH: undefined leaves a field as it is. PUT (`replace`): name and type required, the rest reset. */
@@ -21,11 +24,14 @@ export interface UpdateAgent {
   description: string | undefined;
   memoryTypes: readonly string[] | undefined;
   configJson: string | undefined;
+  /** Replaces the list when present; PUT resets it to none when absent. */
+  tools: readonly string[] | undefined;
 }
 
 export interface AgentsServiceOptions {
   em: EntityManager;
   agents: AgentsRepository;
+  tools: ToolsRepository;
   /** Removes an agent's vectors once its rows are gone. */
   forgetVectors: (tenantId: string, agentId: string) => Promise<void>;
   logger: Logger;
@@ -49,7 +55,8 @@ export class AgentsService {
     const config = checkConfig(request.configJson, errors);
     errors.throwIfAny();
     return this.options.em.transactional(async (em) => {
-      const agent = this.options.agents.insert({ id: newId('agent'), tenantId: actor.tenantId, name, type, description, memoryTypes, config, createdAt: now });
+      const tools = await this.checkTools(actor, request.tools);
+      const agent = this.options.agents.insert({ id: newId('agent'), tenantId: actor.tenantId, name, type, description, memoryTypes, config, tools, createdAt: now });
       await em.flush();
       await recordEvent(em, newEvent('agent.created', actor.tenantId, agentEventData(agent), now));
       return agent;
@@ -72,11 +79,28 @@ export class AgentsService {
       // not_found before validation: a foreign id must not learn anything from the error.
       const agent = found(await this.options.agents.findForUpdate(actor.tenantId, id));
       const changes = checkChanges(request);
+      if (request.tools !== undefined) changes.tools = await this.checkTools(actor, request.tools);
+      else if (request.replace) changes.tools = [];
       this.options.agents.update(agent, changes, now);
       await em.flush();
       await recordEvent(em, newEvent('agent.updated', actor.tenantId, agentEventData(agent), now));
       return agent;
     });
+  }
+
+  /**
+   * decisions §12: each id a tool of the tenant, else 422 naming its index (another tenant's tool
+   * reads as unknown). Duplicates are folded; the order given is kept. Runs in the saving
+   * transaction; a tool deleted meanwhile is taken off the agent by its delete.
+   */
+  private async checkTools(actor: Actor, ids: readonly string[]): Promise<string[]> {
+    const known = await this.options.tools.existing(actor.tenantId, ids);
+    const errors = new FieldErrors();
+    ids.forEach((id, index) => {
+      if (!known.has(id)) errors.add(`tools[${index}]`, 'is not a tool of this tenant');
+    });
+    errors.throwIfAny();
+    return [...new Set(ids)];
   }
 
   /** The rows go in one statement (cascading); the vectors after, so a crash leaves only stale vectors, which search ignores and the next start drops. */
@@ -124,6 +148,7 @@ export function agentEventData(agent: AgentRecord) {
     description: agent.description,
     memory_types: agent.memoryTypes,
     config: agent.config,
+    tools: agent.tools,
     status: agent.status,
     created_at: agent.createdAt.toISOString(),
     updated_at: agent.updatedAt.toISOString(),

@@ -1,6 +1,8 @@
+import { randomBytes } from 'node:crypto';
 import { createLogger, DomainError, newId, type Actor } from '@agent-platform/kit';
 import { InProcessEventBus } from '@agent-platform/kit/events';
-import { GrpcChannel, PrincipalKind, type Principal, type PromiseClient } from '@agent-platform/kit/grpc';
+import { GrpcChannel, PrincipalKind, type ChannelTransport, type Principal, type PromiseClient } from '@agent-platform/kit/grpc';
+import type { HostResolver } from '@agent-platform/kit/security';
 import { databaseFixture, type TestDatabase } from '@agent-platform/kit/testing';
 import { AgentServiceService, type Agent } from '@agent-platform/proto/agents/v1/agents';
 import { ChatServiceService } from '@agent-platform/proto/agents/v1/chat';
@@ -85,13 +87,21 @@ export interface HarnessOptions {
   vectors?: VectorStore;
   /** Kept by the caller: files of the embedded index (default: in memory). */
   vectorIndexDir?: string;
+  /** workflow-runner, asked for at the first workflow check (default: WORKFLOW_RUNNER_ADDR). */
+  workflowRunner?: () => ChannelTransport | string;
+  /** Name resolution of the outbound address policy. */
+  resolveHost?: HostResolver;
 }
+
+/** The key that seals tools' header values in the harness's service (base64 of 32 bytes). */
+export const TEST_TOOL_SECRET_KEY = randomBytes(32).toString('base64');
 
 export async function startAgentMemory(database: TestDatabase, options: HarnessOptions = {}): Promise<AgentMemoryHarness> {
   const config = loadAgentMemoryConfig({
     DATABASE_URL: database.url,
     GRPC_HOST: '127.0.0.1',
     GRPC_PORT: '0',
+    TOOL_SECRET_KEY: TEST_TOOL_SECRET_KEY,
     ...(options.vectorIndexDir ? { VECTOR_INDEX_DIR: options.vectorIndexDir } : {}),
     ...options.env,
   });
@@ -104,6 +114,8 @@ export async function startAgentMemory(database: TestDatabase, options: HarnessO
     ...(options.model ? { model: options.model } : {}),
     ...(options.embedder ? { embedder: options.embedder } : {}),
     ...(options.vectors ? { vectors: options.vectors } : {}),
+    ...(options.workflowRunner ? { workflowRunnerTransport: options.workflowRunner } : {}),
+    ...(options.resolveHost ? { resolveHost: options.resolveHost } : {}),
   });
   const { port } = await service.start();
   const channel = new GrpcChannel(`127.0.0.1:${port}`, { defaultDeadlineMs: 20_000 });
@@ -116,7 +128,7 @@ export async function startAgentMemory(database: TestDatabase, options: HarnessO
     credits,
     async createAgent(tenant, overrides = {}) {
       const { agent } = await agents.createAgent(
-        { name: overrides.name ?? 'Helper', type: 'assistant', memoryTypes: overrides.memoryTypes ?? ['semantic', 'episodic'], configJson: overrides.configJson },
+        { name: overrides.name ?? 'Helper', type: 'assistant', memoryTypes: overrides.memoryTypes ?? ['semantic', 'episodic'], tools: [], configJson: overrides.configJson },
         { principal: tenant.principal },
       );
       return agent!;

@@ -34,16 +34,16 @@ const agentRoutes: FastifyPluginCallbackZod = (app, _options, done) => {
         tags: ['agents'],
         summary: 'Create an agent; emits agent.created',
         description:
-          'type is 1..64 characters of a-z, 0-9, _ and -; memory_types a subset of semantic, episodic, procedural; config keys model, temperature (0..2), max_tokens, system_prompt, top_p (0..1) and no other. Breaking these is 422 validation_error naming each field (config.<key> for a config key).',
+          'type is 1..64 characters of a-z, 0-9, _ and -; memory_types a subset of semantic, episodic, procedural; config keys model, temperature (0..2), max_tokens, system_prompt, top_p (0..1) and no other; tools the ids of tools of the tenant. Breaking these is 422 validation_error naming each field (config.<key> for a config key).',
         querystring: TenantQuery,
         body: CreateAgentBody,
         response: { 201: AgentSchema },
       },
     },
     async (request, reply) => {
-      const { name, type, description, memory_types, config } = request.body;
+      const { name, type, description, memory_types, config, tools } = request.body;
       const created = await app.agentMemory.agents.createAgent(
-        { name, type, description, memoryTypes: memory_types ?? [], configJson: configJson(config) },
+        { name, type, description, memoryTypes: memory_types ?? [], configJson: configJson(config), tools: tools ?? [] },
         callAs(request),
       );
       return reply.code(201).send(agentBody(created.agent));

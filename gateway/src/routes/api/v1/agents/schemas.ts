@@ -33,6 +33,11 @@ const ConfigInput = z
   // Documented as closed, which the API is: the service refuses other keys (the gateway lets them through to it).
   .meta({ additionalProperties: false });
 
+const Tools = z
+  .array(z.string())
+  .max(128)
+  .describe('Tools the agent may call: tool ids of the tenant (tool_…), in order; an unknown or foreign id is 422 naming tools[<index>]. Default none.');
+
 export const AgentParams = z.object({ agent_id: pathId('agent', 'agt') });
 
 const AGENT_EXAMPLE = {
@@ -50,6 +55,7 @@ export const CreateAgentBody = z
     description: Description.optional(),
     memory_types: MemoryTypes.optional(),
     config: ConfigInput.optional(),
+    tools: Tools.optional(),
   })
   .meta({ examples: [AGENT_EXAMPLE] });
 
@@ -60,9 +66,10 @@ export const UpdateAgentBody = z.object({
   description: Description.optional(),
   memory_types: MemoryTypes.optional().describe(`${MemoryTypes.description ?? ''} Replaces the whole list.`),
   config: ConfigInput.optional().describe(`${ConfigInput.description ?? ''} Replaces the whole config object.`),
+  tools: Tools.optional().describe(`${Tools.description ?? ''} Replaces the whole list.`),
 }).meta({ examples: [{ description: 'Answers questions about orders and returns', config: { temperature: 0.4 } }] });
 
-/** PUT: the whole agent; what is left out is reset (description none, default memory types, empty config). */
+/** PUT: the whole agent; what is left out is reset (description none, default memory types, empty config, no tools). */
 export const ReplaceAgentBody = CreateAgentBody.meta({ examples: [{ ...AGENT_EXAMPLE, name: 'Support bot v2', memory_types: ['semantic'] }] });
 
 export const AgentConfigSchema = z
@@ -83,6 +90,7 @@ export const AgentSchema = z
     description: z.string().nullable(),
     memory_types: z.array(z.string()),
     config: AgentConfigSchema,
+    tools: z.array(z.string()).describe('Tool ids the agent may call (decisions §12).'),
     status: z.string().describe('active'),
     created_at: Timestamp,
     updated_at: Timestamp,
@@ -117,6 +125,7 @@ export function agentBody(agent: Agent | undefined): z.output<typeof AgentSchema
     description: agent.description ?? null,
     memory_types: agent.memoryTypes,
     config: configBody(agent.config),
+    tools: agent.tools,
     status: agent.status,
     created_at: iso(agent.createdAt),
     updated_at: iso(agent.updatedAt),

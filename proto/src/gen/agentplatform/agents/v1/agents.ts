@@ -46,7 +46,11 @@ export interface Agent {
   /** active */
   status: string;
   createdAt: Date | undefined;
-  updatedAt: Date | undefined;
+  updatedAt:
+    | Date
+    | undefined;
+  /** Tool ids of the same tenant (decisions §12), in the order given, without duplicates. */
+  tools: string[];
 }
 
 export interface CreateAgentRequest {
@@ -58,7 +62,11 @@ export interface CreateAgentRequest {
   /** Empty means the default, semantic and episodic. */
   memoryTypes: string[];
   /** The config object as JSON text, so unknown keys reach the service and are refused by name. */
-  configJson?: string | undefined;
+  configJson?:
+    | string
+    | undefined;
+  /** Empty means none. */
+  tools: string[];
 }
 
 export interface CreateAgentResponse {
@@ -95,7 +103,12 @@ export interface UpdateAgentRequest {
   setMemoryTypes: boolean;
   memoryTypes: string[];
   /** The config object as JSON text; replaces the whole config when present. */
-  configJson?: string | undefined;
+  configJson?:
+    | string
+    | undefined;
+  /** Replaces the list when `set_tools` is true (PUT resets it to none when false). */
+  setTools: boolean;
+  tools: string[];
 }
 
 export interface UpdateAgentResponse {
@@ -265,6 +278,7 @@ function createBaseAgent(): Agent {
     status: "",
     createdAt: undefined,
     updatedAt: undefined,
+    tools: [],
   };
 }
 
@@ -296,6 +310,9 @@ export const Agent: MessageFns<Agent> = {
     }
     if (message.updatedAt !== undefined) {
       Timestamp.encode(toTimestamp(message.updatedAt), writer.uint32(74).fork()).join();
+    }
+    for (const v of message.tools) {
+      writer.uint32(82).string(v!);
     }
     return writer;
   },
@@ -385,6 +402,14 @@ export const Agent: MessageFns<Agent> = {
             message.updatedAt = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
             continue;
           }
+          case 10: {
+            if (tag !== 82) {
+              break;
+            }
+
+            message.tools.push(reader.string());
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -420,6 +445,9 @@ export const Agent: MessageFns<Agent> = {
         : isSet(object.updated_at)
         ? fromJsonTimestamp(object.updated_at)
         : undefined,
+      tools: globalThis.Array.isArray(object?.tools)
+        ? object.tools.map((e: any) => globalThis.String(e))
+        : [],
     };
   },
 
@@ -452,6 +480,9 @@ export const Agent: MessageFns<Agent> = {
     if (message.updatedAt !== undefined) {
       obj.updatedAt = message.updatedAt.toISOString();
     }
+    if (message.tools?.length) {
+      obj.tools = message.tools;
+    }
     return obj;
   },
 
@@ -471,12 +502,13 @@ export const Agent: MessageFns<Agent> = {
     message.status = object.status ?? "";
     message.createdAt = object.createdAt ?? undefined;
     message.updatedAt = object.updatedAt ?? undefined;
+    message.tools = object.tools?.map((e) => e) || [];
     return message;
   },
 };
 
 function createBaseCreateAgentRequest(): CreateAgentRequest {
-  return { name: "", type: "", description: undefined, memoryTypes: [], configJson: undefined };
+  return { name: "", type: "", description: undefined, memoryTypes: [], configJson: undefined, tools: [] };
 }
 
 export const CreateAgentRequest: MessageFns<CreateAgentRequest> = {
@@ -495,6 +527,9 @@ export const CreateAgentRequest: MessageFns<CreateAgentRequest> = {
     }
     if (message.configJson !== undefined) {
       writer.uint32(42).string(message.configJson);
+    }
+    for (const v of message.tools) {
+      writer.uint32(50).string(v!);
     }
     return writer;
   },
@@ -552,6 +587,14 @@ export const CreateAgentRequest: MessageFns<CreateAgentRequest> = {
             message.configJson = reader.string();
             continue;
           }
+          case 6: {
+            if (tag !== 50) {
+              break;
+            }
+
+            message.tools.push(reader.string());
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -579,6 +622,7 @@ export const CreateAgentRequest: MessageFns<CreateAgentRequest> = {
         : isSet(object.config_json)
         ? globalThis.String(object.config_json)
         : undefined,
+      tools: globalThis.Array.isArray(object?.tools) ? object.tools.map((e: any) => globalThis.String(e)) : [],
     };
   },
 
@@ -599,6 +643,9 @@ export const CreateAgentRequest: MessageFns<CreateAgentRequest> = {
     if (message.configJson !== undefined) {
       obj.configJson = message.configJson;
     }
+    if (message.tools?.length) {
+      obj.tools = message.tools;
+    }
     return obj;
   },
 
@@ -612,6 +659,7 @@ export const CreateAgentRequest: MessageFns<CreateAgentRequest> = {
     message.description = object.description ?? undefined;
     message.memoryTypes = object.memoryTypes?.map((e) => e) || [];
     message.configJson = object.configJson ?? undefined;
+    message.tools = object.tools?.map((e) => e) || [];
     return message;
   },
 };
@@ -987,6 +1035,8 @@ function createBaseUpdateAgentRequest(): UpdateAgentRequest {
     setMemoryTypes: false,
     memoryTypes: [],
     configJson: undefined,
+    setTools: false,
+    tools: [],
   };
 }
 
@@ -1015,6 +1065,12 @@ export const UpdateAgentRequest: MessageFns<UpdateAgentRequest> = {
     }
     if (message.configJson !== undefined) {
       writer.uint32(66).string(message.configJson);
+    }
+    if (message.setTools !== false) {
+      writer.uint32(72).bool(message.setTools);
+    }
+    for (const v of message.tools) {
+      writer.uint32(82).string(v!);
     }
     return writer;
   },
@@ -1096,6 +1152,22 @@ export const UpdateAgentRequest: MessageFns<UpdateAgentRequest> = {
             message.configJson = reader.string();
             continue;
           }
+          case 9: {
+            if (tag !== 72) {
+              break;
+            }
+
+            message.setTools = reader.bool();
+            continue;
+          }
+          case 10: {
+            if (tag !== 82) {
+              break;
+            }
+
+            message.tools.push(reader.string());
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1134,6 +1206,14 @@ export const UpdateAgentRequest: MessageFns<UpdateAgentRequest> = {
         : isSet(object.config_json)
         ? globalThis.String(object.config_json)
         : undefined,
+      setTools: isSet(object.setTools)
+        ? globalThis.Boolean(object.setTools)
+        : isSet(object.set_tools)
+        ? globalThis.Boolean(object.set_tools)
+        : false,
+      tools: globalThis.Array.isArray(object?.tools)
+        ? object.tools.map((e: any) => globalThis.String(e))
+        : [],
     };
   },
 
@@ -1163,6 +1243,12 @@ export const UpdateAgentRequest: MessageFns<UpdateAgentRequest> = {
     if (message.configJson !== undefined) {
       obj.configJson = message.configJson;
     }
+    if (message.setTools !== false) {
+      obj.setTools = message.setTools;
+    }
+    if (message.tools?.length) {
+      obj.tools = message.tools;
+    }
     return obj;
   },
 
@@ -1179,6 +1265,8 @@ export const UpdateAgentRequest: MessageFns<UpdateAgentRequest> = {
     message.setMemoryTypes = object.setMemoryTypes ?? false;
     message.memoryTypes = object.memoryTypes?.map((e) => e) || [];
     message.configJson = object.configJson ?? undefined;
+    message.setTools = object.setTools ?? false;
+    message.tools = object.tools?.map((e) => e) || [];
     return message;
   },
 };
@@ -1384,7 +1472,8 @@ export const AgentServiceService = {
   /**
    * Errors: validation_error (name 1..200 characters; type 1..64 of [a-z0-9_-]; memory_types a
    * non-empty subset of semantic, episodic, procedural; config keys model, temperature 0..2,
-   * max_tokens 1..1,000,000, system_prompt, top_p 0..1, any other key). Emits agent.created.
+   * max_tokens 1..1,000,000, system_prompt, top_p 0..1, any other key; tools[<index>] not a tool
+   * of the tenant). Emits agent.created.
    */
   createAgent: {
     path: "/agentplatform.agents.v1.AgentService/CreateAgent" as const,
@@ -1443,7 +1532,8 @@ export interface AgentServiceServer extends UntypedServiceImplementation {
   /**
    * Errors: validation_error (name 1..200 characters; type 1..64 of [a-z0-9_-]; memory_types a
    * non-empty subset of semantic, episodic, procedural; config keys model, temperature 0..2,
-   * max_tokens 1..1,000,000, system_prompt, top_p 0..1, any other key). Emits agent.created.
+   * max_tokens 1..1,000,000, system_prompt, top_p 0..1, any other key; tools[<index>] not a tool
+   * of the tenant). Emits agent.created.
    */
   createAgent: handleUnaryCall<CreateAgentRequest, CreateAgentResponse>;
   /** Newest first. */
@@ -1462,7 +1552,8 @@ export interface AgentServiceClient extends Client {
   /**
    * Errors: validation_error (name 1..200 characters; type 1..64 of [a-z0-9_-]; memory_types a
    * non-empty subset of semantic, episodic, procedural; config keys model, temperature 0..2,
-   * max_tokens 1..1,000,000, system_prompt, top_p 0..1, any other key). Emits agent.created.
+   * max_tokens 1..1,000,000, system_prompt, top_p 0..1, any other key; tools[<index>] not a tool
+   * of the tenant). Emits agent.created.
    */
   createAgent(
     request: CreateAgentRequest,

@@ -34,7 +34,7 @@ const agentItemRoutes: FastifyPluginCallbackZod = (app, _options, done) => {
         operationId: 'updateAgent',
         tags,
         summary: 'Change an agent: only the fields sent change; emits agent.updated',
-        description: 'The rules of creation apply to each field sent. memory_types and config, when sent, replace the whole list or object.',
+        description: 'The rules of creation apply to each field sent. memory_types, config and tools, when sent, replace the whole list or object.',
         params: AgentParams,
         querystring: TenantQuery,
         body: UpdateAgentBody,
@@ -51,7 +51,7 @@ const agentItemRoutes: FastifyPluginCallbackZod = (app, _options, done) => {
         operationId: 'replaceAgent',
         tags,
         summary: 'Replace an agent: name and type required, every field left out is reset; emits agent.updated',
-        description: 'Reset means: description none (null), memory_types the default ["semantic", "episodic"], config {}. The id, status and created_at stay.',
+        description: 'Reset means: description none (null), memory_types the default ["semantic", "episodic"], config {}, tools []. The id, status and created_at stay.',
         params: AgentParams,
         querystring: TenantQuery,
         body: ReplaceAgentBody,
@@ -85,7 +85,7 @@ export default agentItemRoutes;
 
 /** PATCH and PUT send the same request; `replace` tells the service to reset what is left out. */
 function updateOf(agentId: string, body: z.output<typeof UpdateAgentBody>, replace: boolean): UpdateAgentRequest {
-  const { name, type, description, memory_types, config } = body;
+  const { name, type, description, memory_types, config, tools } = body;
   return {
     agentId,
     replace,
@@ -95,5 +95,7 @@ function updateOf(agentId: string, body: z.output<typeof UpdateAgentBody>, repla
     setMemoryTypes: memory_types !== undefined,
     memoryTypes: memory_types ?? [],
     configJson: configJson(config),
+    setTools: tools !== undefined,
+    tools: tools ?? [],
   };
 }

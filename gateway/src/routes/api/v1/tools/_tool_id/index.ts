@@ -1,0 +1,63 @@
+import type { FastifyPluginCallbackZod } from 'fastify-type-provider-zod';
+import { callAs } from '../../../../../http/calls.js';
+import { SuccessSchema, TenantQuery } from '../../../../../http/schemas.js';
+import { ReplaceToolBody, toolBody, toolFields, ToolParams, ToolSchema } from '../schemas.js';
+
+/** /tools/{tool_id}: one tool. Another tenant's tool is 404, as an absent one. */
+const toolItemRoutes: FastifyPluginCallbackZod = (app, _options, done) => {
+  const tags = ['tools'];
+
+  app.get(
+    '',
+    {
+      schema: {
+        operationId: 'getTool',
+        tags,
+        summary: 'Get a tool; header values read "***"',
+        params: ToolParams,
+        querystring: TenantQuery,
+        response: { 200: ToolSchema },
+      },
+    },
+    async (request) => toolBody((await app.agentMemory.tools.getTool({ toolId: request.params.tool_id }, callAs(request))).tool),
+  );
+
+  app.put(
+    '',
+    {
+      schema: {
+        operationId: 'replaceTool',
+        tags,
+        summary: 'Replace a tool: every field left out is reset',
+        description:
+          'The rules of creation apply. Reset means: description none (null), requires_approval false. A header sent as "***" keeps the value stored under that name, so a tool read back can be sent back as it is. The id and created_at stay.',
+        params: ToolParams,
+        querystring: TenantQuery,
+        body: ReplaceToolBody,
+        response: { 200: ToolSchema },
+      },
+    },
+    async (request) => toolBody((await app.agentMemory.tools.replaceTool({ toolId: request.params.tool_id, ...toolFields(request.body) }, callAs(request))).tool),
+  );
+
+  app.delete(
+    '',
+    {
+      schema: {
+        operationId: 'deleteTool',
+        tags,
+        summary: 'Delete a tool; agents that name it no longer do',
+        params: ToolParams,
+        querystring: TenantQuery,
+        response: { 200: SuccessSchema },
+      },
+    },
+    async (request) => {
+      await app.agentMemory.tools.deleteTool({ toolId: request.params.tool_id }, callAs(request));
+      return { success: true as const, message: 'Tool deleted, and taken off the agents that named it.' };
+    },
+  );
+  done();
+};
+
+export default toolItemRoutes;

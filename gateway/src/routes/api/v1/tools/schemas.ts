@@ -1,0 +1,105 @@
+import type { Tool } from '@agent-platform/proto/agents/v1/tools';
+import { z } from 'zod';
+import { iso, pathId, Timestamp } from '../../../../http/schemas.js';
+
+// The gateway checks shapes and types. What a name, a URL, a workflow id or a JSON Schema may be
+// (the name pattern, the outbound address policy, the tenant's workflows, draft 2020-12) is the
+// agent-memory service's to decide; its validation_error comes back naming each offending field.
+
+/** decisions §12: the types built so far. */
+const ToolType = z.enum(['http', 'workflow']).describe('http calls a URL with the arguments; workflow runs a workflow of the tenant with them as input.');
+
+const Name = z.string().describe('What the model calls the tool by: ^[a-z][a-z0-9_]{0,63}$, unique in the tenant (a taken name is 409).');
+
+const Description = z.string().describe('Shown to the model: what the tool does and when to use it. Up to 1,024 characters.');
+
+/**
+ * Unknown keys are kept, not stripped, so the service can refuse them by name (422 naming
+ * `config.<key>`).
+ */
+const ConfigInput = z
+  .looseObject({
+    url: z.string().optional().describe('http: the address called; https on a public address (the SSRF guard of webhooks applies).'),
+    method: z.string().optional().describe('http: GET, POST, PUT, PATCH or DELETE. Default POST.'),
+    headers: z
+      .record(z.string(), z.string())
+      .optional()
+      .describe('http: sent with every call. Values are secrets: stored sealed and answered as "***"; on PUT, "***" keeps the stored value of that header.'),
+    workflow_id: z.string().optional().describe('workflow: a workflow of the tenant (wf_…), checked at save.'),
+  })
+  .describe('Per type: http takes url, method, headers; workflow takes workflow_id. Any other key is 422.')
+  // Documented as closed, which the API is: the service refuses other keys (the gateway lets them through to it).
+  .meta({ additionalProperties: false });
+
+const InputSchema = z
+  .record(z.string(), z.unknown())
+  .describe('The JSON Schema (draft 2020-12) of the arguments, as the model is told them. One that does not compile is 422 naming input_schema.');
+
+export const ToolParams = z.object({ tool_id: pathId('tool', 'tool') });
+
+const TOOL_EXAMPLE = {
+  name: 'lookup_order',
+  description: 'Finds an order by its number and returns its status.',
+  type: 'http',
+  config: { url: 'https://api.acme.test/orders/lookup', method: 'POST', headers: { authorization: 'Bearer sk-…' } },
+  input_schema: { type: 'object', properties: { order_id: { type: 'string' } }, required: ['order_id'] },
+  requires_approval: false,
+};
+
+export const CreateToolBody = z
+  .object({
+    name: Name,
+    description: Description.optional(),
+    type: ToolType,
+    config: ConfigInput,
+    input_schema: InputSchema,
+    requires_approval: z.boolean().optional().describe('Calls wait for a person to approve them. Default false.'),
+  })
+  .meta({ examples: [TOOL_EXAMPLE] });
+
+/** PUT: the whole tool; description and requires_approval left out are reset. */
+export const ReplaceToolBody = CreateToolBody.meta({
+  examples: [{ ...TOOL_EXAMPLE, description: 'Finds an order and its shipping status.', config: { ...TOOL_EXAMPLE.config, headers: { authorization: '***' } } }],
+});
+
+export const ToolSchema = z
+  .object({
+    id: z.string(),
+    name: z.string(),
+    description: z.string().nullable(),
+    type: ToolType,
+    config: z.record(z.string(), z.unknown()).describe('As sent, method filled in for http; header values read "***".'),
+    input_schema: z.record(z.string(), z.unknown()),
+    requires_approval: z.boolean(),
+    created_at: Timestamp,
+    updated_at: Timestamp,
+  })
+  .meta({ id: 'Tool', description: 'Something an agent can call: an HTTP endpoint or a workflow (decisions §12).' });
+
+/** The REST tool of a gRPC answer; its absence is an upstream defect (500). */
+export function toolBody(tool: Tool | undefined): z.output<typeof ToolSchema> {
+  if (!tool) throw new Error('agent-memory answered without the tool.');
+  return {
+    id: tool.id,
+    name: tool.name,
+    description: tool.description ?? null,
+    type: tool.type as z.output<typeof ToolType>,
+    config: JSON.parse(tool.configJson) as Record<string, unknown>,
+    input_schema: JSON.parse(tool.inputSchemaJson) as Record<string, unknown>,
+    requires_approval: tool.requiresApproval,
+    created_at: iso(tool.createdAt),
+    updated_at: iso(tool.updatedAt),
+  };
+}
+
+/** The gRPC fields of a create or replace: objects as JSON text, unknown keys included. */
+export function toolFields(body: z.output<typeof CreateToolBody>) {
+  return {
+    name: body.name,
+    description: body.description,
+    type: body.type,
+    configJson: JSON.stringify(body.config),
+    inputSchemaJson: JSON.stringify(body.input_schema),
+    requiresApproval: body.requires_approval,
+  };
+}

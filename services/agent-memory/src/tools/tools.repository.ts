@@ -1,0 +1,62 @@
+import type { EntityManager } from '@agent-platform/kit/db';
+import { Tool, type ToolConfig, type ToolType } from './tools.entity.js';
+
+export interface ToolFields {
+  name: string;
+  description: string | null;
+  type: ToolType;
+  config: ToolConfig;
+  inputSchema: Record<string, unknown>;
+  requiresApproval: boolean;
+}
+
+export interface NewTool extends ToolFields {
+  id: string;
+  tenantId: string;
+  createdAt: Date;
+}
+
+/** Every read and write takes the tenant id: another tenant's tool is simply not there. */
+export class ToolsRepository {
+  private readonly em: EntityManager;
+
+  constructor(em: EntityManager) {
+    this.em = em;
+  }
+
+  insert(tool: NewTool): Tool {
+    return this.em.create(Tool, { ...tool, updatedAt: tool.createdAt });
+  }
+
+  find(tenantId: string, id: string): Promise<Tool | null> {
+    return this.em.findOne(Tool, { id, tenantId });
+  }
+
+  /** Newest first. */
+  async list(tenantId: string, limit: number, offset: number): Promise<{ items: Tool[]; total: number }> {
+    const [items, total] = await this.em.findAndCount(Tool, { tenantId }, { orderBy: [{ createdAt: 'desc' }, { id: 'desc' }], limit, offset });
+    return { items, total };
+  }
+
+  replace(tool: Tool, fields: ToolFields, now: Date): void {
+    this.em.assign(tool, { ...fields, updatedAt: now });
+  }
+
+  /** Of `ids`, those that are tools of the tenant. */
+  async existing(tenantId: string, ids: readonly string[]): Promise<Set<string>> {
+    if (ids.length === 0) return new Set();
+    const rows = await this.em.find(Tool, { tenantId, id: { $in: [...ids] } }, { fields: ['id'] });
+    return new Set(rows.map((row) => row.id));
+  }
+
+  /**
+   * The tool, and its id from every agent of the tenant that names it, in the caller's
+   * transaction: an agent never names a tool that is gone. False when there was no such tool.
+   */
+  async delete(tenantId: string, id: string): Promise<boolean> {
+    const removed = await this.em.nativeDelete(Tool, { id, tenantId });
+    if (removed === 0) return false;
+    await this.em.execute(`update "agents" set "tools" = array_remove("tools", ?) where "tenant_id" = ? and ? = any("tools")`, [id, tenantId, id], 'run');
+    return true;
+  }
+}
