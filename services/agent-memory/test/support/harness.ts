@@ -7,6 +7,7 @@ import { databaseFixture, type TestDatabase } from '@agent-platform/kit/testing'
 import { AgentServiceService, type Agent } from '@agent-platform/proto/agents/v1/agents';
 import { ChatServiceService } from '@agent-platform/proto/agents/v1/chat';
 import { MemoryServiceService } from '@agent-platform/proto/agents/v1/memory';
+import { ToolServiceService } from '@agent-platform/proto/agents/v1/tools';
 import { test as base } from 'vitest';
 import type { Credits } from '../../src/chat/credits.js';
 import { migrations, openDatabase } from '../../src/database.js';
@@ -73,6 +74,7 @@ export interface AgentMemoryHarness {
   agents: PromiseClient<typeof AgentServiceService>;
   chat: PromiseClient<typeof ChatServiceService>;
   memory: PromiseClient<typeof MemoryServiceService>;
+  tools: PromiseClient<typeof ToolServiceService>;
   credits: TestCredits;
   /** A new agent of the tenant. */
   createAgent(tenant: TestTenant, overrides?: { memoryTypes?: string[]; configJson?: string; name?: string }): Promise<Agent>;
@@ -125,6 +127,7 @@ export async function startAgentMemory(database: TestDatabase, options: HarnessO
     agents,
     chat: channel.client(ChatServiceService),
     memory: channel.client(MemoryServiceService),
+    tools: channel.client(ToolServiceService),
     credits,
     async createAgent(tenant, overrides = {}) {
       const { agent } = await agents.createAgent(
