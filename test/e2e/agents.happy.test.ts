@@ -31,6 +31,7 @@ describe('agents', () => {
       description: 'Answers tickets',
       memory_types: ['semantic', 'procedural'],
       config,
+      tools: [],
       status: 'active',
       created_at: expect.stringMatching(ISO_MS),
       updated_at: expect.stringMatching(ISO_MS),

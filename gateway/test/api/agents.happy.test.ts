@@ -41,6 +41,7 @@ describe('POST /agents', () => {
       description: 'Answers tickets',
       memory_types: ['semantic'],
       config: { model: 'gpt-4o-mini', temperature: 0.2 },
+      tools: [],
       status: 'active',
       created_at: matching(ISO_MS),
       updated_at: agent.created_at,

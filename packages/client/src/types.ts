@@ -47,6 +47,9 @@ export type ChatRequest = Omit<RequestBody<'/api/v1/agents/{agent_id}/chat', 'po
 export type ChatSession = Schemas['ChatSession'];
 export type ChatSessionMessage = Schemas['ChatSessionMessage'];
 
+/** Something an agent can call (an HTTP endpoint or a workflow); header values read "***". */
+export type Tool = Schemas['Tool'];
+
 export type MemoryItem = Schemas['MemoryItem'];
 export type MemorySearchResult = Schemas['MemorySearchResult'];
 export type MemoryDocument = Schemas['MemoryDocument'];

@@ -78,7 +78,7 @@ describe('tools', () => {
     expect(() => new SecretBox([Buffer.from(TEST_TOOL_SECRET_KEY, 'base64')]).open(sealed, 'tool_OTHER:authorization')).toThrow();
 
     const read = (await service.tools.getTool({ toolId: tool.id }, { principal: tenant.principal })).tool!;
-    expect(JSON.parse(read.configJson).headers).toEqual({ Authorization: '***' });
+    expect((JSON.parse(read.configJson) as { headers: unknown }).headers).toEqual({ Authorization: '***' });
   });
 
   test('every field at fault is named at once', async ({ platform: { service } }) => {
