@@ -20,4 +20,13 @@ describe('the launcher configuration', () => {
     expect(loadLocalConfig({ METRICS_PORT: '9470' }).launcher.METRICS_PORT).toBe(9470);
     expect(() => loadLocalConfig({ METRICS_PORT: 'nine' })).toThrow(/METRICS_PORT: must be a port number or "off"/);
   });
+
+  it('makes the keys that seal secrets unless given, and refuses a malformed one by name', () => {
+    // Absent: the launcher makes each on first start and keeps it in DATA_DIR.
+    const { launcher } = loadLocalConfig({});
+    expect([launcher.WEBHOOK_SECRET_KEY, launcher.JWT_KEY_ENCRYPTION_KEY, launcher.TOOL_SECRET_KEY]).toEqual([undefined, undefined, undefined]);
+    const key = Buffer.alloc(32, 1);
+    expect(loadLocalConfig({ TOOL_SECRET_KEY: key.toString('base64') }).launcher.TOOL_SECRET_KEY).toEqual(key);
+    expect(() => loadLocalConfig({ TOOL_SECRET_KEY: 'short' })).toThrow(/TOOL_SECRET_KEY: must be the base64 of exactly 32 bytes/);
+  });
 });
