@@ -164,6 +164,11 @@ describe('GET /openapi.json', () => {
     ['DELETE', '/memory/{memory_id}', 'deleteMemory', 'memory', '200'],
     ['POST', '/memory/documents', 'addDocument', 'memory', '201'],
     ['DELETE', '/memory/documents/{document_id}', 'deleteDocument', 'memory', '200'],
+    ['GET', '/tools', 'listTools', 'tools', '200'],
+    ['POST', '/tools', 'createTool', 'tools', '201'],
+    ['GET', '/tools/{tool_id}', 'getTool', 'tools', '200'],
+    ['PUT', '/tools/{tool_id}', 'replaceTool', 'tools', '200'],
+    ['DELETE', '/tools/{tool_id}', 'deleteTool', 'tools', '200'],
     ['GET', '/webhooks', 'listWebhooks', 'webhooks', '200'],
     ['POST', '/webhooks', 'createWebhook', 'webhooks', '201'],
     ['GET', '/webhooks/{webhook_id}', 'getWebhook', 'webhooks', '200'],
@@ -227,7 +232,7 @@ describe('GET /openapi.json', () => {
       ['content', 'created_at', 'id', 'model', 'role', 'session_id', 'usage'].sort(),
     );
     expect(Object.keys(doc.components.schemas['Agent']?.properties ?? {}).sort()).toEqual(
-      ['config', 'created_at', 'description', 'id', 'memory_types', 'name', 'status', 'type', 'updated_at'].sort(),
+      ['config', 'created_at', 'description', 'id', 'memory_types', 'name', 'status', 'tools', 'type', 'updated_at'].sort(),
     );
   });
 

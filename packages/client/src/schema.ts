@@ -5035,6 +5035,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description `conflict`: A tool of this name already exists in the tenant. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description `payload_too_large`: The body exceeds the body limit (1 MiB by default). */
             413: {
                 headers: {
@@ -5292,6 +5301,15 @@ export interface operations {
             };
             /** @description `not_found`: No such resource in the tenant (one of another tenant is not found either). */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `conflict`: Another tool of the tenant has this name. */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };

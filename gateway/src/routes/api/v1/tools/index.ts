@@ -1,5 +1,6 @@
 import type { FastifyPluginCallbackZod } from 'fastify-type-provider-zod';
 import { callAs } from '../../../../http/calls.js';
+import { errorResponses } from '../../../../http/error-responses.js';
 import { PageQuery, pageOf, TenantQuery } from '../../../../http/schemas.js';
 import { CreateToolBody, toolBody, toolFields, ToolSchema } from './schemas.js';
 
@@ -37,7 +38,7 @@ const toolRoutes: FastifyPluginCallbackZod = (app, _options, done) => {
           'name matches ^[a-z][a-z0-9_]{0,63}$ and is unique in the tenant (409 conflict when taken); description up to 1,024 characters; config per type (http: url, method, headers; workflow: workflow_id of a workflow of the tenant); input_schema a JSON Schema that compiles (draft 2020-12). Breaking these is 422 validation_error naming each field (config.<key> for a config key).',
         querystring: TenantQuery,
         body: CreateToolBody,
-        response: { 201: ToolSchema },
+        response: { 201: ToolSchema, ...errorResponses({ conflict: 'A tool of this name already exists in the tenant.' }) },
       },
     },
     async (request, reply) => {

@@ -1,5 +1,6 @@
 import type { FastifyPluginCallbackZod } from 'fastify-type-provider-zod';
 import { callAs } from '../../../../../http/calls.js';
+import { errorResponses } from '../../../../../http/error-responses.js';
 import { SuccessSchema, TenantQuery } from '../../../../../http/schemas.js';
 import { ReplaceToolBody, toolBody, toolFields, ToolParams, ToolSchema } from '../schemas.js';
 
@@ -34,7 +35,7 @@ const toolItemRoutes: FastifyPluginCallbackZod = (app, _options, done) => {
         params: ToolParams,
         querystring: TenantQuery,
         body: ReplaceToolBody,
-        response: { 200: ToolSchema },
+        response: { 200: ToolSchema, ...errorResponses({ conflict: 'Another tool of the tenant has this name.' }) },
       },
     },
     async (request) => toolBody((await app.agentMemory.tools.replaceTool({ toolId: request.params.tool_id, ...toolFields(request.body) }, callAs(request))).tool),
