@@ -1,0 +1,60 @@
+import { FieldErrors, type DomainError } from '@agent-platform/kit';
+import { OutboundPolicy } from '@agent-platform/kit/security';
+import { describe, expect, it } from 'vitest';
+import { checkConfigKeys, checkHttpConfig, checkInputSchema, checkName } from './tool-input.js';
+
+/** The fields an errors list names, or [] when it holds none. */
+function fieldsOf(errors: FieldErrors): string[] {
+  try {
+    errors.throwIfAny();
+    return [];
+  } catch (error) {
+    return (error as DomainError).details.map((detail) => detail.field);
+  }
+}
+
+const policy = new OutboundPolicy({ allowPrivateNetworks: false, resolve: () => Promise.resolve([{ address: '93.184.215.14', family: 4 }]) });
+
+describe('tool input', () => {
+  it('takes names a model can call: a lower-case letter, then up to 63 of a-z, 0-9 and _', () => {
+    for (const name of ['a', 'lookup_order', `a${'b'.repeat(63)}`]) expect(fieldsOf(withErrors((errors) => checkName(name, errors))), name).toEqual([]);
+    for (const name of ['', '1a', '_a', 'A', 'a-b', 'a b', `a${'b'.repeat(64)}`]) expect(fieldsOf(withErrors((errors) => checkName(name, errors))), name).toEqual(['name']);
+  });
+
+  it('compiles input_schema as draft 2020-12, allowing annotations it does not know', () => {
+    const ok = [{}, { type: 'object', example: { a: 1 }, 'x-internal': true }, { $defs: { id: { type: 'string' } }, properties: { id: { $ref: '#/$defs/id' } } }];
+    for (const schema of ok) expect(fieldsOf(withErrors((errors) => checkInputSchema(JSON.stringify(schema), errors)))).toEqual([]);
+    // The same $id twice in a process is fine: each check compiles on its own.
+    expect(fieldsOf(withErrors((errors) => checkInputSchema(JSON.stringify({ $id: 'https://example.com/args' }), errors)))).toEqual([]);
+    expect(fieldsOf(withErrors((errors) => checkInputSchema(JSON.stringify({ $id: 'https://example.com/args' }), errors)))).toEqual([]);
+    for (const bad of ['{"type":"strnig"}', '{"minLength":-1}', '{"$ref":"#/nope"}', 'true', 'not json', undefined]) {
+      expect(fieldsOf(withErrors((errors) => checkInputSchema(bad, errors))), String(bad)).toEqual(['input_schema']);
+    }
+  });
+
+  it('refuses config keys of another type by name', () => {
+    expect(fieldsOf(withErrors((errors) => checkConfigKeys('http', { url: 'x', workflow_id: 'wf' }, errors)))).toEqual(['config.workflow_id']);
+    expect(fieldsOf(withErrors((errors) => checkConfigKeys('workflow', { workflow_id: 'wf', headers: {} }, errors)))).toEqual(['config.headers']);
+  });
+
+  it('reads an http config: method upper-cased (POST by default), headers as strings without line breaks', async () => {
+    const errors = new FieldErrors();
+    expect(await checkHttpConfig({ url: ' https://api.example.com/x ', headers: { Authorization: 'Bearer t' } }, policy, errors)).toEqual({
+      url: 'https://api.example.com/x',
+      method: 'POST',
+      headers: { Authorization: 'Bearer t' },
+    });
+    expect((await checkHttpConfig({ url: 'https://api.example.com', method: 'patch' }, policy, errors)).method).toBe('PATCH');
+    expect(fieldsOf(errors)).toEqual([]);
+
+    const bad = new FieldErrors();
+    await checkHttpConfig({ url: 'http://api.example.com', method: 'TRACE', headers: { 'X-A': 'one\r\nX-B: two', 'X B': 'v', 'X-C': 3 } }, policy, bad);
+    expect(fieldsOf(bad).sort()).toEqual(['config.headers.X B', 'config.headers.X-A', 'config.headers.X-C', 'config.method', 'config.url']);
+  });
+});
+
+function withErrors(check: (errors: FieldErrors) => unknown): FieldErrors {
+  const errors = new FieldErrors();
+  check(errors);
+  return errors;
+}
