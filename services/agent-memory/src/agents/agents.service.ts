@@ -91,7 +91,7 @@ export class AgentsService {
   /**
    * decisions §12: each id a tool of the tenant, else 422 naming its index (another tenant's tool
    * reads as unknown). Duplicates are folded; the order given is kept. Runs in the saving
-   * transaction; a tool deleted meanwhile is taken off the agent by its delete.
+   * transaction, whose share locks make a concurrent delete of a tool wait and then take it off.
    */
   private async checkTools(actor: Actor, ids: readonly string[]): Promise<string[]> {
     const known = await this.options.tools.existing(actor.tenantId, ids);

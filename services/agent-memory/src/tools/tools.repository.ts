@@ -1,4 +1,5 @@
 import type { EntityManager } from '@agent-platform/kit/db';
+import { LockMode } from '@mikro-orm/postgresql';
 import { Tool, type ToolConfig, type ToolType } from './tools.entity.js';
 
 export interface ToolFields {
@@ -42,10 +43,14 @@ export class ToolsRepository {
     this.em.assign(tool, { ...fields, updatedAt: now });
   }
 
-  /** Of `ids`, those that are tools of the tenant. */
+  /**
+   * Of `ids`, those that are tools of the tenant, share-locked until the caller's transaction
+   * ends: a delete of one of them waits, then takes it off the agent being saved, instead of
+   * missing an agent that was not committed yet.
+   */
   async existing(tenantId: string, ids: readonly string[]): Promise<Set<string>> {
     if (ids.length === 0) return new Set();
-    const rows = await this.em.find(Tool, { tenantId, id: { $in: [...ids] } }, { fields: ['id'] });
+    const rows = await this.em.find(Tool, { tenantId, id: { $in: [...ids] } }, { fields: ['id'], lockMode: LockMode.PESSIMISTIC_READ });
     return new Set(rows.map((row) => row.id));
   }
 
