@@ -1,7 +1,9 @@
 /**
  * The all-in-one launcher with GRPC_TRANSPORT=network: the services call each other over their
  * loopback gRPC ports instead of in process. A request that crosses every hop of a memory search
- * (gateway → identity for the token, gateway → agent-memory, agent-memory → identity) must work.
+ * (gateway → identity for the token, gateway → agent-memory, agent-memory → identity) must work,
+ * and so must agent-memory → workflow-runner, which starts after agent-memory and is reached by its
+ * port at the first workflow tool saved.
  */
 import { expect, it } from 'vitest';
 import { deferredCleanups, temporaryDirectory } from './support/cleanups.js';
@@ -28,6 +30,10 @@ it('serves the API with the services calling each other over loopback gRPC', { t
   const search = await api('POST', '/memory/search', { agent_id: agentId, query: 'how long do refunds take', top_k: 1 });
   expect(search.status).toBe(200);
   expect(JSON.stringify(search.body)).toContain('Refunds take five working days.');
+  const workflow = await api('POST', '/workflows', { name: 'Lookup', nodes: [{ id: 'call', type: 'integration', config: { service: 'http', url: 'https://api.example.com/x', method: 'GET' } }], edges: [] });
+  expect(workflow.status).toBe(201);
+  const tool = await api('POST', '/tools', { name: 'run_lookup', type: 'workflow', config: { workflow_id: workflow.body.id }, input_schema: { type: 'object' } });
+  expect(tool.status, JSON.stringify(tool.body)).toBe(201);
   // A gRPC error crosses the network hop with its meaning intact.
   expect((await api('GET', '/agents/agt_00000000000000000000000000')).status).toBe(404);
 });
