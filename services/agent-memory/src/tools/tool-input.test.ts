@@ -45,6 +45,8 @@ describe('tool input', () => {
       headers: { Authorization: 'Bearer t' },
     });
     expect((await checkHttpConfig({ url: 'https://api.example.com', method: 'patch' }, policy, errors)).method).toBe('PATCH');
+    const odd = await checkHttpConfig(JSON.parse('{"url":"https://api.example.com","headers":{"__proto__":"v"}}') as Record<string, unknown>, policy, errors);
+    expect(Object.hasOwn(odd.headers, '__proto__')).toBe(true);
     expect(fieldsOf(errors)).toEqual([]);
 
     const bad = new FieldErrors();

@@ -101,7 +101,7 @@ export async function checkHttpConfig(config: Record<string, unknown>, policy: O
     if (typeof config.method === 'string' && (HTTP_METHODS as readonly string[]).includes(config.method.toUpperCase())) method = config.method.toUpperCase() as HttpMethod;
     else errors.add('config.method', `must be one of ${HTTP_METHODS.join(', ')}`);
   }
-  const headers: Record<string, string> = {};
+  const headers: [string, string][] = [];
   if (config.headers !== undefined && config.headers !== null) {
     if (typeof config.headers !== 'object' || Array.isArray(config.headers)) errors.add('config.headers', 'must be an object of header names to string values');
     else {
@@ -111,11 +111,12 @@ export async function checkHttpConfig(config: Record<string, unknown>, policy: O
         if (!HEADER_NAME.test(name)) errors.add(`config.headers.${name}`, 'is not a valid header name');
         else if (typeof value !== 'string' || value.length > HEADER_VALUE_MAX || /[\r\n\0]/.test(value)) {
           errors.add(`config.headers.${name}`, `must be a string of at most ${HEADER_VALUE_MAX} characters without line breaks`);
-        } else headers[name] = value;
+        } else headers.push([name, value]);
       }
     }
   }
-  return { url, method, headers };
+  // Entries, not assignments: a header named __proto__ stays a header.
+  return { url, method, headers: Object.fromEntries(headers) };
 }
 
 export function checkWorkflowId(config: Record<string, unknown>, errors: FieldErrors): string | undefined {

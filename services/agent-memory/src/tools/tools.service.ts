@@ -101,13 +101,14 @@ export class ToolsService {
       if (type === 'http') {
         const http = await checkHttpConfig(config, this.options.policy, errors);
         const stored = current?.type === 'http' ? (current.config as HttpToolConfig).headers : {};
-        const headers: Record<string, string> = {};
+        // Entries, not assignments: a header named __proto__ stays a header.
+        const headers: [string, string][] = [];
         for (const [header, value] of Object.entries(http.headers)) {
-          if (value !== MASKED) headers[header] = this.options.secrets.seal(value, sealedFor(id, header));
-          else if (stored[header] !== undefined) headers[header] = stored[header];
+          if (value !== MASKED) headers.push([header, this.options.secrets.seal(value, sealedFor(id, header))]);
+          else if (Object.hasOwn(stored, header)) headers.push([header, stored[header]!]);
           else errors.add(`config.headers.${header}`, `is "${MASKED}" but no value is stored under this name; send the value`);
         }
-        checked = { url: http.url ?? '', method: http.method, headers };
+        checked = { url: http.url ?? '', method: http.method, headers: Object.fromEntries(headers) };
       } else {
         const workflowId = checkWorkflowId(config, errors);
         checked = { workflow_id: workflowId ?? '' };
