@@ -56,7 +56,6 @@ function liveAppDir(entrypoint: string): string {
   return app!;
 }
 
-/** Every host a loaded configuration points at (URLs and host:port strings). */
 /**
  * Peers a service calls only when a request needs them, never to start: agent-memory asks
  * workflow-runner about a workflow tool's workflow, and workflow-runner (which calls agent-memory
@@ -64,6 +63,7 @@ function liveAppDir(entrypoint: string): string {
  */
 const LAZY_PEERS: Record<string, readonly string[]> = { 'agent-memory': ['workflow-runner'] };
 
+/** Every host a loaded configuration points at (URLs and host:port strings). */
 function hostsOf(value: unknown): string[] {
   if (typeof value === 'string') {
     if (/^[a-z0-9.-]+:\d{1,5}$/i.test(value)) return [value.split(':')[0]!];
