@@ -6,8 +6,8 @@ describe('ManualClock', () => {
   it('ends waits only when time is moved past them, earliest first', async () => {
     const clock = new ManualClock(1_000);
     const woken: string[] = [];
-    const long = clock.sleep(300).then(() => woken.push('300'));
-    const short = clock.sleep(100).then(() => woken.push('100'));
+    const long = clock.sleep(300).then(() => woken.push('300')); // manual clock: no real time passes
+    const short = clock.sleep(100).then(() => woken.push('100')); // manual clock: no real time passes
     expect(clock.sleeping).toBe(2);
     clock.advance(99);
     expect(clock.sleeping).toBe(2);

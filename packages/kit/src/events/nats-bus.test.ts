@@ -108,8 +108,8 @@ describe('NatsEventBus', () => {
           sentinelStarted();
           return Promise.resolve();
         }
-        // Held in real time: ack_wait is the server's own timer, so the handler must really outlast it.
-        return new Promise((resolve) => setTimeout(resolve, 2_500));
+        // ack_wait is the server's own timer, so the handler must really outlast it.
+        return new Promise((resolve) => setTimeout(resolve, 2_500)); // real time
       });
       await bus.subscribe(consumer);
       await bus.publish(event);
