@@ -1,7 +1,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { newAgent, type ChatReply } from '../support/agents.js';
 import { ANY_NUMBER, as, expectError, ISO_MS, matching, newAccount, startHarness, type Account, type Harness } from '../support/harness.js';
-import { eventsOf, latch } from '../support/sse.js';
+import { eventsOf } from '../support/sse.js';
 
 let h: Harness;
 beforeAll(async () => {
@@ -68,7 +68,7 @@ describe('POST /agents/{agent_id}/chat', () => {
   it('waits for a slow model past the general gRPC deadline (MODEL_DEADLINE_MS)', async () => {
     const account = await newAccount(h.app);
     const agent = await newAgent(h.app, account.token);
-    const slow = latch();
+    const slow = Promise.withResolvers<void>();
     h.agentMemory.inject('Chat', { holdUntil: slow.promise });
     const reached = h.agentMemory.nextCall('Chat');
     const answer = as(h.app, account.token, { method: 'POST', url: `/api/v1/agents/${agent.id}/chat`, payload: { message: 'slow' } });

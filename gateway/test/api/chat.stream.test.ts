@@ -2,7 +2,6 @@ import { DomainError } from '@agent-platform/kit';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { chatTurn, newAgent } from '../support/agents.js';
 import { as, bearer, expectError, newAccount, startHarness, type Account, type Harness } from '../support/harness.js';
-import { latch } from '../support/sse.js';
 
 let h: Harness;
 let account: Account;
@@ -97,7 +96,7 @@ describe('a failure after the stream began', () => {
 
 describe('a client that goes away', () => {
   it('cancels the gRPC call once the response is closed mid-stream', async () => {
-    const cancelled = latch();
+    const cancelled = Promise.withResolvers<void>();
     h.agentMemory.inject('StreamChat', { stream: [{ delta: 'piece 0 ' }], endless: true, onCancel: cancelled.resolve });
     const aborter = new AbortController();
     const response = await streamOverSocket('go on forever', aborter.signal);
@@ -110,7 +109,7 @@ describe('a client that goes away', () => {
   });
 
   it('cancels the gRPC call when the client left before the first event', async () => {
-    const cancelled = latch();
+    const cancelled = Promise.withResolvers<void>();
     h.agentMemory.inject('StreamChat', { stream: [], endless: true, onCancel: cancelled.resolve });
     const reached = h.agentMemory.nextCall('StreamChat');
     const aborter = new AbortController();

@@ -20,12 +20,3 @@ export function eventsOf(body: string): SentEvent[] {
       return { event: match[1]!, data: JSON.parse(match[2]!) as unknown };
     });
 }
-
-/** A promise and the function that resolves it: a fact a test waits for. */
-export function latch<T = void>(): { promise: Promise<T>; resolve: (value: T) => void } {
-  let resolve: (value: T) => void = () => undefined;
-  const promise = new Promise<T>((done) => {
-    resolve = done;
-  });
-  return { promise, resolve };
-}
