@@ -83,7 +83,7 @@ describe('createTestDatabase', () => {
     expect(again.template).toBe(databases[0]!.template);
   });
 
-  it('rebuilds the template when the migrations change, and drops the old one', async () => {
+  it('rebuilds the template when the migrations change, and drops the old one once it is stale', async () => {
     const before = await createTestDatabase({ name, migrations: first, migrate: migrator(first).migrate, baseUrl });
     created.push(before);
     const second: NamedMigration[] = [...first, { name: '0002_colour', class: AddColour }];
@@ -93,7 +93,21 @@ describe('createTestDatabase', () => {
     expect(calls).toHaveLength(1);
     expect(after.template).not.toBe(before.template);
     await after.query("insert into things (id, colour) values (1, 'red')");
+    // Another work tree may still be cloning the first set's template.
+    expect(await databaseNames(before.template)).toEqual([before.template]);
+
+    const client = new pg.Client({ connectionString: baseUrl });
+    await client.connect();
+    try {
+      const sevenHoursAgo = Date.now() - 7 * 60 * 60 * 1_000;
+      await client.query(`comment on database "${before.template}" is '${sevenHoursAgo}'`);
+    } finally {
+      await client.end();
+    }
+    const third: NamedMigration[] = [{ name: '0001_things_again', class: CreateThings }];
+    created.push(await createTestDatabase({ name, migrations: third, migrate: migrator(third).migrate, baseUrl }));
     expect(await databaseNames(before.template)).toEqual([]);
+    expect(await databaseNames(after.template)).toEqual([after.template]);
   });
 
   it('drops the database, even with connections still open', async () => {

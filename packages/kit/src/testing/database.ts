@@ -27,7 +27,8 @@ export interface TestDatabase {
   drop(): Promise<void>;
 }
 
-// Test files whose databases are older than this are from dead runs and get dropped.
+// Test files' databases older than this are from dead runs, and templates of other migration sets
+// this old are no longer in use: both get dropped.
 const STALE_AFTER_MS = 6 * 60 * 60 * 1_000;
 // CREATE DATABASE … TEMPLATE and RENAME refuse while a closing connection lingers: retry briefly.
 const IN_USE_RETRY_MS = 10_000;
@@ -108,12 +109,18 @@ async function ensureTemplate(
   await admin.query(`create database ${quote(building)}`);
   await migrate(databaseUrl(baseUrl, building));
   await whileInUse(() => admin.query(`alter database ${quote(building)} rename to ${quote(template)}`));
-  // Templates of older migration sets are dead weight now.
-  const old = await admin.query<{ datname: string }>(
-    `select datname from pg_database where datname like $1 and datname <> $2`,
+  // The build time, read back when pruning: a database has no creation time of its own.
+  await admin.query(`comment on database ${quote(template)} is '${Date.now()}'`);
+  // Templates of other migration sets go once stale, not at once: a second work tree with other
+  // migrations may be cloning one right now, outside this template's lock.
+  const old = await admin.query<{ datname: string; built: string | null }>(
+    `select datname, shobj_description(oid, 'pg_database') as built from pg_database where datname like $1 and datname <> $2`,
     [`${prefix}\\_tpl\\_%`, template],
   );
-  for (const row of old.rows) await admin.query(`drop database if exists ${quote(row.datname)} with (force)`);
+  for (const row of old.rows) {
+    const built = Number(row.built ?? 0);
+    if (Date.now() - built > STALE_AFTER_MS) await admin.query(`drop database if exists ${quote(row.datname)} with (force)`);
+  }
 }
 
 async function dropStale(admin: pg.Client, prefix: string): Promise<void> {
