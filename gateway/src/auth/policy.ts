@@ -64,6 +64,9 @@ export const POLICIES = {
   'GET /agents/:agent_id/sessions': AGENTS_READ,
   'GET /agents/:agent_id/sessions/:session_id/messages': AGENTS_READ,
   'DELETE /agents/:agent_id/sessions/:session_id': AGENTS_WRITE,
+  // A decision continues a chat turn: the same access as sending the message.
+  'POST /agents/:agent_id/sessions/:session_id/tool-calls/:call_id/approve': AGENTS_WRITE,
+  'POST /agents/:agent_id/sessions/:session_id/tool-calls/:call_id/reject': AGENTS_WRITE,
   // Consolidation writes semantic memory items from the sessions.
   'POST /agents/:agent_id/memory/consolidate': MEMORY_WRITE,
   'POST /memory': MEMORY_WRITE,

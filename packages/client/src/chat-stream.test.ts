@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { startReceiver } from '@agent-platform/kit/testing';
-import { streamChat, type ChatStreamEvent } from './chat-stream.js';
+import { streamChat, streamToolCallDecision, type ChatStreamEvent } from './chat-stream.js';
 import { ApiResponseError, createClient } from './client.js';
 import type { ChatMessage } from './types.js';
 
@@ -8,6 +8,8 @@ const REPLY: ChatMessage = {
   id: 'msg_01',
   role: 'assistant',
   content: 'Grüße 👋 from the agent',
+  status: 'completed',
+  tool_calls: [],
   usage: { prompt_tokens: 10, completion_tokens: 6, total_tokens: 16 },
   session_id: 'ses_01',
   model: 'offline',
@@ -103,6 +105,26 @@ describe('streamChat', () => {
     const failed = collect(streamChat(client, 'agt_missing', { message: 'hi' }));
     await expect(failed).rejects.toBeInstanceOf(ApiResponseError);
     await expect(failed).rejects.toMatchObject({ status: 404, apiError: { error: 'not_found', message: 'Agent not found' }, message: '404 not_found: Agent not found' });
+  });
+});
+
+describe('streamToolCallDecision', () => {
+  it('posts the decision with stream: true to the call, and yields the tool events with the rest of the turn', async () => {
+    const call = { id: 'call_01', name: 'refund', arguments: { n: 5 } };
+    const wire = sse('tool.call', call) + sse('tool.result', { id: 'call_01', status: 'completed', result: { ok: true } }) + sse('message.completed', REPLY);
+    for (const decision of ['approve', 'reject'] as const) {
+      const answer = fetchAnswering([new TextEncoder().encode(wire)]);
+      const client = createClient({ baseUrl: 'http://platform.test', apiKey: 'ap_live_key', fetch: answer.fetch });
+      const events = await collect(streamToolCallDecision(client, { agentId: 'agt_01', sessionId: 'ses_01', callId: 'call_01' }, decision, { comment: 'fine' }));
+      expect(events).toEqual([
+        { event: 'tool.call', data: call },
+        { event: 'tool.result', data: { id: 'call_01', status: 'completed', result: { ok: true } } },
+        { event: 'message.completed', data: REPLY },
+      ]);
+      const [request] = answer.requests;
+      expect(request?.url).toBe(`http://platform.test/api/v1/agents/agt_01/sessions/ses_01/tool-calls/call_01/${decision}`);
+      expect(await request?.json()).toEqual({ comment: 'fine', stream: true });
+    }
   });
 });
 

@@ -1,12 +1,16 @@
 import { EventSourceParserStream, type EventSourceMessage } from 'eventsource-parser/stream';
 import { ApiResponseError, type AgentPlatformClient } from './client.js';
-import type { ApiError, ChatMessage, ChatRequest } from './types.js';
+import type { ApiError, ChatMessage, ChatRequest, ToolCallDecision } from './types.js';
 
-/** One event of a streamed chat turn (decisions §6). */
+/** One event of a streamed chat turn (decisions §6, §12). */
 export type ChatStreamEvent =
+  /** The model asked for a call of one of the agent's tools (before it runs, or awaits approval). */
+  | { event: 'tool.call'; data: { id: string; name: string; arguments: unknown } }
+  /** A call finished: its result, or why it failed or was rejected. */
+  | { event: 'tool.result'; data: { id: string; status: 'completed'; result: unknown } | { id: string; status: 'failed' | 'rejected'; error: string } }
   /** A piece of the reply's text, in order. */
   | { event: 'message.delta'; data: { content: string } }
-  /** The whole reply, exactly as the non-streamed call answers it; the last event. */
+  /** The whole reply, exactly as the non-streamed call answers it (status awaiting_approval when it stopped at a call); the last event. */
   | { event: 'message.completed'; data: ChatMessage }
   /** The turn failed after the stream began; the last event. */
   | { event: 'error'; data: ApiError };
@@ -16,7 +20,7 @@ export interface StreamChatOptions {
   signal?: AbortSignal;
 }
 
-const EVENT_NAMES = new Set<string>(['message.delta', 'message.completed', 'error']);
+const EVENT_NAMES = new Set<string>(['tool.call', 'tool.result', 'message.delta', 'message.completed', 'error']);
 
 /**
  * Sends a chat turn with `stream: true` through `client` (its base URL, credential and fetch) and
@@ -27,22 +31,51 @@ const EVENT_NAMES = new Set<string>(['message.delta', 'message.completed', 'erro
  * A failure before the stream begins (404 agent, 402 credits, 422 body…) throws
  * {@link ApiResponseError}; one after it began is the `error` event.
  */
-export async function* streamChat(
+export function streamChat(client: AgentPlatformClient, agentId: string, body: ChatRequest, options: StreamChatOptions = {}): AsyncGenerator<ChatStreamEvent, void, undefined> {
+  return streamTurn(
+    (signal) =>
+      client.POST('/api/v1/agents/{agent_id}/chat', {
+        params: { path: { agent_id: agentId } },
+        body: { ...body, stream: true },
+        headers: { Accept: 'text/event-stream' },
+        parseAs: 'stream',
+        signal,
+      }),
+    options,
+  );
+}
+
+/**
+ * Approves or rejects a tool call that awaits approval (decisions §12) and yields the continued
+ * turn's events as {@link streamChat} does: the call's result, then the rest of the turn.
+ */
+export function streamToolCallDecision(
   client: AgentPlatformClient,
-  agentId: string,
-  body: ChatRequest,
+  call: { agentId: string; sessionId: string; callId: string },
+  decision: 'approve' | 'reject',
+  body: ToolCallDecision = {},
   options: StreamChatOptions = {},
+): AsyncGenerator<ChatStreamEvent, void, undefined> {
+  const path = { agent_id: call.agentId, session_id: call.sessionId, call_id: call.callId };
+  const headers = { Accept: 'text/event-stream' };
+  return streamTurn(
+    (signal) =>
+      decision === 'approve'
+        ? client.POST('/api/v1/agents/{agent_id}/sessions/{session_id}/tool-calls/{call_id}/approve', { params: { path }, body: { ...body, stream: true }, headers, parseAs: 'stream', signal })
+        : client.POST('/api/v1/agents/{agent_id}/sessions/{session_id}/tool-calls/{call_id}/reject', { params: { path }, body: { ...body, stream: true }, headers, parseAs: 'stream', signal }),
+    options,
+  );
+}
+
+/** The events of a turn whose request `send` makes, read as the server sends them. */
+async function* streamTurn(
+  send: (signal: AbortSignal) => Promise<{ data?: ReadableStream<Uint8Array> | null | undefined; error?: unknown; response: Response }>,
+  options: StreamChatOptions,
 ): AsyncGenerator<ChatStreamEvent, void, undefined> {
   const aborter = new AbortController();
   const signal = options.signal ? AbortSignal.any([aborter.signal, options.signal]) : aborter.signal;
   try {
-    const { data: stream, error, response } = await client.POST('/api/v1/agents/{agent_id}/chat', {
-      params: { path: { agent_id: agentId } },
-      body: { ...body, stream: true },
-      headers: { Accept: 'text/event-stream' },
-      parseAs: 'stream',
-      signal,
-    });
+    const { data: stream, error, response } = await send(signal);
     if (!response.ok) throw new ApiResponseError(response, error);
     const type = response.headers.get('content-type') ?? '';
     if (!stream || !type.startsWith('text/event-stream')) throw new Error(`streamChat: expected a text/event-stream answer, got ${type || 'no body'}`);

@@ -99,7 +99,7 @@ export interface paths {
         put?: never;
         /**
          * Send a message to an agent and get its reply, whole or as server-sent events
-         * @description The session's earlier turns and the agent's most relevant memories go into the model's context. A turn costs ceil(total_tokens / 1000) credits, at least 1: a balance below 1 is 402 insufficient_credits before any model call. A model failure or time-out is 502 upstream_error and costs nothing. Emits agent.message.created and agent.message.completed.
+         * @description The session's earlier turns and the agent's most relevant memories go into the model's context, and its tools are offered to the model: the calls it asks for run in parallel (each within TOOL_TIMEOUT_MS), their results go back to it, for at most the agent's max_tool_rounds rounds. A failed or timed-out call is given to the model as an error, never a 5xx. A call of a tool with requires_approval is not run: the turn stops with status awaiting_approval (approve or reject the call to continue it). Every model round costs ceil(total_tokens / 1000) credits, at least 1: a balance below 1 is 402 insufficient_credits before any model call. A model failure or time-out is 502 upstream_error and costs nothing. Emits agent.message.created, then agent.message.completed, or agent.tool_call.approval_requested for each call that awaits a decision.
          */
         post: operations["chatWithAgent"];
         delete?: never;
@@ -177,6 +177,46 @@ export interface paths {
         post?: never;
         /** Forget a session and its messages */
         delete: operations["deleteAgentSession"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/agents/{agent_id}/sessions/{session_id}/tool-calls/{call_id}/approve": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Approve a tool call that awaits approval, run it, and continue the turn
+         * @description Runs the call, gives its result to the model and continues the turn, answered as a chat call is (JSON, or server-sent events with stream: true). When other calls of the same answer still await a decision, the answer is that message again, status awaiting_approval. Exactly one decision wins a call: any other, racing or later, is 409.
+         */
+        post: operations["approveToolCall"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/agents/{agent_id}/sessions/{session_id}/tool-calls/{call_id}/reject": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Reject a tool call that awaits approval, and continue the turn without it
+         * @description The call is not run: the model is told it was rejected (with the comment) and the turn continues, answered as a chat call is (JSON, or server-sent events with stream: true). Exactly one decision wins a call: any other, racing or later, is 409.
+         */
+        post: operations["rejectToolCall"];
+        delete?: never;
         options?: never;
         head?: never;
         patch?: never;
@@ -891,12 +931,47 @@ export interface components {
             completion_tokens: number;
             total_tokens: number;
         };
+        /** @description A call of one of the agent's tools that the model asked for in a turn. */
+        ToolCall: {
+            /** @description `call_…`: what approve and reject name. */
+            id: string;
+            /** @description The tool that runs it; null when the model named no tool of the agent. */
+            tool_id: string | null;
+            /** @description The name the model called: the tool's, or `<tool>__<remote tool>` for an MCP server's. */
+            name: string;
+            /** @description The arguments the model gave: a JSON object, or the text it wrote when that was not one. */
+            arguments: unknown;
+            /**
+             * @description awaiting_approval: waits for a decision; approved: decided, running; completed, failed (error says why), rejected: final.
+             * @enum {string}
+             */
+            status: "awaiting_approval" | "approved" | "completed" | "failed" | "rejected";
+            /** @description completed calls: the result (JSON when the tool answered JSON, else text; cut at 64 KiB); otherwise null. */
+            result: unknown;
+            /** @description failed and rejected calls: why; given to the model as the result. */
+            error: string | null;
+            duration_ms: number | null;
+            /** @description Who approved or rejected it (the user, or the creator of the API key used). */
+            decided_by: string | null;
+            decided_at: components["schemas"]["Timestamp"] | null;
+            /** @description The decision's comment. */
+            comment: string | null;
+        };
         /** @description The agent's reply to a chat turn. */
         ChatMessage: {
             id: string;
             /** @description assistant */
             role: string;
+            /** @description The answer; may be empty when the turn stopped at calls awaiting approval. */
             content: string;
+            /**
+             * @description awaiting_approval: the turn stopped at tool calls that need a decision; approve or reject each to continue it.
+             * @enum {string}
+             */
+            status: "completed" | "awaiting_approval";
+            /** @description Every tool call of the turn, in the order the model asked for them. */
+            tool_calls: components["schemas"]["ToolCall"][];
+            /** @description The whole turn's, every model round summed. */
             usage: components["schemas"]["TokenUsage"];
             /** @description The session the turn belongs to; pass it back to continue the conversation. */
             session_id: string;
@@ -955,11 +1030,20 @@ export interface components {
         /** @description One message of a session. */
         ChatSessionMessage: {
             id: string;
-            /** @description user | assistant */
+            /** @description user | assistant | tool */
             role: string;
+            /** @description tool messages: what the model was given, the result's JSON or the error. */
             content: string;
-            /** @description Of the turn an assistant message answered; null for user messages. */
+            /** @description Of the model round an assistant message answered; null for user and tool messages. */
             usage: components["schemas"]["TokenUsage"] | null;
+            /** @description assistant messages: completed, or awaiting_approval while one of their calls awaits a decision; tool messages: their call's status; null for user messages. */
+            status: ("awaiting_approval" | "approved" | "completed" | "failed" | "rejected") | null;
+            /** @description assistant messages: the calls they asked for; empty otherwise. */
+            tool_calls: components["schemas"]["ToolCall"][];
+            /** @description tool messages: the call they answer. */
+            tool_call_id: string | null;
+            /** @description tool messages: the name of the call they answer. */
+            name: string | null;
             created_at: components["schemas"]["Timestamp"];
         };
         /** @description Something an agent can call: an HTTP endpoint or a workflow (decisions §12). */
@@ -2072,6 +2156,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description `conflict`: A tool call in the session awaits approval (or still runs after one): decide it first. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description `payload_too_large`: The body exceeds the body limit (1 MiB by default). */
             413: {
                 headers: {
@@ -2546,6 +2639,312 @@ export interface operations {
             };
             /** @description `internal_error`: An unexpected failure; the body holds no internals. */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `service_unavailable`: A dependency (a backend service, Redis) is unavailable; retry shortly. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    approveToolCall: {
+        parameters: {
+            query?: {
+                /** @description The tenant to act in; default: your first tenant (JWT) or the key's tenant. */
+                tenant_id?: string;
+            };
+            header?: never;
+            path: {
+                /** @description The agent's id (agt_…). */
+                agent_id: string;
+                /** @description The chat session's id (ses_…). */
+                session_id: string;
+                /** @description The tool call's id (call_…). */
+                call_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "comment": "Refund approved by the support lead."
+                 *     }
+                 */
+                "application/json": {
+                    /** @description Why; stored with the decision (up to 2,000 characters). A rejection gives it to the model too. */
+                    comment?: string;
+                    /** @description true: answer text/event-stream, as a streamed chat turn does. */
+                    stream?: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description The continued turn: JSON, or with `stream: true` an event stream. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ChatMessage"];
+                    "text/event-stream": string;
+                };
+            };
+            /** @description `invalid_request`: Malformed JSON, a content type other than JSON, or a URL, query or path parameter that cannot be read. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `unauthorized`: No credential, or an invalid, expired or revoked one (with `WWW-Authenticate: Bearer`). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `insufficient_credits`: Approving continues the turn with a model call: the balance is below 1 credit. Nothing was decided. */
+            402: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `forbidden`: The credential lacks the role or the API-key scope the operation needs, or names a tenant_id it is no member of. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `not_found`: No such agent, session of it, or tool call in the session. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `conflict`: The call was already approved or rejected. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `payload_too_large`: The body exceeds the body limit (1 MiB by default). */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `validation_error`: The body or the query breaks a rule; `details` names each offending field. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limit_exceeded`: Too many requests; `retry_after` and `Retry-After` say when to try again. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `internal_error`: An unexpected failure; the body holds no internals. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `upstream_error`: The model failed or timed out after the decision; the call and its result are stored. */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `service_unavailable`: A dependency (a backend service, Redis) is unavailable; retry shortly. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    rejectToolCall: {
+        parameters: {
+            query?: {
+                /** @description The tenant to act in; default: your first tenant (JWT) or the key's tenant. */
+                tenant_id?: string;
+            };
+            header?: never;
+            path: {
+                /** @description The agent's id (agt_…). */
+                agent_id: string;
+                /** @description The chat session's id (ses_…). */
+                session_id: string;
+                /** @description The tool call's id (call_…). */
+                call_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "comment": "Refund approved by the support lead."
+                 *     }
+                 */
+                "application/json": {
+                    /** @description Why; stored with the decision (up to 2,000 characters). A rejection gives it to the model too. */
+                    comment?: string;
+                    /** @description true: answer text/event-stream, as a streamed chat turn does. */
+                    stream?: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description The continued turn: JSON, or with `stream: true` an event stream. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ChatMessage"];
+                    "text/event-stream": string;
+                };
+            };
+            /** @description `invalid_request`: Malformed JSON, a content type other than JSON, or a URL, query or path parameter that cannot be read. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `unauthorized`: No credential, or an invalid, expired or revoked one (with `WWW-Authenticate: Bearer`). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `insufficient_credits`: Approving continues the turn with a model call: the balance is below 1 credit. Nothing was decided. */
+            402: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `forbidden`: The credential lacks the role or the API-key scope the operation needs, or names a tenant_id it is no member of. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `not_found`: No such agent, session of it, or tool call in the session. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `conflict`: The call was already approved or rejected. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `payload_too_large`: The body exceeds the body limit (1 MiB by default). */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `validation_error`: The body or the query breaks a rule; `details` names each offending field. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limit_exceeded`: Too many requests; `retry_after` and `Retry-After` say when to try again. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `internal_error`: An unexpected failure; the body holds no internals. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `upstream_error`: The model failed or timed out after the decision; the call and its result are stored. */
+            502: {
                 headers: {
                     [name: string]: unknown;
                 };

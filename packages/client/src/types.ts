@@ -46,6 +46,10 @@ export type TokenUsage = Schemas['TokenUsage'];
 export type ChatRequest = Omit<RequestBody<'/api/v1/agents/{agent_id}/chat', 'post'>, 'stream'>;
 export type ChatSession = Schemas['ChatSession'];
 export type ChatSessionMessage = Schemas['ChatSessionMessage'];
+/** A call of one of the agent's tools that a model asked for in a turn. */
+export type ToolCall = Schemas['ToolCall'];
+/** The body of approve and reject; `streamToolCallDecision` adds `stream: true` itself. */
+export type ToolCallDecision = Omit<RequestBody<'/api/v1/agents/{agent_id}/sessions/{session_id}/tool-calls/{call_id}/approve', 'post'>, 'stream'>;
 
 /** Something an agent can call (an HTTP endpoint or a workflow); header values read "***". */
 export type Tool = Schemas['Tool'];

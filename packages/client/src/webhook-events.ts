@@ -7,6 +7,7 @@ import type { Agent } from './types.js';
 export const WEBHOOK_EVENT_TYPES = [
   'agent.message.created',
   'agent.message.completed',
+  'agent.tool_call.approval_requested',
   'agent.created',
   'agent.updated',
   'workflow.execution.started',
@@ -41,6 +42,8 @@ export interface WebhookEventData {
   'agent.message.created': ChatTurnData & { role: 'user' };
   /** The agent's reply is ready. */
   'agent.message.completed': ChatTurnData & { tokens_used: number; latency_ms: number };
+  /** A turn stopped at a call of a tool that needs approval; approve or reject it to continue. */
+  'agent.tool_call.approval_requested': { agent_id: string; session_id: string; call_id: string; name: string; arguments: unknown };
   'agent.created': Agent;
   'agent.updated': Agent;
   'workflow.execution.started': ExecutionData & { status: 'running' };

@@ -16,6 +16,7 @@ export const ID_PREFIXES = {
   document: 'doc',
   session: 'ses',
   tool: 'tool',
+  toolCall: 'call',
   // Not exposed in the spec's catalogue but still opaque, prefixed identifiers.
   refreshToken: 'rtk',
   transaction: 'txn',

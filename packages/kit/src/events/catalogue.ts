@@ -2,6 +2,7 @@
 export const EVENT_TYPES = [
   'agent.message.created',
   'agent.message.completed',
+  'agent.tool_call.approval_requested',
   'agent.created',
   'agent.updated',
   'workflow.execution.started',

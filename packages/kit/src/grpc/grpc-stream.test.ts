@@ -25,6 +25,8 @@ beforeAll(async () => {
     listSessions: () => Promise.reject(new Error('not used')),
     listSessionMessages: () => Promise.reject(new Error('not used')),
     deleteSession: () => Promise.reject(new Error('not used')),
+    decideToolCall: () => Promise.reject(new Error('not used')),
+    streamDecideToolCall: () => ({ [Symbol.asyncIterator]: () => ({ next: () => Promise.reject(new Error('not used')) }) }),
     async *streamChat(request, ctx) {
       if (request.message === 'refuse') throw new DomainError('insufficient_credits', 'No credits left.');
       if (request.message === 'endless') {
@@ -43,7 +45,7 @@ beforeAll(async () => {
       for (const word of request.message.split(' ')) yield delta(word);
       if (request.message.startsWith('fail')) throw new DomainError('upstream_error', 'The model stopped answering.');
       if (request.message.startsWith('crash')) throw new Error('secret internals');
-      yield { completed: { id: 'msg_1', role: 'assistant', content: request.message, usage: { promptTokens: 1, completionTokens: 2, totalTokens: 3 }, sessionId: 'ses_1', model: 'offline', createdAt: new Date(0) } };
+      yield { completed: { id: 'msg_1', role: 'assistant', content: request.message, usage: { promptTokens: 1, completionTokens: 2, totalTokens: 3 }, sessionId: 'ses_1', model: 'offline', createdAt: new Date(0), status: 'completed', toolCalls: [] } };
     },
   });
   const port = await server.listen('127.0.0.1', 0);

@@ -35,6 +35,9 @@ export function checkMemoryTypes(types: readonly string[], errors: FieldErrors):
   return MEMORY_TYPES.filter((type) => types.includes(type));
 }
 
+/** A turn that needs more rounds than this is a loop, not a plan. */
+const MAX_TOOL_ROUNDS_LIMIT = 32;
+
 type Check = (value: unknown) => string | undefined;
 
 const number = (min: number, max: number): Check => (value) =>
@@ -50,6 +53,7 @@ const CONFIG_KEYS: Record<keyof AgentSettings, Check> = {
   max_tokens: integer(1, MAX_TOKENS_LIMIT),
   system_prompt: text(SYSTEM_PROMPT_MAX),
   top_p: number(0, 1),
+  max_tool_rounds: integer(1, MAX_TOOL_ROUNDS_LIMIT),
 };
 
 /** `config` as JSON text (what the gateway forwards); absent means `{}`. */

@@ -12,6 +12,8 @@ export interface AgentSettings {
   max_tokens?: number;
   system_prompt?: string;
   top_p?: number;
+  /** decisions §12: model rounds that may call tools in one turn (default 8). */
+  max_tool_rounds?: number;
 }
 
 export const AgentSchema = defineEntity({

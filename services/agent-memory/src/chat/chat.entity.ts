@@ -19,7 +19,8 @@ export const SessionSchema = defineEntity({
 export class ChatSession extends SessionSchema.class {}
 SessionSchema.setClass(ChatSession);
 
-export const MESSAGE_ROLES = ['user', 'assistant'] as const;
+export const MESSAGE_ROLES = ['user', 'assistant', 'tool'] as const;
+export type MessageRole = (typeof MESSAGE_ROLES)[number];
 
 export const MessageSchema = defineEntity({
   name: 'ChatMessage',
@@ -28,8 +29,13 @@ export const MessageSchema = defineEntity({
     id: p.string().primary(),
     tenantId: p.string(),
     sessionId: p.string(),
+    /** The message's place in its session, from 1: a turn's rows share their millisecond. */
+    seq: p.integer(),
     role: p.enum(MESSAGE_ROLES),
+    /** The text; for a `tool` message, what the model was given: the result's JSON, or the error. */
     content: p.text(),
+    /** `tool` messages: the call they answer. */
+    toolCallId: p.string().strictNullable(),
     /** Token counts and model: set on assistant messages only. */
     promptTokens: p.integer().strictNullable(),
     completionTokens: p.integer().strictNullable(),
@@ -44,3 +50,44 @@ export const MessageSchema = defineEntity({
 
 export class ChatMessageRow extends MessageSchema.class {}
 MessageSchema.setClass(ChatMessageRow);
+
+/**
+ * decisions §12. `awaiting_approval` waits for a person; `approved` is decided and running (or was,
+ * on a replica that stopped); the other three are final.
+ */
+export const TOOL_CALL_STATUSES = ['awaiting_approval', 'approved', 'completed', 'failed', 'rejected'] as const;
+export type ToolCallStatus = (typeof TOOL_CALL_STATUSES)[number];
+/** A call in one of these keeps its session from taking a new message. */
+export const OPEN_TOOL_CALL_STATUSES: readonly ToolCallStatus[] = ['awaiting_approval', 'approved'];
+
+/** A call a model asked for in a turn: on the assistant message that asked, in the model's order. */
+export const ToolCallSchema = defineEntity({
+  name: 'ToolCallRow',
+  tableName: 'tool_calls',
+  properties: {
+    id: p.string().primary(),
+    tenantId: p.string(),
+    sessionId: p.string(),
+    messageId: p.string(),
+    position: p.integer(),
+    /** Null when the model named no tool of the agent. */
+    toolId: p.string().strictNullable(),
+    /** The name the model called: the tool's, or `<tool>__<remote>` for an MCP server's. */
+    name: p.text(),
+    /** The model's arguments: an object, or the text it wrote when that was not one. */
+    arguments: p.json<unknown>().columnType('jsonb'),
+    status: p.enum(TOOL_CALL_STATUSES),
+    result: p.json<unknown>().columnType('jsonb').strictNullable(),
+    error: p.text().strictNullable(),
+    durationMs: p.integer().strictNullable(),
+    /** Who approved or rejected it (a user or API key id), when, and what they said. */
+    decidedBy: p.string().strictNullable(),
+    decidedAt: p.datetime().strictNullable(),
+    decisionComment: p.text().strictNullable(),
+    createdAt: p.datetime(),
+    finishedAt: p.datetime().strictNullable(),
+  },
+});
+
+export class ToolCallRow extends ToolCallSchema.class {}
+ToolCallSchema.setClass(ToolCallRow);

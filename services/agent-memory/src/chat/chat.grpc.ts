@@ -1,7 +1,8 @@
 import { parsePage } from '@agent-platform/kit';
 import { actorOf, present, type CallContext, type Handlers } from '@agent-platform/kit/grpc';
-import type { ChatResponse, ChatServiceService } from '@agent-platform/proto/agents/v1/chat';
-import type { ChatReply, ChatService } from './chat.service.js';
+import type { ChatResponse, ChatServiceService, StreamChatResponse, ToolCall } from '@agent-platform/proto/agents/v1/chat';
+import type { ChatReply, ChatService, TurnEvent } from './chat.service.js';
+import type { ToolCallView } from './context.js';
 import type { SessionsService } from './sessions.service.js';
 
 export const CHAT_SERVICE_NAME = 'agentplatform.agents.v1.ChatService';
@@ -9,13 +10,26 @@ export const CHAT_SERVICE_NAME = 'agentplatform.agents.v1.ChatService';
 /** ChatService: translation only; ChatService and SessionsService decide. */
 export function chatHandlers(chat: ChatService, sessions: SessionsService): Handlers<typeof ChatServiceService> {
   const turnContext = (ctx: CallContext) => ({ signal: ctx.signal, requestId: ctx.requestId });
+  const decision = (request: { agentId: string; sessionId: string; callId: string; approve: boolean; comment?: string | undefined }) => ({
+    agentId: request.agentId,
+    sessionId: request.sessionId,
+    callId: request.callId,
+    approve: request.approve,
+    comment: present(request.comment),
+  });
   return {
     chat: async (request, ctx) =>
       toMessage(await chat.chat(actorOf(ctx), { agentId: request.agentId, message: request.message, sessionId: present(request.sessionId) }, turnContext(ctx))),
 
     async *streamChat(request, ctx) {
       const events = chat.stream(actorOf(ctx), { agentId: request.agentId, message: request.message, sessionId: present(request.sessionId) }, turnContext(ctx));
-      for await (const event of events) yield 'delta' in event ? { delta: event.delta } : { completed: toMessage(event.completed) };
+      for await (const event of events) yield toStreamEvent(event);
+    },
+
+    decideToolCall: async (request, ctx) => ({ reply: toMessage(await chat.decide(actorOf(ctx), decision(request), turnContext(ctx))) }),
+
+    async *streamDecideToolCall(request, ctx) {
+      for await (const event of chat.streamDecision(actorOf(ctx), decision(request), turnContext(ctx))) yield { event: toStreamEvent(event) };
     },
 
     listSessions: async (request, ctx) => {
@@ -35,7 +49,7 @@ export function chatHandlers(chat: ChatService, sessions: SessionsService): Hand
     listSessionMessages: async (request, ctx) => {
       const { items, total } = await sessions.messages(actorOf(ctx), request.agentId, request.sessionId, parsePage(request.page));
       return {
-        items: items.map((message) => ({
+        items: items.map(({ message, status, toolCalls, name }) => ({
           id: message.id,
           role: message.role,
           content: message.content,
@@ -44,6 +58,10 @@ export function chatHandlers(chat: ChatService, sessions: SessionsService): Hand
               ? undefined
               : { promptTokens: message.promptTokens ?? 0, completionTokens: message.completionTokens ?? 0, totalTokens: message.totalTokens },
           createdAt: message.createdAt,
+          status,
+          toolCalls: toolCalls.map(toToolCall),
+          toolCallId: message.toolCallId ?? undefined,
+          name,
         })),
         total,
       };
@@ -56,6 +74,32 @@ export function chatHandlers(chat: ChatService, sessions: SessionsService): Hand
   };
 }
 
+function toStreamEvent(event: TurnEvent): StreamChatResponse {
+  if ('delta' in event) return { delta: event.delta };
+  if ('toolCall' in event) return { toolCall: event.toolCall };
+  if ('toolResult' in event) {
+    const { id, status, result, error } = event.toolResult;
+    return { toolResult: { id, status, resultJson: status === 'completed' ? JSON.stringify(result ?? null) : undefined, error: error ?? undefined } };
+  }
+  return { completed: toMessage(event.completed) };
+}
+
 function toMessage(reply: ChatReply): ChatResponse {
-  return { ...reply, role: reply.role };
+  return { ...reply, role: reply.role, toolCalls: reply.toolCalls.map(toToolCall) };
+}
+
+function toToolCall(call: ToolCallView): ToolCall {
+  return {
+    id: call.id,
+    toolId: call.toolId ?? undefined,
+    name: call.name,
+    argumentsJson: JSON.stringify(call.arguments),
+    status: call.status,
+    resultJson: call.status === 'completed' ? JSON.stringify(call.result ?? null) : undefined,
+    error: call.error ?? undefined,
+    durationMs: call.durationMs ?? undefined,
+    decidedBy: call.decidedBy ?? undefined,
+    decidedAt: call.decidedAt ?? undefined,
+    comment: call.comment ?? undefined,
+  };
 }

@@ -1,7 +1,18 @@
 import { ACCESS, DomainError, isId, requireAccess, type Actor, type Page } from '@agent-platform/kit';
 import type { AgentsRepository } from '../agents/agents.repository.js';
-import type { ChatMessageRow, ChatSession } from './chat.entity.js';
+import type { ChatMessageRow, ChatSession, ToolCallStatus } from './chat.entity.js';
 import type { ChatRepository } from './chat.repository.js';
+import { toolCallView, type ToolCallView } from './context.js';
+
+/** A stored message as listed: an answer with the calls it asked for, a `tool` message with its call. */
+export interface SessionMessageView {
+  message: ChatMessageRow;
+  /** Assistant messages: completed, or awaiting_approval while one of their calls awaits a decision. Tool messages: the call's. */
+  status: ToolCallStatus | 'awaiting_approval' | 'completed' | undefined;
+  toolCalls: ToolCallView[];
+  /** Tool messages: the name of the call they answer. */
+  name: string | undefined;
+}
 
 /** decisions §6's session routes: an agent's conversations and what was said in them. */
 export class SessionsService {
@@ -19,12 +30,31 @@ export class SessionsService {
     return this.chat.listSessions(actor.tenantId, agentId, page.perPage, page.offset);
   }
 
-  async messages(actor: Actor, agentId: string, sessionId: string, page: Page): Promise<{ items: ChatMessageRow[]; total: number }> {
+  async messages(actor: Actor, agentId: string, sessionId: string, page: Page): Promise<{ items: SessionMessageView[]; total: number }> {
     requireAccess(actor, ACCESS.agents.read);
     await this.requireAgent(actor, agentId);
     const session = isId('session', sessionId) ? await this.chat.findSession(actor.tenantId, agentId, sessionId) : null;
     if (!session) throw DomainError.notFound('Session');
-    return this.chat.listMessages(actor.tenantId, session.id, page.perPage, page.offset);
+    const { items, total } = await this.chat.listMessages(actor.tenantId, session.id, page.perPage, page.offset);
+    const calls = await this.chat.callsOf(
+      items.filter((row) => row.role === 'assistant').map((row) => row.id),
+      items.flatMap((row) => (row.toolCallId === null ? [] : [row.toolCallId])),
+    );
+    const byAnswer = Map.groupBy(calls, (call) => call.messageId);
+    const byId = new Map(calls.map((call) => [call.id, call]));
+    return {
+      items: items.map((message) => {
+        if (message.role === 'tool') {
+          const call = message.toolCallId === null ? undefined : byId.get(message.toolCallId);
+          return { message, status: call?.status, toolCalls: [], name: call?.name };
+        }
+        if (message.role === 'user') return { message, status: undefined, toolCalls: [], name: undefined };
+        const asked = (byAnswer.get(message.id) ?? []).map(toolCallView);
+        const status = asked.some((call) => call.status === 'awaiting_approval') ? 'awaiting_approval' : 'completed';
+        return { message, status, toolCalls: asked, name: undefined };
+      }),
+      total,
+    };
   }
 
   /** Forgets the session and its messages. */

@@ -92,7 +92,7 @@ export class ConsolidationService {
     for (const session of sessions) {
       const count = Math.min(session.message_count - session.consolidated_count - keepMessages, MESSAGES_PER_SUMMARY);
       const messages = await em.execute<{ role: string; content: string }[]>(
-        `select "role", "content" from "chat_messages" where "session_id" = ? order by "created_at", "id" offset ? limit ?`,
+        `select "role", "content" from "chat_messages" where "session_id" = ? order by "seq" offset ? limit ?`,
         [session.id, session.consolidated_count, count],
         'all',
       );

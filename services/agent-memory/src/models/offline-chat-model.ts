@@ -1,5 +1,5 @@
 import { setImmediate as nextTurn } from 'node:timers/promises';
-import type { ChatCompletion, ChatMessage, ChatModel, ChatRequest } from './chat-model.js';
+import type { ChatCompletion, ChatMessage, ChatModel, ChatRequest, ToolCall, ToolDefinition } from './chat-model.js';
 import { memoriesIn } from './prompt.js';
 import { estimateUsage } from './usage.js';
 
@@ -14,6 +14,10 @@ const QUOTE_LIMIT = 500;
  * the session's earlier turns and quotes the memories the caller put in the system message
  * (`memoryContext` of prompt.ts), so chat, sessions, retrieval and credits can all be exercised
  * and checked without a provider.
+ *
+ * It uses tools as decisions §12 says: when the user's message names offered tools as words, it
+ * calls each of them with the first JSON object in the message (else `{}`), once; given their
+ * results, it answers quoting them.
  */
 export class OfflineChatModel implements ChatModel {
   readonly name = OFFLINE_MODEL;
@@ -40,8 +44,68 @@ export class OfflineChatModel implements ChatModel {
 }
 
 function completion(request: ChatRequest): ChatCompletion {
-  const content = reply(request.messages);
-  return { content, usage: estimateUsage(request.messages, content), model: OFFLINE_MODEL };
+  const toolCalls = callsFor(request);
+  const content = toolCalls.length > 0 ? '' : reply(request.messages);
+  return { content, toolCalls, usage: estimateUsage(request.messages, content, request.tools, toolCalls), model: OFFLINE_MODEL };
+}
+
+/** The turn so far: the last user message, and what came after it (tool calls and results). */
+function currentTurn(messages: readonly ChatMessage[]): { user: ChatMessage | undefined; after: readonly ChatMessage[] } {
+  const index = messages.findLastIndex((message) => message.role === 'user');
+  return index < 0 ? { user: undefined, after: messages } : { user: messages[index], after: messages.slice(index + 1) };
+}
+
+/** Calls only once a turn: after results come back, it answers. */
+function callsFor(request: ChatRequest): ToolCall[] {
+  const tools = request.tools ?? [];
+  const { user, after } = currentTurn(request.messages);
+  if (tools.length === 0 || request.toolChoice === 'none' || user === undefined || after.length > 0) return [];
+  const named = tools
+    .map((tool) => ({ tool, at: wordIndex(user.content, tool) }))
+    .filter((found) => found.at >= 0)
+    .sort((a, b) => a.at - b.at);
+  const args = JSON.stringify(firstJsonObject(user.content) ?? {});
+  return named.map(({ tool }, index) => ({ id: `call_offline_${index + 1}`, name: tool.name, arguments: args }));
+}
+
+/** Where the tool's name stands as a whole word (names hold letters, digits, _ and -), or -1. */
+function wordIndex(text: string, tool: ToolDefinition): number {
+  const name = tool.name.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  return new RegExp(`(?<![A-Za-z0-9_-])${name}(?![A-Za-z0-9_-])`).exec(text)?.index ?? -1;
+}
+
+/** The first `{…}` in the text that parses as a JSON object. */
+export function firstJsonObject(text: string): Record<string, unknown> | undefined {
+  for (let start = text.indexOf('{'); start >= 0; start = text.indexOf('{', start + 1)) {
+    const end = closingBrace(text, start);
+    if (end < 0) continue;
+    try {
+      const value: unknown = JSON.parse(text.slice(start, end + 1));
+      if (typeof value === 'object' && value !== null && !Array.isArray(value)) return value as Record<string, unknown>;
+    } catch {
+      // Not JSON from this brace: try the next one.
+    }
+  }
+  return undefined;
+}
+
+/** The index of the brace that closes the one at `start`, skipping braces inside JSON strings. */
+function closingBrace(text: string, start: number): number {
+  let depth = 0;
+  let inString = false;
+  for (let index = start; index < text.length; index += 1) {
+    const char = text[index];
+    if (inString) {
+      if (char === '\\') index += 1;
+      else if (char === '"') inString = false;
+    } else if (char === '"') inString = true;
+    else if (char === '{') depth += 1;
+    else if (char === '}') {
+      depth -= 1;
+      if (depth === 0) return index;
+    }
+  }
+  return -1;
 }
 
 function reply(messages: readonly ChatMessage[]): string {
@@ -67,7 +131,23 @@ function reply(messages: readonly ChatMessage[]): string {
     lines.push(`Relevant memories (${memories.length}):`);
     memories.forEach((memory, index) => lines.push(`${index + 1}. "${quote(memory)}"`));
   }
+  const results = toolResults(currentTurn(messages).after);
+  if (results.length > 0) {
+    lines.push('', `Tool results (${results.length}):`);
+    results.forEach((result, index) => lines.push(`${index + 1}. ${result.name}: "${quote(result.content)}"`));
+  }
   return lines.join('\n');
+}
+
+/** The results given back in this turn, each under the name of the call it answers. */
+function toolResults(after: readonly ChatMessage[]): { name: string; content: string }[] {
+  const names = new Map<string, string>();
+  const results: { name: string; content: string }[] = [];
+  for (const message of after) {
+    if (message.role === 'assistant') for (const call of message.toolCalls ?? []) names.set(call.id, call.name);
+    if (message.role === 'tool') results.push({ name: names.get(message.toolCallId) ?? 'unknown tool', content: message.content });
+  }
+  return results;
 }
 
 function quote(text: string): string {

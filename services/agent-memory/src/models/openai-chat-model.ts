@@ -1,8 +1,8 @@
 import type { Clock } from '@agent-platform/kit';
 import type OpenAI from 'openai';
-import type { ChatCompletionCreateParamsBase } from 'openai/resources/chat/completions';
+import type { ChatCompletionCreateParamsBase, ChatCompletionMessageParam } from 'openai/resources/chat/completions';
 import { z } from 'zod';
-import type { ChatCompletion, ChatModel, ChatRequest } from './chat-model.js';
+import type { ChatCompletion, ChatMessage, ChatModel, ChatRequest, ToolCall } from './chat-model.js';
 import { DEFAULT_TIMEOUT_MS, openAIClient, parseAnswer, type OpenAICompatibleOptions } from './openai-client.js';
 import { Deadline, MalformedAnswer } from './upstream.js';
 import { estimateUsage, providerUsage, usageOf, countPromptTokens, countTextTokens } from './usage.js';
@@ -21,7 +21,15 @@ export interface OpenAIChatModelOptions extends OpenAICompatibleOptions {
 const completionAnswer = z.object({
   model: z.string().nullish(),
   choices: z
-    .array(z.object({ message: z.object({ content: z.string().nullish(), refusal: z.string().nullish() }) }))
+    .array(
+      z.object({
+        message: z.object({
+          content: z.string().nullish(),
+          refusal: z.string().nullish(),
+          tool_calls: z.array(z.object({ id: z.string().min(1), function: z.object({ name: z.string().min(1), arguments: z.string() }) })).nullish(),
+        }),
+      }),
+    )
     .min(1, 'no choices'),
   usage: z.unknown().optional(),
 });
@@ -31,12 +39,48 @@ const chunkAnswer = z.object({
   // Empty in the usage chunk, and in Azure's leading content-filter chunk.
   choices: z.array(
     z.object({
-      delta: z.object({ content: z.string().nullish(), refusal: z.string().nullish() }).nullish(),
+      delta: z
+        .object({
+          content: z.string().nullish(),
+          refusal: z.string().nullish(),
+          // A call arrives in fragments: its id and name first, its arguments' JSON text in pieces.
+          tool_calls: z
+            .array(
+              z.object({
+                index: z.number().int().min(0),
+                id: z.string().nullish(),
+                function: z.object({ name: z.string().nullish(), arguments: z.string().nullish() }).nullish(),
+              }),
+            )
+            .nullish(),
+        })
+        .nullish(),
       finish_reason: z.string().nullish(),
     }),
   ),
   usage: z.unknown().optional(),
 });
+
+type ToolCallFragment = NonNullable<NonNullable<NonNullable<z.infer<typeof chunkAnswer>['choices'][number]['delta']>['tool_calls']>>[number];
+
+/** Joins a stream's tool-call fragments, by their index, into whole calls. */
+class ToolCallAssembly {
+  readonly #calls = new Map<number, { id: string; name: string; arguments: string }>();
+
+  add(fragment: ToolCallFragment): void {
+    const call = this.#calls.get(fragment.index) ?? { id: '', name: '', arguments: '' };
+    if (fragment.id) call.id = fragment.id;
+    if (fragment.function?.name) call.name += fragment.function.name;
+    if (fragment.function?.arguments) call.arguments += fragment.function.arguments;
+    this.#calls.set(fragment.index, call);
+  }
+
+  calls(): ToolCall[] {
+    const calls = [...this.#calls.entries()].sort(([a], [b]) => a - b).map(([, call]) => call);
+    if (calls.some((call) => call.id === '' || call.name === '')) throw new MalformedAnswer('chat completion chunk: a tool call came without its id or name');
+    return calls;
+  }
+}
 
 /** Any OpenAI-compatible chat completions server: OpenAI, Ollama, vLLM, llama.cpp, LiteLLM… */
 export class OpenAIChatModel implements ChatModel {
@@ -63,12 +107,14 @@ export class OpenAIChatModel implements ChatModel {
       );
       const answer = parseAnswer(completionAnswer, raw, 'chat completion');
       const message = answer.choices[0]?.message;
-      const content = message?.content ?? message?.refusal;
-      // null content comes with tool calls, which we never ask for.
+      const toolCalls = (message?.tool_calls ?? []).map((call) => ({ id: call.id, name: call.function.name, arguments: call.function.arguments }));
+      // Text may be null when the answer is tool calls; with neither, there is no answer.
+      const content = message?.content ?? message?.refusal ?? (toolCalls.length > 0 ? '' : undefined);
       if (typeof content !== 'string') throw new MalformedAnswer('chat completion: the answer has no text');
       return {
         content,
-        usage: providerUsage(answer.usage) ?? estimateUsage(request.messages, content),
+        toolCalls,
+        usage: providerUsage(answer.usage) ?? estimateUsage(request.messages, content, request.tools, toolCalls),
         model: answer.model || this.#model(request),
       };
     } catch (error) {
@@ -92,6 +138,7 @@ export class OpenAIChatModel implements ChatModel {
       let model: string | undefined;
       let reported: unknown;
       let finishReason: string | undefined;
+      const toolCalls = new ToolCallAssembly();
       for await (const raw of chunks) {
         deadline.restart(true);
         const chunk = parseAnswer(chunkAnswer, raw, 'chat completion chunk');
@@ -100,6 +147,7 @@ export class OpenAIChatModel implements ChatModel {
         const choice = chunk.choices[0];
         if (!choice) continue;
         finishReason ??= choice.finish_reason ?? undefined;
+        for (const fragment of choice.delta?.tool_calls ?? []) toolCalls.add(fragment);
         const piece = choice.delta?.content ?? choice.delta?.refusal ?? '';
         if (piece.length === 0) continue;
         content += piece;
@@ -112,10 +160,12 @@ export class OpenAIChatModel implements ChatModel {
       if (deadline.interrupted) throw new MalformedAnswer('the stream was interrupted');
       // Without a finish reason the answer was cut off (a crashed server, a proxy time-out).
       if (finishReason === undefined) throw new MalformedAnswer('the stream ended before the answer was complete');
+      const calls = toolCalls.calls();
       finished = true;
       return {
         content,
-        usage: providerUsage(reported) ?? usageOf(countPromptTokens(request.messages), countTextTokens(content)),
+        toolCalls: calls,
+        usage: providerUsage(reported) ?? usageOf(countPromptTokens(request.messages, request.tools), countTextTokens(content) + (calls.length === 0 ? 0 : countTextTokens(JSON.stringify(calls)))),
         model: model || this.#model(request),
       };
     } catch (error) {
@@ -134,11 +184,28 @@ export class OpenAIChatModel implements ChatModel {
   #body(request: ChatRequest): ChatCompletionCreateParamsBase {
     const body: ChatCompletionCreateParamsBase = {
       model: this.#model(request),
-      messages: request.messages.map((message) => ({ role: message.role, content: message.content })),
+      messages: request.messages.map(providerMessage),
     };
+    if (request.tools !== undefined && request.tools.length > 0) {
+      body.tools = request.tools.map((tool) => ({ type: 'function', function: { name: tool.name, description: tool.description, parameters: tool.parameters } }));
+      body.tool_choice = request.toolChoice ?? 'auto';
+    }
     if (request.temperature !== undefined) body.temperature = request.temperature;
     if (request.topP !== undefined) body.top_p = request.topP;
     if (request.maxTokens !== undefined) body[this.#maxTokensField] = request.maxTokens;
     return body;
   }
+}
+
+/** A message in the provider's format: calls as `tool_calls`, results as `tool` messages. */
+function providerMessage(message: ChatMessage): ChatCompletionMessageParam {
+  if (message.role === 'tool') return { role: 'tool', tool_call_id: message.toolCallId, content: message.content };
+  if (message.role === 'assistant' && message.toolCalls?.length) {
+    return {
+      role: 'assistant',
+      content: message.content === '' ? null : message.content,
+      tool_calls: message.toolCalls.map((call) => ({ id: call.id, type: 'function', function: { name: call.name, arguments: call.arguments } })),
+    };
+  }
+  return { role: message.role, content: message.content };
 }

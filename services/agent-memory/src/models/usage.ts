@@ -1,5 +1,5 @@
 import { countTokens, encodeChat } from 'gpt-tokenizer';
-import type { ChatMessage, Usage } from './chat-model.js';
+import type { ChatMessage, ToolCall, ToolDefinition, Usage } from './chat-model.js';
 
 /**
  * Token counts from a real BPE tokenizer (OpenAI's o200k_base, as gpt-4o and later use), for
@@ -22,12 +22,21 @@ export function countTextTokens(text: string): number {
 }
 
 /** Tokens of the messages as a chat prompt, framing tokens and the assistant's priming included. */
-export function countPromptTokens(messages: readonly ChatMessage[]): number {
-  return encodeChat(messages, CHAT_TEMPLATE_MODEL, PLAIN_TEXT).length;
+export function countPromptTokens(messages: readonly ChatMessage[], tools: readonly ToolDefinition[] = []): number {
+  // The tokenizer's chat template knows three roles: a tool result is input, as a user's text is,
+  // and the calls an answer asked for are counted as the JSON the provider would have written.
+  const framed = messages.map((message) => {
+    if (message.role === 'tool') return { role: 'user' as const, content: message.content };
+    if (message.role === 'assistant' && message.toolCalls?.length) return { role: 'assistant' as const, content: message.content + JSON.stringify(message.toolCalls) };
+    return { role: message.role, content: message.content };
+  });
+  const offered = tools.length === 0 ? 0 : countTextTokens(JSON.stringify(tools));
+  return encodeChat(framed, CHAT_TEMPLATE_MODEL, PLAIN_TEXT).length + offered;
 }
 
-export function estimateUsage(messages: readonly ChatMessage[], completion: string): Usage {
-  return usageOf(countPromptTokens(messages), countTextTokens(completion));
+export function estimateUsage(messages: readonly ChatMessage[], completion: string, tools: readonly ToolDefinition[] = [], toolCalls: readonly ToolCall[] = []): Usage {
+  const asked = toolCalls.length === 0 ? 0 : countTextTokens(JSON.stringify(toolCalls));
+  return usageOf(countPromptTokens(messages, tools), countTextTokens(completion) + asked);
 }
 
 export function usageOf(promptTokens: number, completionTokens: number): Usage {

@@ -33,6 +33,12 @@ export class ToolsRepository {
     return this.em.findOne(Tool, { id, tenantId });
   }
 
+  /** Those of `ids` that are tools of the tenant, in no particular order. */
+  findMany(tenantId: string, ids: readonly string[]): Promise<Tool[]> {
+    if (ids.length === 0) return Promise.resolve([]);
+    return this.em.find(Tool, { tenantId, id: { $in: [...ids] } });
+  }
+
   /** Newest first. */
   async list(tenantId: string, limit: number, offset: number): Promise<{ items: Tool[]; total: number }> {
     const [items, total] = await this.em.findAndCount(Tool, { tenantId }, { orderBy: [{ createdAt: 'desc' }, { id: 'desc' }], limit, offset });

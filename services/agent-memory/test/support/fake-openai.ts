@@ -35,7 +35,12 @@ export type ChatScript =
   /** 200 with this body (default: not JSON); streamed requests get it as one SSE `data:` line. */
   | { kind: 'garbage'; body?: string; contentType?: string }
   /** A well-formed answer with an empty `choices` list. */
-  | { kind: 'no-choices' };
+  | { kind: 'no-choices' }
+  /**
+   * An answer asking for these calls (finish reason `tool_calls`), with optional text. Streamed,
+   * each call's id and name come first and its arguments in pieces, the calls' chunks interleaved.
+   */
+  | { kind: 'tool-calls'; calls: { id?: string; name: string; arguments: string }[]; content?: string; usage?: WireUsage };
 
 export type EmbeddingScript =
   | { kind: 'answer'; dimensions?: number; count?: number; reversed?: boolean; vectors?: unknown[] }
@@ -49,6 +54,8 @@ export interface FakeOpenAI {
   readonly requests: RecordedRequest[];
   /** How every following chat completion request is answered. */
   chat(script: ChatScript): void;
+  /** How the next requests are answered, one script each, before `chat`'s applies again. */
+  chatNext(...scripts: ChatScript[]): void;
   embeddings(script: EmbeddingScript): void;
   close(): Promise<void>;
 }
@@ -61,6 +68,7 @@ export async function startFakeOpenAI(): Promise<FakeOpenAI> {
   const requests: RecordedRequest[] = [];
   const sockets = new Set<Socket>();
   let chatScript: ChatScript = { kind: 'answer' };
+  const nextChatScripts: ChatScript[] = [];
   let embeddingScript: EmbeddingScript = { kind: 'answer' };
 
   const server = createServer((req, res) => {
@@ -70,7 +78,7 @@ export async function startFakeOpenAI(): Promise<FakeOpenAI> {
       res.on('close', () => {
         if (!res.writableFinished) record.aborted = true;
       });
-      if (req.method === 'POST' && record.path === '/v1/chat/completions') return answerChat(res, record.body, chatScript);
+      if (req.method === 'POST' && record.path === '/v1/chat/completions') return answerChat(res, record.body, nextChatScripts.shift() ?? chatScript);
       if (req.method === 'POST' && record.path === '/v1/embeddings') return answerEmbeddings(res, record.body, embeddingScript);
       sendError(res, 404, `Unknown path ${record.path}`, 'not_found');
     }, () => res.destroy());
@@ -87,6 +95,9 @@ export async function startFakeOpenAI(): Promise<FakeOpenAI> {
     requests,
     chat: (script) => {
       chatScript = script;
+    },
+    chatNext: (...scripts) => {
+      nextChatScripts.push(...scripts);
     },
     embeddings: (script) => {
       embeddingScript = script;
@@ -130,6 +141,30 @@ function answerChat(res: ServerResponse, body: unknown, script: ChatScript): voi
       res.writeHead(200, { 'content-type': 'text/event-stream' });
       res.end('data: [DONE]\n\n');
       return;
+    case 'tool-calls': {
+      const calls = script.calls.map((call, index) => ({ id: call.id ?? `call_fake_${index + 1}`, type: 'function', function: { name: call.name, arguments: call.arguments } }));
+      const usage = script.usage ?? DEFAULT_WIRE_USAGE;
+      if (!streamed) {
+        const message = { role: 'assistant', content: script.content ?? null, refusal: null, tool_calls: calls };
+        return sendJson(res, 200, { id: 'chatcmpl-fake', object: 'chat.completion', created: 1_700_000_000, model, choices: [{ index: 0, message, logprobs: null, finish_reason: 'tool_calls' }], usage });
+      }
+      const chunk = (delta: Record<string, unknown>, finish: string | null = null, extra: Record<string, unknown> = {}): string =>
+        `data: ${JSON.stringify({ id: 'chatcmpl-fake', object: 'chat.completion.chunk', created: 1_700_000_000, model, choices: [{ index: 0, delta, logprobs: null, finish_reason: finish }], ...extra })}\n\n`;
+      res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
+      res.write(chunk({ role: 'assistant', content: script.content ?? null }));
+      calls.forEach((call, index) => res.write(chunk({ tool_calls: [{ index, id: call.id, type: 'function', function: { name: call.function.name, arguments: '' } }] })));
+      // Arguments in three-character pieces, the calls taking turns, as providers interleave them.
+      const pieces = calls.map((call) => call.function.arguments.match(/[\s\S]{1,3}/g) ?? []);
+      for (let step = 0; pieces.some((list) => step < list.length); step += 1) {
+        pieces.forEach((list, index) => {
+          if (step < list.length) res.write(chunk({ tool_calls: [{ index, function: { arguments: list[step] } }] }));
+        });
+      }
+      res.write(chunk({}, 'tool_calls'));
+      if (asRecord(request['stream_options'])['include_usage'] === true) res.write(`data: ${JSON.stringify({ id: 'chatcmpl-fake', object: 'chat.completion.chunk', model, choices: [], usage })}\n\n`);
+      res.end('data: [DONE]\n\n');
+      return;
+    }
     case 'stall-mid-answer':
     case 'answer': {
       const answer = script.kind === 'answer' ? script : { kind: 'answer' as const };

@@ -48,7 +48,75 @@ export interface ChatResponse {
   usage: Usage | undefined;
   sessionId: string;
   model: string;
-  createdAt: Date | undefined;
+  createdAt:
+    | Date
+    | undefined;
+  /** completed | awaiting_approval (the turn stopped at calls that need a decision). */
+  status: string;
+  /** Every tool call of the turn, in the order the model asked for them. */
+  toolCalls: ToolCall[];
+}
+
+/** A call of one of the agent's tools that a model asked for (decisions §12). */
+export interface ToolCall {
+  id: string;
+  /** Absent when the model named no tool of the agent. */
+  toolId?: string | undefined;
+  name: string;
+  /** The model's arguments: a JSON object, or the JSON string of what it wrote when not one. */
+  argumentsJson: string;
+  /** awaiting_approval | approved (decided, running) | completed | failed | rejected */
+  status: string;
+  /** completed calls: the result as JSON text. */
+  resultJson?: string | undefined;
+  error?: string | undefined;
+  durationMs?: number | undefined;
+  decidedBy?: string | undefined;
+  decidedAt: Date | undefined;
+  comment?: string | undefined;
+}
+
+/** A streamed turn's tool call, as the model asked for it. */
+export interface ToolCallStarted {
+  id: string;
+  name: string;
+  /** As the model wrote it. */
+  arguments: string;
+}
+
+/** A streamed turn's tool call, finished. */
+export interface ToolCallFinished {
+  id: string;
+  status: string;
+  resultJson?: string | undefined;
+  error?: string | undefined;
+}
+
+export interface DecideToolCallRequest {
+  agentId: string;
+  sessionId: string;
+  callId: string;
+  approve: boolean;
+  /** Up to 2,000 characters, stored with the decision. */
+  comment?: string | undefined;
+}
+
+export interface DecideToolCallResponse {
+  reply: ChatResponse | undefined;
+}
+
+/** The same fields as DecideToolCallRequest. */
+export interface StreamDecideToolCallRequest {
+  agentId: string;
+  sessionId: string;
+  callId: string;
+  approve: boolean;
+  comment?: string | undefined;
+}
+
+/** One event of the continued turn, as StreamChat sends them. */
+export interface StreamDecideToolCallResponse {
+  event: StreamChatResponse | undefined;
 }
 
 /** The same fields as ChatRequest. */
@@ -66,6 +134,8 @@ export interface StreamChatResponse {
   /** A piece of the reply's text. */
   delta?: string | undefined;
   completed?: ChatResponse | undefined;
+  toolCall?: ToolCallStarted | undefined;
+  toolResult?: ToolCallFinished | undefined;
 }
 
 export interface Session {
@@ -78,12 +148,27 @@ export interface Session {
 
 export interface SessionMessage {
   id: string;
-  /** user | assistant */
+  /** user | assistant | tool */
   role: string;
+  /** tool messages: what the model was given (the result's JSON, or the error). */
   content: string;
   /** Set on assistant messages. */
   usage: Usage | undefined;
-  createdAt: Date | undefined;
+  createdAt:
+    | Date
+    | undefined;
+  /**
+   * Assistant messages: completed, or awaiting_approval while a call of theirs awaits a decision.
+   * Tool messages: their call's status.
+   */
+  status?:
+    | string
+    | undefined;
+  /** Assistant messages: the calls they asked for. */
+  toolCalls: ToolCall[];
+  /** Tool messages: the call they answer, and its name. */
+  toolCallId?: string | undefined;
+  name?: string | undefined;
 }
 
 export interface ListSessionsRequest {
@@ -338,7 +423,17 @@ export const ChatRequest: MessageFns<ChatRequest> = {
 };
 
 function createBaseChatResponse(): ChatResponse {
-  return { id: "", role: "", content: "", usage: undefined, sessionId: "", model: "", createdAt: undefined };
+  return {
+    id: "",
+    role: "",
+    content: "",
+    usage: undefined,
+    sessionId: "",
+    model: "",
+    createdAt: undefined,
+    status: "",
+    toolCalls: [],
+  };
 }
 
 export const ChatResponse: MessageFns<ChatResponse> = {
@@ -363,6 +458,12 @@ export const ChatResponse: MessageFns<ChatResponse> = {
     }
     if (message.createdAt !== undefined) {
       Timestamp.encode(toTimestamp(message.createdAt), writer.uint32(58).fork()).join();
+    }
+    if (message.status !== "") {
+      writer.uint32(66).string(message.status);
+    }
+    for (const v of message.toolCalls) {
+      ToolCall.encode(v!, writer.uint32(74).fork()).join();
     }
     return writer;
   },
@@ -436,6 +537,22 @@ export const ChatResponse: MessageFns<ChatResponse> = {
             message.createdAt = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
             continue;
           }
+          case 8: {
+            if (tag !== 66) {
+              break;
+            }
+
+            message.status = reader.string();
+            continue;
+          }
+          case 9: {
+            if (tag !== 74) {
+              break;
+            }
+
+            message.toolCalls.push(ToolCall.decode(reader, reader.uint32()));
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -465,6 +582,12 @@ export const ChatResponse: MessageFns<ChatResponse> = {
         : isSet(object.created_at)
         ? fromJsonTimestamp(object.created_at)
         : undefined,
+      status: isSet(object.status) ? globalThis.String(object.status) : "",
+      toolCalls: globalThis.Array.isArray(object?.toolCalls)
+        ? object.toolCalls.map((e: any) => ToolCall.fromJSON(e))
+        : globalThis.Array.isArray(object?.tool_calls)
+        ? object.tool_calls.map((e: any) => ToolCall.fromJSON(e))
+        : [],
     };
   },
 
@@ -491,6 +614,12 @@ export const ChatResponse: MessageFns<ChatResponse> = {
     if (message.createdAt !== undefined) {
       obj.createdAt = message.createdAt.toISOString();
     }
+    if (message.status !== "") {
+      obj.status = message.status;
+    }
+    if (message.toolCalls?.length) {
+      obj.toolCalls = message.toolCalls.map((e) => ToolCall.toJSON(e));
+    }
     return obj;
   },
 
@@ -506,6 +635,923 @@ export const ChatResponse: MessageFns<ChatResponse> = {
     message.sessionId = object.sessionId ?? "";
     message.model = object.model ?? "";
     message.createdAt = object.createdAt ?? undefined;
+    message.status = object.status ?? "";
+    message.toolCalls = object.toolCalls?.map((e) => ToolCall.fromPartial(e)) || [];
+    return message;
+  },
+};
+
+function createBaseToolCall(): ToolCall {
+  return {
+    id: "",
+    toolId: undefined,
+    name: "",
+    argumentsJson: "",
+    status: "",
+    resultJson: undefined,
+    error: undefined,
+    durationMs: undefined,
+    decidedBy: undefined,
+    decidedAt: undefined,
+    comment: undefined,
+  };
+}
+
+export const ToolCall: MessageFns<ToolCall> = {
+  encode(message: ToolCall, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.id !== "") {
+      writer.uint32(10).string(message.id);
+    }
+    if (message.toolId !== undefined) {
+      writer.uint32(18).string(message.toolId);
+    }
+    if (message.name !== "") {
+      writer.uint32(26).string(message.name);
+    }
+    if (message.argumentsJson !== "") {
+      writer.uint32(34).string(message.argumentsJson);
+    }
+    if (message.status !== "") {
+      writer.uint32(42).string(message.status);
+    }
+    if (message.resultJson !== undefined) {
+      writer.uint32(50).string(message.resultJson);
+    }
+    if (message.error !== undefined) {
+      writer.uint32(58).string(message.error);
+    }
+    if (message.durationMs !== undefined) {
+      writer.uint32(64).int32(message.durationMs);
+    }
+    if (message.decidedBy !== undefined) {
+      writer.uint32(74).string(message.decidedBy);
+    }
+    if (message.decidedAt !== undefined) {
+      Timestamp.encode(toTimestamp(message.decidedAt), writer.uint32(82).fork()).join();
+    }
+    if (message.comment !== undefined) {
+      writer.uint32(90).string(message.comment);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ToolCall {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseToolCall();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.id = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.toolId = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.name = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.argumentsJson = reader.string();
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.status = reader.string();
+            continue;
+          }
+          case 6: {
+            if (tag !== 50) {
+              break;
+            }
+
+            message.resultJson = reader.string();
+            continue;
+          }
+          case 7: {
+            if (tag !== 58) {
+              break;
+            }
+
+            message.error = reader.string();
+            continue;
+          }
+          case 8: {
+            if (tag !== 64) {
+              break;
+            }
+
+            message.durationMs = reader.int32();
+            continue;
+          }
+          case 9: {
+            if (tag !== 74) {
+              break;
+            }
+
+            message.decidedBy = reader.string();
+            continue;
+          }
+          case 10: {
+            if (tag !== 82) {
+              break;
+            }
+
+            message.decidedAt = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 11: {
+            if (tag !== 90) {
+              break;
+            }
+
+            message.comment = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ToolCall {
+    return {
+      id: isSet(object.id) ? globalThis.String(object.id) : "",
+      toolId: isSet(object.toolId)
+        ? globalThis.String(object.toolId)
+        : isSet(object.tool_id)
+        ? globalThis.String(object.tool_id)
+        : undefined,
+      name: isSet(object.name) ? globalThis.String(object.name) : "",
+      argumentsJson: isSet(object.argumentsJson)
+        ? globalThis.String(object.argumentsJson)
+        : isSet(object.arguments_json)
+        ? globalThis.String(object.arguments_json)
+        : "",
+      status: isSet(object.status) ? globalThis.String(object.status) : "",
+      resultJson: isSet(object.resultJson)
+        ? globalThis.String(object.resultJson)
+        : isSet(object.result_json)
+        ? globalThis.String(object.result_json)
+        : undefined,
+      error: isSet(object.error) ? globalThis.String(object.error) : undefined,
+      durationMs: isSet(object.durationMs)
+        ? globalThis.Number(object.durationMs)
+        : isSet(object.duration_ms)
+        ? globalThis.Number(object.duration_ms)
+        : undefined,
+      decidedBy: isSet(object.decidedBy)
+        ? globalThis.String(object.decidedBy)
+        : isSet(object.decided_by)
+        ? globalThis.String(object.decided_by)
+        : undefined,
+      decidedAt: isSet(object.decidedAt)
+        ? fromJsonTimestamp(object.decidedAt)
+        : isSet(object.decided_at)
+        ? fromJsonTimestamp(object.decided_at)
+        : undefined,
+      comment: isSet(object.comment) ? globalThis.String(object.comment) : undefined,
+    };
+  },
+
+  toJSON(message: ToolCall): unknown {
+    const obj: any = {};
+    if (message.id !== "") {
+      obj.id = message.id;
+    }
+    if (message.toolId !== undefined) {
+      obj.toolId = message.toolId;
+    }
+    if (message.name !== "") {
+      obj.name = message.name;
+    }
+    if (message.argumentsJson !== "") {
+      obj.argumentsJson = message.argumentsJson;
+    }
+    if (message.status !== "") {
+      obj.status = message.status;
+    }
+    if (message.resultJson !== undefined) {
+      obj.resultJson = message.resultJson;
+    }
+    if (message.error !== undefined) {
+      obj.error = message.error;
+    }
+    if (message.durationMs !== undefined) {
+      obj.durationMs = Math.round(message.durationMs);
+    }
+    if (message.decidedBy !== undefined) {
+      obj.decidedBy = message.decidedBy;
+    }
+    if (message.decidedAt !== undefined) {
+      obj.decidedAt = message.decidedAt.toISOString();
+    }
+    if (message.comment !== undefined) {
+      obj.comment = message.comment;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ToolCall>, I>>(base?: I): ToolCall {
+    return ToolCall.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ToolCall>, I>>(object: I): ToolCall {
+    const message = createBaseToolCall();
+    message.id = object.id ?? "";
+    message.toolId = object.toolId ?? undefined;
+    message.name = object.name ?? "";
+    message.argumentsJson = object.argumentsJson ?? "";
+    message.status = object.status ?? "";
+    message.resultJson = object.resultJson ?? undefined;
+    message.error = object.error ?? undefined;
+    message.durationMs = object.durationMs ?? undefined;
+    message.decidedBy = object.decidedBy ?? undefined;
+    message.decidedAt = object.decidedAt ?? undefined;
+    message.comment = object.comment ?? undefined;
+    return message;
+  },
+};
+
+function createBaseToolCallStarted(): ToolCallStarted {
+  return { id: "", name: "", arguments: "" };
+}
+
+export const ToolCallStarted: MessageFns<ToolCallStarted> = {
+  encode(message: ToolCallStarted, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.id !== "") {
+      writer.uint32(10).string(message.id);
+    }
+    if (message.name !== "") {
+      writer.uint32(18).string(message.name);
+    }
+    if (message.arguments !== "") {
+      writer.uint32(26).string(message.arguments);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ToolCallStarted {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseToolCallStarted();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.id = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.name = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.arguments = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ToolCallStarted {
+    return {
+      id: isSet(object.id) ? globalThis.String(object.id) : "",
+      name: isSet(object.name) ? globalThis.String(object.name) : "",
+      arguments: isSet(object.arguments) ? globalThis.String(object.arguments) : "",
+    };
+  },
+
+  toJSON(message: ToolCallStarted): unknown {
+    const obj: any = {};
+    if (message.id !== "") {
+      obj.id = message.id;
+    }
+    if (message.name !== "") {
+      obj.name = message.name;
+    }
+    if (message.arguments !== "") {
+      obj.arguments = message.arguments;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ToolCallStarted>, I>>(base?: I): ToolCallStarted {
+    return ToolCallStarted.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ToolCallStarted>, I>>(object: I): ToolCallStarted {
+    const message = createBaseToolCallStarted();
+    message.id = object.id ?? "";
+    message.name = object.name ?? "";
+    message.arguments = object.arguments ?? "";
+    return message;
+  },
+};
+
+function createBaseToolCallFinished(): ToolCallFinished {
+  return { id: "", status: "", resultJson: undefined, error: undefined };
+}
+
+export const ToolCallFinished: MessageFns<ToolCallFinished> = {
+  encode(message: ToolCallFinished, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.id !== "") {
+      writer.uint32(10).string(message.id);
+    }
+    if (message.status !== "") {
+      writer.uint32(18).string(message.status);
+    }
+    if (message.resultJson !== undefined) {
+      writer.uint32(26).string(message.resultJson);
+    }
+    if (message.error !== undefined) {
+      writer.uint32(34).string(message.error);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ToolCallFinished {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseToolCallFinished();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.id = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.status = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.resultJson = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.error = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ToolCallFinished {
+    return {
+      id: isSet(object.id) ? globalThis.String(object.id) : "",
+      status: isSet(object.status) ? globalThis.String(object.status) : "",
+      resultJson: isSet(object.resultJson)
+        ? globalThis.String(object.resultJson)
+        : isSet(object.result_json)
+        ? globalThis.String(object.result_json)
+        : undefined,
+      error: isSet(object.error) ? globalThis.String(object.error) : undefined,
+    };
+  },
+
+  toJSON(message: ToolCallFinished): unknown {
+    const obj: any = {};
+    if (message.id !== "") {
+      obj.id = message.id;
+    }
+    if (message.status !== "") {
+      obj.status = message.status;
+    }
+    if (message.resultJson !== undefined) {
+      obj.resultJson = message.resultJson;
+    }
+    if (message.error !== undefined) {
+      obj.error = message.error;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ToolCallFinished>, I>>(base?: I): ToolCallFinished {
+    return ToolCallFinished.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ToolCallFinished>, I>>(object: I): ToolCallFinished {
+    const message = createBaseToolCallFinished();
+    message.id = object.id ?? "";
+    message.status = object.status ?? "";
+    message.resultJson = object.resultJson ?? undefined;
+    message.error = object.error ?? undefined;
+    return message;
+  },
+};
+
+function createBaseDecideToolCallRequest(): DecideToolCallRequest {
+  return { agentId: "", sessionId: "", callId: "", approve: false, comment: undefined };
+}
+
+export const DecideToolCallRequest: MessageFns<DecideToolCallRequest> = {
+  encode(message: DecideToolCallRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.agentId !== "") {
+      writer.uint32(10).string(message.agentId);
+    }
+    if (message.sessionId !== "") {
+      writer.uint32(18).string(message.sessionId);
+    }
+    if (message.callId !== "") {
+      writer.uint32(26).string(message.callId);
+    }
+    if (message.approve !== false) {
+      writer.uint32(32).bool(message.approve);
+    }
+    if (message.comment !== undefined) {
+      writer.uint32(42).string(message.comment);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): DecideToolCallRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseDecideToolCallRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.agentId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.sessionId = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.callId = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 32) {
+              break;
+            }
+
+            message.approve = reader.bool();
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.comment = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): DecideToolCallRequest {
+    return {
+      agentId: isSet(object.agentId)
+        ? globalThis.String(object.agentId)
+        : isSet(object.agent_id)
+        ? globalThis.String(object.agent_id)
+        : "",
+      sessionId: isSet(object.sessionId)
+        ? globalThis.String(object.sessionId)
+        : isSet(object.session_id)
+        ? globalThis.String(object.session_id)
+        : "",
+      callId: isSet(object.callId)
+        ? globalThis.String(object.callId)
+        : isSet(object.call_id)
+        ? globalThis.String(object.call_id)
+        : "",
+      approve: isSet(object.approve) ? globalThis.Boolean(object.approve) : false,
+      comment: isSet(object.comment) ? globalThis.String(object.comment) : undefined,
+    };
+  },
+
+  toJSON(message: DecideToolCallRequest): unknown {
+    const obj: any = {};
+    if (message.agentId !== "") {
+      obj.agentId = message.agentId;
+    }
+    if (message.sessionId !== "") {
+      obj.sessionId = message.sessionId;
+    }
+    if (message.callId !== "") {
+      obj.callId = message.callId;
+    }
+    if (message.approve !== false) {
+      obj.approve = message.approve;
+    }
+    if (message.comment !== undefined) {
+      obj.comment = message.comment;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<DecideToolCallRequest>, I>>(base?: I): DecideToolCallRequest {
+    return DecideToolCallRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<DecideToolCallRequest>, I>>(object: I): DecideToolCallRequest {
+    const message = createBaseDecideToolCallRequest();
+    message.agentId = object.agentId ?? "";
+    message.sessionId = object.sessionId ?? "";
+    message.callId = object.callId ?? "";
+    message.approve = object.approve ?? false;
+    message.comment = object.comment ?? undefined;
+    return message;
+  },
+};
+
+function createBaseDecideToolCallResponse(): DecideToolCallResponse {
+  return { reply: undefined };
+}
+
+export const DecideToolCallResponse: MessageFns<DecideToolCallResponse> = {
+  encode(message: DecideToolCallResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.reply !== undefined) {
+      ChatResponse.encode(message.reply, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): DecideToolCallResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseDecideToolCallResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.reply = ChatResponse.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): DecideToolCallResponse {
+    return { reply: isSet(object.reply) ? ChatResponse.fromJSON(object.reply) : undefined };
+  },
+
+  toJSON(message: DecideToolCallResponse): unknown {
+    const obj: any = {};
+    if (message.reply !== undefined) {
+      obj.reply = ChatResponse.toJSON(message.reply);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<DecideToolCallResponse>, I>>(base?: I): DecideToolCallResponse {
+    return DecideToolCallResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<DecideToolCallResponse>, I>>(object: I): DecideToolCallResponse {
+    const message = createBaseDecideToolCallResponse();
+    message.reply = (object.reply !== undefined && object.reply !== null)
+      ? ChatResponse.fromPartial(object.reply)
+      : undefined;
+    return message;
+  },
+};
+
+function createBaseStreamDecideToolCallRequest(): StreamDecideToolCallRequest {
+  return { agentId: "", sessionId: "", callId: "", approve: false, comment: undefined };
+}
+
+export const StreamDecideToolCallRequest: MessageFns<StreamDecideToolCallRequest> = {
+  encode(message: StreamDecideToolCallRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.agentId !== "") {
+      writer.uint32(10).string(message.agentId);
+    }
+    if (message.sessionId !== "") {
+      writer.uint32(18).string(message.sessionId);
+    }
+    if (message.callId !== "") {
+      writer.uint32(26).string(message.callId);
+    }
+    if (message.approve !== false) {
+      writer.uint32(32).bool(message.approve);
+    }
+    if (message.comment !== undefined) {
+      writer.uint32(42).string(message.comment);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): StreamDecideToolCallRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseStreamDecideToolCallRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.agentId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.sessionId = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.callId = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 32) {
+              break;
+            }
+
+            message.approve = reader.bool();
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.comment = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): StreamDecideToolCallRequest {
+    return {
+      agentId: isSet(object.agentId)
+        ? globalThis.String(object.agentId)
+        : isSet(object.agent_id)
+        ? globalThis.String(object.agent_id)
+        : "",
+      sessionId: isSet(object.sessionId)
+        ? globalThis.String(object.sessionId)
+        : isSet(object.session_id)
+        ? globalThis.String(object.session_id)
+        : "",
+      callId: isSet(object.callId)
+        ? globalThis.String(object.callId)
+        : isSet(object.call_id)
+        ? globalThis.String(object.call_id)
+        : "",
+      approve: isSet(object.approve) ? globalThis.Boolean(object.approve) : false,
+      comment: isSet(object.comment) ? globalThis.String(object.comment) : undefined,
+    };
+  },
+
+  toJSON(message: StreamDecideToolCallRequest): unknown {
+    const obj: any = {};
+    if (message.agentId !== "") {
+      obj.agentId = message.agentId;
+    }
+    if (message.sessionId !== "") {
+      obj.sessionId = message.sessionId;
+    }
+    if (message.callId !== "") {
+      obj.callId = message.callId;
+    }
+    if (message.approve !== false) {
+      obj.approve = message.approve;
+    }
+    if (message.comment !== undefined) {
+      obj.comment = message.comment;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<StreamDecideToolCallRequest>, I>>(base?: I): StreamDecideToolCallRequest {
+    return StreamDecideToolCallRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<StreamDecideToolCallRequest>, I>>(object: I): StreamDecideToolCallRequest {
+    const message = createBaseStreamDecideToolCallRequest();
+    message.agentId = object.agentId ?? "";
+    message.sessionId = object.sessionId ?? "";
+    message.callId = object.callId ?? "";
+    message.approve = object.approve ?? false;
+    message.comment = object.comment ?? undefined;
+    return message;
+  },
+};
+
+function createBaseStreamDecideToolCallResponse(): StreamDecideToolCallResponse {
+  return { event: undefined };
+}
+
+export const StreamDecideToolCallResponse: MessageFns<StreamDecideToolCallResponse> = {
+  encode(message: StreamDecideToolCallResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.event !== undefined) {
+      StreamChatResponse.encode(message.event, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): StreamDecideToolCallResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseStreamDecideToolCallResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.event = StreamChatResponse.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): StreamDecideToolCallResponse {
+    return { event: isSet(object.event) ? StreamChatResponse.fromJSON(object.event) : undefined };
+  },
+
+  toJSON(message: StreamDecideToolCallResponse): unknown {
+    const obj: any = {};
+    if (message.event !== undefined) {
+      obj.event = StreamChatResponse.toJSON(message.event);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<StreamDecideToolCallResponse>, I>>(base?: I): StreamDecideToolCallResponse {
+    return StreamDecideToolCallResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<StreamDecideToolCallResponse>, I>>(object: I): StreamDecideToolCallResponse {
+    const message = createBaseStreamDecideToolCallResponse();
+    message.event = (object.event !== undefined && object.event !== null)
+      ? StreamChatResponse.fromPartial(object.event)
+      : undefined;
     return message;
   },
 };
@@ -620,7 +1666,7 @@ export const StreamChatRequest: MessageFns<StreamChatRequest> = {
 };
 
 function createBaseStreamChatResponse(): StreamChatResponse {
-  return { delta: undefined, completed: undefined };
+  return { delta: undefined, completed: undefined, toolCall: undefined, toolResult: undefined };
 }
 
 export const StreamChatResponse: MessageFns<StreamChatResponse> = {
@@ -630,6 +1676,12 @@ export const StreamChatResponse: MessageFns<StreamChatResponse> = {
     }
     if (message.completed !== undefined) {
       ChatResponse.encode(message.completed, writer.uint32(18).fork()).join();
+    }
+    if (message.toolCall !== undefined) {
+      ToolCallStarted.encode(message.toolCall, writer.uint32(26).fork()).join();
+    }
+    if (message.toolResult !== undefined) {
+      ToolCallFinished.encode(message.toolResult, writer.uint32(34).fork()).join();
     }
     return writer;
   },
@@ -663,6 +1715,22 @@ export const StreamChatResponse: MessageFns<StreamChatResponse> = {
             message.completed = ChatResponse.decode(reader, reader.uint32());
             continue;
           }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.toolCall = ToolCallStarted.decode(reader, reader.uint32());
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.toolResult = ToolCallFinished.decode(reader, reader.uint32());
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -679,6 +1747,16 @@ export const StreamChatResponse: MessageFns<StreamChatResponse> = {
     return {
       delta: isSet(object.delta) ? globalThis.String(object.delta) : undefined,
       completed: isSet(object.completed) ? ChatResponse.fromJSON(object.completed) : undefined,
+      toolCall: isSet(object.toolCall)
+        ? ToolCallStarted.fromJSON(object.toolCall)
+        : isSet(object.tool_call)
+        ? ToolCallStarted.fromJSON(object.tool_call)
+        : undefined,
+      toolResult: isSet(object.toolResult)
+        ? ToolCallFinished.fromJSON(object.toolResult)
+        : isSet(object.tool_result)
+        ? ToolCallFinished.fromJSON(object.tool_result)
+        : undefined,
     };
   },
 
@@ -689,6 +1767,12 @@ export const StreamChatResponse: MessageFns<StreamChatResponse> = {
     }
     if (message.completed !== undefined) {
       obj.completed = ChatResponse.toJSON(message.completed);
+    }
+    if (message.toolCall !== undefined) {
+      obj.toolCall = ToolCallStarted.toJSON(message.toolCall);
+    }
+    if (message.toolResult !== undefined) {
+      obj.toolResult = ToolCallFinished.toJSON(message.toolResult);
     }
     return obj;
   },
@@ -701,6 +1785,12 @@ export const StreamChatResponse: MessageFns<StreamChatResponse> = {
     message.delta = object.delta ?? undefined;
     message.completed = (object.completed !== undefined && object.completed !== null)
       ? ChatResponse.fromPartial(object.completed)
+      : undefined;
+    message.toolCall = (object.toolCall !== undefined && object.toolCall !== null)
+      ? ToolCallStarted.fromPartial(object.toolCall)
+      : undefined;
+    message.toolResult = (object.toolResult !== undefined && object.toolResult !== null)
+      ? ToolCallFinished.fromPartial(object.toolResult)
       : undefined;
     return message;
   },
@@ -856,7 +1946,17 @@ export const Session: MessageFns<Session> = {
 };
 
 function createBaseSessionMessage(): SessionMessage {
-  return { id: "", role: "", content: "", usage: undefined, createdAt: undefined };
+  return {
+    id: "",
+    role: "",
+    content: "",
+    usage: undefined,
+    createdAt: undefined,
+    status: undefined,
+    toolCalls: [],
+    toolCallId: undefined,
+    name: undefined,
+  };
 }
 
 export const SessionMessage: MessageFns<SessionMessage> = {
@@ -875,6 +1975,18 @@ export const SessionMessage: MessageFns<SessionMessage> = {
     }
     if (message.createdAt !== undefined) {
       Timestamp.encode(toTimestamp(message.createdAt), writer.uint32(42).fork()).join();
+    }
+    if (message.status !== undefined) {
+      writer.uint32(50).string(message.status);
+    }
+    for (const v of message.toolCalls) {
+      ToolCall.encode(v!, writer.uint32(58).fork()).join();
+    }
+    if (message.toolCallId !== undefined) {
+      writer.uint32(66).string(message.toolCallId);
+    }
+    if (message.name !== undefined) {
+      writer.uint32(74).string(message.name);
     }
     return writer;
   },
@@ -932,6 +2044,38 @@ export const SessionMessage: MessageFns<SessionMessage> = {
             message.createdAt = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
             continue;
           }
+          case 6: {
+            if (tag !== 50) {
+              break;
+            }
+
+            message.status = reader.string();
+            continue;
+          }
+          case 7: {
+            if (tag !== 58) {
+              break;
+            }
+
+            message.toolCalls.push(ToolCall.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 8: {
+            if (tag !== 66) {
+              break;
+            }
+
+            message.toolCallId = reader.string();
+            continue;
+          }
+          case 9: {
+            if (tag !== 74) {
+              break;
+            }
+
+            message.name = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -955,6 +2099,18 @@ export const SessionMessage: MessageFns<SessionMessage> = {
         : isSet(object.created_at)
         ? fromJsonTimestamp(object.created_at)
         : undefined,
+      status: isSet(object.status) ? globalThis.String(object.status) : undefined,
+      toolCalls: globalThis.Array.isArray(object?.toolCalls)
+        ? object.toolCalls.map((e: any) => ToolCall.fromJSON(e))
+        : globalThis.Array.isArray(object?.tool_calls)
+        ? object.tool_calls.map((e: any) => ToolCall.fromJSON(e))
+        : [],
+      toolCallId: isSet(object.toolCallId)
+        ? globalThis.String(object.toolCallId)
+        : isSet(object.tool_call_id)
+        ? globalThis.String(object.tool_call_id)
+        : undefined,
+      name: isSet(object.name) ? globalThis.String(object.name) : undefined,
     };
   },
 
@@ -975,6 +2131,18 @@ export const SessionMessage: MessageFns<SessionMessage> = {
     if (message.createdAt !== undefined) {
       obj.createdAt = message.createdAt.toISOString();
     }
+    if (message.status !== undefined) {
+      obj.status = message.status;
+    }
+    if (message.toolCalls?.length) {
+      obj.toolCalls = message.toolCalls.map((e) => ToolCall.toJSON(e));
+    }
+    if (message.toolCallId !== undefined) {
+      obj.toolCallId = message.toolCallId;
+    }
+    if (message.name !== undefined) {
+      obj.name = message.name;
+    }
     return obj;
   },
 
@@ -988,6 +2156,10 @@ export const SessionMessage: MessageFns<SessionMessage> = {
     message.content = object.content ?? "";
     message.usage = (object.usage !== undefined && object.usage !== null) ? Usage.fromPartial(object.usage) : undefined;
     message.createdAt = object.createdAt ?? undefined;
+    message.status = object.status ?? undefined;
+    message.toolCalls = object.toolCalls?.map((e) => ToolCall.fromPartial(e)) || [];
+    message.toolCallId = object.toolCallId ?? undefined;
+    message.name = object.name ?? undefined;
     return message;
   },
 };
@@ -1533,7 +2705,7 @@ export const ChatServiceService = {
     responseDeserialize: (value: Buffer): ChatResponse => ChatResponse.decode(value),
   },
   /**
-   * The same turn, streamed: deltas, then exactly one `completed` (the Chat answer). Errors end
+   * The same turn, streamed: tool calls and results, deltas, then exactly one `completed` (the Chat answer). Errors end
    * the call with a status, before the first event or after some.
    */
   streamChat: {
@@ -1579,6 +2751,34 @@ export const ChatServiceService = {
       Buffer.from(DeleteSessionResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): DeleteSessionResponse => DeleteSessionResponse.decode(value),
   },
+  /**
+   * Approves or rejects a tool call that awaits approval (decisions §12), then continues its turn
+   * and answers as Chat does. Errors: not_found (agent, session or call); conflict (already
+   * decided); insufficient_credits (approving needs a model call); upstream_error.
+   */
+  decideToolCall: {
+    path: "/agentplatform.agents.v1.ChatService/DecideToolCall" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: DecideToolCallRequest): Buffer =>
+      Buffer.from(DecideToolCallRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): DecideToolCallRequest => DecideToolCallRequest.decode(value),
+    responseSerialize: (value: DecideToolCallResponse): Buffer =>
+      Buffer.from(DecideToolCallResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): DecideToolCallResponse => DecideToolCallResponse.decode(value),
+  },
+  /** The same, streamed as StreamChat is: the call's result, then the continued turn's events. */
+  streamDecideToolCall: {
+    path: "/agentplatform.agents.v1.ChatService/StreamDecideToolCall" as const,
+    requestStream: false as const,
+    responseStream: true as const,
+    requestSerialize: (value: StreamDecideToolCallRequest): Buffer =>
+      Buffer.from(StreamDecideToolCallRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): StreamDecideToolCallRequest => StreamDecideToolCallRequest.decode(value),
+    responseSerialize: (value: StreamDecideToolCallResponse): Buffer =>
+      Buffer.from(StreamDecideToolCallResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): StreamDecideToolCallResponse => StreamDecideToolCallResponse.decode(value),
+  },
 } as const;
 
 export interface ChatServiceServer extends UntypedServiceImplementation {
@@ -1590,7 +2790,7 @@ export interface ChatServiceServer extends UntypedServiceImplementation {
    */
   chat: handleUnaryCall<ChatRequest, ChatResponse>;
   /**
-   * The same turn, streamed: deltas, then exactly one `completed` (the Chat answer). Errors end
+   * The same turn, streamed: tool calls and results, deltas, then exactly one `completed` (the Chat answer). Errors end
    * the call with a status, before the first event or after some.
    */
   streamChat: handleServerStreamingCall<StreamChatRequest, StreamChatResponse>;
@@ -1600,6 +2800,14 @@ export interface ChatServiceServer extends UntypedServiceImplementation {
   listSessionMessages: handleUnaryCall<ListSessionMessagesRequest, ListSessionMessagesResponse>;
   /** Forgets the session and its messages. Errors: not_found. */
   deleteSession: handleUnaryCall<DeleteSessionRequest, DeleteSessionResponse>;
+  /**
+   * Approves or rejects a tool call that awaits approval (decisions §12), then continues its turn
+   * and answers as Chat does. Errors: not_found (agent, session or call); conflict (already
+   * decided); insufficient_credits (approving needs a model call); upstream_error.
+   */
+  decideToolCall: handleUnaryCall<DecideToolCallRequest, DecideToolCallResponse>;
+  /** The same, streamed as StreamChat is: the call's result, then the continued turn's events. */
+  streamDecideToolCall: handleServerStreamingCall<StreamDecideToolCallRequest, StreamDecideToolCallResponse>;
 }
 
 export interface ChatServiceClient extends Client {
@@ -1622,7 +2830,7 @@ export interface ChatServiceClient extends Client {
     callback: (error: ServiceError | null, response: ChatResponse) => void,
   ): ClientUnaryCall;
   /**
-   * The same turn, streamed: deltas, then exactly one `completed` (the Chat answer). Errors end
+   * The same turn, streamed: tool calls and results, deltas, then exactly one `completed` (the Chat answer). Errors end
    * the call with a status, before the first event or after some.
    */
   streamChat(request: StreamChatRequest, options?: Partial<CallOptions>): ClientReadableStream<StreamChatResponse>;
@@ -1679,6 +2887,36 @@ export interface ChatServiceClient extends Client {
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: DeleteSessionResponse) => void,
   ): ClientUnaryCall;
+  /**
+   * Approves or rejects a tool call that awaits approval (decisions §12), then continues its turn
+   * and answers as Chat does. Errors: not_found (agent, session or call); conflict (already
+   * decided); insufficient_credits (approving needs a model call); upstream_error.
+   */
+  decideToolCall(
+    request: DecideToolCallRequest,
+    callback: (error: ServiceError | null, response: DecideToolCallResponse) => void,
+  ): ClientUnaryCall;
+  decideToolCall(
+    request: DecideToolCallRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: DecideToolCallResponse) => void,
+  ): ClientUnaryCall;
+  decideToolCall(
+    request: DecideToolCallRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: DecideToolCallResponse) => void,
+  ): ClientUnaryCall;
+  /** The same, streamed as StreamChat is: the call's result, then the continued turn's events. */
+  streamDecideToolCall(
+    request: StreamDecideToolCallRequest,
+    options?: Partial<CallOptions>,
+  ): ClientReadableStream<StreamDecideToolCallResponse>;
+  streamDecideToolCall(
+    request: StreamDecideToolCallRequest,
+    metadata?: Metadata,
+    options?: Partial<CallOptions>,
+  ): ClientReadableStream<StreamDecideToolCallResponse>;
 }
 
 export const ChatServiceClient = makeGenericClientConstructor(

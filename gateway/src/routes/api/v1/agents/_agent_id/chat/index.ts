@@ -1,32 +1,10 @@
-import type { StreamChatResponse } from '@agent-platform/proto/agents/v1/chat';
-import type { FastifyReply } from 'fastify';
 import type { FastifyPluginCallbackZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { callAs } from '../../../../../../http/calls.js';
 import { errorResponses } from '../../../../../../http/error-responses.js';
-import { clientFailure } from '../../../../../../http/errors.js';
 import { TenantQuery } from '../../../../../../http/schemas.js';
-import { openEventStream, type ServerSentEvent } from '../../../../../../http/sse.js';
 import { AgentParams } from '../../schemas.js';
-import { ChatBody, chatMessageBody, ChatMessageSchema, STREAM_DESCRIPTION } from './schemas.js';
-
-/**
- * decisions §6's events of a streamed turn: a delta per text piece, then exactly one completed.
- * A stream that ends without its completed event is an upstream defect, reported as an error event.
- */
-async function* turnEvents(events: AsyncIterable<StreamChatResponse>): AsyncGenerator<ServerSentEvent> {
-  let completed = false;
-  for await (const event of events) {
-    if (completed) continue;
-    if (event.completed) {
-      completed = true;
-      yield { event: 'message.completed', data: chatMessageBody(event.completed) };
-    } else if (event.delta !== undefined) {
-      yield { event: 'message.delta', data: { content: event.delta } };
-    }
-  }
-  if (!completed) throw new Error('agent-memory ended a streamed chat turn without its completed event.');
-}
+import { ChatBody, ChatMessageSchema, STREAM_DESCRIPTION } from './schemas.js';
+import { answerTurn } from './turn-reply.js';
 
 /** /agents/{agent_id}/chat: one turn of a conversation with an agent, answered whole or streamed. */
 const chatRoutes: FastifyPluginCallbackZod = (app, _options, done) => {
@@ -38,7 +16,7 @@ const chatRoutes: FastifyPluginCallbackZod = (app, _options, done) => {
         tags: ['agents'],
         summary: 'Send a message to an agent and get its reply, whole or as server-sent events',
         description:
-          "The session's earlier turns and the agent's most relevant memories go into the model's context. A turn costs ceil(total_tokens / 1000) credits, at least 1: a balance below 1 is 402 insufficient_credits before any model call. A model failure or time-out is 502 upstream_error and costs nothing. Emits agent.message.created and agent.message.completed.",
+          "The session's earlier turns and the agent's most relevant memories go into the model's context, and its tools are offered to the model: the calls it asks for run in parallel (each within TOOL_TIMEOUT_MS), their results go back to it, for at most the agent's max_tool_rounds rounds. A failed or timed-out call is given to the model as an error, never a 5xx. A call of a tool with requires_approval is not run: the turn stops with status awaiting_approval (approve or reject the call to continue it). Every model round costs ceil(total_tokens / 1000) credits, at least 1: a balance below 1 is 402 insufficient_credits before any model call. A model failure or time-out is 502 upstream_error and costs nothing. Emits agent.message.created, then agent.message.completed, or agent.tool_call.approval_requested for each call that awaits a decision.",
         params: AgentParams,
         querystring: TenantQuery,
         body: ChatBody,
@@ -52,6 +30,7 @@ const chatRoutes: FastifyPluginCallbackZod = (app, _options, done) => {
           },
           ...errorResponses({
             not_found: 'No such agent, or session_id is not one of its sessions.',
+            conflict: 'A tool call in the session awaits approval (or still runs after one): decide it first.',
             insufficient_credits: 'The balance is below 1 credit; nothing was sent to the model.',
             upstream_error: 'The model failed or timed out; nothing was stored or charged.',
           }),
@@ -61,27 +40,8 @@ const chatRoutes: FastifyPluginCallbackZod = (app, _options, done) => {
     async (request, reply) => {
       const { message, session_id, stream } = request.body;
       const turn = { agentId: request.params.agent_id, message, sessionId: session_id };
-      // Waits for a language model, which has a longer time-out than other calls.
-      const call = { ...callAs(request), deadlineMs: app.config.MODEL_DEADLINE_MS };
-      if (stream !== true) return chatMessageBody(await app.agentMemory.chat.chat(turn, call));
-
-      // A client that goes away cancels the turn at once (the model request with it).
-      const gone = new AbortController();
-      reply.raw.once('close', () => {
-        if (!reply.raw.writableFinished) gone.abort();
-      });
-      // Rejects, as an ordinary error response, when the turn fails before its first event.
-      const body = await openEventStream(turnEvents(app.agentMemory.chat.streamChat(turn, { ...call, signal: gone.signal })), {
-        failure: (error) => ({ event: 'error', data: clientFailure(error, request, app.config.BODY_LIMIT_BYTES).body }),
-      });
-      // A stream body goes through reply.send (not reply.hijack), so the headers every response
-      // carries (X-Request-Id, the rate-limit headers) and the onSend/onResponse hooks still apply.
-      // The schema types the JSON reply; the event stream is a body of its own.
-      return (reply as FastifyReply)
-        .type('text/event-stream; charset=utf-8')
-        .header('cache-control', 'no-cache')
-        .header('x-accel-buffering', 'no')
-        .send(body);
+      const chat = app.agentMemory.chat;
+      return answerTurn(request, reply, stream, { whole: (call) => chat.chat(turn, call), stream: (call) => chat.streamChat(turn, call) });
     },
   );
   done();

@@ -1,6 +1,7 @@
-import type { ChatResponse, Usage } from '@agent-platform/proto/agents/v1/chat';
+import type { ChatResponse, StreamChatResponse, ToolCall, Usage } from '@agent-platform/proto/agents/v1/chat';
 import { z } from 'zod';
-import { iso, Timestamp } from '../../../../../../http/schemas.js';
+import type { ServerSentEvent } from '../../../../../../http/sse.js';
+import { iso, isoOrNull, Timestamp } from '../../../../../../http/schemas.js';
 
 export const ChatBody = z.object({
   // The service decides too (1..32,000 characters, not blank); the bound here spares it a body it would refuse.
@@ -17,12 +18,36 @@ export const UsageSchema = z
   .object({ prompt_tokens: z.int(), completion_tokens: z.int(), total_tokens: z.int() })
   .meta({ id: 'TokenUsage', description: "Tokens of a turn, as the model provider counts them (or a real tokenizer when it reports none)." });
 
+export const TOOL_CALL_STATUSES = ['awaiting_approval', 'approved', 'completed', 'failed', 'rejected'] as const;
+
+export const ToolCallSchema = z
+  .object({
+    id: z.string().describe('`call_…`: what approve and reject name.'),
+    tool_id: z.string().nullable().describe('The tool that runs it; null when the model named no tool of the agent.'),
+    name: z.string().describe("The name the model called: the tool's, or `<tool>__<remote tool>` for an MCP server's."),
+    arguments: z.unknown().describe('The arguments the model gave: a JSON object, or the text it wrote when that was not one.'),
+    status: z
+      .enum(TOOL_CALL_STATUSES)
+      .describe('awaiting_approval: waits for a decision; approved: decided, running; completed, failed (error says why), rejected: final.'),
+    result: z.unknown().describe('completed calls: the result (JSON when the tool answered JSON, else text; cut at 64 KiB); otherwise null.'),
+    error: z.string().nullable().describe('failed and rejected calls: why; given to the model as the result.'),
+    duration_ms: z.int().nullable(),
+    decided_by: z.string().nullable().describe('Who approved or rejected it (the user, or the creator of the API key used).'),
+    decided_at: Timestamp.nullable(),
+    comment: z.string().nullable().describe("The decision's comment."),
+  })
+  .meta({ id: 'ToolCall', description: 'A call of one of the agent\'s tools that the model asked for in a turn.' });
+
 export const ChatMessageSchema = z
   .object({
     id: z.string(),
     role: z.string().describe('assistant'),
-    content: z.string(),
-    usage: UsageSchema,
+    content: z.string().describe('The answer; may be empty when the turn stopped at calls awaiting approval.'),
+    status: z
+      .enum(['completed', 'awaiting_approval'])
+      .describe('awaiting_approval: the turn stopped at tool calls that need a decision; approve or reject each to continue it.'),
+    tool_calls: z.array(ToolCallSchema).describe('Every tool call of the turn, in the order the model asked for them.'),
+    usage: UsageSchema.describe("The whole turn's, every model round summed."),
     session_id: z.string().describe('The session the turn belongs to; pass it back to continue the conversation.'),
     model: z.string().describe('The model that answered; "offline" for the built-in model.'),
     created_at: Timestamp,
@@ -30,14 +55,21 @@ export const ChatMessageSchema = z
   .meta({ id: 'ChatMessage', description: "The agent's reply to a chat turn." });
 
 export const STREAM_DESCRIPTION = [
-  'With `stream: true`: server-sent events, one per text piece then one to finish.',
+  'With `stream: true`: server-sent events: the tool calls and their results as they happen, one',
+  'event per text piece of the answer, then one to finish.',
   '',
   '```',
+  'event: tool.call',
+  'data: {"id":"call_…","name":"<tool>","arguments":{…}}',
+  '',
+  'event: tool.result',
+  'data: {"id":"call_…","status":"completed","result":…}   (or "status":"failed","error":"…")',
+  '',
   'event: message.delta',
   'data: {"content":"<text piece>"}',
   '',
   'event: message.completed',
-  'data: <the ChatMessage the non-streamed call answers; its content is the deltas joined>',
+  'data: <the ChatMessage the non-streamed call answers; its content is the deltas of its last round joined>',
   '```',
   '',
   'A failure after the stream began is one `event: error` whose data is the Error object, and the',
@@ -50,14 +82,65 @@ export function usageBody(usage: Usage | undefined): z.output<typeof UsageSchema
   return { prompt_tokens: usage?.promptTokens ?? 0, completion_tokens: usage?.completionTokens ?? 0, total_tokens: usage?.totalTokens ?? 0 };
 }
 
+export function toolCallBody(call: ToolCall): z.output<typeof ToolCallSchema> {
+  return {
+    id: call.id,
+    tool_id: call.toolId ?? null,
+    name: call.name,
+    arguments: parsedJson(call.argumentsJson),
+    status: call.status as (typeof TOOL_CALL_STATUSES)[number],
+    result: call.resultJson === undefined ? null : parsedJson(call.resultJson),
+    error: call.error ?? null,
+    duration_ms: call.durationMs ?? null,
+    decided_by: call.decidedBy ?? null,
+    decided_at: isoOrNull(call.decidedAt),
+    comment: call.comment ?? null,
+  };
+}
+
 export function chatMessageBody(reply: ChatResponse): z.output<typeof ChatMessageSchema> {
   return {
     id: reply.id,
     role: reply.role,
     content: reply.content,
+    status: reply.status === 'awaiting_approval' ? 'awaiting_approval' : 'completed',
+    tool_calls: reply.toolCalls.map(toolCallBody),
     usage: usageBody(reply.usage),
     session_id: reply.sessionId,
     model: reply.model,
     created_at: iso(reply.createdAt),
   };
+}
+
+/** JSON text from agent-memory as a value; text that is not JSON stays text. */
+function parsedJson(text: string): unknown {
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return text;
+  }
+}
+
+/**
+ * The events of a streamed turn (decisions §6, §12): tool calls and results, a delta per text
+ * piece, then exactly one completed. A stream that ends without its completed event is an
+ * upstream defect, reported as an error event.
+ */
+export async function* turnEvents(events: AsyncIterable<StreamChatResponse>): AsyncGenerator<ServerSentEvent> {
+  let completed = false;
+  for await (const event of events) {
+    if (completed) continue;
+    if (event.completed) {
+      completed = true;
+      yield { event: 'message.completed', data: chatMessageBody(event.completed) };
+    } else if (event.toolCall) {
+      yield { event: 'tool.call', data: { id: event.toolCall.id, name: event.toolCall.name, arguments: parsedJson(event.toolCall.arguments) } };
+    } else if (event.toolResult) {
+      const { id, status, resultJson, error } = event.toolResult;
+      yield { event: 'tool.result', data: status === 'completed' ? { id, status, result: parsedJson(resultJson ?? 'null') } : { id, status, error: error ?? status } };
+    } else if (event.delta !== undefined) {
+      yield { event: 'message.delta', data: { content: event.delta } };
+    }
+  }
+  if (!completed) throw new Error('agent-memory ended a streamed chat turn without its completed event.');
 }

@@ -2,7 +2,7 @@ import type { Session, SessionMessage } from '@agent-platform/proto/agents/v1/ch
 import { z } from 'zod';
 import { iso, pathId, isoOrNull, Timestamp } from '../../../../../../http/schemas.js';
 import { AgentParams } from '../../schemas.js';
-import { usageBody, UsageSchema } from '../chat/schemas.js';
+import { TOOL_CALL_STATUSES, toolCallBody, ToolCallSchema, usageBody, UsageSchema } from '../chat/schemas.js';
 
 export const SessionParams = AgentParams.extend({ session_id: pathId('chat session', 'ses') });
 
@@ -18,9 +18,16 @@ export const SessionSchema = z
 export const SessionMessageSchema = z
   .object({
     id: z.string(),
-    role: z.string().describe('user | assistant'),
-    content: z.string(),
-    usage: UsageSchema.nullable().describe('Of the turn an assistant message answered; null for user messages.'),
+    role: z.string().describe('user | assistant | tool'),
+    content: z.string().describe("tool messages: what the model was given, the result's JSON or the error."),
+    usage: UsageSchema.nullable().describe('Of the model round an assistant message answered; null for user and tool messages.'),
+    status: z
+      .enum([...TOOL_CALL_STATUSES])
+      .nullable()
+      .describe("assistant messages: completed, or awaiting_approval while one of their calls awaits a decision; tool messages: their call's status; null for user messages."),
+    tool_calls: z.array(ToolCallSchema).describe('assistant messages: the calls they asked for; empty otherwise.'),
+    tool_call_id: z.string().nullable().describe('tool messages: the call they answer.'),
+    name: z.string().nullable().describe('tool messages: the name of the call they answer.'),
     created_at: Timestamp,
   })
   .meta({ id: 'ChatSessionMessage', description: 'One message of a session.' });
@@ -40,6 +47,10 @@ export function sessionMessageBody(message: SessionMessage): z.output<typeof Ses
     role: message.role,
     content: message.content,
     usage: message.usage ? usageBody(message.usage) : null,
+    status: (message.status ?? null) as (typeof TOOL_CALL_STATUSES)[number] | null,
+    tool_calls: message.toolCalls.map(toolCallBody),
+    tool_call_id: message.toolCallId ?? null,
+    name: message.name ?? null,
     created_at: iso(message.createdAt),
   };
 }

@@ -1,0 +1,36 @@
+import type { Actor } from '@agent-platform/kit';
+import type { TurnTools } from '../chat/chat.service.js';
+import type { OfferedTool, ToolOutcome } from './tool-runner.js';
+import type { Tool } from './tools.entity.js';
+import type { ToolsRepository } from './tools.repository.js';
+
+/** Runs one call of a tool, whatever its type; never rejects. */
+export interface ToolCaller {
+  run(call: { actor: Actor; tool: Tool; remoteName: string | undefined; arguments: unknown; signal: AbortSignal; requestId: string | undefined }): Promise<ToolOutcome & { durationMs: number }>;
+}
+
+/** An agent's tools as a chat turn sees them: read from the tenant's tools, offered, run. */
+export class AgentTools implements TurnTools {
+  constructor(
+    private readonly tools: ToolsRepository,
+    private readonly caller: ToolCaller,
+    private readonly offeredOf: (tool: Tool) => OfferedTool[],
+  ) {}
+
+  /** In the agent's order; a name offered twice (two MCP servers' tools) is offered once, the first. */
+  async offer(actor: Actor, toolIds: readonly string[]): Promise<OfferedTool[]> {
+    const found = new Map((await this.tools.findMany(actor.tenantId, toolIds)).map((tool) => [tool.id, tool]));
+    const offered = new Map<string, OfferedTool>();
+    for (const id of toolIds) {
+      const tool = found.get(id);
+      if (!tool) continue;
+      for (const one of this.offeredOf(tool)) if (!offered.has(one.name)) offered.set(one.name, one);
+    }
+    return [...offered.values()];
+  }
+
+  run(call: Parameters<TurnTools['run']>[0]): ReturnType<TurnTools['run']> {
+    const { actor, offered, arguments: args, signal, requestId } = call;
+    return this.caller.run({ actor, tool: offered.tool, remoteName: offered.remoteName, arguments: args, signal, requestId });
+  }
+}
