@@ -1125,7 +1125,7 @@ export interface components {
             workflow_id: string;
             /** @description running | completed | failed | cancelled */
             status: string;
-            /** @description manual | webhook | schedule | retry */
+            /** @description manual | webhook | schedule | retry | tool (an agent ran the workflow as a tool during a chat turn) */
             trigger: string;
             error: components["schemas"]["ExecutionError"] | null;
             started_at: components["schemas"]["Timestamp"];
@@ -1139,7 +1139,7 @@ export interface components {
             workflow_id: string;
             /** @description running | completed | failed | cancelled */
             status: string;
-            /** @description manual | webhook | schedule | retry */
+            /** @description manual | webhook | schedule | retry | tool (an agent ran the workflow as a tool during a chat turn) */
             trigger: string;
             error: components["schemas"]["ExecutionError"] | null;
             started_at: components["schemas"]["Timestamp"];
