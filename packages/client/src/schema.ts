@@ -1209,7 +1209,7 @@ export interface components {
             workflow_id: string;
             /** @description running | completed | failed | cancelled */
             status: string;
-            /** @description manual | webhook | schedule | retry */
+            /** @description manual | webhook | schedule | retry | tool (an agent ran the workflow as a tool during a chat turn) */
             trigger: string;
             error: components["schemas"]["ExecutionError"] | null;
             started_at: components["schemas"]["Timestamp"];
@@ -1223,7 +1223,7 @@ export interface components {
             workflow_id: string;
             /** @description running | completed | failed | cancelled */
             status: string;
-            /** @description manual | webhook | schedule | retry */
+            /** @description manual | webhook | schedule | retry | tool (an agent ran the workflow as a tool during a chat turn) */
             trigger: string;
             error: components["schemas"]["ExecutionError"] | null;
             started_at: components["schemas"]["Timestamp"];

@@ -30,7 +30,13 @@ describe('loadAgentMemoryConfig', () => {
       chatHistoryMessages: 20,
       chatMemoryResults: 5,
       consolidationIntervalSeconds: 0,
+      toolTimeoutMs: 30_000,
     });
+  });
+
+  it('bounds tool calls by TOOL_TIMEOUT_MS, a positive whole number of ms', () => {
+    expect(loadAgentMemoryConfig({ ...base, TOOL_TIMEOUT_MS: '5000' }).toolTimeoutMs).toBe(5_000);
+    for (const bad of ['0', '-1', '1.5', 'soon']) expect(problems({ ...base, TOOL_TIMEOUT_MS: bad })).toMatch(/^ {2}TOOL_TIMEOUT_MS: /m);
   });
 
   it('selects the OpenAI-compatible servers and Qdrant when named', () => {

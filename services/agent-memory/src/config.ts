@@ -15,6 +15,7 @@ const schema = z
     TOOL_SECRET_KEY: env.aesKey(),
     ALLOW_PRIVATE_NETWORK_URLS: env.boolean(false),
     GRPC_DEADLINE_MS: env.positiveInt(5_000),
+    TOOL_TIMEOUT_MS: env.positiveInt(30_000),
     LLM_BASE_URL: httpUrl.optional(),
     LLM_API_KEY: z.string().optional(),
     LLM_MODEL: z.string().min(1).optional(),
@@ -73,6 +74,8 @@ export interface AgentMemoryConfig {
   allowPrivateNetworkUrls: boolean;
   /** Deadline of calls to identity and workflow-runner, ms. */
   grpcDeadlineMs: number;
+  /** Bound on each tool call of a chat turn, ms (decisions §12); a workflow tool waits at most 30,000 of it. */
+  toolTimeoutMs: number;
   /** An OpenAI-compatible chat server; undefined: the built-in offline model answers. */
   llm: (OpenAICompatibleEndpoint & { maxTokensField: 'max_tokens' | 'max_completion_tokens' }) | undefined;
   /** Bound on a model call, and on each silence within a streamed answer, ms. */
@@ -113,6 +116,7 @@ export function loadAgentMemoryConfig(environment: Record<string, string | undef
     toolSecretKey: parsed.TOOL_SECRET_KEY,
     allowPrivateNetworkUrls: parsed.ALLOW_PRIVATE_NETWORK_URLS,
     grpcDeadlineMs: parsed.GRPC_DEADLINE_MS,
+    toolTimeoutMs: parsed.TOOL_TIMEOUT_MS,
     llm:
       parsed.LLM_BASE_URL && parsed.LLM_MODEL
         ? { baseUrl: parsed.LLM_BASE_URL, apiKey: parsed.LLM_API_KEY, model: parsed.LLM_MODEL, maxTokensField: parsed.LLM_MAX_TOKENS_FIELD }

@@ -7,8 +7,8 @@ import { ChatServiceService } from '@agent-platform/proto/agents/v1/chat';
 import { MemoryServiceService } from '@agent-platform/proto/agents/v1/memory';
 import { ToolServiceService } from '@agent-platform/proto/agents/v1/tools';
 import { BillingServiceService } from '@agent-platform/proto/identity/v1/billing';
-import { WorkflowServiceService } from '@agent-platform/proto/workflows/v1';
-import { OutboundPolicy, SecretBox, type HostResolver } from '@agent-platform/kit/security';
+import { ExecutionServiceService, WorkflowServiceService } from '@agent-platform/proto/workflows/v1';
+import { OutboundHttp, OutboundPolicy, SecretBox, type HostResolver } from '@agent-platform/kit/security';
 import { AGENT_SERVICE_NAME, agentHandlers } from './agents/agents.grpc.js';
 import { AgentsRepository } from './agents/agents.repository.js';
 import { AgentsService } from './agents/agents.service.js';
@@ -27,10 +27,14 @@ import type { ChatModel } from './models/chat-model.js';
 import type { Embedder } from './models/embedder.js';
 import { chatModelFrom, embedderFrom } from './models/select.js';
 import { vectorStoreFrom } from './vectors/select.js';
+import { HttpToolKind } from './tools/http-tool-kind.js';
+import { AgentTools } from './tools/agent-tools.js';
+import { offeredTool, ToolRunner } from './tools/tool-runner.js';
 import { TOOL_SERVICE_NAME, toolHandlers } from './tools/tools.grpc.js';
 import { ToolsRepository } from './tools/tools.repository.js';
 import { ToolsService } from './tools/tools.service.js';
 import { GrpcWorkflowDirectory } from './tools/workflow-directory.js';
+import { WorkflowToolKind } from './tools/workflow-tool-kind.js';
 import type { VectorStore } from './vectors/vector-store.js';
 
 export { loadAgentMemoryConfig, type AgentMemoryConfig } from './config.js';
@@ -40,6 +44,8 @@ export { migrations, openDatabase } from './database.js';
 export { DEFAULT_EXACT_SEARCH_MAX_VECTORS } from './vectors/embedded-vector-store.js';
 
 export interface AgentMemoryService extends InProcessServing {
+  /** Runs one tool call (decisions §12.6), wired as configured: the chat turn runs calls through it; tests call it directly. */
+  readonly toolRunner: ToolRunner;
   start(): Promise<{ port: number }>;
   stop(): Promise<void>;
 }
@@ -66,6 +72,8 @@ export interface AgentMemoryDeps {
 }
 
 const GRPC_SHUTDOWN_GRACE_MS = 5_000;
+/** What http tools' requests say they are; a tool's own `User-Agent` header replaces it. */
+const TOOLS_USER_AGENT = 'AgentPlatform-Tools/1.0';
 const DB_CLOSE_TIMEOUT_MS = 5_000;
 
 /**
@@ -87,17 +95,26 @@ function assemble(config: AgentMemoryConfig, deps: AgentMemoryDeps, orm: Orm): A
   const credits = deps.credits ?? new IdentityCredits(identity!.client(BillingServiceService));
 
   let workflowRunner: GrpcChannel | undefined;
-  const workflowClient = () => {
-    workflowRunner ??= new GrpcChannel(deps.workflowRunnerTransport?.() ?? config.workflowRunnerAddr, { defaultDeadlineMs: config.grpcDeadlineMs });
-    return workflowRunner.client(WorkflowServiceService);
-  };
+  const workflowRunnerChannel = () => (workflowRunner ??= new GrpcChannel(deps.workflowRunnerTransport?.() ?? config.workflowRunnerAddr, { defaultDeadlineMs: config.grpcDeadlineMs }));
 
   const agentsRepository = new AgentsRepository(em);
   const toolsRepository = new ToolsRepository(em);
   const memoryRepository = new MemoryRepository(em);
   const chatRepository = new ChatRepository(em);
   const policy = new OutboundPolicy({ allowPrivateNetworks: config.allowPrivateNetworkUrls, ...(deps.resolveHost ? { resolve: deps.resolveHost } : {}) });
-  const tools = new ToolsService({ em, tools: toolsRepository, secrets: new SecretBox([config.toolSecretKey]), policy, workflows: new GrpcWorkflowDirectory(workflowClient) });
+  const secrets = new SecretBox([config.toolSecretKey]);
+  const workflowDirectory = new GrpcWorkflowDirectory(() => workflowRunnerChannel().client(WorkflowServiceService));
+  const tools = new ToolsService({ em, tools: toolsRepository, secrets, policy, workflows: workflowDirectory });
+  // The policy that checked a tool's URL at save checks it again at connect time.
+  const outboundHttp = new OutboundHttp({ policy, userAgent: TOOLS_USER_AGENT });
+  const toolRunner = new ToolRunner({
+    kinds: {
+      http: new HttpToolKind({ http: outboundHttp, secrets, timeoutMs: config.toolTimeoutMs }),
+      workflow: new WorkflowToolKind({ executions: () => workflowRunnerChannel().client(ExecutionServiceService), timeoutMs: config.toolTimeoutMs }),
+    },
+    timeoutMs: config.toolTimeoutMs,
+    logger: logger.child({ component: 'tools' }),
+  });
   const agents = new AgentsService({ em, agents: agentsRepository, tools: toolsRepository, forgetVectors: (tenantId, agentId) => vectors.deleteAgent(tenantId, agentId), logger });
   const memory = new MemoryService({ em, agents: agentsRepository, memory: memoryRepository, embedder, vectors, logger });
   const chat = new ChatService({
@@ -107,6 +124,8 @@ function assemble(config: AgentMemoryConfig, deps: AgentMemoryDeps, orm: Orm): A
     memory,
     model,
     credits,
+    tools: new AgentTools(toolsRepository, toolRunner, (tool) => [offeredTool(tool)]),
+    toolTimeoutMs: config.toolTimeoutMs,
     historyMessages: config.chatHistoryMessages,
     memoryResults: config.chatMemoryResults,
     logger,
@@ -135,6 +154,7 @@ function assemble(config: AgentMemoryConfig, deps: AgentMemoryDeps, orm: Orm): A
   let started = false;
   return {
     inProcess: server.inProcess(),
+    toolRunner,
     async start() {
       const opened = Date.now();
       await vectors.open(memoryRepository.vectorSource(embedder.model));
@@ -159,6 +179,7 @@ function assemble(config: AgentMemoryConfig, deps: AgentMemoryDeps, orm: Orm): A
       started = false;
       identity?.close();
       workflowRunner?.close();
+      outboundHttp.close();
       await vectors.close();
       if (!(await closeOrm(orm, DB_CLOSE_TIMEOUT_MS))) logger.warn('database pool did not close in time');
     },

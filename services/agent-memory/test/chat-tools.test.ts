@@ -219,7 +219,7 @@ describe('Tools in a turn, with an OpenAI-compatible model', () => {
     expect(first!['tools']).toEqual([{ type: 'function', function: { name: 'lookup_order', description: 'Calls /orders', parameters: JSON.parse(NUMBER_SCHEMA) as unknown } }]);
     expect(first!['tool_choice']).toBe('auto');
     const given = second!['messages'] as Record<string, unknown>[];
-    expect(given.at(-4)).toMatchObject({ role: 'assistant', content: null, tool_calls: reply.toolCalls.map((one) => expect.objectContaining({ id: one.id })) });
+    expect(given.at(-4)).toMatchObject({ role: 'assistant', content: null, tool_calls: reply.toolCalls.map((one): unknown => expect.objectContaining({ id: one.id })) });
     expect(given.slice(-3).map((message) => [message['role'], message['tool_call_id']])).toEqual(reply.toolCalls.map((one) => ['tool', one.id]));
 
     // Streamed, with the arguments in interleaved fragments; then a model that never stops asking.

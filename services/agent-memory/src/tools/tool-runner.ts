@@ -1,6 +1,8 @@
-import type { Actor } from '@agent-platform/kit';
+import { DomainError, type Actor, type Logger } from '@agent-platform/kit';
 import type { SecretBox } from '@agent-platform/kit/security';
-import type { HttpToolConfig, Tool } from './tools.entity.js';
+import { ArgumentValidator } from './tool-arguments.js';
+import { fitResult } from './tool-result.js';
+import type { HttpToolConfig, Tool, ToolType } from './tools.entity.js';
 import { sealedFor } from './tools.service.js';
 
 /**
@@ -27,12 +29,20 @@ export interface ToolCallRequest {
   /** Aborted at TOOL_TIMEOUT_MS, or when the turn is cancelled: the call must stop then. */
   signal: AbortSignal;
   requestId: string | undefined;
+  /**
+   * When `signal` fires for the time-out, ms since the epoch (ToolRunner sets it): a kind that
+   * must bound a wait of its own (a workflow's) sizes it to the time left. Undefined: not known.
+   */
+  deadlineAt?: number;
 }
 
 /** What the model is given back: the result, or an error text in its place. */
 export type ToolOutcome = { status: 'completed'; result: unknown } | { status: 'failed'; error: string };
 
-/** Runs calls of one tool type. May reject: the caller turns any rejection into a failed outcome. */
+/**
+ * Runs calls of one tool type. Failures it can name (an HTTP status, a failed execution) are
+ * failed outcomes; it may reject on anything else, and the runner turns that into a failed outcome.
+ */
 export interface ToolKind {
   call(request: ToolCallRequest): Promise<ToolOutcome>;
 }
@@ -40,4 +50,124 @@ export interface ToolKind {
 /** A tool's header values, unsealed for one outbound request. */
 export function openHeaders(tool: Pick<Tool, 'id'>, headers: HttpToolConfig['headers'], secrets: SecretBox): Record<string, string> {
   return Object.fromEntries(Object.entries(headers).map(([name, sealed]) => [name, secrets.open(sealed, sealedFor(tool.id, name))]));
+}
+
+/** What an `http` or `workflow` tool offers: itself, under its own name (an `mcp` tool offers its discovered ones). */
+export function offeredTool(tool: Tool): OfferedTool {
+  return { name: tool.name, description: tool.description ?? '', parameters: tool.inputSchema, tool, remoteName: undefined };
+}
+
+/** The kind that runs each tool type: a type added to TOOL_TYPES (`mcp`) must add its kind here. */
+export type ToolKinds = Record<ToolType, ToolKind>;
+
+/** One call as the chat turn hands it over: the model's arguments as they came, unchecked. */
+export interface ToolRun {
+  actor: Actor;
+  tool: Tool;
+  remoteName: string | undefined;
+  arguments: unknown;
+  /** The turn's: aborted when the turn is cancelled (the client left). */
+  signal: AbortSignal;
+  requestId: string | undefined;
+}
+
+export type ToolRunOutcome = ToolOutcome & { durationMs: number };
+
+export interface ToolRunnerOptions {
+  kinds: ToolKinds;
+  /** TOOL_TIMEOUT_MS: each call's bound, ms. */
+  timeoutMs: number;
+  logger: Logger;
+}
+
+/**
+ * Runs one tool call for a chat turn (decisions §12) and always answers with an outcome: a failing,
+ * refused or timed-out tool is an error result for the model, never an error of the turn.
+ * Arguments are checked against the tool's input schema first; each call is bounded by
+ * TOOL_TIMEOUT_MS whether or not its kind heeds its signal; results are cut at 64 KiB of JSON.
+ */
+export class ToolRunner {
+  private readonly options: ToolRunnerOptions;
+  private readonly validator = new ArgumentValidator();
+
+  constructor(options: ToolRunnerOptions) {
+    this.options = options;
+  }
+
+  async run(call: ToolRun): Promise<ToolRunOutcome> {
+    const started = performance.now();
+    const outcome = await this.outcomeOf(call);
+    return { ...outcome, durationMs: Math.round(performance.now() - started) };
+  }
+
+  private async outcomeOf(call: ToolRun): Promise<ToolOutcome> {
+    // The chat turn reads tools in the caller's tenant; this holds that even if a caller did not.
+    if (call.tool.tenantId !== call.actor.tenantId) return failed('the tool is not a tool of this tenant');
+    if (call.signal.aborted) return failed(CANCELLED);
+    const problem = this.validator.check(call.tool, call.arguments);
+    if (problem !== undefined) return failed(problem);
+
+    const { timeoutMs } = this.options;
+    const timeout = new AbortController();
+    const timer = setTimeout(() => timeout.abort(new DOMException(`timed out after ${timeoutMs} ms`, 'TimeoutError')), timeoutMs);
+    const signal = AbortSignal.any([call.signal, timeout.signal]);
+    const request: ToolCallRequest = {
+      actor: call.actor,
+      tool: call.tool,
+      remoteName: call.remoteName,
+      arguments: call.arguments as Record<string, unknown>,
+      signal,
+      requestId: call.requestId,
+      deadlineAt: Date.now() + timeoutMs,
+    };
+    try {
+      const outcome = await untilAborted(this.options.kinds[call.tool.type].call(request), signal);
+      if (outcome.status === 'completed') return { status: 'completed', result: fitResult(outcome.result) };
+      // A kind's own words for the abort ("aborted", "request timed out") give way to the runner's.
+      return signal.aborted ? this.abortedOutcome(call) : outcome;
+    } catch (error) {
+      if (signal.aborted) return this.abortedOutcome(call);
+      return failed(this.describe(error, call));
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  private abortedOutcome(call: ToolRun): ToolOutcome {
+    return failed(call.signal.aborted ? CANCELLED : `timed out after ${this.options.timeoutMs} ms`);
+  }
+
+  /**
+   * A DomainError's message is written for callers (a workflow-runner that is away says so);
+   * anything else is unexpected: logged with the request id, and not shown, as §2 has it.
+   */
+  private describe(error: unknown, call: ToolRun): string {
+    if (error instanceof DomainError && error.code !== 'internal_error') return error.message;
+    this.options.logger.error({ err: error, request_id: call.requestId, tool_id: call.tool.id, tool_type: call.tool.type }, 'tool call failed unexpectedly');
+    return `the tool failed with an internal error${call.requestId ? ` (request ${call.requestId})` : ''}`;
+  }
+}
+
+const CANCELLED = 'cancelled: the turn ended before the tool answered';
+
+function failed(error: string): ToolOutcome {
+  return { status: 'failed', error };
+}
+
+/**
+ * The promise's settlement, or a rejection with the signal's reason as soon as it aborts: a kind
+ * that does not heed its signal (a unary gRPC call cannot be cancelled) cannot hold the turn. The
+ * promise left behind is still observed, so its late rejection is never an unhandled one.
+ */
+export function untilAborted<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => {
+      const reason: unknown = signal.reason;
+      reject(reason instanceof Error ? reason : new Error('aborted', { cause: reason }));
+    };
+    if (signal.aborted) onAbort();
+    else signal.addEventListener('abort', onAbort, { once: true });
+    // Cannot reject: both handlers settle the outer promise and return.
+    void promise.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
+  });
 }

@@ -13,6 +13,7 @@ import type { Credits } from '../../src/chat/credits.js';
 import { migrations, openDatabase } from '../../src/database.js';
 import type { ChatModel } from '../../src/models/chat-model.js';
 import type { Embedder } from '../../src/models/embedder.js';
+import type { ToolRunner } from '../../src/tools/tool-runner.js';
 import type { VectorStore } from '../../src/vectors/vector-store.js';
 import { buildAgentMemoryService, loadAgentMemoryConfig } from '../../src/service.js';
 
@@ -76,6 +77,8 @@ export interface AgentMemoryHarness {
   memory: PromiseClient<typeof MemoryServiceService>;
   tools: PromiseClient<typeof ToolServiceService>;
   credits: TestCredits;
+  /** The service's own tool runner, wired from its configuration. */
+  toolRunner: ToolRunner;
   /** A new agent of the tenant. */
   createAgent(tenant: TestTenant, overrides?: { memoryTypes?: string[]; configJson?: string; name?: string }): Promise<Agent>;
   stop(): Promise<void>;
@@ -129,6 +132,7 @@ export async function startAgentMemory(database: TestDatabase, options: HarnessO
     memory: channel.client(MemoryServiceService),
     tools: channel.client(ToolServiceService),
     credits,
+    toolRunner: service.toolRunner,
     async createAgent(tenant, overrides = {}) {
       const { agent } = await agents.createAgent(
         { name: overrides.name ?? 'Helper', type: 'assistant', memoryTypes: overrides.memoryTypes ?? ['semantic', 'episodic'], tools: [], configJson: overrides.configJson },

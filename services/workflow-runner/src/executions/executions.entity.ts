@@ -5,7 +5,8 @@ import type { WorkflowGraph } from '../workflows/graph.js';
 export const EXECUTION_STATUSES = ['running', 'completed', 'failed', 'cancelled'] as const;
 export type ExecutionStatus = (typeof EXECUTION_STATUSES)[number];
 
-export const EXECUTION_TRIGGERS = ['manual', 'webhook', 'schedule', 'retry'] as const;
+/** `tool`: an agent's workflow tool ran it during a chat turn (decisions §12). */
+export const EXECUTION_TRIGGERS = ['manual', 'webhook', 'schedule', 'retry', 'tool'] as const;
 export type ExecutionTrigger = (typeof EXECUTION_TRIGGERS)[number];
 
 /** Stored node states; `pending` is the absence of a row. */

@@ -11,7 +11,8 @@ export const EXECUTION_SERVICE_NAME = 'agentplatform.workflows.v1.ExecutionServi
 export function executionHandlers(executions: ExecutionsService): Handlers<typeof ExecutionServiceService> {
   return {
     executeWorkflow: async (request, ctx) => {
-      const found = await executions.execute(actorOf(ctx), request.workflowId, present(request.inputJson), request.wait ? request.waitMs || MAX_WAIT_MS : undefined);
+      const waitMs = request.wait ? request.waitMs || MAX_WAIT_MS : undefined;
+      const found = await executions.execute(actorOf(ctx), request.workflowId, present(request.inputJson), waitMs, present(request.trigger));
       return { execution: toMessage(found) };
     },
 

@@ -36,13 +36,19 @@ export class ExecutionsService {
     this.options = options;
   }
 
-  /** decisions §7: runs in draft and active; a paused workflow answers conflict. */
-  async execute(actor: Actor, workflowId: string, inputJson: string | undefined, waitMs: number | undefined): Promise<ExecutionWithNodes> {
+  /**
+   * decisions §7: runs in draft and active; a paused workflow answers conflict. `trigger` is what
+   * the caller says started it: `manual` (absent), or `tool` for an agent's workflow tool (§12).
+   */
+  async execute(actor: Actor, workflowId: string, inputJson: string | undefined, waitMs: number | undefined, trigger?: string): Promise<ExecutionWithNodes> {
     requireAccess(actor, ACCESS.workflows.execute);
     const workflow = foundWorkflow(await this.options.workflows.find(actor.tenantId, workflowId));
-    const input = parseInput(inputJson);
+    const errors = new FieldErrors();
+    const input = parseInput(inputJson, errors);
+    const recorded = parseTrigger(trigger, errors);
+    errors.throwIfAny();
     refusePaused(workflow);
-    const execution = await this.startNow(workflow, 'manual', input, null);
+    const execution = await this.startNow(workflow, recorded, input, null);
     if (waitMs !== undefined) await this.waitFor(execution.id, Math.min(Math.max(waitMs, 1), MAX_WAIT_MS));
     return this.read(actor.tenantId, workflowId, execution.id);
   }
@@ -116,7 +122,7 @@ export class ExecutionsService {
   }
 
   /** start() without conditions: refused only when the workflow was deleted meanwhile. */
-  async startNow(workflow: Workflow, trigger: 'manual' | 'retry', input: unknown, request: InboundRequest | null): Promise<RunnableExecution> {
+  async startNow(workflow: Workflow, trigger: CallerTrigger | 'retry', input: unknown, request: InboundRequest | null): Promise<RunnableExecution> {
     const execution = await this.start(workflow, trigger, input, request);
     // Only a workflow deleted meanwhile is refused without conditions.
     if (!execution) throw DomainError.notFound('Workflow');
@@ -146,9 +152,8 @@ function refusePaused(workflow: Workflow): void {
 }
 
 /** The input of an execution: a JSON object (absent: `{}`). */
-function parseInput(inputJson: string | undefined): Record<string, unknown> {
+function parseInput(inputJson: string | undefined, errors: FieldErrors): Record<string, unknown> {
   if (inputJson === undefined || inputJson === '') return {};
-  const errors = new FieldErrors();
   let input: unknown;
   try {
     input = JSON.parse(inputJson) as unknown;
@@ -156,6 +161,19 @@ function parseInput(inputJson: string | undefined): Record<string, unknown> {
     errors.add('input', 'must be JSON');
   }
   if (input !== undefined && (typeof input !== 'object' || input === null || Array.isArray(input))) errors.add('input', 'must be an object');
-  errors.throwIfAny();
   return input as Record<string, unknown>;
+}
+
+/**
+ * The triggers a caller of `execute` may name. `webhook`, `schedule` and `retry` are the runner's
+ * own: a caller naming them would make an execution's record say something that did not happen.
+ */
+const CALLER_TRIGGERS = ['manual', 'tool'] as const satisfies readonly ExecutionTrigger[];
+type CallerTrigger = (typeof CALLER_TRIGGERS)[number];
+
+function parseTrigger(trigger: string | undefined, errors: FieldErrors): CallerTrigger {
+  if (trigger === undefined || trigger === '') return 'manual';
+  if ((CALLER_TRIGGERS as readonly string[]).includes(trigger)) return trigger as CallerTrigger;
+  errors.add('trigger', `must be one of ${CALLER_TRIGGERS.join(', ')}`);
+  return 'manual';
 }

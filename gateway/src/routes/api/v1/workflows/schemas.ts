@@ -120,7 +120,7 @@ export const ExecutionSummary = z
     execution_id: z.string().describe('The same as id (the contract names it so).'),
     workflow_id: z.string(),
     status: z.string().describe('running | completed | failed | cancelled'),
-    trigger: z.string().describe('manual | webhook | schedule | retry'),
+    trigger: z.string().describe('manual | webhook | schedule | retry | tool (an agent ran the workflow as a tool during a chat turn)'),
     error: ExecutionError.nullable(),
     started_at: Timestamp,
     completed_at: Timestamp.nullable(),

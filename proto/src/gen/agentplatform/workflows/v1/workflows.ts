@@ -148,7 +148,7 @@ export interface Execution {
   workflowId: string;
   /** running | completed | failed | cancelled */
   status: string;
-  /** manual | webhook | schedule | retry */
+  /** manual | webhook | schedule | retry | tool */
   trigger: string;
   inputJson: string;
   outputJson?: string | undefined;
@@ -166,6 +166,12 @@ export interface ExecuteWorkflowRequest {
   wait: boolean;
   /** How long to wait at most, ms (1..30,000; 0 = 30,000). */
   waitMs: number;
+  /**
+   * What started the execution, as recorded on it: `manual` (absent or empty: the REST route's
+   * `execute`) or `tool` (agent-memory running an agent's workflow tool, decisions §12). The
+   * other triggers are the runner's own; any other value is validation_error on `trigger`.
+   */
+  trigger?: string | undefined;
 }
 
 export interface ExecuteWorkflowResponse {
@@ -2291,7 +2297,7 @@ export const Execution: MessageFns<Execution> = {
 };
 
 function createBaseExecuteWorkflowRequest(): ExecuteWorkflowRequest {
-  return { workflowId: "", inputJson: undefined, wait: false, waitMs: 0 };
+  return { workflowId: "", inputJson: undefined, wait: false, waitMs: 0, trigger: undefined };
 }
 
 export const ExecuteWorkflowRequest: MessageFns<ExecuteWorkflowRequest> = {
@@ -2307,6 +2313,9 @@ export const ExecuteWorkflowRequest: MessageFns<ExecuteWorkflowRequest> = {
     }
     if (message.waitMs !== 0) {
       writer.uint32(32).int32(message.waitMs);
+    }
+    if (message.trigger !== undefined) {
+      writer.uint32(42).string(message.trigger);
     }
     return writer;
   },
@@ -2356,6 +2365,14 @@ export const ExecuteWorkflowRequest: MessageFns<ExecuteWorkflowRequest> = {
             message.waitMs = reader.int32();
             continue;
           }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.trigger = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -2386,6 +2403,7 @@ export const ExecuteWorkflowRequest: MessageFns<ExecuteWorkflowRequest> = {
         : isSet(object.wait_ms)
         ? globalThis.Number(object.wait_ms)
         : 0,
+      trigger: isSet(object.trigger) ? globalThis.String(object.trigger) : undefined,
     };
   },
 
@@ -2403,6 +2421,9 @@ export const ExecuteWorkflowRequest: MessageFns<ExecuteWorkflowRequest> = {
     if (message.waitMs !== 0) {
       obj.waitMs = Math.round(message.waitMs);
     }
+    if (message.trigger !== undefined) {
+      obj.trigger = message.trigger;
+    }
     return obj;
   },
 
@@ -2415,6 +2436,7 @@ export const ExecuteWorkflowRequest: MessageFns<ExecuteWorkflowRequest> = {
     message.inputJson = object.inputJson ?? undefined;
     message.wait = object.wait ?? false;
     message.waitMs = object.waitMs ?? 0;
+    message.trigger = object.trigger ?? undefined;
     return message;
   },
 };
@@ -3586,8 +3608,9 @@ export const WorkflowServiceClient = makeGenericClientConstructor(
 export type ExecutionServiceService = typeof ExecutionServiceService;
 export const ExecutionServiceService = {
   /**
-   * Starts an execution (trigger `manual`). Errors: not_found; conflict when the workflow is
-   * paused. Emits workflow.execution.started. With `wait`, answers when the execution has
+   * Starts an execution (trigger `manual`, or `tool` when an agent's workflow tool runs it).
+   * Errors: not_found; conflict when the workflow is paused; validation_error naming `input` or
+   * `trigger`. Emits workflow.execution.started. With `wait`, answers when the execution has
    * finished or `wait_ms` has passed, whichever is first (the execution goes on either way).
    */
   executeWorkflow: {
@@ -3657,8 +3680,9 @@ export const ExecutionServiceService = {
 
 export interface ExecutionServiceServer extends UntypedServiceImplementation {
   /**
-   * Starts an execution (trigger `manual`). Errors: not_found; conflict when the workflow is
-   * paused. Emits workflow.execution.started. With `wait`, answers when the execution has
+   * Starts an execution (trigger `manual`, or `tool` when an agent's workflow tool runs it).
+   * Errors: not_found; conflict when the workflow is paused; validation_error naming `input` or
+   * `trigger`. Emits workflow.execution.started. With `wait`, answers when the execution has
    * finished or `wait_ms` has passed, whichever is first (the execution goes on either way).
    */
   executeWorkflow: handleUnaryCall<ExecuteWorkflowRequest, ExecuteWorkflowResponse>;
@@ -3679,8 +3703,9 @@ export interface ExecutionServiceServer extends UntypedServiceImplementation {
 
 export interface ExecutionServiceClient extends Client {
   /**
-   * Starts an execution (trigger `manual`). Errors: not_found; conflict when the workflow is
-   * paused. Emits workflow.execution.started. With `wait`, answers when the execution has
+   * Starts an execution (trigger `manual`, or `tool` when an agent's workflow tool runs it).
+   * Errors: not_found; conflict when the workflow is paused; validation_error naming `input` or
+   * `trigger`. Emits workflow.execution.started. With `wait`, answers when the execution has
    * finished or `wait_ms` has passed, whichever is first (the execution goes on either way).
    */
   executeWorkflow(

@@ -1,0 +1,101 @@
+import { DomainError } from '@agent-platform/kit';
+import { PrincipalKind, type Principal, type PromiseClient } from '@agent-platform/kit/grpc';
+import type { Execution, ExecutionServiceService } from '@agent-platform/proto/workflows/v1';
+import { untilAborted, type ToolCallRequest, type ToolKind, type ToolOutcome } from './tool-runner.js';
+import type { WorkflowToolConfig } from './tools.entity.js';
+
+/** workflow-runner waits at most this long for a synchronous execute (decisions §7), ms. */
+export const MAX_WAIT_MS = 30_000;
+/**
+ * Kept out of the wait for the answer's way back, ms: a run still going when the wait ends is
+ * reported as such ("still running … execution <id>") rather than lost to the caller's time-out.
+ */
+export const ANSWER_MARGIN_MS = 250;
+
+export interface WorkflowToolKindOptions {
+  /** Called at the first call: workflow-runner may start after this service (see workflow-directory.ts). */
+  executions: () => PromiseClient<typeof ExecutionServiceService>;
+  /** The wait when the caller names no deadline, ms (TOOL_TIMEOUT_MS). */
+  timeoutMs: number;
+}
+
+/**
+ * `workflow` tools (decisions §12): the tool's workflow runs synchronously with the arguments as
+ * its input and trigger `tool`; the result is the execution's output. A failed or cancelled
+ * execution, or one still running when the time is up, is a failed outcome naming the execution,
+ * which goes on by itself.
+ */
+export class WorkflowToolKind implements ToolKind {
+  private readonly options: WorkflowToolKindOptions;
+
+  constructor(options: WorkflowToolKindOptions) {
+    this.options = options;
+  }
+
+  async call(request: ToolCallRequest): Promise<ToolOutcome> {
+    const { workflow_id: workflowId } = request.tool.config as WorkflowToolConfig;
+    const left = (request.deadlineAt ?? Date.now() + this.options.timeoutMs) - Date.now();
+    const waitMs = Math.min(MAX_WAIT_MS, Math.max(1, left - ANSWER_MARGIN_MS));
+    let execution: Execution | undefined;
+    try {
+      // A unary call cannot be cancelled: its deadline ends it with the wait, and the signal
+      // releases the caller at once.
+      const answer = await untilAborted(
+        this.options.executions().executeWorkflow(
+          { workflowId, inputJson: JSON.stringify(request.arguments), wait: true, waitMs, trigger: 'tool' },
+          { principal: runnerOf(request), deadlineMs: waitMs + ANSWER_MARGIN_MS, ...(request.requestId ? { requestId: request.requestId } : {}) },
+        ),
+        request.signal,
+      );
+      execution = answer.execution;
+    } catch (error) {
+      const refusal = refusalOf(error, workflowId);
+      if (refusal === undefined) throw error;
+      return failed(refusal);
+    }
+    if (!execution) throw new Error('workflow-runner answered without the execution');
+    switch (execution.status) {
+      case 'completed':
+        return { status: 'completed', result: execution.outputJson === undefined || execution.outputJson === '' ? null : (JSON.parse(execution.outputJson) as unknown) };
+      case 'running':
+        return failed(`still running after ${waitMs} ms; execution ${execution.id}`);
+      default: {
+        // failed, cancelled, or any end a later runner may add: not a result.
+        const cause = execution.error ? `: ${execution.error.nodeId ? `node ${execution.error.nodeId}: ` : ''}${execution.error.message}` : '';
+        return failed(`workflow execution ${execution.id} ${execution.status}${cause}`);
+      }
+    }
+  }
+}
+
+/**
+ * Whom the workflow runs as. Not the chat caller's own principal: a key with agents:write chatting
+ * with an agent may run the agent's workflow tools without workflows:execute, because the tool's
+ * owner attached that workflow to the agent deliberately, and chatting is the access that was
+ * granted. So the platform acts in the caller's tenant (which still bounds what can be run: another
+ * tenant's workflow is not_found) as a `member`, the least role that may execute a workflow
+ * (ACCESS.workflows.execute). Chat itself needs `member` (ACCESS.agents.write), so no caller
+ * gains a role by it. The user stays the caller, for the runner's logs.
+ */
+function runnerOf(request: ToolCallRequest): Principal {
+  return { kind: PrincipalKind.KIND_USER, userId: request.actor.userId, apiKeyId: '', tenantId: request.actor.tenantId, role: 'member', scopes: [] };
+}
+
+/** The refusals workflow-runner words for callers, as failed outcomes; undefined for the rest. */
+function refusalOf(error: unknown, workflowId: string): string | undefined {
+  if (!(error instanceof DomainError)) return undefined;
+  switch (error.code) {
+    case 'not_found':
+      return `workflow ${workflowId} was not found in this tenant`;
+    case 'conflict':
+      return error.message;
+    case 'validation_error':
+      return `the workflow refused the input: ${[error.message, ...error.details.map((detail) => `${detail.field} ${detail.message}`)].join('; ')}`;
+    default:
+      return undefined;
+  }
+}
+
+function failed(error: string): ToolOutcome {
+  return { status: 'failed', error };
+}
