@@ -157,6 +157,8 @@ describe('GET /openapi.json', () => {
     ['GET', '/agents/{agent_id}/sessions', 'listAgentSessions', 'agents', '200'],
     ['GET', '/agents/{agent_id}/sessions/{session_id}/messages', 'listSessionMessages', 'agents', '200'],
     ['DELETE', '/agents/{agent_id}/sessions/{session_id}', 'deleteAgentSession', 'agents', '200'],
+    ['POST', '/agents/{agent_id}/sessions/{session_id}/tool-calls/{call_id}/approve', 'approveToolCall', 'agents', '200'],
+    ['POST', '/agents/{agent_id}/sessions/{session_id}/tool-calls/{call_id}/reject', 'rejectToolCall', 'agents', '200'],
     ['POST', '/agents/{agent_id}/memory/consolidate', 'consolidateAgentMemory', 'memory', '200'],
     ['POST', '/memory', 'addMemory', 'memory', '201'],
     ['GET', '/memory', 'listMemory', 'memory', '200'],
@@ -227,9 +229,9 @@ describe('GET /openapi.json', () => {
     expect(Object.keys(ok?.content ?? {}).sort()).toEqual(['application/json', 'text/event-stream']);
     expect(JSON.stringify(ok?.content?.['application/json'])).toContain('#/components/schemas/ChatMessage');
     const stream = JSON.stringify(ok?.content?.['text/event-stream']);
-    for (const event of ['message.delta', 'message.completed', 'event: error']) expect(stream).toContain(event);
+    for (const event of ['tool.call', 'tool.result', 'message.delta', 'message.completed', 'event: error']) expect(stream).toContain(event);
     expect(Object.keys(doc.components.schemas['ChatMessage']?.properties ?? {}).sort()).toEqual(
-      ['content', 'created_at', 'id', 'model', 'role', 'session_id', 'usage'].sort(),
+      ['content', 'created_at', 'id', 'model', 'role', 'session_id', 'status', 'tool_calls', 'usage'].sort(),
     );
     expect(Object.keys(doc.components.schemas['Agent']?.properties ?? {}).sort()).toEqual(
       ['config', 'created_at', 'description', 'id', 'memory_types', 'name', 'status', 'tools', 'type', 'updated_at'].sort(),

@@ -70,6 +70,8 @@ describe('the policy table', () => {
       'GET /agents/:agent_id/sessions': AGENTS_READ,
       'GET /agents/:agent_id/sessions/:session_id/messages': AGENTS_READ,
       'DELETE /agents/:agent_id/sessions/:session_id': AGENTS_WRITE,
+      'POST /agents/:agent_id/sessions/:session_id/tool-calls/:call_id/approve': AGENTS_WRITE,
+      'POST /agents/:agent_id/sessions/:session_id/tool-calls/:call_id/reject': AGENTS_WRITE,
       'POST /agents/:agent_id/memory/consolidate': MEMORY_WRITE,
       'POST /memory': MEMORY_WRITE,
       'GET /memory': MEMORY_READ,

@@ -24,6 +24,8 @@ function offlineReply(message: string, sessionId: RegExp | string, earlierTurns 
     id: matching(MESSAGE_ID),
     role: 'assistant',
     content: expect.stringMatching(new RegExp(`You said: "${message}"\\n${history}`)) as unknown,
+    status: 'completed',
+    tool_calls: [],
     usage: { prompt_tokens: ANY_NUMBER, completion_tokens: ANY_NUMBER, total_tokens: ANY_NUMBER },
     session_id: typeof sessionId === 'string' ? sessionId : matching(sessionId),
     model: 'offline',

@@ -98,7 +98,7 @@ describe('a turn that calls a tool', () => {
 
   it('refuses max_tool_rounds out of 1..32 by name', async () => {
     const account = await newAccount(h.app);
-    const created = await as(h.app, account.token, { method: 'POST', url: '/api/v1/agents', payload: { name: 'Loopy', config: { max_tool_rounds: 0 } } });
+    const created = await as(h.app, account.token, { method: 'POST', url: '/api/v1/agents', payload: { name: 'Loopy', type: 'assistant', config: { max_tool_rounds: 0 } } });
     expect(expectError(created, 422, 'validation_error').details).toEqual([{ field: 'config.max_tool_rounds', message: 'must be an integer from 1 to 32' }]);
   });
 });
@@ -137,7 +137,7 @@ describe('approvals through REST', () => {
     expect(events.at(-1)).toMatchObject({ event: 'message.completed', data: { status: 'completed', tool_calls: [{ status: 'rejected', comment: 'not now' }] } });
   });
 
-  it('a decision needs agents:write and the tenant: 403 for a viewer key, 404 across tenants and for unknown calls, 422 for a bad call id', async () => {
+  it('a decision needs agents:write and the tenant: 403 for a viewer key, 404 across tenants and for unknown or malformed calls, 422 for a long comment', async () => {
     const account = await newAccount(h.app);
     const stranger = await newAccount(h.app);
     const { agentId } = await agentWithTool(account, true);
@@ -147,8 +147,9 @@ describe('approvals through REST', () => {
     expectError(await decide(stranger.token, paused, agentId, 'approve'), 404, 'not_found');
     const unknown = { ...paused, tool_calls: [{ ...paused.tool_calls[0]!, id: 'call_01JD0F3G4H5J6K7M8N9P0QRSTV' }] };
     expect(expectError(await decide(account.token, unknown, agentId, 'approve'), 404, 'not_found').message).toBe('Tool call not found.');
+    // An id that is not a call's cannot name one: not found, as every other id (§2).
     const malformed = { ...paused, tool_calls: [{ ...paused.tool_calls[0]!, id: 'not-a-call' }] };
-    expectError(await decide(account.token, malformed, agentId, 'approve'), 422, 'validation_error');
+    expectError(await decide(account.token, malformed, agentId, 'approve'), 404, 'not_found');
     expectError(await decide(account.token, paused, agentId, 'approve', { comment: 'x'.repeat(2_001) }), 422, 'validation_error');
     // Still undecided after all that.
     expect((await decide(account.token, paused, agentId, 'approve')).statusCode).toBe(200);

@@ -170,8 +170,8 @@ describe('sessions and consolidation of an agent', () => {
     const messages = await as(h.app, account.token, { method: 'GET', url: `${url}/${first.session_id}/messages` });
     expect(messages.json()).toEqual({
       items: [
-        { id: matching(/^msg_/), role: 'user', content: 'hello', usage: null, created_at: matching(ISO_MS) },
-        { id: first.id, role: 'assistant', content: first.content, usage: first.usage, created_at: first.created_at },
+        { id: matching(/^msg_/), role: 'user', content: 'hello', usage: null, status: null, tool_calls: [], tool_call_id: null, name: null, created_at: matching(ISO_MS) },
+        { id: first.id, role: 'assistant', content: first.content, usage: first.usage, status: 'completed', tool_calls: [], tool_call_id: null, name: null, created_at: first.created_at },
       ],
       total: 2,
       page: 1,

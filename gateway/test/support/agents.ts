@@ -20,6 +20,8 @@ export interface ChatReply {
   id: string;
   role: string;
   content: string;
+  status: 'completed' | 'awaiting_approval';
+  tool_calls: Record<string, unknown>[];
   usage: { prompt_tokens: number; completion_tokens: number; total_tokens: number };
   session_id: string;
   model: string;

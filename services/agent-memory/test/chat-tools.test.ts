@@ -63,7 +63,7 @@ describe('Tools in a turn, with the offline model', () => {
     expect(reply.toolCalls[0]!.id).toMatch(/^call_/);
     expect(reply.toolCalls[0]!.durationMs).toBeGreaterThanOrEqual(0);
     expect(reply.content).toContain('Tool results (1):');
-    expect(reply.content).toContain('lookup_order: "{\\"echoed\\":{\\"n\\":1042}');
+    expect(reply.content).toContain('lookup_order: "{"echoed":{"n":1042}');
     expect(receiver.received('/orders').at(-1)!.json).toEqual({ n: 1042 });
 
     const { items } = await service.chat.listSessionMessages({ agentId, sessionId: reply.sessionId, page: undefined }, call);
@@ -97,7 +97,7 @@ describe('Tools in a turn, with the offline model', () => {
       ['bad_tool', 'failed'],
       ['good_tool', 'completed'],
     ]);
-    expect(reply.toolCalls[0]!.error).toMatch(/timed out after 1000 ms/);
+    expect(reply.toolCalls[0]!.error).toMatch(/timed out/);
     expect(reply.toolCalls[1]!.error).toMatch(/503/);
     expect(reply.content).toContain('Tool results (3):');
     // All three were asked for before any answered: they ran side by side.
@@ -149,7 +149,7 @@ describe('Tools in a turn, with the offline model', () => {
     const reply = (won[0] as PromiseFulfilledResult<{ reply?: ChatResponse }>).value.reply!;
     expect(reply.status).toBe('completed');
     expect(reply.sessionId).toBe(paused.sessionId);
-    expect(reply.content).toContain('refund: "{\\"echoed\\":{\\"n\\":5}');
+    expect(reply.content).toContain('refund: "{"echoed":{"n":5}');
     expect(reply.toolCalls).toEqual([
       expect.objectContaining({ id: pending.id, status: 'completed', decidedBy: tenant.principal.userId, comment: 'ok by me', decidedAt: expect.any(Date) }),
     ]);

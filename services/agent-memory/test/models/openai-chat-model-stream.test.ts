@@ -40,7 +40,7 @@ describe('OpenAIChatModel.stream', () => {
 
     expect(pieces.length).toBeGreaterThan(3);
     expect(pieces.join('')).toBe(content);
-    expect(completion).toEqual({ content, usage: { promptTokens: 11, completionTokens: 7, totalTokens: 18 }, model: 'gpt-4o-mini-2024-07-18' });
+    expect(completion).toEqual({ content, toolCalls: [], usage: { promptTokens: 11, completionTokens: 7, totalTokens: 18 }, model: 'gpt-4o-mini-2024-07-18' });
     expect(fake.requests[0]?.body).toMatchObject({ model: 'gpt-4o-mini', stream: true, stream_options: { include_usage: true }, temperature: 0, messages });
   });
 
@@ -135,5 +135,22 @@ describe('OpenAIChatModel.stream', () => {
     controller.abort(reason);
     await expect(pending).rejects.toBe(reason);
     await vi.waitFor(() => expect(fake.requests[0]?.aborted).toBe(true));
+  });
+
+  it('assembles tool calls from interleaved fragments, in their index order, with the text of the round', async () => {
+    fake.chat({ kind: 'tool-calls', content: 'Checking.', calls: [{ id: 'c1', name: 'weather', arguments: '{"city":"Lisbon","days":3}' }, { id: 'c2', name: 'tides', arguments: '{}' }] });
+    const tools = [{ name: 'weather', description: 'Forecast', parameters: { type: 'object' } }];
+    const { pieces, completion } = await drain(model.stream({ messages, tools }));
+    expect(pieces.join('')).toBe('Checking.');
+    expect(completion.toolCalls).toEqual([
+      { id: 'c1', name: 'weather', arguments: '{"city":"Lisbon","days":3}' },
+      { id: 'c2', name: 'tides', arguments: '{}' },
+    ]);
+    expect(fake.requests[0]?.body).toMatchObject({ tools: [{ type: 'function', function: tools[0] }], tool_choice: 'auto' });
+  });
+
+  it('answers upstream_error for a streamed tool call that never got its name', async () => {
+    fake.chat({ kind: 'tool-calls', calls: [{ id: 'c1', name: '', arguments: '{}' }] });
+    await expectError(drain(model.stream({ messages })), 'upstream_error');
   });
 });

@@ -32,6 +32,7 @@ describe('OpenAIChatModel.complete', () => {
 
     expect(completion).toEqual({
       content: 'Echo: What is the capital of France?',
+      toolCalls: [],
       usage: { promptTokens: 11, completionTokens: 7, totalTokens: 18 },
       model: 'llama3.2',
     });
@@ -41,6 +42,27 @@ describe('OpenAIChatModel.complete', () => {
     expect(request?.headers.authorization).toBe('Bearer sk-test-key');
     expect(request?.body).toMatchObject({ model: 'llama3.2', messages, temperature: 0.3, top_p: 0.9, max_tokens: 50 });
     expect(request?.body).not.toHaveProperty('stream_options');
+  });
+
+  it('sends tools, calls and results in the provider format, and returns the calls it asks for (null text and all)', async () => {
+    fake.chat({ kind: 'tool-calls', calls: [{ id: 'call_p1', name: 'weather', arguments: '{"city":"Paris"}' }] });
+    const history: ChatMessage[] = [
+      ...messages,
+      { role: 'assistant', content: '', toolCalls: [{ id: 'call_a', name: 'weather', arguments: '{}' }] },
+      { role: 'tool', toolCallId: 'call_a', content: '{"error":"city is required"}' },
+    ];
+    const tools = [{ name: 'weather', description: 'Forecast', parameters: { type: 'object' } }];
+    const completion = await model.complete({ messages: history, tools, toolChoice: 'none' });
+    expect(completion).toMatchObject({ content: '', toolCalls: [{ id: 'call_p1', name: 'weather', arguments: '{"city":"Paris"}' }] });
+    expect(fake.requests[0]?.body).toMatchObject({
+      tools: [{ type: 'function', function: tools[0] }],
+      tool_choice: 'none',
+      messages: [
+        ...messages.map(({ role }) => ({ role })),
+        { role: 'assistant', content: null, tool_calls: [{ id: 'call_a', type: 'function', function: { name: 'weather', arguments: '{}' } }] },
+        { role: 'tool', tool_call_id: 'call_a', content: '{"error":"city is required"}' },
+      ],
+    });
   });
 
   it('uses its default model when the request names none, and reports the model that answered', async () => {
