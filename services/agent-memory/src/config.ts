@@ -15,6 +15,7 @@ const schema = z
     TOOL_SECRET_KEY: env.aesKey(),
     ALLOW_PRIVATE_NETWORK_URLS: env.boolean(false),
     GRPC_DEADLINE_MS: env.positiveInt(5_000),
+    TOOL_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(30_000),
     LLM_BASE_URL: httpUrl.optional(),
     LLM_API_KEY: z.string().optional(),
     LLM_MODEL: z.string().min(1).optional(),
@@ -69,10 +70,12 @@ export interface AgentMemoryConfig {
   workflowRunnerAddr: string;
   /** AES-256-GCM key that seals tools' header values at rest. Never logged. */
   toolSecretKey: Buffer;
-  /** Development and tests only: lets http tools use http and private, loopback or link-local addresses. */
+  /** Development and tests only: lets http and mcp tools use http and private, loopback or link-local addresses. */
   allowPrivateNetworkUrls: boolean;
   /** Deadline of calls to identity and workflow-runner, ms. */
   grpcDeadlineMs: number;
+  /** Bound on one tool call, and on asking an MCP server for its tools at save and refresh, ms. */
+  toolTimeoutMs: number;
   /** An OpenAI-compatible chat server; undefined: the built-in offline model answers. */
   llm: (OpenAICompatibleEndpoint & { maxTokensField: 'max_tokens' | 'max_completion_tokens' }) | undefined;
   /** Bound on a model call, and on each silence within a streamed answer, ms. */
@@ -113,6 +116,7 @@ export function loadAgentMemoryConfig(environment: Record<string, string | undef
     toolSecretKey: parsed.TOOL_SECRET_KEY,
     allowPrivateNetworkUrls: parsed.ALLOW_PRIVATE_NETWORK_URLS,
     grpcDeadlineMs: parsed.GRPC_DEADLINE_MS,
+    toolTimeoutMs: parsed.TOOL_TIMEOUT_MS,
     llm:
       parsed.LLM_BASE_URL && parsed.LLM_MODEL
         ? { baseUrl: parsed.LLM_BASE_URL, apiKey: parsed.LLM_API_KEY, model: parsed.LLM_MODEL, maxTokensField: parsed.LLM_MAX_TOKENS_FIELD }

@@ -8,7 +8,7 @@ import { MemoryServiceService } from '@agent-platform/proto/agents/v1/memory';
 import { ToolServiceService } from '@agent-platform/proto/agents/v1/tools';
 import { BillingServiceService } from '@agent-platform/proto/identity/v1/billing';
 import { WorkflowServiceService } from '@agent-platform/proto/workflows/v1';
-import { OutboundPolicy, SecretBox, type HostResolver } from '@agent-platform/kit/security';
+import { OutboundHttp, OutboundPolicy, SecretBox, type HostResolver } from '@agent-platform/kit/security';
 import { AGENT_SERVICE_NAME, agentHandlers } from './agents/agents.grpc.js';
 import { AgentsRepository } from './agents/agents.repository.js';
 import { AgentsService } from './agents/agents.service.js';
@@ -27,6 +27,7 @@ import type { ChatModel } from './models/chat-model.js';
 import type { Embedder } from './models/embedder.js';
 import { chatModelFrom, embedderFrom } from './models/select.js';
 import { vectorStoreFrom } from './vectors/select.js';
+import { McpClient } from './tools/mcp-client.js';
 import { TOOL_SERVICE_NAME, toolHandlers } from './tools/tools.grpc.js';
 import { ToolsRepository } from './tools/tools.repository.js';
 import { ToolsService } from './tools/tools.service.js';
@@ -66,6 +67,7 @@ export interface AgentMemoryDeps {
 }
 
 const GRPC_SHUTDOWN_GRACE_MS = 5_000;
+const TOOLS_USER_AGENT = 'AgentPlatform-Tools/1.0';
 const DB_CLOSE_TIMEOUT_MS = 5_000;
 
 /**
@@ -97,7 +99,10 @@ function assemble(config: AgentMemoryConfig, deps: AgentMemoryDeps, orm: Orm): A
   const memoryRepository = new MemoryRepository(em);
   const chatRepository = new ChatRepository(em);
   const policy = new OutboundPolicy({ allowPrivateNetworks: config.allowPrivateNetworkUrls, ...(deps.resolveHost ? { resolve: deps.resolveHost } : {}) });
-  const tools = new ToolsService({ em, tools: toolsRepository, secrets: new SecretBox([config.toolSecretKey]), policy, workflows: new GrpcWorkflowDirectory(workflowClient) });
+  // Every request to a tool's server (http, mcp) leaves through this guarded client.
+  const outbound = new OutboundHttp({ policy, userAgent: TOOLS_USER_AGENT });
+  const mcp = new McpClient({ http: outbound, timeoutMs: config.toolTimeoutMs });
+  const tools = new ToolsService({ em, tools: toolsRepository, secrets: new SecretBox([config.toolSecretKey]), policy, workflows: new GrpcWorkflowDirectory(workflowClient), mcp });
   const agents = new AgentsService({ em, agents: agentsRepository, tools: toolsRepository, forgetVectors: (tenantId, agentId) => vectors.deleteAgent(tenantId, agentId), logger });
   const memory = new MemoryService({ em, agents: agentsRepository, memory: memoryRepository, embedder, vectors, logger });
   const chat = new ChatService({
@@ -159,6 +164,7 @@ function assemble(config: AgentMemoryConfig, deps: AgentMemoryDeps, orm: Orm): A
       started = false;
       identity?.close();
       workflowRunner?.close();
+      outbound.close();
       await vectors.close();
       if (!(await closeOrm(orm, DB_CLOSE_TIMEOUT_MS))) logger.warn('database pool did not close in time');
     },

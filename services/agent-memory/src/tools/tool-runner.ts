@@ -1,7 +1,7 @@
 import type { Actor } from '@agent-platform/kit';
 import type { SecretBox } from '@agent-platform/kit/security';
 import type { HttpToolConfig, Tool } from './tools.entity.js';
-import { sealedFor } from './tools.service.js';
+import { sealedFor } from './tool-secrets.js';
 
 /**
  * What a model is offered of a tool (decisions §12): a function's name, description and JSON
