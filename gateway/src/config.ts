@@ -66,6 +66,11 @@ const schema = z.object({
    * (agent-memory's LLM_TIMEOUT_MS), so keep it above that.
    */
   MODEL_DEADLINE_MS: env.positiveInt(70_000),
+  /**
+   * Deadline of creating, replacing and refreshing a tool, which waits for an mcp tool's server
+   * to list its tools: keep it above agent-memory's TOOL_TIMEOUT_MS (30 s by default).
+   */
+  TOOL_DEADLINE_MS: env.positiveInt(35_000),
   /** Deadline of a synchronous execute (`async: false`), which waits up to 30 s for the run. */
   EXECUTE_DEADLINE_MS: env.positiveInt(35_000),
   /** Bound on stop(): HTTP close, channels and Redis (milliseconds). */

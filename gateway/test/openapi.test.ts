@@ -171,6 +171,7 @@ describe('GET /openapi.json', () => {
     ['GET', '/tools/{tool_id}', 'getTool', 'tools', '200'],
     ['PUT', '/tools/{tool_id}', 'replaceTool', 'tools', '200'],
     ['DELETE', '/tools/{tool_id}', 'deleteTool', 'tools', '200'],
+    ['POST', '/tools/{tool_id}/refresh', 'refreshTool', 'tools', '200'],
     ['GET', '/webhooks', 'listWebhooks', 'webhooks', '200'],
     ['POST', '/webhooks', 'createWebhook', 'webhooks', '201'],
     ['GET', '/webhooks/{webhook_id}', 'getWebhook', 'webhooks', '200'],

@@ -22,6 +22,7 @@ const PLACEHOLDERS: Record<string, string> = {
   user_id: 'usr_01JD0000000000000000000000',
   workflow_id: 'wf_01JD0000000000000000000000',
   execution_id: 'exe_01JD0000000000000000000000',
+  tool_id: 'tool_01JD0000000000000000000000',
 };
 
 function pathOf(route: string, tenantId: string, fill?: string): string {

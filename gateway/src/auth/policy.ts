@@ -80,6 +80,8 @@ export const POLICIES = {
   'GET /tools/:tool_id': TOOLS_READ,
   'PUT /tools/:tool_id': TOOLS_WRITE,
   'DELETE /tools/:tool_id': TOOLS_WRITE,
+  // Refreshing rewrites the tool's discovered list.
+  'POST /tools/:tool_id/refresh': TOOLS_WRITE,
   'GET /webhooks': WEBHOOKS_READ,
   'POST /webhooks': WEBHOOKS_WRITE,
   'GET /webhooks/:webhook_id': WEBHOOKS_READ,

@@ -1,6 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { as, expectError, newAccount, startHarness, type Harness } from '../support/harness.js';
-import { httpTool, newTool } from '../support/tools.js';
+import { startMcpServer } from '../../../services/agent-memory/test/support/mcp-server.js';
+import { TRACKER_TOOLS } from '../../../services/agent-memory/test/support/mcp-tools.js';
+import { httpTool, mcpTool, newTool } from '../support/tools.js';
 
 let h: Harness;
 beforeAll(async () => {
@@ -37,9 +39,37 @@ describe('POST /tools', () => {
     }
   });
 
-  it('refuses mcp (not built) and other types at the gateway', async () => {
+  it('refuses other types at the gateway', async () => {
     const account = await newAccount(h.app);
-    expectError(await as(h.app, account.token, { method: 'POST', url: '/api/v1/tools', payload: httpTool({ type: 'mcp' }) }), 422, 'validation_error', ['type']);
+    expectError(await as(h.app, account.token, { method: 'POST', url: '/api/v1/tools', payload: httpTool({ type: 'ftp' }) }), 422, 'validation_error', ['type']);
+  });
+
+  it("refuses an mcp server on loopback without ALLOW_PRIVATE_NETWORK_URLS, before asking it anything", async () => {
+    const server = await startMcpServer({ tools: TRACKER_TOOLS });
+    try {
+      const account = await newAccount(h.app);
+      const { port } = new URL(server.url);
+      for (const url of [server.url, `https://127.0.0.1:${port}/mcp`, `https://localhost:${port}/mcp`]) {
+        const body = expectError(await as(h.app, account.token, { method: 'POST', url: '/api/v1/tools', payload: mcpTool(url) }), 422, 'validation_error', ['config.url']);
+        expect(body.details![0]!.message, url).toMatch(/must be an https URL|loopback/);
+      }
+      expect(server.requests).toEqual([]);
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('refuses input_schema and the keys of other types on an mcp tool', async () => {
+    const account = await newAccount(h.app);
+    const response = await as(h.app, account.token, {
+      method: 'POST',
+      url: '/api/v1/tools',
+      payload: mcpTool(SAFE_URL, { input_schema: { type: 'object' }, config: { url: SAFE_URL, method: 'POST', allowed_tools: 'search_issues' } }),
+    });
+    // allowed_tools of the wrong shape is the gateway's to refuse; the rest the service names.
+    expectError(response, 422, 'validation_error', ['config.allowed_tools']);
+    const keys = await as(h.app, account.token, { method: 'POST', url: '/api/v1/tools', payload: mcpTool(SAFE_URL, { input_schema: { type: 'object' }, config: { url: SAFE_URL, workflow_id: 'wf_x' } }) });
+    expectError(keys, 422, 'validation_error', ['input_schema', 'config.workflow_id']);
   });
 
   it('needs input_schema, and a workflow of the tenant for a workflow tool', async () => {

@@ -18,6 +18,7 @@ describe('tools security', () => {
     expectError(await as(h.app, reader.key, { method: 'POST', url: '/api/v1/tools', payload: httpTool({ name: 'other' }) }), 403, 'forbidden');
     expectError(await as(h.app, reader.key, { method: 'PUT', url: `/api/v1/tools/${tool.id}`, payload: httpTool() }), 403, 'forbidden');
     expectError(await as(h.app, reader.key, { method: 'DELETE', url: `/api/v1/tools/${tool.id}` }), 403, 'forbidden');
+    expectError(await as(h.app, reader.key, { method: 'POST', url: `/api/v1/tools/${tool.id}/refresh` }), 403, 'forbidden');
     expect((await as(h.app, reader.key, { method: 'GET', url: `/api/v1/tools/${tool.id}` })).statusCode).toBe(200);
     const agentsOnly = await newApiKey(h.app, owner, ['agents:read']);
     expectError(await as(h.app, agentsOnly.key, { method: 'GET', url: '/api/v1/tools' }), 403, 'forbidden');
@@ -31,6 +32,7 @@ describe('tools security', () => {
     expectError(await as(h.app, stranger.token, { method: 'GET', url }), 404, 'not_found');
     expectError(await as(h.app, stranger.token, { method: 'PUT', url, payload: httpTool() }), 404, 'not_found');
     expectError(await as(h.app, stranger.token, { method: 'DELETE', url }), 404, 'not_found');
+    expectError(await as(h.app, stranger.token, { method: 'POST', url: `${url}/refresh` }), 404, 'not_found');
     expect((await as(h.app, stranger.token, { method: 'GET', url: '/api/v1/tools' })).json<{ total: number }>().total).toBe(0);
     // Nor can an agent of the stranger's name it.
     expectError(await as(h.app, stranger.token, { method: 'POST', url: '/api/v1/agents', payload: { name: 'A', type: 'support', tools: [tool.id] } }), 422, 'validation_error', ['tools[0]']);
@@ -48,6 +50,7 @@ describe('tools security', () => {
     expect((await as(h.app, viewer.token, { method: 'GET', url: '/api/v1/tools', query: inTenant })).statusCode).toBe(200);
     expectError(await as(h.app, viewer.token, { method: 'POST', url: '/api/v1/tools', query: inTenant, payload: httpTool({ name: 'by_viewer' }) }), 403, 'forbidden');
     expectError(await as(h.app, viewer.token, { method: 'DELETE', url: `/api/v1/tools/${tool.id}`, query: inTenant }), 403, 'forbidden');
+    expectError(await as(h.app, viewer.token, { method: 'POST', url: `/api/v1/tools/${tool.id}/refresh`, query: inTenant }), 403, 'forbidden');
     const created = await as(h.app, member.token, { method: 'POST', url: '/api/v1/tools', query: inTenant, payload: httpTool({ name: 'by_member' }) });
     expect(created.statusCode, created.body).toBe(201);
   });

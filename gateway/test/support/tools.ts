@@ -6,9 +6,11 @@ export interface ToolBody {
   id: string;
   name: string;
   description: string | null;
-  type: 'http' | 'workflow';
+  type: 'http' | 'workflow' | 'mcp';
   config: Record<string, unknown>;
-  input_schema: Record<string, unknown>;
+  input_schema: Record<string, unknown> | null;
+  /** mcp tools only. */
+  discovered?: { name: string; description: string | null; input_schema: Record<string, unknown> }[];
   requires_approval: boolean;
   created_at: string;
   updated_at: string;
@@ -29,8 +31,22 @@ export function httpTool(fields: Record<string, unknown> = {}): Record<string, u
 }
 
 /** Creates a tool of the caller's tenant through the gateway. */
-export async function newTool(app: FastifyInstance, credential: string, fields: Record<string, unknown> = {}): Promise<ToolBody> {
-  const created = await as(app, credential, { method: 'POST', url: '/api/v1/tools', payload: httpTool(fields) });
+export function newTool(app: FastifyInstance, credential: string, fields: Record<string, unknown> = {}): Promise<ToolBody> {
+  return createTool(app, credential, httpTool(fields));
+}
+
+/** Creates an mcp tool of the caller's tenant for the server at `url`: the server must answer. */
+export function newMcpTool(app: FastifyInstance, credential: string, url: string, fields: Record<string, unknown> = {}): Promise<ToolBody> {
+  return createTool(app, credential, mcpTool(url, fields));
+}
+
+async function createTool(app: FastifyInstance, credential: string, payload: Record<string, unknown>): Promise<ToolBody> {
+  const created = await as(app, credential, { method: 'POST', url: '/api/v1/tools', payload });
   if (created.statusCode !== 201) throw new Error(`tool: ${created.statusCode} ${created.body}`);
   return created.json<ToolBody>();
+}
+
+/** An mcp tool's body for the server at `url`; `fields` override the defaults. */
+export function mcpTool(url: string, fields: Record<string, unknown> = {}): Record<string, unknown> {
+  return { name: 'tracker', description: 'The issue tracker.', type: 'mcp', config: { url, headers: { authorization: 'Bearer mcp-secret-42' } }, ...fields };
 }

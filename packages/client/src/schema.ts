@@ -519,7 +519,7 @@ export interface paths {
         put?: never;
         /**
          * Create a tool that agents can name in their tools
-         * @description name matches ^[a-z][a-z0-9_]{0,63}$ and is unique in the tenant (409 conflict when taken); description up to 1,024 characters; config per type (http: url, method, headers; workflow: workflow_id of a workflow of the tenant); input_schema a JSON Schema that compiles (draft 2020-12). Breaking these is 422 validation_error naming each field (config.<key> for a config key).
+         * @description name matches ^[a-z][a-z0-9_]{0,63}$ and is unique in the tenant (409 conflict when taken); description up to 1,024 characters; config per type (http: url, method, headers; workflow: workflow_id of a workflow of the tenant; mcp: url, headers, allowed_tools); input_schema a JSON Schema that compiles (draft 2020-12), required for http and workflow, refused for mcp. Breaking these is 422 validation_error naming each field (config.<key> for a config key). An mcp server is asked for its tools (discovered) before the answer, within 30 s by default; one that cannot be reached, fails or times out is 422 naming config.url.
          */
         post: operations["createTool"];
         delete?: never;
@@ -539,12 +539,32 @@ export interface paths {
         get: operations["getTool"];
         /**
          * Replace a tool: every field left out is reset
-         * @description The rules of creation apply. Reset means: description none (null), requires_approval false. A header sent as "***" keeps the value stored under that name, so a tool read back can be sent back as it is. The id and created_at stay.
+         * @description The rules of creation apply, an mcp server is asked for its tools again. Reset means: description none (null), requires_approval false. A header sent as "***" keeps the value stored under that name, so a tool read back can be sent back as it is. The id and created_at stay.
          */
         put: operations["replaceTool"];
         post?: never;
         /** Delete a tool; agents that name it no longer do */
         delete: operations["deleteTool"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/tools/{tool_id}/refresh": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Ask an mcp tool's server for its tools again
+         * @description Lists the tools of the MCP server (every page of tools/list) and stores them as discovered; answers the tool. allowed_tools is not checked against the new list: a name the server no longer lists is simply not offered. Only mcp tools discover tools (409 for the others).
+         */
+        post: operations["refreshTool"];
+        delete?: never;
         options?: never;
         head?: never;
         patch?: never;
@@ -1046,23 +1066,37 @@ export interface components {
             name: string | null;
             created_at: components["schemas"]["Timestamp"];
         };
-        /** @description Something an agent can call: an HTTP endpoint or a workflow (decisions §12). */
+        /** @description One tool an MCP server lists (tools/list). */
+        DiscoveredTool: {
+            /** @description The tool's name on the MCP server; the model calls it <tool name>__<name>. */
+            name: string;
+            /** @description As the server gives it, cut at 1,024 characters. */
+            description: string | null;
+            /** @description The JSON Schema of its arguments, as the server gives it. */
+            input_schema: {
+                [key: string]: unknown;
+            };
+        };
+        /** @description Something an agent can call: an HTTP endpoint, a workflow or the tools of an MCP server (decisions §12). */
         Tool: {
             id: string;
             name: string;
             description: string | null;
             /**
-             * @description http calls a URL with the arguments; workflow runs a workflow of the tenant with them as input.
+             * @description http calls a URL with the arguments; workflow runs a workflow of the tenant with them as input; mcp offers the tools of an MCP server (Streamable HTTP).
              * @enum {string}
              */
-            type: "http" | "workflow";
-            /** @description As sent, method filled in for http; header values read "***". */
+            type: "http" | "workflow" | "mcp";
+            /** @description As sent, method filled in for http and allowed_tools (null: all) for mcp; header values read "***". */
             config: {
                 [key: string]: unknown;
             };
+            /** @description null for an mcp tool: each discovered tool has its own. */
             input_schema: {
                 [key: string]: unknown;
-            };
+            } | null;
+            /** @description mcp tools only: what the server listed at the last save or refresh. The model is offered those allowed_tools lets through whose <tool name>__<name> fits ^[a-zA-Z0-9_-]{1,64}$. */
+            discovered?: components["schemas"]["DiscoveredTool"][];
             requires_approval: boolean;
             created_at: components["schemas"]["Timestamp"];
             updated_at: components["schemas"]["Timestamp"];
@@ -5339,66 +5373,41 @@ export interface operations {
         };
         requestBody: {
             content: {
-                /**
-                 * @example {
-                 *       "name": "lookup_order",
-                 *       "description": "Finds an order by its number and returns its status.",
-                 *       "type": "http",
-                 *       "config": {
-                 *         "url": "https://api.acme.test/orders/lookup",
-                 *         "method": "POST",
-                 *         "headers": {
-                 *           "authorization": "Bearer sk-…"
-                 *         }
-                 *       },
-                 *       "input_schema": {
-                 *         "type": "object",
-                 *         "properties": {
-                 *           "order_id": {
-                 *             "type": "string"
-                 *           }
-                 *         },
-                 *         "required": [
-                 *           "order_id"
-                 *         ]
-                 *       },
-                 *       "requires_approval": false
-                 *     }
-                 */
                 "application/json": {
                     /** @description What the model calls the tool by: ^[a-z][a-z0-9_]{0,63}$, unique in the tenant (a taken name is 409). */
                     name: string;
                     /** @description Shown to the model: what the tool does and when to use it. Up to 1,024 characters. */
                     description?: string;
                     /**
-                     * @description http calls a URL with the arguments; workflow runs a workflow of the tenant with them as input.
+                     * @description http calls a URL with the arguments; workflow runs a workflow of the tenant with them as input; mcp offers the tools of an MCP server (Streamable HTTP).
                      * @enum {string}
                      */
-                    type: "http" | "workflow";
-                    /** @description Per type: http takes url, method, headers; workflow takes workflow_id. Any other key is 422. */
+                    type: "http" | "workflow" | "mcp";
+                    /** @description Per type: http takes url, method, headers; workflow takes workflow_id; mcp takes url, headers, allowed_tools. Any other key is 422. */
                     config: {
-                        /** @description http: the address called; https on a public address (the SSRF guard of webhooks applies). */
+                        /** @description http: the address called; mcp: the MCP server's Streamable HTTP endpoint. https on a public address (the SSRF guard of webhooks applies). */
                         url?: string;
                         /** @description http: GET, POST, PUT, PATCH or DELETE. Default POST. */
                         method?: string;
-                        /** @description http: sent with every call. Values are secrets: stored sealed and answered as "***"; on PUT, "***" keeps the stored value of that header. */
+                        /** @description http, mcp: sent with every request. Values are secrets: stored sealed and answered as "***"; on PUT, "***" keeps the stored value of that header. */
                         headers?: {
                             [key: string]: string;
                         };
                         /** @description workflow: a workflow of the tenant (wf_…), checked at save. */
                         workflow_id?: string;
+                        /** @description mcp: the server's tools the model is offered, by their names on the server; each must be one it lists (422 naming config.allowed_tools[i]). Absent or null: every tool. */
+                        allowed_tools?: string[] | null;
                     };
-                    /** @description The JSON Schema (draft 2020-12) of the arguments, as the model is told them. One that does not compile is 422 naming input_schema. */
-                    input_schema: {
+                    input_schema?: {
                         [key: string]: unknown;
-                    };
+                    } | null;
                     /** @description Calls wait for a person to approve them. Default false. */
                     requires_approval?: boolean;
                 };
             };
         };
         responses: {
-            /** @description Created: Something an agent can call: an HTTP endpoint or a workflow (decisions §12). */
+            /** @description Created: Something an agent can call: an HTTP endpoint, a workflow or the tools of an MCP server (decisions §12). */
             201: {
                 headers: {
                     [name: string]: unknown;
@@ -5505,7 +5514,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description OK: Something an agent can call: an HTTP endpoint or a workflow (decisions §12). */
+            /** @description OK: Something an agent can call: an HTTP endpoint, a workflow or the tools of an MCP server (decisions §12). */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -5635,34 +5644,35 @@ export interface operations {
                     /** @description Shown to the model: what the tool does and when to use it. Up to 1,024 characters. */
                     description?: string;
                     /**
-                     * @description http calls a URL with the arguments; workflow runs a workflow of the tenant with them as input.
+                     * @description http calls a URL with the arguments; workflow runs a workflow of the tenant with them as input; mcp offers the tools of an MCP server (Streamable HTTP).
                      * @enum {string}
                      */
-                    type: "http" | "workflow";
-                    /** @description Per type: http takes url, method, headers; workflow takes workflow_id. Any other key is 422. */
+                    type: "http" | "workflow" | "mcp";
+                    /** @description Per type: http takes url, method, headers; workflow takes workflow_id; mcp takes url, headers, allowed_tools. Any other key is 422. */
                     config: {
-                        /** @description http: the address called; https on a public address (the SSRF guard of webhooks applies). */
+                        /** @description http: the address called; mcp: the MCP server's Streamable HTTP endpoint. https on a public address (the SSRF guard of webhooks applies). */
                         url?: string;
                         /** @description http: GET, POST, PUT, PATCH or DELETE. Default POST. */
                         method?: string;
-                        /** @description http: sent with every call. Values are secrets: stored sealed and answered as "***"; on PUT, "***" keeps the stored value of that header. */
+                        /** @description http, mcp: sent with every request. Values are secrets: stored sealed and answered as "***"; on PUT, "***" keeps the stored value of that header. */
                         headers?: {
                             [key: string]: string;
                         };
                         /** @description workflow: a workflow of the tenant (wf_…), checked at save. */
                         workflow_id?: string;
+                        /** @description mcp: the server's tools the model is offered, by their names on the server; each must be one it lists (422 naming config.allowed_tools[i]). Absent or null: every tool. */
+                        allowed_tools?: string[] | null;
                     };
-                    /** @description The JSON Schema (draft 2020-12) of the arguments, as the model is told them. One that does not compile is 422 naming input_schema. */
-                    input_schema: {
+                    input_schema?: {
                         [key: string]: unknown;
-                    };
+                    } | null;
                     /** @description Calls wait for a person to approve them. Default false. */
                     requires_approval?: boolean;
                 };
             };
         };
         responses: {
-            /** @description OK: Something an agent can call: an HTTP endpoint or a workflow (decisions §12). */
+            /** @description OK: Something an agent can call: an HTTP endpoint, a workflow or the tools of an MCP server (decisions §12). */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -5847,6 +5857,131 @@ export interface operations {
             };
             /** @description `internal_error`: An unexpected failure; the body holds no internals. */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `service_unavailable`: A dependency (a backend service, Redis) is unavailable; retry shortly. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    refreshTool: {
+        parameters: {
+            query?: {
+                /** @description The tenant to act in; default: your first tenant (JWT) or the key's tenant. */
+                tenant_id?: string;
+            };
+            header?: never;
+            path: {
+                /** @description The tool's id (tool_…). */
+                tool_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK: Something an agent can call: an HTTP endpoint, a workflow or the tools of an MCP server (decisions §12). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Tool"];
+                };
+            };
+            /** @description `invalid_request`: Malformed JSON, a content type other than JSON, or a URL, query or path parameter that cannot be read. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `unauthorized`: No credential, or an invalid, expired or revoked one (with `WWW-Authenticate: Bearer`). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `forbidden`: The credential lacks the role or the API-key scope the operation needs, or names a tenant_id it is no member of. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `not_found`: No such resource in the tenant (one of another tenant is not found either). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `conflict`: The tool is not an mcp tool. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `payload_too_large`: The body exceeds the body limit (1 MiB by default). */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `validation_error`: The body or the query breaks a rule; `details` names each offending field. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limit_exceeded`: Too many requests; `retry_after` and `Retry-After` say when to try again. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `internal_error`: An unexpected failure; the body holds no internals. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `upstream_error`: The MCP server could not be reached, failed or did not answer in time; the stored list is kept. */
+            502: {
                 headers: {
                     [name: string]: unknown;
                 };

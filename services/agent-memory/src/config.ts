@@ -70,11 +70,11 @@ export interface AgentMemoryConfig {
   workflowRunnerAddr: string;
   /** AES-256-GCM key that seals tools' header values at rest. Never logged. */
   toolSecretKey: Buffer;
-  /** Development and tests only: lets http tools use http and private, loopback or link-local addresses. */
+  /** Development and tests only: lets http and mcp tools use http and private, loopback or link-local addresses. */
   allowPrivateNetworkUrls: boolean;
   /** Deadline of calls to identity and workflow-runner, ms. */
   grpcDeadlineMs: number;
-  /** Bound on each tool call of a chat turn, ms (decisions §12); a workflow tool waits at most 30,000 of it. */
+  /** Bound on one tool call of a chat turn (a workflow tool waits at most 30,000 of it), and on asking an MCP server for its tools at save and refresh, ms. */
   toolTimeoutMs: number;
   /** An OpenAI-compatible chat server; undefined: the built-in offline model answers. */
   llm: (OpenAICompatibleEndpoint & { maxTokensField: 'max_tokens' | 'max_completion_tokens' }) | undefined;

@@ -30,6 +30,8 @@ import { vectorStoreFrom } from './vectors/select.js';
 import { HttpToolKind } from './tools/http-tool-kind.js';
 import { AgentTools } from './tools/agent-tools.js';
 import { offeredTool, ToolRunner } from './tools/tool-runner.js';
+import { McpClient } from './tools/mcp-client.js';
+import { McpToolKind, offeredMcpTools } from './tools/mcp-tool-kind.js';
 import { TOOL_SERVICE_NAME, toolHandlers } from './tools/tools.grpc.js';
 import { ToolsRepository } from './tools/tools.repository.js';
 import { ToolsService } from './tools/tools.service.js';
@@ -104,13 +106,16 @@ function assemble(config: AgentMemoryConfig, deps: AgentMemoryDeps, orm: Orm): A
   const policy = new OutboundPolicy({ allowPrivateNetworks: config.allowPrivateNetworkUrls, ...(deps.resolveHost ? { resolve: deps.resolveHost } : {}) });
   const secrets = new SecretBox([config.toolSecretKey]);
   const workflowDirectory = new GrpcWorkflowDirectory(() => workflowRunnerChannel().client(WorkflowServiceService));
-  const tools = new ToolsService({ em, tools: toolsRepository, secrets, policy, workflows: workflowDirectory });
-  // The policy that checked a tool's URL at save checks it again at connect time.
+  // Every request to a tool's server (http, mcp) leaves through this guarded client: the policy
+  // that checked a tool's URL at save checks it again at connect time.
   const outboundHttp = new OutboundHttp({ policy, userAgent: TOOLS_USER_AGENT });
+  const mcp = new McpClient({ http: outboundHttp, timeoutMs: config.toolTimeoutMs });
+  const tools = new ToolsService({ em, tools: toolsRepository, secrets, policy, workflows: workflowDirectory, mcp });
   const toolRunner = new ToolRunner({
     kinds: {
       http: new HttpToolKind({ http: outboundHttp, secrets, timeoutMs: config.toolTimeoutMs }),
       workflow: new WorkflowToolKind({ executions: () => workflowRunnerChannel().client(ExecutionServiceService), timeoutMs: config.toolTimeoutMs }),
+      mcp: new McpToolKind({ client: mcp, secrets }),
     },
     timeoutMs: config.toolTimeoutMs,
     logger: logger.child({ component: 'tools' }),
@@ -124,7 +129,7 @@ function assemble(config: AgentMemoryConfig, deps: AgentMemoryDeps, orm: Orm): A
     memory,
     model,
     credits,
-    tools: new AgentTools(toolsRepository, toolRunner, (tool) => [offeredTool(tool)]),
+    tools: new AgentTools(toolsRepository, toolRunner, (tool) => (tool.type === 'mcp' ? offeredMcpTools(tool) : [offeredTool(tool)])),
     toolTimeoutMs: config.toolTimeoutMs,
     historyMessages: config.chatHistoryMessages,
     memoryResults: config.chatMemoryResults,

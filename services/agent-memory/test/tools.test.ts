@@ -3,12 +3,16 @@ import { SecretBox } from '@agent-platform/kit/security';
 import type { CreateToolRequest } from '@agent-platform/proto/agents/v1/tools';
 import { describe, expect } from 'vitest';
 import { databaseTest, expectError, newTenant, principalOf, startAgentMemory, TEST_TOOL_SECRET_KEY, type AgentMemoryHarness, type TestTenant } from './support/harness.js';
+import { startMcpServer } from './support/mcp-server.js';
+import { TRACKER_TOOLS } from './support/mcp-tools.js';
 import { startWorkflowRunner, workflowsDatabase, type WorkflowRunnerPeer } from './support/workflow-runner.js';
 
 // Names the outbound address policy resolves: one public, one private (decisions §8.3).
 const ADDRESSES: Record<string, string> = { 'api.example.com': '93.184.215.14', 'intranet.example.com': '10.0.0.5' };
+// Public when a URL is checked at save, loopback when the client connects (DNS rebinding).
+let rebindLookups = 0;
 const resolveHost = (host: string) => {
-  const address = ADDRESSES[host];
+  const address = host === 'rebind.example.com' ? (rebindLookups++ === 0 ? '93.184.215.14' : '127.0.0.1') : ADDRESSES[host];
   if (address === undefined) return Promise.reject(Object.assign(new Error(`getaddrinfo ENOTFOUND ${host}`), { code: 'ENOTFOUND' }));
   return Promise.resolve([{ address, family: 4 }]);
 };
@@ -101,10 +105,30 @@ describe('tools', () => {
     expect(error.details.find((detail) => detail.field === 'config.url')!.message).toMatch(/private/);
   });
 
-  test('the type is http or workflow; mcp is not built yet', async ({ platform: { service } }) => {
+  test('the type is http, workflow or mcp', async ({ platform: { service } }) => {
     const tenant = newTenant();
-    const error = await expectError(service.tools.createTool(httpTool({ type: 'mcp' }), { principal: tenant.principal }), 'validation_error');
-    expect(error.details).toEqual([{ field: 'type', message: 'must be one of http, workflow' }]);
+    const error = await expectError(service.tools.createTool(httpTool({ type: 'ftp' }), { principal: tenant.principal }), 'validation_error');
+    expect(error.details).toEqual([{ field: 'type', message: 'must be one of http, workflow, mcp' }]);
+  });
+
+  test("an mcp server's address passes the outbound policy at save and again at connect", async ({ platform: { service }, onTestFinished }) => {
+    const server = await startMcpServer({ tools: TRACKER_TOOLS });
+    onTestFinished(() => server.close());
+    const tenant = newTenant();
+    const { port } = new URL(server.url);
+    const mcpTool = (url: string) => service.tools.createTool({ name: 'tracker', type: 'mcp', configJson: JSON.stringify({ url }) }, { principal: tenant.principal });
+    const cases: [string, RegExp][] = [
+      [server.url, /must be an https URL/],
+      [`https://127.0.0.1:${port}/mcp`, /must not point to a loopback address/],
+      [`https://intranet.example.com:${port}/mcp`, /must not point to a private network address/],
+      // Passes at save; the connection is refused by the guard.
+      [`https://rebind.example.com:${port}/mcp`, /refused to connect: rebind\.example\.com must not point to a loopback address \(127\.0\.0\.1\)/],
+    ];
+    for (const [url, message] of cases) {
+      const error = await expectError(mcpTool(url), 'validation_error');
+      expect(error.details, url).toEqual([{ field: 'config.url', message: expect.stringMatching(message) as unknown }]);
+    }
+    expect(server.requests).toEqual([]);
   });
 
   test('input_schema is required, an object, and must compile', async ({ platform: { service } }) => {

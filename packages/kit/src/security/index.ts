@@ -1,4 +1,5 @@
 export { classifyAddress, type BlockedReason } from './address-policy.js';
+export { outboundFetch, type OutboundFetch, type OutboundFetchLimits } from './outbound-fetch.js';
 export {
   OutboundHttp,
   OutboundRequestError,
@@ -6,6 +7,7 @@ export {
   type OutboundHttpOptions,
   type OutboundRequest,
   type OutboundResponse,
+  type OutboundStream,
 } from './outbound-http.js';
 export {
   BlockedAddressError,

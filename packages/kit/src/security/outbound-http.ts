@@ -11,7 +11,8 @@ export type OutboundFailureReason =
   | 'aborted' // the caller's signal
   | 'network' // refused, reset, DNS, TLS…
   | 'invalid_url'
-  | 'invalid_request'; // a header or method node:http will not send
+  | 'invalid_request' // a header or method node:http will not send
+  | 'too_large'; // a streamed body went past its cap
 
 /** An outbound request that produced no response; `message` is fit to show to whoever configured the URL. */
 export class OutboundRequestError extends Error {
@@ -45,6 +46,14 @@ export interface OutboundResponse {
   timeMs: number;
 }
 
+/** A response whose body is read as it arrives (`stream`). */
+export interface OutboundStream {
+  status: number;
+  /** Lower-case names; repeated headers joined with `, `. */
+  headers: Record<string, string>;
+  body: ReadableStream<Uint8Array>;
+}
+
 export interface OutboundHttpOptions {
   policy: OutboundPolicy;
   /** Sent unless a request sets its own `user-agent`. */
@@ -52,7 +61,7 @@ export interface OutboundHttpOptions {
 }
 
 /**
- * HTTP(S) to addresses users configure (webhooks, workflow integrations), behind the SSRF guard of
+ * HTTP(S) to addresses users configure (webhooks, workflow integrations, tools), behind the SSRF guard of
  * decisions §8: every socket is opened through the policy's `lookup`, so the address dialled is the
  * address checked (DNS rebinding), and IP-literal hosts, which node:net never looks up, are checked
  * with `checkHost` first. Redirects are never followed: a 3xx is returned like any response.
@@ -73,6 +82,40 @@ export class OutboundHttp {
 
   /** A response for any status, 3xx included; rejects only with an OutboundRequestError. */
   async request(request: OutboundRequest): Promise<OutboundResponse> {
+    const exchange = this.begin(request);
+    try {
+      return await this.buffer(await this.open(exchange, request), request, exchange);
+    } finally {
+      exchange.end();
+    }
+  }
+
+  /**
+   * The same exchange, answered when the head arrives, for callers that read the body as it comes
+   * (an MCP server's event stream). The time-out still covers the whole exchange; a body beyond
+   * `maxResponseBytes` errors instead of being cut, as a cut stream cannot be parsed. Cancel the
+   * body to end the exchange early.
+   */
+  async stream(request: OutboundRequest): Promise<OutboundStream> {
+    const exchange = this.begin(request);
+    let response: http.IncomingMessage;
+    try {
+      response = await this.open(exchange, request);
+    } catch (error) {
+      exchange.end();
+      throw error;
+    }
+    return { status: response.statusCode ?? 0, headers: flattenHeaders(response.headers), body: bodyStream(response, request.maxResponseBytes, exchange) };
+  }
+
+  /** Destroys the pooled sockets; requests in flight fail. */
+  close(): void {
+    this.agents.http.destroy();
+    this.agents.https.destroy();
+  }
+
+  /** Checks what can be checked before connecting, and starts the clock of the whole exchange. */
+  private begin(request: OutboundRequest): Exchange {
     const url = parseUrl(request.url);
     const blocked = this.policy.checkHost(url.hostname);
     if (blocked) throw new OutboundRequestError('blocked', blocked.message, { cause: blocked });
@@ -83,24 +126,22 @@ export class OutboundHttp {
     const timer = setTimeout(() => controller.abort(new OutboundRequestError('timeout', `timed out after ${request.timeoutMs} ms`)), request.timeoutMs);
     const onAbort = () => controller.abort(new OutboundRequestError('aborted', 'aborted', { cause: request.signal?.reason }));
     request.signal?.addEventListener('abort', onAbort, { once: true });
-    try {
-      return await this.exchange(url, request, controller.signal);
-    } finally {
-      clearTimeout(timer);
-      request.signal?.removeEventListener('abort', onAbort);
-    }
+    return {
+      url,
+      signal: controller.signal,
+      started: performance.now(),
+      end: () => {
+        clearTimeout(timer);
+        request.signal?.removeEventListener('abort', onAbort);
+      },
+    };
   }
 
-  /** Destroys the pooled sockets; requests in flight fail. */
-  close(): void {
-    this.agents.http.destroy();
-    this.agents.https.destroy();
-  }
-
-  private exchange(url: URL, request: OutboundRequest, signal: AbortSignal): Promise<OutboundResponse> {
-    const started = performance.now();
+  /** Sends the request; resolves with the response head. */
+  private open(exchange: Exchange, request: OutboundRequest): Promise<http.IncomingMessage> {
+    const { url, signal } = exchange;
     const secure = url.protocol === 'https:';
-    return new Promise<OutboundResponse>((resolve, reject) => {
+    return new Promise<http.IncomingMessage>((resolve, reject) => {
       const fail = (error: unknown) => reject(signal.aborted ? (signal.reason as OutboundRequestError) : toOutboundError(error));
       let outgoing: http.ClientRequest;
       try {
@@ -123,36 +164,94 @@ export class OutboundHttp {
       // node:http turns an abort into an error event, but not in every state of a response.
       signal.addEventListener('abort', () => fail(signal.reason), { once: true });
       outgoing.on('error', fail);
-      outgoing.on('response', (response) => {
-        const chunks: Buffer[] = [];
-        let size = 0;
-        const finish = (truncated: boolean) =>
-          resolve({
-            status: response.statusCode ?? 0,
-            headers: flattenHeaders(response.headers),
-            body: Buffer.concat(chunks, size),
-            truncated,
-            timeMs: Math.round(performance.now() - started),
-          });
-        response.on('data', (chunk: Buffer) => {
-          const room = request.maxResponseBytes - size;
-          if (chunk.length <= room) {
-            chunks.push(chunk);
-            size += chunk.length;
-            return;
-          }
-          chunks.push(chunk.subarray(0, room));
-          size += room;
-          // Enough: the rest would only cost memory and time; the socket is not reusable mid-body.
-          response.destroy();
-          finish(true);
-        });
-        response.on('end', () => finish(false));
-        response.on('error', fail);
-      });
+      outgoing.on('response', resolve);
       outgoing.end(request.body);
     });
   }
+
+  /** Reads the body, keeping at most `maxResponseBytes` of it. */
+  private buffer(response: http.IncomingMessage, request: OutboundRequest, { signal, started }: Exchange): Promise<OutboundResponse> {
+    return new Promise<OutboundResponse>((resolve, reject) => {
+      const fail = (error: unknown) => reject(signal.aborted ? (signal.reason as OutboundRequestError) : toOutboundError(error));
+      if (signal.aborted) fail(signal.reason);
+      signal.addEventListener('abort', () => fail(signal.reason), { once: true });
+      const chunks: Buffer[] = [];
+      let size = 0;
+      const finish = (truncated: boolean) =>
+        resolve({
+          status: response.statusCode ?? 0,
+          headers: flattenHeaders(response.headers),
+          body: Buffer.concat(chunks, size),
+          truncated,
+          timeMs: Math.round(performance.now() - started),
+        });
+      response.on('data', (chunk: Buffer) => {
+        const room = request.maxResponseBytes - size;
+        if (chunk.length <= room) {
+          chunks.push(chunk);
+          size += chunk.length;
+          return;
+        }
+        chunks.push(chunk.subarray(0, room));
+        size += room;
+        // Enough: the rest would only cost memory and time; the socket is not reusable mid-body.
+        response.destroy();
+        finish(true);
+      });
+      response.on('end', () => finish(false));
+      response.on('error', fail);
+    });
+  }
+}
+
+/** One request's URL, its clock and the signal that ends it; `end` stops the clock. */
+interface Exchange {
+  url: URL;
+  signal: AbortSignal;
+  started: number;
+  end(): void;
+}
+
+/** A response body as a web stream, which errors with an OutboundRequestError when the exchange fails. */
+function bodyStream(response: http.IncomingMessage, maxBytes: number, exchange: Exchange): ReadableStream<Uint8Array> {
+  let settled = false;
+  const settle = () => {
+    settled = true;
+    exchange.end();
+  };
+  return new ReadableStream<Uint8Array>({
+    start(controller) {
+      const fail = (error: unknown) => {
+        if (settled) return;
+        settle();
+        response.destroy();
+        controller.error(exchange.signal.aborted ? (exchange.signal.reason as OutboundRequestError) : toOutboundError(error));
+      };
+      if (exchange.signal.aborted) fail(exchange.signal.reason);
+      exchange.signal.addEventListener('abort', () => fail(exchange.signal.reason), { once: true });
+      let size = 0;
+      response.on('data', (chunk: Buffer) => {
+        size += chunk.length;
+        if (size > maxBytes) fail(new OutboundRequestError('too_large', `the response exceeded ${maxBytes} bytes`));
+        else if (!settled) controller.enqueue(new Uint8Array(chunk.buffer, chunk.byteOffset, chunk.length));
+      });
+      response.on('end', () => {
+        if (settled) return;
+        settle();
+        controller.close();
+      });
+      response.on('error', fail);
+      // A connection that closes mid-body does not always say so with an error.
+      response.on('close', () => {
+        if (!response.complete) fail(Object.assign(new Error('connection closed before the response ended'), { code: 'ECONNRESET' }));
+      });
+    },
+    cancel() {
+      if (settled) return;
+      settle();
+      response.destroy();
+    },
+  });
 }
 
 function parseUrl(raw: string): URL {

@@ -2,10 +2,12 @@ import type { NamedMigration } from '@agent-platform/kit/db';
 import { InitialSchema } from './0001-initial-schema.js';
 import { Tools } from './0002-tools.js';
 import { ToolCalls } from './0003-tool-calls.js';
+import { McpTools } from './0004-mcp-tools.js';
 
 /** Applied in this order at start. Names are stable: they are what the migrations table records. */
 export const migrations: readonly NamedMigration[] = [
   { name: '0001_initial_schema', class: InitialSchema },
   { name: '0002_tools', class: Tools },
   { name: '0003_tool_calls', class: ToolCalls },
+  { name: '0004_mcp_tools', class: McpTools },
 ];

@@ -121,6 +121,8 @@ function describeFailure(error: OutboundRequestError, host: string, signal: Abor
       return `the request could not be sent: ${error.message}`;
     case 'network':
       return `request to ${host} failed: ${error.message}`;
+    case 'too_large':
+      return `the answer of ${host} is too large: ${error.message}`;
   }
 }
 

@@ -21,10 +21,13 @@ interface Compiled {
 export class ArgumentValidator {
   private readonly compiled = new Map<string, Compiled>();
 
-  /** Why the arguments do not fit the schema, or undefined when they do. */
-  check(tool: Pick<Tool, 'id' | 'updatedAt' | 'inputSchema'>, args: unknown): string | undefined {
+  /**
+   * Why the arguments do not fit the schema, or undefined when they do. An mcp tool's calls are
+   * checked against the schema its server gave for `remoteName`.
+   */
+  check(tool: Pick<Tool, 'id' | 'updatedAt' | 'type' | 'inputSchema' | 'discovered'>, remoteName: string | undefined, args: unknown): string | undefined {
     if (typeof args !== 'object' || args === null || Array.isArray(args)) return 'arguments must be a JSON object';
-    const { validate } = this.validatorOf(tool);
+    const { validate } = this.validatorOf(tool, remoteName);
     if (typeof validate === 'string') return validate;
     if (validate(args)) return undefined;
     // As Ajv's errorsText words them: `arguments/order_id must be string`.
@@ -32,16 +35,23 @@ export class ArgumentValidator {
     return `arguments do not match the input schema: ${message.length > MESSAGE_MAX ? `${message.slice(0, MESSAGE_MAX)}…` : message}`;
   }
 
-  private validatorOf(tool: Pick<Tool, 'id' | 'updatedAt' | 'inputSchema'>): Compiled {
+  private validatorOf(tool: Pick<Tool, 'id' | 'updatedAt' | 'type' | 'inputSchema' | 'discovered'>, remoteName: string | undefined): Compiled {
     const version = tool.updatedAt.getTime();
-    const cached = this.compiled.get(tool.id);
+    const key = remoteName === undefined ? tool.id : `${tool.id}/${remoteName}`;
+    const cached = this.compiled.get(key);
     // A Map keeps insertion order: deleting and setting again makes the entry the newest.
-    this.compiled.delete(tool.id);
-    const entry = cached?.version === version ? cached : { version, validate: compile(tool.inputSchema) };
-    this.compiled.set(tool.id, entry);
+    this.compiled.delete(key);
+    const entry = cached?.version === version ? cached : { version, validate: compile(schemaOf(tool, remoteName)) };
+    this.compiled.set(key, entry);
     if (this.compiled.size > CACHE_MAX) this.compiled.delete(this.compiled.keys().next().value!);
     return entry;
   }
+}
+
+/** The schema a call's arguments must fit: the tool's own, or its server's for that tool. */
+function schemaOf(tool: Pick<Tool, 'type' | 'inputSchema' | 'discovered'>, remoteName: string | undefined): Record<string, unknown> {
+  if (tool.type !== 'mcp') return tool.inputSchema ?? {};
+  return tool.discovered?.find((discovered) => discovered.name === remoteName)?.input_schema ?? {};
 }
 
 /**

@@ -46,7 +46,7 @@ const deaf = () => recordingKind(() => new Promise<ToolOutcome>(() => undefined)
 
 function runnerWith(kinds: Partial<Record<ToolType, ToolKind>>, timeoutMs = 5_000): ToolRunner {
   const unused = recordingKind(() => Promise.reject(new Error('not this kind')));
-  return new ToolRunner({ kinds: { http: unused, workflow: unused, ...kinds }, timeoutMs, logger });
+  return new ToolRunner({ kinds: { http: unused, workflow: unused, mcp: unused, ...kinds }, timeoutMs, logger });
 }
 
 function callOf(actor: Actor, tool: Tool, args: unknown, signal = new AbortController().signal): ToolRun {

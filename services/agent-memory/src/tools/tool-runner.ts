@@ -2,8 +2,8 @@ import { DomainError, type Actor, type Logger } from '@agent-platform/kit';
 import type { SecretBox } from '@agent-platform/kit/security';
 import { ArgumentValidator } from './tool-arguments.js';
 import { fitResult } from './tool-result.js';
+import { sealedFor } from './tool-secrets.js';
 import type { HttpToolConfig, Tool, ToolType } from './tools.entity.js';
-import { sealedFor } from './tools.service.js';
 
 /**
  * What a model is offered of a tool (decisions §12): a function's name, description and JSON
@@ -54,7 +54,7 @@ export function openHeaders(tool: Pick<Tool, 'id'>, headers: HttpToolConfig['hea
 
 /** What an `http` or `workflow` tool offers: itself, under its own name (an `mcp` tool offers its discovered ones). */
 export function offeredTool(tool: Tool): OfferedTool {
-  return { name: tool.name, description: tool.description ?? '', parameters: tool.inputSchema, tool, remoteName: undefined };
+  return { name: tool.name, description: tool.description ?? '', parameters: tool.inputSchema ?? { type: 'object' }, tool, remoteName: undefined };
 }
 
 /** The kind that runs each tool type: a type added to TOOL_TYPES (`mcp`) must add its kind here. */
@@ -104,7 +104,7 @@ export class ToolRunner {
     // The chat turn reads tools in the caller's tenant; this holds that even if a caller did not.
     if (call.tool.tenantId !== call.actor.tenantId) return failed('the tool is not a tool of this tenant');
     if (call.signal.aborted) return failed(CANCELLED);
-    const problem = this.validator.check(call.tool, call.arguments);
+    const problem = this.validator.check(call.tool, call.remoteName, call.arguments);
     if (problem !== undefined) return failed(problem);
 
     const { timeoutMs } = this.options;

@@ -1,7 +1,7 @@
 import { defineEntity, p } from '@mikro-orm/postgresql';
 
-/** decisions §12: the kinds built so far; `mcp` joins with its discovery. */
-export const TOOL_TYPES = ['http', 'workflow'] as const;
+/** decisions §12. */
+export const TOOL_TYPES = ['http', 'workflow', 'mcp'] as const;
 export type ToolType = (typeof TOOL_TYPES)[number];
 
 export const HTTP_METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;
@@ -18,7 +18,22 @@ export interface WorkflowToolConfig {
   workflow_id: string;
 }
 
-export type ToolConfig = HttpToolConfig | WorkflowToolConfig;
+/** As stored: header values sealed as an http tool's. */
+export interface McpToolConfig {
+  url: string;
+  headers: Record<string, string>;
+  /** The server's tools offered to the model; null offers every one. */
+  allowed_tools: string[] | null;
+}
+
+export type ToolConfig = HttpToolConfig | WorkflowToolConfig | McpToolConfig;
+
+/** One tool an MCP server listed (`tools/list`), as stored and answered. */
+export interface DiscoveredTool {
+  name: string;
+  description: string | null;
+  input_schema: Record<string, unknown>;
+}
 
 export const ToolSchema = defineEntity({
   name: 'Tool',
@@ -31,7 +46,10 @@ export const ToolSchema = defineEntity({
     description: p.text().strictNullable(),
     type: p.enum(TOOL_TYPES),
     config: p.json<ToolConfig>().columnType('jsonb'),
-    inputSchema: p.json<Record<string, unknown>>().columnType('jsonb'),
+    /** The arguments' JSON Schema; null for mcp tools, whose server gives one per tool. */
+    inputSchema: p.json<Record<string, unknown>>().columnType('jsonb').strictNullable(),
+    /** mcp tools only: what the server listed at the last save or refresh. */
+    discovered: p.json<DiscoveredTool[]>().columnType('jsonb').strictNullable(),
     requiresApproval: p.boolean(),
     createdAt: p.datetime(),
     updatedAt: p.datetime(),

@@ -33,6 +33,8 @@ export function toolHandlers(tools: ToolsService): Handlers<typeof ToolServiceSe
       await tools.delete(actorOf(ctx), request.toolId);
       return {};
     },
+
+    refreshTool: async (request, ctx) => ({ tool: toMessage(await tools.refresh(actorOf(ctx), request.toolId)) }),
   };
 }
 
@@ -59,5 +61,10 @@ export function toMessage(tool: Tool): ToolMessage {
     requiresApproval: tool.requiresApproval,
     createdAt: tool.createdAt,
     updatedAt: tool.updatedAt,
+    discovered: (tool.discovered ?? []).map((remote) => ({
+      name: remote.name,
+      description: remote.description ?? undefined,
+      inputSchemaJson: JSON.stringify(remote.input_schema),
+    })),
   };
 }

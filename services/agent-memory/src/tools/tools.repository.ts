@@ -1,14 +1,15 @@
 import type { EntityManager } from '@agent-platform/kit/db';
 import { LockMode } from '@mikro-orm/postgresql';
-import { Tool, type ToolConfig, type ToolType } from './tools.entity.js';
+import { Tool, type DiscoveredTool, type ToolConfig, type ToolType } from './tools.entity.js';
 
 export interface ToolFields {
   name: string;
   description: string | null;
   type: ToolType;
   config: ToolConfig;
-  inputSchema: Record<string, unknown>;
+  inputSchema: Record<string, unknown> | null;
   requiresApproval: boolean;
+  discovered: DiscoveredTool[] | null;
 }
 
 export interface NewTool extends ToolFields {
@@ -39,6 +40,11 @@ export class ToolsRepository {
     return this.em.find(Tool, { tenantId, id: { $in: [...ids] } });
   }
 
+  /** The tool, locked until the caller's transaction ends: a save in between waits, or is waited for. */
+  findForUpdate(tenantId: string, id: string): Promise<Tool | null> {
+    return this.em.findOne(Tool, { id, tenantId }, { lockMode: LockMode.PESSIMISTIC_WRITE, refresh: true });
+  }
+
   /** Newest first. */
   async list(tenantId: string, limit: number, offset: number): Promise<{ items: Tool[]; total: number }> {
     const [items, total] = await this.em.findAndCount(Tool, { tenantId }, { orderBy: [{ createdAt: 'desc' }, { id: 'desc' }], limit, offset });
@@ -47,6 +53,10 @@ export class ToolsRepository {
 
   replace(tool: Tool, fields: ToolFields, now: Date): void {
     this.em.assign(tool, { ...fields, updatedAt: now });
+  }
+
+  setDiscovered(tool: Tool, discovered: DiscoveredTool[], now: Date): void {
+    this.em.assign(tool, { discovered, updatedAt: now });
   }
 
   /**

@@ -1,8 +1,23 @@
 import { ACCESS, DomainError, FieldErrors, newId, requireAccess, type Actor, type Page } from '@agent-platform/kit';
 import { isUniqueViolation, type EntityManager } from '@agent-platform/kit/db';
 import type { OutboundPolicy, SecretBox } from '@agent-platform/kit/security';
-import { checkConfigKeys, checkDescription, checkHttpConfig, checkInputSchema, checkName, checkType, checkWorkflowId, MASKED, parseObject } from './tool-input.js';
-import { TOOLS_TENANT_NAME_KEY, type HttpToolConfig, type Tool, type ToolConfig } from './tools.entity.js';
+import { McpServerError, type McpDiscovery, type McpServerAddress } from './mcp-client.js';
+import { checkAllowedTools } from './mcp-tool-kind.js';
+import {
+  checkConfigKeys,
+  checkDescription,
+  checkHttpConfig,
+  checkInputSchema,
+  checkMcpConfig,
+  checkName,
+  checkType,
+  checkWorkflowId,
+  parseObject,
+  refuseInputSchema,
+} from './tool-input.js';
+import { openHeaders } from './tool-runner.js';
+import { maskHeaders, sealHeaders } from './tool-secrets.js';
+import { TOOLS_TENANT_NAME_KEY, type DiscoveredTool, type HttpToolConfig, type McpToolConfig, type Tool, type ToolConfig } from './tools.entity.js';
 import type { ToolFields, ToolsRepository } from './tools.repository.js';
 import type { WorkflowDirectory } from './workflow-directory.js';
 
@@ -24,6 +39,8 @@ export interface ToolsServiceOptions {
   /** The SSRF guard of decisions §8.3, as webhook endpoints have it. */
   policy: OutboundPolicy;
   workflows: WorkflowDirectory;
+  /** Asks an mcp tool's server for its tools, at save and at refresh. */
+  mcp: McpDiscovery;
 }
 
 /** Tools of the actor's tenant (decisions §12): validation, sealing, lifecycle. No events: §8 names none. */
@@ -73,6 +90,34 @@ export class ToolsService {
     );
   }
 
+  /**
+   * Asks an mcp tool's server for its tools again and stores the list. A server that fails is
+   * upstream_error, and the stored list stays as it was. allowed_tools is not checked against the
+   * new list: a name the server no longer lists is simply not offered.
+   */
+  async refresh(actor: Actor, id: string, now = new Date()): Promise<Tool> {
+    requireAccess(actor, ACCESS.tools.write);
+    const tool = found(await this.options.tools.find(actor.tenantId, id));
+    if (tool.type !== 'mcp') throw new DomainError('conflict', `Only an mcp tool discovers tools; this one is of type ${tool.type}.`);
+    const config = tool.config as McpToolConfig;
+    let discovered: DiscoveredTool[];
+    try {
+      discovered = await this.options.mcp.listTools({ url: config.url, headers: openHeaders(tool, config.headers, this.options.secrets) });
+    } catch (error) {
+      if (error instanceof McpServerError) throw new DomainError('upstream_error', `The MCP server's tools could not be listed: ${error.message}.`, { cause: error });
+      throw error;
+    }
+    return this.options.em.transactional(async (em) => {
+      const current = found(await this.options.tools.findForUpdate(actor.tenantId, id));
+      // Saved with another server or headers meanwhile: that save listed its own server's tools.
+      if (current.type === 'mcp' && JSON.stringify(current.config) === JSON.stringify(config)) {
+        this.options.tools.setDiscovered(current, discovered, now);
+        await em.flush();
+      }
+      return current;
+    });
+  }
+
   /** The tool goes, and with it its id from every agent of the tenant that named it. */
   async delete(actor: Actor, id: string): Promise<void> {
     requireAccess(actor, ACCESS.tools.write);
@@ -82,46 +127,61 @@ export class ToolsService {
 
   /** The config as answered: header values masked. */
   static visibleConfig(tool: Pick<Tool, 'type' | 'config'>): ToolConfig {
-    if (tool.type !== 'http') return tool.config;
-    const config = tool.config as HttpToolConfig;
-    return { ...config, headers: Object.fromEntries(Object.keys(config.headers).map((name) => [name, MASKED])) };
+    if (tool.type === 'workflow') return tool.config;
+    const config = tool.config as HttpToolConfig | McpToolConfig;
+    return { ...config, headers: maskHeaders(config.headers) };
   }
 
-  /** Every field at fault at once; the workflow is asked about only when the rest is sound. */
+  /**
+   * Every field at fault at once. Then, only when the rest is sound, what needs asking elsewhere:
+   * the workflow of a workflow tool, the server of an mcp tool.
+   */
   private async check(actor: Actor, id: string, request: ToolRequest, current: Tool | undefined): Promise<ToolFields> {
     const errors = new FieldErrors();
     const name = checkName(request.name, errors);
     const description = checkDescription(request.description, errors);
     const type = checkType(request.type, errors);
     const config = parseObject(request.configJson ?? '{}', 'config', errors);
-    const inputSchema = checkInputSchema(request.inputSchemaJson, errors);
+    const inputSchema = type === 'mcp' ? refuseInputSchema(request.inputSchemaJson, errors) : checkInputSchema(request.inputSchemaJson, errors);
+    const storedHeaders = current?.type === 'http' || current?.type === 'mcp' ? (current.config as HttpToolConfig | McpToolConfig).headers : {};
     let checked: ToolConfig | undefined;
     if (type !== undefined && config !== undefined) {
       checkConfigKeys(type, config, errors);
       if (type === 'http') {
         const http = await checkHttpConfig(config, this.options.policy, errors);
-        const stored = current?.type === 'http' ? (current.config as HttpToolConfig).headers : {};
-        // Entries, not assignments: a header named __proto__ stays a header.
-        const headers: [string, string][] = [];
-        for (const [header, value] of Object.entries(http.headers)) {
-          if (value !== MASKED) headers.push([header, this.options.secrets.seal(value, sealedFor(id, header))]);
-          else if (Object.hasOwn(stored, header)) headers.push([header, stored[header]!]);
-          else errors.add(`config.headers.${header}`, `is "${MASKED}" but no value is stored under this name; send the value`);
-        }
-        checked = { url: http.url ?? '', method: http.method, headers: Object.fromEntries(headers) };
+        checked = { url: http.url ?? '', method: http.method, headers: sealHeaders(id, http.headers, storedHeaders, this.options.secrets, errors) };
+      } else if (type === 'mcp') {
+        const mcp = await checkMcpConfig(config, this.options.policy, errors);
+        checked = { url: mcp.url ?? '', headers: sealHeaders(id, mcp.headers, storedHeaders, this.options.secrets, errors), allowed_tools: mcp.allowedTools };
       } else {
-        const workflowId = checkWorkflowId(config, errors);
-        checked = { workflow_id: workflowId ?? '' };
+        checked = { workflow_id: checkWorkflowId(config, errors) ?? '' };
       }
     }
     errors.throwIfAny();
+    const fields: ToolFields = { name, description, type: type!, config: checked!, inputSchema, requiresApproval: request.requiresApproval ?? false, discovered: null };
     if (type === 'workflow') {
       const workflowId = (checked as { workflow_id: string }).workflow_id;
       if (!(await this.options.workflows.exists(actor, workflowId))) {
         throw DomainError.validation([{ field: 'config.workflow_id', message: 'is not a workflow of this tenant' }]);
       }
     }
-    return { name, description, type: type!, config: checked!, inputSchema, requiresApproval: request.requiresApproval ?? false };
+    if (type === 'mcp') {
+      const mcp = checked as McpToolConfig;
+      fields.discovered = await this.discover({ url: mcp.url, headers: openHeaders({ id }, mcp.headers, this.options.secrets) });
+      checkAllowedTools(name, mcp.allowed_tools, fields.discovered, errors);
+      errors.throwIfAny();
+    }
+    return fields;
+  }
+
+  /** At save, a server that cannot be asked is a mistake in the tool, named on its url. */
+  private async discover(server: McpServerAddress): Promise<DiscoveredTool[]> {
+    try {
+      return await this.options.mcp.listTools(server);
+    } catch (error) {
+      if (error instanceof McpServerError) throw DomainError.validation([{ field: 'config.url', message: `could not list the MCP server's tools: ${error.message}` }]);
+      throw error;
+    }
   }
 
   /** A taken name is a conflict (409), whichever of two racing requests reaches the index second. */
@@ -133,11 +193,6 @@ export class ToolsService {
       throw error;
     }
   }
-}
-
-/** Binds a sealed header value to its tool and name: copied elsewhere, it does not open. */
-export function sealedFor(toolId: string, header: string): string {
-  return `${toolId}:${header.toLowerCase()}`;
 }
 
 function found(tool: Tool | null): Tool {

@@ -47,6 +47,7 @@ export function outboundFailure(error: unknown, host: string): IntegrationError 
     case 'timeout':
     case 'aborted':
     case 'invalid_url':
+    case 'too_large':
       return new IntegrationError(error.message, { cause: error });
     case 'network':
     case 'invalid_request':

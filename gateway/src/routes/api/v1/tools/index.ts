@@ -35,14 +35,15 @@ const toolRoutes: FastifyPluginCallbackZod = (app, _options, done) => {
         tags: ['tools'],
         summary: 'Create a tool that agents can name in their tools',
         description:
-          'name matches ^[a-z][a-z0-9_]{0,63}$ and is unique in the tenant (409 conflict when taken); description up to 1,024 characters; config per type (http: url, method, headers; workflow: workflow_id of a workflow of the tenant); input_schema a JSON Schema that compiles (draft 2020-12). Breaking these is 422 validation_error naming each field (config.<key> for a config key).',
+          'name matches ^[a-z][a-z0-9_]{0,63}$ and is unique in the tenant (409 conflict when taken); description up to 1,024 characters; config per type (http: url, method, headers; workflow: workflow_id of a workflow of the tenant; mcp: url, headers, allowed_tools); input_schema a JSON Schema that compiles (draft 2020-12), required for http and workflow, refused for mcp. Breaking these is 422 validation_error naming each field (config.<key> for a config key). An mcp server is asked for its tools (discovered) before the answer, within 30 s by default; one that cannot be reached, fails or times out is 422 naming config.url.',
         querystring: TenantQuery,
         body: CreateToolBody,
         response: { 201: ToolSchema, ...errorResponses({ conflict: 'A tool of this name already exists in the tenant.' }) },
       },
     },
     async (request, reply) => {
-      const created = await app.agentMemory.tools.createTool(toolFields(request.body), callAs(request));
+      // Waits for an mcp tool's server to list its tools.
+      const created = await app.agentMemory.tools.createTool(toolFields(request.body), { ...callAs(request), deadlineMs: app.config.TOOL_DEADLINE_MS });
       return reply.code(201).send(toolBody(created.tool));
     },
   );

@@ -6,8 +6,10 @@ import { iso, pathId, Timestamp } from '../../../../http/schemas.js';
 // (the name pattern, the outbound address policy, the tenant's workflows, draft 2020-12) is the
 // agent-memory service's to decide; its validation_error comes back naming each offending field.
 
-/** decisions §12: the types built so far. */
-const ToolType = z.enum(['http', 'workflow']).describe('http calls a URL with the arguments; workflow runs a workflow of the tenant with them as input.');
+/** decisions §12. */
+const ToolType = z
+  .enum(['http', 'workflow', 'mcp'])
+  .describe('http calls a URL with the arguments; workflow runs a workflow of the tenant with them as input; mcp offers the tools of an MCP server (Streamable HTTP).');
 
 const Name = z.string().describe('What the model calls the tool by: ^[a-z][a-z0-9_]{0,63}$, unique in the tenant (a taken name is 409).');
 
@@ -19,21 +21,39 @@ const Description = z.string().describe('Shown to the model: what the tool does 
  */
 const ConfigInput = z
   .looseObject({
-    url: z.string().optional().describe('http: the address called; https on a public address (the SSRF guard of webhooks applies).'),
+    url: z
+      .string()
+      .optional()
+      .describe("http: the address called; mcp: the MCP server's Streamable HTTP endpoint. https on a public address (the SSRF guard of webhooks applies)."),
     method: z.string().optional().describe('http: GET, POST, PUT, PATCH or DELETE. Default POST.'),
     headers: z
       .record(z.string(), z.string())
       .optional()
-      .describe('http: sent with every call. Values are secrets: stored sealed and answered as "***"; on PUT, "***" keeps the stored value of that header.'),
+      .describe('http, mcp: sent with every request. Values are secrets: stored sealed and answered as "***"; on PUT, "***" keeps the stored value of that header.'),
     workflow_id: z.string().optional().describe('workflow: a workflow of the tenant (wf_…), checked at save.'),
+    allowed_tools: z
+      .array(z.string())
+      .nullable()
+      .optional()
+      .describe("mcp: the server's tools the model is offered, by their names on the server; each must be one it lists (422 naming config.allowed_tools[i]). Absent or null: every tool."),
   })
-  .describe('Per type: http takes url, method, headers; workflow takes workflow_id. Any other key is 422.')
+  .describe('Per type: http takes url, method, headers; workflow takes workflow_id; mcp takes url, headers, allowed_tools. Any other key is 422.')
   // Documented as closed, which the API is: the service refuses other keys (the gateway lets them through to it).
   .meta({ additionalProperties: false });
 
 const InputSchema = z
   .record(z.string(), z.unknown())
-  .describe('The JSON Schema (draft 2020-12) of the arguments, as the model is told them. One that does not compile is 422 naming input_schema.');
+  .describe(
+    'The JSON Schema (draft 2020-12) of the arguments, as the model is told them. Required for http and workflow (one that does not compile is 422 naming input_schema); an mcp tool takes none (null), its server gives each tool\'s own.',
+  );
+
+const DiscoveredToolSchema = z
+  .object({
+    name: z.string().describe("The tool's name on the MCP server; the model calls it <tool name>__<name>."),
+    description: z.string().nullable().describe('As the server gives it, cut at 1,024 characters.'),
+    input_schema: z.record(z.string(), z.unknown()).describe('The JSON Schema of its arguments, as the server gives it.'),
+  })
+  .meta({ id: 'DiscoveredTool', description: 'One tool an MCP server lists (tools/list).' });
 
 export const ToolParams = z.object({ tool_id: pathId('tool', 'tool') });
 
@@ -46,16 +66,23 @@ const TOOL_EXAMPLE = {
   requires_approval: false,
 };
 
+const MCP_TOOL_EXAMPLE = {
+  name: 'tracker',
+  description: 'The issue tracker of the support team.',
+  type: 'mcp',
+  config: { url: 'https://mcp.tracker.test/mcp', headers: { authorization: 'Bearer tk-…' }, allowed_tools: ['search_issues', 'create_issue'] },
+};
+
 export const CreateToolBody = z
   .object({
     name: Name,
     description: Description.optional(),
     type: ToolType,
     config: ConfigInput,
-    input_schema: InputSchema,
+    input_schema: InputSchema.nullable().optional(),
     requires_approval: z.boolean().optional().describe('Calls wait for a person to approve them. Default false.'),
   })
-  .meta({ examples: [TOOL_EXAMPLE] });
+  .meta({ examples: [TOOL_EXAMPLE, MCP_TOOL_EXAMPLE] });
 
 /** PUT: the whole tool; description and requires_approval left out are reset. */
 export const ReplaceToolBody = CreateToolBody.meta({
@@ -68,13 +95,19 @@ export const ToolSchema = z
     name: z.string(),
     description: z.string().nullable(),
     type: ToolType,
-    config: z.record(z.string(), z.unknown()).describe('As sent, method filled in for http; header values read "***".'),
-    input_schema: z.record(z.string(), z.unknown()),
+    config: z.record(z.string(), z.unknown()).describe('As sent, method filled in for http and allowed_tools (null: all) for mcp; header values read "***".'),
+    input_schema: z.record(z.string(), z.unknown()).nullable().describe('null for an mcp tool: each discovered tool has its own.'),
+    discovered: z
+      .array(DiscoveredToolSchema)
+      .optional()
+      .describe(
+        'mcp tools only: what the server listed at the last save or refresh. The model is offered those allowed_tools lets through whose <tool name>__<name> fits ^[a-zA-Z0-9_-]{1,64}$.',
+      ),
     requires_approval: z.boolean(),
     created_at: Timestamp,
     updated_at: Timestamp,
   })
-  .meta({ id: 'Tool', description: 'Something an agent can call: an HTTP endpoint or a workflow (decisions §12).' });
+  .meta({ id: 'Tool', description: 'Something an agent can call: an HTTP endpoint, a workflow or the tools of an MCP server (decisions §12).' });
 
 /** The REST tool of a gRPC answer; its absence is an upstream defect (500). */
 export function toolBody(tool: Tool | undefined): z.output<typeof ToolSchema> {
@@ -85,7 +118,16 @@ export function toolBody(tool: Tool | undefined): z.output<typeof ToolSchema> {
     description: tool.description ?? null,
     type: tool.type as z.output<typeof ToolType>,
     config: JSON.parse(tool.configJson) as Record<string, unknown>,
-    input_schema: JSON.parse(tool.inputSchemaJson) as Record<string, unknown>,
+    input_schema: JSON.parse(tool.inputSchemaJson) as Record<string, unknown> | null,
+    ...(tool.type === 'mcp'
+      ? {
+          discovered: tool.discovered.map((remote) => ({
+            name: remote.name,
+            description: remote.description ?? null,
+            input_schema: JSON.parse(remote.inputSchemaJson) as Record<string, unknown>,
+          })),
+        }
+      : {}),
     requires_approval: tool.requiresApproval,
     created_at: iso(tool.createdAt),
     updated_at: iso(tool.updatedAt),
@@ -99,7 +141,8 @@ export function toolFields(body: z.output<typeof CreateToolBody>) {
     description: body.description,
     type: body.type,
     configJson: JSON.stringify(body.config),
-    inputSchemaJson: JSON.stringify(body.input_schema),
+    // null is "none", as absent: what an mcp tool reads back as.
+    inputSchemaJson: body.input_schema == null ? undefined : JSON.stringify(body.input_schema),
     requiresApproval: body.requires_approval,
   };
 }

@@ -31,15 +31,36 @@ export interface Tool {
   description?:
     | string
     | undefined;
-  /** http | workflow */
+  /** http | workflow | mcp */
   type: string;
   /** The config object as JSON text; header values replaced by "***". */
   configJson: string;
-  /** The JSON Schema of the arguments, as JSON text. */
+  /**
+   * The JSON Schema of the arguments, as JSON text; `null` for an mcp tool, whose server gives
+   * each of its tools' schema (`discovered`).
+   */
   inputSchemaJson: string;
   requiresApproval: boolean;
   createdAt: Date | undefined;
-  updatedAt: Date | undefined;
+  updatedAt:
+    | Date
+    | undefined;
+  /**
+   * mcp tools: what the server listed at the last save or refresh, in its order. Empty for the
+   * other types.
+   */
+  discovered: DiscoveredTool[];
+}
+
+/** One tool of an MCP server (`tools/list`). A model is offered it as `<tool name>__<name>`. */
+export interface DiscoveredTool {
+  name: string;
+  /** Cut at 1,024 characters. */
+  description?:
+    | string
+    | undefined;
+  /** The JSON Schema of its arguments, as the server gives it, as JSON text. */
+  inputSchemaJson: string;
 }
 
 export interface CreateToolRequest {
@@ -50,7 +71,7 @@ export interface CreateToolRequest {
   configJson?:
     | string
     | undefined;
-  /** JSON text; absent is a validation_error naming input_schema. */
+  /** JSON text; required for http and workflow tools, refused for mcp tools. */
   inputSchemaJson?:
     | string
     | undefined;
@@ -100,6 +121,14 @@ export interface DeleteToolRequest {
 export interface DeleteToolResponse {
 }
 
+export interface RefreshToolRequest {
+  toolId: string;
+}
+
+export interface RefreshToolResponse {
+  tool: Tool | undefined;
+}
+
 function createBaseTool(): Tool {
   return {
     id: "",
@@ -111,6 +140,7 @@ function createBaseTool(): Tool {
     requiresApproval: false,
     createdAt: undefined,
     updatedAt: undefined,
+    discovered: [],
   };
 }
 
@@ -142,6 +172,9 @@ export const Tool: MessageFns<Tool> = {
     }
     if (message.updatedAt !== undefined) {
       Timestamp.encode(toTimestamp(message.updatedAt), writer.uint32(74).fork()).join();
+    }
+    for (const v of message.discovered) {
+      DiscoveredTool.encode(v!, writer.uint32(82).fork()).join();
     }
     return writer;
   },
@@ -231,6 +264,14 @@ export const Tool: MessageFns<Tool> = {
             message.updatedAt = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
             continue;
           }
+          case 10: {
+            if (tag !== 82) {
+              break;
+            }
+
+            message.discovered.push(DiscoveredTool.decode(reader, reader.uint32()));
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -274,6 +315,9 @@ export const Tool: MessageFns<Tool> = {
         : isSet(object.updated_at)
         ? fromJsonTimestamp(object.updated_at)
         : undefined,
+      discovered: globalThis.Array.isArray(object?.discovered)
+        ? object.discovered.map((e: any) => DiscoveredTool.fromJSON(e))
+        : [],
     };
   },
 
@@ -306,6 +350,9 @@ export const Tool: MessageFns<Tool> = {
     if (message.updatedAt !== undefined) {
       obj.updatedAt = message.updatedAt.toISOString();
     }
+    if (message.discovered?.length) {
+      obj.discovered = message.discovered.map((e) => DiscoveredTool.toJSON(e));
+    }
     return obj;
   },
 
@@ -323,6 +370,112 @@ export const Tool: MessageFns<Tool> = {
     message.requiresApproval = object.requiresApproval ?? false;
     message.createdAt = object.createdAt ?? undefined;
     message.updatedAt = object.updatedAt ?? undefined;
+    message.discovered = object.discovered?.map((e) => DiscoveredTool.fromPartial(e)) || [];
+    return message;
+  },
+};
+
+function createBaseDiscoveredTool(): DiscoveredTool {
+  return { name: "", description: undefined, inputSchemaJson: "" };
+}
+
+export const DiscoveredTool: MessageFns<DiscoveredTool> = {
+  encode(message: DiscoveredTool, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.name !== "") {
+      writer.uint32(10).string(message.name);
+    }
+    if (message.description !== undefined) {
+      writer.uint32(18).string(message.description);
+    }
+    if (message.inputSchemaJson !== "") {
+      writer.uint32(26).string(message.inputSchemaJson);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): DiscoveredTool {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseDiscoveredTool();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.name = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.description = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.inputSchemaJson = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): DiscoveredTool {
+    return {
+      name: isSet(object.name) ? globalThis.String(object.name) : "",
+      description: isSet(object.description) ? globalThis.String(object.description) : undefined,
+      inputSchemaJson: isSet(object.inputSchemaJson)
+        ? globalThis.String(object.inputSchemaJson)
+        : isSet(object.input_schema_json)
+        ? globalThis.String(object.input_schema_json)
+        : "",
+    };
+  },
+
+  toJSON(message: DiscoveredTool): unknown {
+    const obj: any = {};
+    if (message.name !== "") {
+      obj.name = message.name;
+    }
+    if (message.description !== undefined) {
+      obj.description = message.description;
+    }
+    if (message.inputSchemaJson !== "") {
+      obj.inputSchemaJson = message.inputSchemaJson;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<DiscoveredTool>, I>>(base?: I): DiscoveredTool {
+    return DiscoveredTool.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<DiscoveredTool>, I>>(object: I): DiscoveredTool {
+    const message = createBaseDiscoveredTool();
+    message.name = object.name ?? "";
+    message.description = object.description ?? undefined;
+    message.inputSchemaJson = object.inputSchemaJson ?? "";
     return message;
   },
 };
@@ -1237,19 +1390,164 @@ export const DeleteToolResponse: MessageFns<DeleteToolResponse> = {
   },
 };
 
+function createBaseRefreshToolRequest(): RefreshToolRequest {
+  return { toolId: "" };
+}
+
+export const RefreshToolRequest: MessageFns<RefreshToolRequest> = {
+  encode(message: RefreshToolRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.toolId !== "") {
+      writer.uint32(10).string(message.toolId);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): RefreshToolRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseRefreshToolRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.toolId = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): RefreshToolRequest {
+    return {
+      toolId: isSet(object.toolId)
+        ? globalThis.String(object.toolId)
+        : isSet(object.tool_id)
+        ? globalThis.String(object.tool_id)
+        : "",
+    };
+  },
+
+  toJSON(message: RefreshToolRequest): unknown {
+    const obj: any = {};
+    if (message.toolId !== "") {
+      obj.toolId = message.toolId;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<RefreshToolRequest>, I>>(base?: I): RefreshToolRequest {
+    return RefreshToolRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<RefreshToolRequest>, I>>(object: I): RefreshToolRequest {
+    const message = createBaseRefreshToolRequest();
+    message.toolId = object.toolId ?? "";
+    return message;
+  },
+};
+
+function createBaseRefreshToolResponse(): RefreshToolResponse {
+  return { tool: undefined };
+}
+
+export const RefreshToolResponse: MessageFns<RefreshToolResponse> = {
+  encode(message: RefreshToolResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.tool !== undefined) {
+      Tool.encode(message.tool, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): RefreshToolResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseRefreshToolResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.tool = Tool.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): RefreshToolResponse {
+    return { tool: isSet(object.tool) ? Tool.fromJSON(object.tool) : undefined };
+  },
+
+  toJSON(message: RefreshToolResponse): unknown {
+    const obj: any = {};
+    if (message.tool !== undefined) {
+      obj.tool = Tool.toJSON(message.tool);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<RefreshToolResponse>, I>>(base?: I): RefreshToolResponse {
+    return RefreshToolResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<RefreshToolResponse>, I>>(object: I): RefreshToolResponse {
+    const message = createBaseRefreshToolResponse();
+    message.tool = (object.tool !== undefined && object.tool !== null) ? Tool.fromPartial(object.tool) : undefined;
+    return message;
+  },
+};
+
 /**
  * Tools of the principal's tenant (metadata `x-principal-bin`), which agents name in `tools`
  * (decisions §12). Every call is scoped by that tenant; another tenant's tool is not_found, never
- * forbidden. Header values of an http tool are secrets: stored sealed, answered as "***".
+ * forbidden. Header values of http and mcp tools are secrets: stored sealed, answered as "***".
  */
 export type ToolServiceService = typeof ToolServiceService;
 export const ToolServiceService = {
   /**
    * Errors: validation_error (name ^[a-z][a-z0-9_]{0,63}$; description at most 1,024 characters;
-   * type http or workflow; config per type: http `url` (the outbound address policy), `method`
-   * GET|POST|PUT|PATCH|DELETE, `headers` string values; workflow `workflow_id` of a workflow of
-   * the same tenant (asked of workflow-runner); any other config key; input_schema a JSON Schema
-   * object that compiles as draft 2020-12), conflict (the name is taken in the tenant). No event.
+   * type http, workflow or mcp; config per type: http `url` (the outbound address policy),
+   * `method` GET|POST|PUT|PATCH|DELETE, `headers` string values; workflow `workflow_id` of a
+   * workflow of the same tenant (asked of workflow-runner); mcp `url` (the outbound address
+   * policy), `headers`, `allowed_tools` (names the server lists, each `config.allowed_tools[i]`);
+   * any other config key; input_schema a JSON Schema object that compiles as draft 2020-12,
+   * required for http and workflow and refused for mcp; an mcp server that cannot be reached,
+   * fails or does not answer within TOOL_TIMEOUT_MS is named on `config.url`), conflict (the name
+   * is taken in the tenant). An mcp tool's server is asked for its tools (`discovered`) before the
+   * answer, so the call may take up to TOOL_TIMEOUT_MS. No event.
    */
   createTool: {
     path: "/agentplatform.agents.v1.ToolService/CreateTool" as const,
@@ -1303,15 +1601,34 @@ export const ToolServiceService = {
     responseSerialize: (value: DeleteToolResponse): Buffer => Buffer.from(DeleteToolResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): DeleteToolResponse => DeleteToolResponse.decode(value),
   },
+  /**
+   * Asks an mcp tool's server for its tools again and stores them as `discovered`, within
+   * TOOL_TIMEOUT_MS. Errors: not_found, conflict (the tool is not an mcp tool), upstream_error (the
+   * server could not be reached, failed or timed out; the stored list is kept).
+   */
+  refreshTool: {
+    path: "/agentplatform.agents.v1.ToolService/RefreshTool" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: RefreshToolRequest): Buffer => Buffer.from(RefreshToolRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): RefreshToolRequest => RefreshToolRequest.decode(value),
+    responseSerialize: (value: RefreshToolResponse): Buffer => Buffer.from(RefreshToolResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): RefreshToolResponse => RefreshToolResponse.decode(value),
+  },
 } as const;
 
 export interface ToolServiceServer extends UntypedServiceImplementation {
   /**
    * Errors: validation_error (name ^[a-z][a-z0-9_]{0,63}$; description at most 1,024 characters;
-   * type http or workflow; config per type: http `url` (the outbound address policy), `method`
-   * GET|POST|PUT|PATCH|DELETE, `headers` string values; workflow `workflow_id` of a workflow of
-   * the same tenant (asked of workflow-runner); any other config key; input_schema a JSON Schema
-   * object that compiles as draft 2020-12), conflict (the name is taken in the tenant). No event.
+   * type http, workflow or mcp; config per type: http `url` (the outbound address policy),
+   * `method` GET|POST|PUT|PATCH|DELETE, `headers` string values; workflow `workflow_id` of a
+   * workflow of the same tenant (asked of workflow-runner); mcp `url` (the outbound address
+   * policy), `headers`, `allowed_tools` (names the server lists, each `config.allowed_tools[i]`);
+   * any other config key; input_schema a JSON Schema object that compiles as draft 2020-12,
+   * required for http and workflow and refused for mcp; an mcp server that cannot be reached,
+   * fails or does not answer within TOOL_TIMEOUT_MS is named on `config.url`), conflict (the name
+   * is taken in the tenant). An mcp tool's server is asked for its tools (`discovered`) before the
+   * answer, so the call may take up to TOOL_TIMEOUT_MS. No event.
    */
   createTool: handleUnaryCall<CreateToolRequest, CreateToolResponse>;
   /** Newest first. */
@@ -1325,15 +1642,26 @@ export interface ToolServiceServer extends UntypedServiceImplementation {
   replaceTool: handleUnaryCall<ReplaceToolRequest, ReplaceToolResponse>;
   /** Removes the tool from every agent of the tenant that names it, in the same transaction. */
   deleteTool: handleUnaryCall<DeleteToolRequest, DeleteToolResponse>;
+  /**
+   * Asks an mcp tool's server for its tools again and stores them as `discovered`, within
+   * TOOL_TIMEOUT_MS. Errors: not_found, conflict (the tool is not an mcp tool), upstream_error (the
+   * server could not be reached, failed or timed out; the stored list is kept).
+   */
+  refreshTool: handleUnaryCall<RefreshToolRequest, RefreshToolResponse>;
 }
 
 export interface ToolServiceClient extends Client {
   /**
    * Errors: validation_error (name ^[a-z][a-z0-9_]{0,63}$; description at most 1,024 characters;
-   * type http or workflow; config per type: http `url` (the outbound address policy), `method`
-   * GET|POST|PUT|PATCH|DELETE, `headers` string values; workflow `workflow_id` of a workflow of
-   * the same tenant (asked of workflow-runner); any other config key; input_schema a JSON Schema
-   * object that compiles as draft 2020-12), conflict (the name is taken in the tenant). No event.
+   * type http, workflow or mcp; config per type: http `url` (the outbound address policy),
+   * `method` GET|POST|PUT|PATCH|DELETE, `headers` string values; workflow `workflow_id` of a
+   * workflow of the same tenant (asked of workflow-runner); mcp `url` (the outbound address
+   * policy), `headers`, `allowed_tools` (names the server lists, each `config.allowed_tools[i]`);
+   * any other config key; input_schema a JSON Schema object that compiles as draft 2020-12,
+   * required for http and workflow and refused for mcp; an mcp server that cannot be reached,
+   * fails or does not answer within TOOL_TIMEOUT_MS is named on `config.url`), conflict (the name
+   * is taken in the tenant). An mcp tool's server is asked for its tools (`discovered`) before the
+   * answer, so the call may take up to TOOL_TIMEOUT_MS. No event.
    */
   createTool(
     request: CreateToolRequest,
@@ -1416,6 +1744,26 @@ export interface ToolServiceClient extends Client {
     metadata: Metadata,
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: DeleteToolResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * Asks an mcp tool's server for its tools again and stores them as `discovered`, within
+   * TOOL_TIMEOUT_MS. Errors: not_found, conflict (the tool is not an mcp tool), upstream_error (the
+   * server could not be reached, failed or timed out; the stored list is kept).
+   */
+  refreshTool(
+    request: RefreshToolRequest,
+    callback: (error: ServiceError | null, response: RefreshToolResponse) => void,
+  ): ClientUnaryCall;
+  refreshTool(
+    request: RefreshToolRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: RefreshToolResponse) => void,
+  ): ClientUnaryCall;
+  refreshTool(
+    request: RefreshToolRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: RefreshToolResponse) => void,
   ): ClientUnaryCall;
 }
 

@@ -1,0 +1,28 @@
+import type { FieldErrors } from '@agent-platform/kit';
+import type { SecretBox } from '@agent-platform/kit/security';
+import { MASKED } from './tool-input.js';
+
+/** Binds a sealed header value to its tool and name: copied elsewhere, it does not open. */
+export function sealedFor(toolId: string, header: string): string {
+  return `${toolId}:${header.toLowerCase()}`;
+}
+
+/**
+ * Header values as stored (decisions §12.2): each value sent is sealed; one sent as MASKED keeps
+ * the value stored under its name, and is a problem when there is none.
+ */
+export function sealHeaders(toolId: string, given: Record<string, string>, stored: Record<string, string>, secrets: SecretBox, errors: FieldErrors): Record<string, string> {
+  // Entries, not assignments: a header named __proto__ stays a header.
+  const sealed: [string, string][] = [];
+  for (const [header, value] of Object.entries(given)) {
+    if (value !== MASKED) sealed.push([header, secrets.seal(value, sealedFor(toolId, header))]);
+    else if (Object.hasOwn(stored, header)) sealed.push([header, stored[header]!]);
+    else errors.add(`config.headers.${header}`, `is "${MASKED}" but no value is stored under this name; send the value`);
+  }
+  return Object.fromEntries(sealed);
+}
+
+/** Header values as every answer shows them. */
+export function maskHeaders(headers: Record<string, string>): Record<string, string> {
+  return Object.fromEntries(Object.keys(headers).map((name) => [name, MASKED]));
+}
