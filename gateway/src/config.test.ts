@@ -18,7 +18,7 @@ describe('loadGatewayConfig', () => {
       LOGIN_FAILURE_WINDOW_SECONDS: 900,
       AUTH_CACHE_TTL_SECONDS: 30,
       GRPC_DEADLINE_MS: 5000,
-      MODEL_DEADLINE_MS: 70_000,
+      MODEL_DEADLINE_MS: 300_000,
       TRUST_PROXY: false,
       BODY_LIMIT_BYTES: 1_048_576,
       LOG_LEVEL: 'info',

@@ -62,10 +62,11 @@ const schema = z.object({
   WEBHOOK_TEST_DEADLINE_MS: env.positiveInt(15_000),
   /**
    * Deadline of the calls that wait for a model or an embedder (milliseconds): a chat turn,
-   * streamed or not, consolidation, a document's chunks. The model's own time-out is 60 s
-   * (agent-memory's LLM_TIMEOUT_MS), so keep it above that.
+   * streamed or not, with its tool rounds (several model calls and tool calls), a decision that
+   * continues one, consolidation, a document's chunks. Each model call's own time-out is 60 s
+   * (agent-memory's LLM_TIMEOUT_MS), so keep it well above that.
    */
-  MODEL_DEADLINE_MS: env.positiveInt(70_000),
+  MODEL_DEADLINE_MS: env.positiveInt(300_000),
   /**
    * Deadline of creating, replacing and refreshing a tool, which waits for an mcp tool's server
    * to list its tools: keep it above agent-memory's TOOL_TIMEOUT_MS (30 s by default).

@@ -35,6 +35,8 @@ describe('chatting with an agent (the built-in offline model)', () => {
       id: expect.stringMatching(id('msg')),
       role: 'assistant',
       content: expect.stringContaining('You said: "Where is my order?"'),
+      status: 'completed',
+      tool_calls: [],
       usage: { prompt_tokens: expect.any(Number), completion_tokens: expect.any(Number), total_tokens: expect.any(Number) },
       session_id: expect.stringMatching(id('ses')),
       model: 'offline',
@@ -88,11 +90,14 @@ describe('chatting with an agent (the built-in offline model)', () => {
       client.GET('/api/v1/agents/{agent_id}/sessions/{session_id}/messages', { params: { path: session, query } });
     const messages = expectStatus(await messagesOf());
     expect(messages).toMatchObject({ total: 4, page: 1, per_page: 20 });
+    // User messages have no status, usage or calls; answers with no tool calls are completed.
+    const asked = { usage: null, status: null, tool_calls: [], tool_call_id: null, name: null };
+    const answered = { status: 'completed', tool_calls: [], tool_call_id: null, name: null };
     expect(messages.items).toEqual([
-      { id: expect.stringMatching(id('msg')), role: 'user', content: 'one', usage: null, created_at: expect.stringMatching(ISO_MS) },
-      { id: first.id, role: 'assistant', content: first.content, usage: first.usage, created_at: first.created_at },
-      { id: expect.stringMatching(id('msg')), role: 'user', content: 'two', usage: null, created_at: expect.stringMatching(ISO_MS) },
-      { id: second.id, role: 'assistant', content: second.content, usage: second.usage, created_at: second.created_at },
+      { id: expect.stringMatching(id('msg')), role: 'user', content: 'one', ...asked, created_at: expect.stringMatching(ISO_MS) },
+      { id: first.id, role: 'assistant', content: first.content, usage: first.usage, ...answered, created_at: first.created_at },
+      { id: expect.stringMatching(id('msg')), role: 'user', content: 'two', ...asked, created_at: expect.stringMatching(ISO_MS) },
+      { id: second.id, role: 'assistant', content: second.content, usage: second.usage, ...answered, created_at: second.created_at },
     ]);
     const paged = expectStatus(await messagesOf({ page: 2, per_page: 3 }));
     expect(paged.items.map((message) => message.id)).toEqual([second.id]);

@@ -71,6 +71,8 @@ describe('a streamed chat turn (stream: true)', () => {
       id: expect.stringMatching(id('msg')),
       role: 'assistant',
       content: expect.stringContaining('You said: "Tell me about streaming."'),
+      status: 'completed',
+      tool_calls: [],
       usage: { prompt_tokens: expect.any(Number), completion_tokens: expect.any(Number), total_tokens: expect.any(Number) },
       session_id: expect.stringMatching(id('ses')),
       model: 'offline',
@@ -96,7 +98,17 @@ describe('a streamed chat turn (stream: true)', () => {
     const messages = expectStatus(
       await client.GET('/api/v1/agents/{agent_id}/sessions/{session_id}/messages', { params: { path: { agent_id: agentId, session_id: streamed.session_id } } }),
     );
-    expect(messages.items.at(-1)).toEqual({ id: streamed.id, role: 'assistant', content: streamed.content, usage: streamed.usage, created_at: streamed.created_at });
+    expect(messages.items.at(-1)).toEqual({
+      id: streamed.id,
+      role: 'assistant',
+      content: streamed.content,
+      usage: streamed.usage,
+      status: 'completed',
+      tool_calls: [],
+      tool_call_id: null,
+      name: null,
+      created_at: streamed.created_at,
+    });
   });
 
   it.each([

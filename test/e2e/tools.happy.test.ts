@@ -1,7 +1,15 @@
-import type { AgentPlatformClient, RequestBody, Tool } from '@agent-platform/client';
-import { describe, expect, it } from 'vitest';
+import { streamToolCallDecision, verifyWebhook, type AgentPlatformClient, type ChatStreamEvent, type RequestBody, type Tool } from '@agent-platform/client';
+import { startReceiver, type Receiver } from '@agent-platform/kit/testing';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Api, ISO_MS, id, newAccount } from './harness/client.js';
+import { ofTenant } from './harness/deliveries.js';
 import { expectError, expectStatus } from './harness/results.js';
+
+let receiver: Receiver;
+beforeAll(async () => {
+  receiver = await startReceiver((request) => (request.path.startsWith('/hooks') ? { status: 204 } : { json: { order: request.json ?? null, state: 'shipped' } }));
+});
+afterAll(() => receiver.close());
 
 const ARGUMENTS = { type: 'object', properties: { order_id: { type: 'string' } }, required: ['order_id'] };
 
@@ -78,5 +86,43 @@ describe('tools', () => {
     expectError(await other.client.POST('/api/v1/agents', { body: { name: 'Support', type: 'support', tools: [tool.id] } }), 422, 'validation_error', ['tools[0]']);
     expectStatus(await client.DELETE('/api/v1/tools/{tool_id}', toolPath(tool.id)));
     expect(expectStatus(await client.GET('/api/v1/agents/{agent_id}', { params: { path: { agent_id: agent.id } } })).tools).toEqual([]);
+  });
+});
+
+describe('agents that call their tools', () => {
+  it('a turn calls an http tool; a gated one waits, its approval request reaches a webhook, and a streamed approval continues the turn', async () => {
+    const account = await newAccount(new Api());
+    const { client } = account;
+    const webhook = expectStatus(await client.POST('/api/v1/webhooks', { body: { url: receiver.url('/hooks'), events: ['agent.tool_call.approval_requested'] } }), 201);
+    const track = await createTool(client, { name: 'track_order', config: { url: receiver.url('/track') } });
+    const refund = await createTool(client, { name: 'refund_order', config: { url: receiver.url('/refund') }, requires_approval: true });
+    const agent = expectStatus(await client.POST('/api/v1/agents', { body: { name: 'Support', type: 'support', tools: [track.id, refund.id] } }), 201);
+    const chat = (message: string, session_id?: string) =>
+      client.POST('/api/v1/agents/{agent_id}/chat', { params: { path: { agent_id: agent.id } }, body: { message, ...(session_id ? { session_id } : {}) } });
+
+    const tracked = expectStatus(await chat('track_order {"order_id": "A-1"}'));
+    expect(tracked.status).toBe('completed');
+    expect(tracked.tool_calls).toMatchObject([{ name: 'track_order', tool_id: track.id, status: 'completed', result: { order: { order_id: 'A-1' }, state: 'shipped' } }]);
+
+    const paused = expectStatus(await chat('refund_order {"order_id": "A-1"}', tracked.session_id));
+    expect(paused).toMatchObject({ status: 'awaiting_approval', tool_calls: [{ name: 'refund_order', status: 'awaiting_approval' }] });
+    const callId = paused.tool_calls[0]!.id;
+    expect(receiver.received('/refund')).toEqual([]);
+    const [delivery] = await receiver.waitFor(1, { match: (request) => request.path === '/hooks' && ofTenant(account.tenantId)(request), timeoutMs: 15_000 });
+    const event = verifyWebhook(delivery!.body, delivery!.headers, webhook.signing_secret);
+    expect(event).toMatchObject({ type: 'agent.tool_call.approval_requested', data: { agent_id: agent.id, session_id: paused.session_id, call_id: callId, name: 'refund_order', arguments: { order_id: 'A-1' } } });
+
+    const events: ChatStreamEvent[] = [];
+    for await (const streamed of streamToolCallDecision(client, { agentId: agent.id, sessionId: paused.session_id, callId }, 'approve', { comment: 'refund approved' })) events.push(streamed);
+    expect(events[0]).toEqual({ event: 'tool.result', data: { id: callId, status: 'completed', result: { order: { order_id: 'A-1' }, state: 'shipped' } } });
+    const completed = events.at(-1);
+    expect(completed?.event).toBe('message.completed');
+    expect(completed?.event === 'message.completed' && completed.data.tool_calls[0]).toMatchObject({ id: callId, status: 'completed', decided_by: account.userId, comment: 'refund approved' });
+    expect(receiver.received('/refund')).toHaveLength(1);
+    const decidedAgain = await client.POST('/api/v1/agents/{agent_id}/sessions/{session_id}/tool-calls/{call_id}/reject', {
+      params: { path: { agent_id: agent.id, session_id: paused.session_id, call_id: callId } },
+      body: {},
+    });
+    expectError(decidedAgain, 409, 'conflict');
   });
 });
