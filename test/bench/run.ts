@@ -19,6 +19,7 @@ await import('./startup-and-throughput.js');
 await import('./webhook-deliveries.js');
 printTable(await benchVectorIndex({}), 'embeddings');
 await import('./agent-memory.js');
+await import('./mcp.js');
 await import('./workflow-executions.js');
 
 const baselineFile = new URL('./baseline.json', import.meta.url);
