@@ -7,7 +7,8 @@ import { callTool, connectMcp, mcpUrl, postMcp, toolError } from '../support/mcp
 
 let h: Harness;
 beforeAll(async () => {
-  h = await startHarness();
+  // No welcome credits: a chat turn is refused for want of them, as on REST.
+  h = await startHarness({ WELCOME_CREDITS: '0' });
 });
 afterAll(async () => {
   await h.close();
@@ -73,6 +74,17 @@ describe('another tenant', () => {
 });
 
 describe('failures', () => {
+  it("a chat without credits is an insufficient_credits tool error with REST's message, and nothing is stored", async () => {
+    const account = await newAccount(h.app);
+    const agent = await newAgent(h.app, account.token);
+    const rest = await as(h.app, account.token, { method: 'POST', url: `/api/v1/agents/${agent.id}/chat`, payload: { message: 'Hello' } });
+    expect(rest.statusCode).toBe(402);
+    const failed = await toolError(await connect(account.token), 'chat_with_agent', { agent_id: agent.id, message: 'Hello' }, 'insufficient_credits');
+    expect(failed.message).toBe(rest.json<{ message: string }>().message);
+    const sessions = await as(h.app, account.token, { method: 'GET', url: `/api/v1/agents/${agent.id}/sessions` });
+    expect(sessions.json<{ total: number }>().total).toBe(0);
+  });
+
   it('a paused workflow is a conflict tool error', async () => {
     const account = await newAccount(h.app);
     const workflow = await newWorkflow(account.token);
