@@ -24,10 +24,13 @@ describe('the policy table', () => {
     expect(POLICIES['GET /auth/me']).toEqual({ auth: 'user-or-key', minRole: 'viewer' });
     expect(POLICIES['GET /billing/credits']).toMatchObject({ auth: 'user-or-key', scope: 'billing:read' });
     expect(POLICIES['POST /billing/purchases']).toEqual({ auth: 'user', minRole: 'owner' });
+    // The MCP endpoint lets in any credential of the tenant; each tool then needs its REST route's row.
+    const unscoped = new Set(['GET /auth/me', 'POST /mcp', 'GET /mcp', 'DELETE /mcp']);
     for (const [key, policy] of Object.entries(POLICIES) as [string, RoutePolicy][]) {
       if (key.includes('/auth/api-keys') || key.includes('/tenants/')) expect(policy, key).toEqual({ auth: 'user', minRole: 'admin' });
-      if (policy.auth === 'user-or-key' && key !== 'GET /auth/me') expect(policy.scope, key).toBeDefined();
+      if (policy.auth === 'user-or-key' && !unscoped.has(key)) expect(policy.scope, key).toBeDefined();
     }
+    for (const key of ['POST /mcp', 'GET /mcp', 'DELETE /mcp'] as const) expect(POLICIES[key], key).toEqual({ auth: 'user-or-key', minRole: 'viewer' });
   });
 
   it('lets anyone in the tenant read webhooks and admins manage them, keys by webhooks:read / webhooks:write', () => {

@@ -29,6 +29,7 @@ const BILLING_READ = userOrKey(ACCESS.billing.read);
 const WORKFLOWS_READ = userOrKey(ACCESS.workflows.read);
 const WORKFLOWS_WRITE = userOrKey(ACCESS.workflows.write);
 const WORKFLOWS_EXECUTE = userOrKey(ACCESS.workflows.execute);
+const MCP_ENDPOINT = { auth: 'user-or-key', minRole: 'viewer' } as const;
 
 /**
  * THE table: every route of the versioned API, keyed `METHOD /path` below `/api/v1` (and `/v1`).
@@ -106,6 +107,12 @@ export const POLICIES = {
   // Cancelling and retrying act on runs, as execute does.
   'POST /workflows/:workflow_id/executions/:execution_id/cancel': WORKFLOWS_EXECUTE,
   'POST /workflows/:workflow_id/executions/:execution_id/retry': WORKFLOWS_EXECUTE,
+  // The MCP server (decisions §12.11): any credential of the tenant gets in, and each tool then
+  // needs its REST route's row (src/mcp/tools.ts), so a key uses the tools its scopes allow.
+  // GET and DELETE answer 405 (no event stream, no session), to the same credentials.
+  'POST /mcp': MCP_ENDPOINT,
+  'GET /mcp': MCP_ENDPOINT,
+  'DELETE /mcp': MCP_ENDPOINT,
 } as const satisfies Record<string, RoutePolicy>;
 
 export type PolicyKey = keyof typeof POLICIES;

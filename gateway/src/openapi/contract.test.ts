@@ -14,7 +14,7 @@ interface Parameter {
 }
 
 interface Media {
-  schema?: { $ref?: string };
+  schema?: { $ref?: string; anyOf?: { $ref?: string }[] };
   example?: unknown;
   examples?: unknown;
 }
@@ -37,6 +37,19 @@ interface Document {
 
 const API = '/api/v1';
 const ERROR_REF = '#/components/schemas/Error';
+
+/**
+ * The MCP endpoint (decisions §12.11) speaks JSON-RPC: the refusals of the MCP transport are
+ * JSON-RPC errors, as MCP clients read them (beside the Error schema where a 400 can be either).
+ * Every other failure there is the Error schema.
+ */
+const MCP_TRANSPORT_ERROR_REF = '#/components/schemas/McpTransportError';
+const JSON_RPC_STATUSES: Record<string, string[]> = { [`post ${API}/mcp`]: ['400', '406'] };
+
+/** The component refs a response's JSON schema names, itself or as one of its alternatives. */
+function refsOf(schema: Media['schema']): (string | undefined)[] {
+  return schema?.anyOf ? schema.anyOf.map((alternative) => alternative.$ref) : [schema?.$ref];
+}
 const METHODS = ['get', 'post', 'put', 'patch', 'delete'];
 
 /**
@@ -115,11 +128,15 @@ function problemsOf(doc: Document, method: string, path: string): string[] {
 
   const responses = operation.responses ?? {};
   if ('default' in responses) problems.push('a catch-all default response (document each status)');
+  const key = `${method} ${path}`;
   if (!Object.keys(responses).some((status) => status.startsWith('2'))) problems.push('no success response');
   for (const [status, response] of Object.entries(responses)) {
     if (status.startsWith('2')) continue;
     const media = Object.keys(response.content ?? {});
-    if (media.join() !== 'application/json' || response.content?.['application/json']?.schema?.$ref !== ERROR_REF) {
+    const refs = refsOf(response.content?.['application/json']?.schema);
+    if (JSON_RPC_STATUSES[key]?.includes(status)) {
+      if (media.join() !== 'application/json' || !refs.includes(MCP_TRANSPORT_ERROR_REF)) problems.push(`${status} does not answer the MCP transport's JSON-RPC error`);
+    } else if (media.join() !== 'application/json' || refs.join() !== ERROR_REF) {
       problems.push(`${status} does not answer the shared Error schema`);
     }
     if (!response.description?.trim()) problems.push(`${status} has no description`);

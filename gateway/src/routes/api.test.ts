@@ -62,7 +62,9 @@ describe('the route tree under /api/v1 and /v1', () => {
     expect(keys.toSorted()).toEqual(ROWS.toSorted());
     for (const [index, route] of routes.entries()) {
       expect(route.config?.policy, keys[index]).toBe(POLICIES[keys[index] as PolicyKey]);
-      expect(route.schema?.hide, keys[index]).toBe(documented ? undefined : true);
+      // GET and DELETE /mcp only refuse (405): no operations, hidden under either prefix.
+      const refusal = keys[index] === 'GET /mcp' || keys[index] === 'DELETE /mcp';
+      expect(route.schema?.hide, keys[index]).toBe(documented && !refusal ? undefined : true);
     }
   });
 

@@ -96,25 +96,29 @@ describe('per-tenant limits by plan', () => {
 });
 
 describe('unauthenticated auth routes', () => {
+  // A platform of its own, started in a hook (a test's time-out is shorter than a start under load).
+  let limited: Harness;
+  beforeAll(async () => {
+    limited = await startHarness({ AUTH_RATE_LIMIT_PER_MINUTE: '3' });
+  });
+  afterAll(async () => {
+    await limited.close();
+  });
+
   it('are limited per client IP, across register, login and refresh', async () => {
-    const limited = await startHarness({ AUTH_RATE_LIMIT_PER_MINUTE: '3' });
-    try {
-      limited.clock.advanceToNextWindow(60);
-      const from = (remoteAddress: string) => ({ remoteAddress });
-      const register = await limited.app.inject({ method: 'POST', url: '/api/v1/auth/register', payload: { email: uniqueEmail(), password: PASSWORD }, ...from('203.0.113.7') });
-      expect(register.statusCode).toBe(201);
-      expect(register.headers['x-ratelimit-limit']).toBe('3');
-      expect((await limited.app.inject({ method: 'POST', url: '/api/v1/auth/refresh', payload: { refresh_token: 'nope' }, ...from('203.0.113.7') })).statusCode).toBe(401);
-      expect((await limited.app.inject({ method: 'POST', url: '/api/v1/auth/login', payload: { username: uniqueEmail(), password: 'x' }, ...from('203.0.113.7') })).statusCode).toBe(401);
-      const refused = await limited.app.inject({ method: 'POST', url: '/api/v1/auth/refresh', payload: { refresh_token: 'nope' }, ...from('203.0.113.7') });
-      expect(refused.statusCode).toBe(429);
-      expect(refused.json()).toMatchObject({ error: 'rate_limit_exceeded', retry_after: ANY_NUMBER });
-      expect(refused.headers['retry-after']).toMatch(/^\d+$/);
-      // Another address is not limited.
-      expect((await limited.app.inject({ method: 'POST', url: '/api/v1/auth/refresh', payload: { refresh_token: 'nope' }, ...from('203.0.113.8') })).statusCode).toBe(401);
-    } finally {
-      await limited.close();
-    }
+    limited.clock.advanceToNextWindow(60);
+    const from = (remoteAddress: string) => ({ remoteAddress });
+    const register = await limited.app.inject({ method: 'POST', url: '/api/v1/auth/register', payload: { email: uniqueEmail(), password: PASSWORD }, ...from('203.0.113.7') });
+    expect(register.statusCode).toBe(201);
+    expect(register.headers['x-ratelimit-limit']).toBe('3');
+    expect((await limited.app.inject({ method: 'POST', url: '/api/v1/auth/refresh', payload: { refresh_token: 'nope' }, ...from('203.0.113.7') })).statusCode).toBe(401);
+    expect((await limited.app.inject({ method: 'POST', url: '/api/v1/auth/login', payload: { username: uniqueEmail(), password: 'x' }, ...from('203.0.113.7') })).statusCode).toBe(401);
+    const refused = await limited.app.inject({ method: 'POST', url: '/api/v1/auth/refresh', payload: { refresh_token: 'nope' }, ...from('203.0.113.7') });
+    expect(refused.statusCode).toBe(429);
+    expect(refused.json()).toMatchObject({ error: 'rate_limit_exceeded', retry_after: ANY_NUMBER });
+    expect(refused.headers['retry-after']).toMatch(/^\d+$/);
+    // Another address is not limited.
+    expect((await limited.app.inject({ method: 'POST', url: '/api/v1/auth/refresh', payload: { refresh_token: 'nope' }, ...from('203.0.113.8') })).statusCode).toBe(401);
   });
 
   it('refuse an e-mail after LOGIN_FAILURE_LIMIT failures, before asking identity', async () => {

@@ -376,6 +376,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/mcp": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send an MCP message (JSON-RPC 2.0) to the platform as an MCP server
+         * @description The Model Context Protocol over Streamable HTTP, stateless: no session id, no event stream; each request is one JSON-RPC message and is answered with JSON. Send `Accept: application/json, text/event-stream` (406 otherwise) and `Content-Type: application/json`. Every request counts against the rate limit, as a REST request does. GET and DELETE answer 405 with `Allow: POST`: there is no event stream to open and no session to end. Tools, each needing what its REST route needs: list_agents (agents:read), chat_with_agent (member, agents:write), search_memory (memory:read), add_memory (member, memory:write), list_workflows (workflows:read), run_workflow (member, workflows:execute). A tool that fails answers 200 with `isError: true` and the Error object as structuredContent (e.g. forbidden, validation_error naming the argument, not_found).
+         */
+        post: operations["postMcpMessage"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/memory": {
         parameters: {
             query?: never;
@@ -1066,6 +1086,137 @@ export interface components {
             name: string | null;
             created_at: components["schemas"]["Timestamp"];
         };
+        WorkflowStatistics: {
+            total_runs: number;
+            /** @description completed ÷ finished (completed, failed, cancelled); 0 when none has finished. */
+            success_rate: number;
+            /** @description Mean duration of finished runs in seconds with two decimals and `s`, e.g. "1.25s". */
+            avg_duration: string;
+        };
+        WorkflowNode: {
+            id: string;
+            type: string;
+            config: {
+                [key: string]: unknown;
+            };
+        };
+        WorkflowEdge: {
+            source: string;
+            target: string;
+        };
+        /** @description A graph of nodes run on demand, by an inbound webhook or on a schedule. */
+        Workflow: {
+            id: string;
+            name: string;
+            description: string | null;
+            /** @description draft | active | paused */
+            status: string;
+            /** @description webhook | schedule | manual, from the trigger node. */
+            trigger_type: string;
+            nodes: components["schemas"]["WorkflowNode"][];
+            edges: components["schemas"]["WorkflowEdge"][];
+            /** @description {WEBHOOK_HOST}/{workflow_id}{path of the webhook node} */
+            webhook_url: string;
+            last_run_at: components["schemas"]["Timestamp"] | null;
+            statistics: components["schemas"]["WorkflowStatistics"];
+            created_at: components["schemas"]["Timestamp"];
+            updated_at: components["schemas"]["Timestamp"];
+        };
+        WorkflowSummary: {
+            id: string;
+            name: string;
+            description: string | null;
+            /** @description draft | active | paused */
+            status: string;
+            /** @description webhook | schedule | manual, from the trigger node. */
+            trigger_type: string;
+            /** @description {WEBHOOK_HOST}/{workflow_id}{path of the webhook node} */
+            webhook_url: string;
+            last_run_at: components["schemas"]["Timestamp"] | null;
+            created_at: components["schemas"]["Timestamp"];
+            updated_at: components["schemas"]["Timestamp"];
+        };
+        ExecutionError: {
+            node_id: string | null;
+            message: string;
+        };
+        NodeExecution: {
+            node_id: string;
+            /** @description pending | running | completed | failed | skipped */
+            status: string;
+            started_at: components["schemas"]["Timestamp"] | null;
+            completed_at: components["schemas"]["Timestamp"] | null;
+            duration_ms: number | null;
+            output?: unknown;
+            error: string | null;
+        };
+        ExecutionSummary: {
+            id: string;
+            /** @description The same as id (the contract names it so). */
+            execution_id: string;
+            workflow_id: string;
+            /** @description running | completed | failed | cancelled */
+            status: string;
+            /** @description manual | webhook | schedule | retry | tool (an agent ran the workflow as a tool during a chat turn) */
+            trigger: string;
+            error: components["schemas"]["ExecutionError"] | null;
+            started_at: components["schemas"]["Timestamp"];
+            completed_at: components["schemas"]["Timestamp"] | null;
+            duration_ms: number | null;
+        };
+        WorkflowExecution: {
+            id: string;
+            /** @description The same as id (the contract names it so). */
+            execution_id: string;
+            workflow_id: string;
+            /** @description running | completed | failed | cancelled */
+            status: string;
+            /** @description manual | webhook | schedule | retry | tool (an agent ran the workflow as a tool during a chat turn) */
+            trigger: string;
+            error: components["schemas"]["ExecutionError"] | null;
+            started_at: components["schemas"]["Timestamp"];
+            completed_at: components["schemas"]["Timestamp"] | null;
+            duration_ms: number | null;
+            input: unknown;
+            /** @description The output of the last node, or of each last node by id when the run ended in several. */
+            output: unknown;
+            /** @description Every node of the graph, in graph order. */
+            node_executions: components["schemas"]["NodeExecution"][];
+        };
+        ExecutionAccepted: {
+            execution_id: string;
+            workflow_id: string;
+            status: string;
+            started_at: components["schemas"]["Timestamp"];
+        };
+        /** @description The JSON-RPC 2.0 response to the request sent. */
+        McpResponse: {
+            /** @constant */
+            jsonrpc: "2.0";
+            /** @description Chosen by the client; the response carries it back. Absent in a notification. */
+            id: string | number;
+            /** @description tools/call: {content: [{type: "text", text}], structuredContent, isError?}. A tool that failed has isError true and structuredContent the Error object (its error code and message, details naming the arguments at fault). */
+            result?: {
+                [key: string]: unknown;
+            };
+            /** @description A protocol error (an unknown method or tool, invalid params). */
+            error?: {
+                code: number;
+                message: string;
+                data?: unknown;
+            };
+        };
+        /** @description A JSON-RPC error of the MCP transport, answering no particular request. */
+        McpTransportError: {
+            /** @constant */
+            jsonrpc: "2.0";
+            error: {
+                /** @description -32000 for a refusal of the transport, -32600 invalid request, -32700 parse error. */
+                code: number;
+                message: string;
+            };
+            id: null;
+        };
         /** @description One tool an MCP server lists (tools/list). */
         DiscoveredTool: {
             /** @description The tool's name on the MCP server; the model calls it <tool name>__<name>. */
@@ -1171,109 +1322,6 @@ export interface components {
             created_at: components["schemas"]["Timestamp"];
             /** @description Every attempt, oldest first. */
             attempt_log: components["schemas"]["WebhookDeliveryAttempt"][];
-        };
-        WorkflowStatistics: {
-            total_runs: number;
-            /** @description completed ÷ finished (completed, failed, cancelled); 0 when none has finished. */
-            success_rate: number;
-            /** @description Mean duration of finished runs in seconds with two decimals and `s`, e.g. "1.25s". */
-            avg_duration: string;
-        };
-        WorkflowNode: {
-            id: string;
-            type: string;
-            config: {
-                [key: string]: unknown;
-            };
-        };
-        WorkflowEdge: {
-            source: string;
-            target: string;
-        };
-        /** @description A graph of nodes run on demand, by an inbound webhook or on a schedule. */
-        Workflow: {
-            id: string;
-            name: string;
-            description: string | null;
-            /** @description draft | active | paused */
-            status: string;
-            /** @description webhook | schedule | manual, from the trigger node. */
-            trigger_type: string;
-            nodes: components["schemas"]["WorkflowNode"][];
-            edges: components["schemas"]["WorkflowEdge"][];
-            /** @description {WEBHOOK_HOST}/{workflow_id}{path of the webhook node} */
-            webhook_url: string;
-            last_run_at: components["schemas"]["Timestamp"] | null;
-            statistics: components["schemas"]["WorkflowStatistics"];
-            created_at: components["schemas"]["Timestamp"];
-            updated_at: components["schemas"]["Timestamp"];
-        };
-        WorkflowSummary: {
-            id: string;
-            name: string;
-            description: string | null;
-            /** @description draft | active | paused */
-            status: string;
-            /** @description webhook | schedule | manual, from the trigger node. */
-            trigger_type: string;
-            /** @description {WEBHOOK_HOST}/{workflow_id}{path of the webhook node} */
-            webhook_url: string;
-            last_run_at: components["schemas"]["Timestamp"] | null;
-            created_at: components["schemas"]["Timestamp"];
-            updated_at: components["schemas"]["Timestamp"];
-        };
-        ExecutionError: {
-            node_id: string | null;
-            message: string;
-        };
-        NodeExecution: {
-            node_id: string;
-            /** @description pending | running | completed | failed | skipped */
-            status: string;
-            started_at: components["schemas"]["Timestamp"] | null;
-            completed_at: components["schemas"]["Timestamp"] | null;
-            duration_ms: number | null;
-            output?: unknown;
-            error: string | null;
-        };
-        ExecutionSummary: {
-            id: string;
-            /** @description The same as id (the contract names it so). */
-            execution_id: string;
-            workflow_id: string;
-            /** @description running | completed | failed | cancelled */
-            status: string;
-            /** @description manual | webhook | schedule | retry | tool (an agent ran the workflow as a tool during a chat turn) */
-            trigger: string;
-            error: components["schemas"]["ExecutionError"] | null;
-            started_at: components["schemas"]["Timestamp"];
-            completed_at: components["schemas"]["Timestamp"] | null;
-            duration_ms: number | null;
-        };
-        WorkflowExecution: {
-            id: string;
-            /** @description The same as id (the contract names it so). */
-            execution_id: string;
-            workflow_id: string;
-            /** @description running | completed | failed | cancelled */
-            status: string;
-            /** @description manual | webhook | schedule | retry | tool (an agent ran the workflow as a tool during a chat turn) */
-            trigger: string;
-            error: components["schemas"]["ExecutionError"] | null;
-            started_at: components["schemas"]["Timestamp"];
-            completed_at: components["schemas"]["Timestamp"] | null;
-            duration_ms: number | null;
-            input: unknown;
-            /** @description The output of the last node, or of each last node by id when the run ended in several. */
-            output: unknown;
-            /** @description Every node of the graph, in graph order. */
-            node_executions: components["schemas"]["NodeExecution"][];
-        };
-        ExecutionAccepted: {
-            execution_id: string;
-            workflow_id: string;
-            status: string;
-            started_at: components["schemas"]["Timestamp"];
         };
     };
     responses: never;
@@ -4014,6 +4062,146 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `payload_too_large`: The body exceeds the body limit (1 MiB by default). */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `validation_error`: The body or the query breaks a rule; `details` names each offending field. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limit_exceeded`: Too many requests; `retry_after` and `Retry-After` say when to try again. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `internal_error`: An unexpected failure; the body holds no internals. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `service_unavailable`: A dependency (a backend service, Redis) is unavailable; retry shortly. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    postMcpMessage: {
+        parameters: {
+            query?: {
+                /** @description The tenant to act in; default: your first tenant (JWT) or the key's tenant. */
+                tenant_id?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description One JSON-RPC 2.0 request or notification of the Model Context Protocol (batches are refused). */
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "jsonrpc": "2.0",
+                 *       "id": 1,
+                 *       "method": "tools/call",
+                 *       "params": {
+                 *         "name": "search_memory",
+                 *         "arguments": {
+                 *           "agent_id": "agt_01JD0F3G4H5J6K7M8N9P0QRSTV",
+                 *           "query": "refund policy",
+                 *           "top_k": 3
+                 *         }
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    /** @enum {unknown} */
+                    jsonrpc: "2.0";
+                    /** @description Chosen by the client; the response carries it back. Absent in a notification. */
+                    id?: string | number;
+                    /** @description initialize, notifications/initialized, ping, tools/list, tools/call, … */
+                    method: string;
+                    /** @description The method's parameters; tools/call: {name, arguments}. */
+                    params?: Record<string, never>;
+                };
+            };
+        };
+        responses: {
+            /** @description OK: The JSON-RPC 2.0 response to the request sent. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["McpResponse"];
+                };
+            };
+            /** @description A notification (initialized, cancelled) was accepted; no body. */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description `invalid_request` (Error) for malformed JSON or an unreadable URL; a JSON-RPC error for a body that is no JSON-RPC message, a batch, or an unsupported MCP-Protocol-Version. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] | components["schemas"]["McpTransportError"];
+                };
+            };
+            /** @description `unauthorized`: No credential, or an invalid, expired or revoked one (with `WWW-Authenticate: Bearer`). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `forbidden`: The credential lacks the role or the API-key scope the operation needs, or names a tenant_id it is no member of. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The Accept header does not list both application/json and text/event-stream. */
+            406: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["McpTransportError"];
                 };
             };
             /** @description `payload_too_large`: The body exceeds the body limit (1 MiB by default). */

@@ -57,6 +57,11 @@ export default fp(
             description:
               "Workflows of the tenant (graphs of webhook, schedule, agent, condition and integration nodes), their lifecycle and executions. Each workflow's webhook_url (POST, JSON body) starts an execution while it is active.",
           },
+          {
+            name: 'mcp',
+            description:
+              'The platform as an MCP server (Model Context Protocol, Streamable HTTP, stateless): its agents, memory and workflows as tools for MCP clients, with the same credentials, scopes and rate limit as the REST API',
+          },
           { name: 'operations', description: 'Liveness and readiness probes' },
         ],
         components: {
