@@ -1,5 +1,5 @@
 /**
- * The platform as an MCP server (decisions §12.5) against its REST API, on the all-in-one platform
+ * The platform as an MCP server (decisions §12.11) against its REST API, on the all-in-one platform
  * (`pnpm start`): the same memory search of the same agent, as REST `POST /api/v1/memory/search`
  * and as an MCP `tools/call` of `search_memory` (`POST /api/v1/mcp`, stateless: a server and a
  * transport per request), each loaded twice, alternating, at 50 connections from a load generator

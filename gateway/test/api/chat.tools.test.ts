@@ -5,7 +5,7 @@ import { as, expectError, ISO_MS, matching, newAccount, newApiKey, startHarness,
 import { eventsOf } from '../support/sse.js';
 import { newTool } from '../support/tools.js';
 
-/** decisions §12.5–12.6 through REST: tool calls in answers, sessions and streams; approvals. */
+/** decisions §12.6 and §12.10 through REST: tool calls in answers, sessions and streams; approvals. */
 
 let h: Harness;
 let receiver: Receiver;

@@ -46,7 +46,7 @@ export { migrations, openDatabase } from './database.js';
 export { DEFAULT_EXACT_SEARCH_MAX_VECTORS } from './vectors/embedded-vector-store.js';
 
 export interface AgentMemoryService extends InProcessServing {
-  /** Runs one tool call (decisions §12.6), wired as configured: the chat turn runs calls through it; tests call it directly. */
+  /** Runs one tool call (decisions §12.7), wired as configured: the chat turn runs calls through it; tests call it directly. */
   readonly toolRunner: ToolRunner;
   start(): Promise<{ port: number }>;
   stop(): Promise<void>;
