@@ -1,7 +1,9 @@
 import { startReceiver, type Receiver } from '@agent-platform/kit/testing';
 import type { ChatResponse, StreamChatResponse } from '@agent-platform/proto/agents/v1/chat';
 import { afterAll, beforeAll, describe, expect } from 'vitest';
+import { z } from 'zod';
 import { startFakeOpenAI, type FakeOpenAI } from './support/fake-openai.js';
+import { startMcpServer, type McpTestServer } from './support/mcp-server.js';
 import { databaseTest, eventsOf, expectError, newTenant, startAgentMemory, type AgentMemoryHarness, type TestTenant } from './support/harness.js';
 
 /** decisions §12: the tool loop of a chat turn, with the offline model and an OpenAI-compatible one. */
@@ -182,6 +184,77 @@ describe('Tools in a turn, with the offline model', () => {
     await expectError(service.chat.decideToolCall({ ...decision, callId: 'call_01JD0F3G4H5J6K7M8N9P0QRSTV' }, { principal: tenant.principal }), 'not_found');
     await expectError(service.chat.decideToolCall({ ...decision, callId: 'nonsense' }, { principal: tenant.principal }), 'not_found');
     await expectError(service.chat.decideToolCall({ ...decision, comment: 'x'.repeat(2_001) }, { principal: tenant.principal }), 'validation_error');
+  });
+});
+
+describe("An MCP server's tools in a turn", () => {
+  let mcp: McpTestServer;
+  const hung = Promise.withResolvers<void>();
+  beforeAll(async () => {
+    const input = { text: z.string().optional() };
+    mcp = await startMcpServer({
+      tools: {
+        echo: { input, run: (args) => ({ content: [{ type: 'text', text: `echo: ${String(args['text'])}` }] }) },
+        broken: { input, run: () => ({ isError: true, content: [{ type: 'text', text: 'the ledger is locked' }] }) },
+        stall: {
+          input,
+          run: () => {
+            hung.resolve();
+            return new Promise(() => undefined);
+          },
+        },
+        huge: { input, run: () => ({ content: [{ type: 'text', text: 'x'.repeat(100_000) }] }) },
+      },
+    });
+  });
+  afterAll(() => mcp.close());
+
+  offline('are discovered, offered as <tool>__<name> and called through chat: an answer, an error, a hang cut at the time-out, a huge answer cut at 64 KiB; the turn completes', async ({ service }) => {
+    const tenant = newTenant();
+    const { tool } = await service.tools.createTool({ name: 'srv', type: 'mcp', configJson: JSON.stringify({ url: mcp.url }) }, { principal: tenant.principal });
+    const agentId = await agentWith(service, tenant, [tool!.id]);
+    const reply = await service.chat.chat({ agentId, message: 'srv__echo, srv__broken, srv__stall and srv__huge {"text": "hi"}' }, { principal: tenant.principal });
+    await hung.promise;
+    expect(reply.status).toBe('completed');
+    expect(reply.toolCalls.map((call) => [call.name, call.status])).toEqual([
+      ['srv__echo', 'completed'],
+      ['srv__broken', 'failed'],
+      ['srv__stall', 'failed'],
+      ['srv__huge', 'completed'],
+    ]);
+    expect(JSON.parse(reply.toolCalls[0]!.resultJson!)).toBe('echo: hi');
+    expect(reply.toolCalls[1]!.error).toContain('the ledger is locked');
+    expect(reply.toolCalls[2]!.error).toMatch(/timed out/);
+    const huge = JSON.parse(reply.toolCalls[3]!.resultJson!) as { truncated: boolean; text: string };
+    expect(huge.truncated).toBe(true);
+    expect(Buffer.byteLength(reply.toolCalls[3]!.resultJson!)).toBeLessThanOrEqual(64 * 1024);
+    expect(reply.content).toContain('Tool results (4):');
+  });
+});
+
+describe('Approvals across a restart', () => {
+  databaseTest('a turn paused on one replica is approved on another, started afresh on the same database, and continues', async ({ database }) => {
+    const first = await startAgentMemory(database, { env: ENV });
+    const tenant = newTenant();
+    const call = { principal: tenant.principal };
+    let paused: ChatResponse;
+    let agentId: string;
+    try {
+      agentId = await agentWith(first, tenant, [await httpTool(first, tenant, 'close_account', '/close', true)]);
+      paused = await first.chat.chat({ agentId, message: 'close_account {"n": 3}' }, call);
+    } finally {
+      await first.stop();
+    }
+    const second = await startAgentMemory(database, { env: ENV });
+    try {
+      const { reply } = await second.chat.decideToolCall({ agentId, sessionId: paused.sessionId, callId: paused.toolCalls[0]!.id, approve: true }, call);
+      expect(reply).toMatchObject({ status: 'completed', sessionId: paused.sessionId, toolCalls: [{ id: paused.toolCalls[0]!.id, status: 'completed' }] });
+      expect(receiver.received('/close')).toHaveLength(1);
+      const { items } = await second.chat.listSessionMessages({ agentId, sessionId: paused.sessionId, page: undefined }, call);
+      expect(items.map((message) => message.role)).toEqual(['user', 'assistant', 'tool', 'assistant']);
+    } finally {
+      await second.stop();
+    }
   });
 });
 
