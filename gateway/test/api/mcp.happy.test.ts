@@ -93,6 +93,8 @@ describe('agents and chat', () => {
       id: matching(/^msg_/),
       role: 'assistant',
       content: expect.any(String),
+      status: 'completed',
+      tool_calls: [],
       usage: { prompt_tokens: expect.any(Number), completion_tokens: expect.any(Number), total_tokens: expect.any(Number) },
       session_id: matching(/^ses_/),
       model: 'offline',
