@@ -52,5 +52,7 @@ it('runs the quickstart as written', { timeout: 120_000 }, async () => {
   expect(stdout).toContain('"email":"ada@example.com"');
   expect(stdout).toContain('event: message.completed');
   expect(stdout).toMatch(/"status":"completed"/);
+  // The gated tool's call waited (the turn is kept in a variable), was rejected with the comment, and the turn went on.
+  expect(stdout).toMatch(/"status":"rejected".*"comment":"Not without a receipt"/);
   expect(stdout).toMatch(/"url":"https:\/\/example\.com\/agent-platform".*"signing_secret":"whsec_/);
 });
