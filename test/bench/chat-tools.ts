@@ -42,8 +42,8 @@ async function main(): Promise<void> {
       await client.POST('/api/v1/tools', { body: { name: 'track_order', type: 'http', config: { url: toolUrl }, input_schema: { type: 'object' } } }),
       'creating a tool',
     );
-    const plain = dataOf(await client.POST('/api/v1/agents', { body: { name: 'Plain', type: 'assistant', memory_types: [] } }), 'creating an agent');
-    const acting = dataOf(await client.POST('/api/v1/agents', { body: { name: 'Acting', type: 'assistant', memory_types: [], tools: [tool.id] } }), 'creating an agent');
+    const plain = dataOf(await client.POST('/api/v1/agents', { body: { name: 'Plain', type: 'assistant', memory_types: ['episodic'] } }), 'creating an agent');
+    const acting = dataOf(await client.POST('/api/v1/agents', { body: { name: 'Acting', type: 'assistant', memory_types: ['episodic'], tools: [tool.id] } }), 'creating an agent');
 
     const timings = { plain: [] as number[], tool: [] as number[] };
     for (let turn = 0; turn < WARM_UP_TURNS + TURNS; turn += 1) {
