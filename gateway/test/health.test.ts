@@ -34,7 +34,8 @@ describe('GET /readyz', () => {
     expect(response.json()).toEqual({ status: 'ready', checks: { identity: 'ok', 'agent-memory': 'ok', 'webhook-dispatcher': 'ok', 'workflow-runner': 'ok', redis: 'not_configured' } });
   });
 
-  it('checks Redis when configured', async () => {
+  // Starts a platform of its own, which takes most of the default 5 s alone and more on a busy machine.
+  it('checks Redis when configured', { timeout: 30_000 }, async () => {
     const withRedis = await startHarness({ REDIS_URL, REDIS_KEY_PREFIX: uniquePrefix() });
     try {
       const response = await withRedis.app.inject({ method: 'GET', url: '/readyz' });
