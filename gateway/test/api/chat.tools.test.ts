@@ -151,7 +151,9 @@ describe('approvals through REST', () => {
     const malformed = { ...paused, tool_calls: [{ ...paused.tool_calls[0]!, id: 'not-a-call' }] };
     expectError(await decide(account.token, malformed, agentId, 'approve'), 404, 'not_found');
     expectError(await decide(account.token, paused, agentId, 'approve', { comment: 'x'.repeat(2_001) }), 422, 'validation_error');
-    // Still undecided after all that.
-    expect((await decide(account.token, paused, agentId, 'approve')).statusCode).toBe(200);
+    // Still undecided after all that; a bare POST, with no body, decides it.
+    const url = `/api/v1/agents/${agentId}/sessions/${paused.session_id}/tool-calls/${paused.tool_calls[0]!.id}/approve`;
+    const bare = await as(h.app, account.token, { method: 'POST', url });
+    expect(bare.statusCode, bare.body).toBe(200);
   });
 });

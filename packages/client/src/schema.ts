@@ -2768,7 +2768,7 @@ export interface operations {
                     comment?: string;
                     /** @description true: answer text/event-stream, as a streamed chat turn does. */
                     stream?: boolean;
-                };
+                } | null;
             };
         };
         responses: {
@@ -2921,7 +2921,7 @@ export interface operations {
                     comment?: string;
                     /** @description true: answer text/event-stream, as a streamed chat turn does. */
                     stream?: boolean;
-                };
+                } | null;
             };
         };
         responses: {

@@ -13,6 +13,8 @@ const DecisionBody = z
     comment: z.string().max(2_000).optional().describe('Why; stored with the decision (up to 2,000 characters). A rejection gives it to the model too.'),
     stream: z.boolean().optional().describe('true: answer text/event-stream, as a streamed chat turn does.'),
   })
+  // A bare POST decides too (Fastify reads no body as null): nothing in the body is required.
+  .nullish()
   .meta({ examples: [{ comment: 'Refund approved by the support lead.' }] });
 
 /** The two decisions (decisions §12), one route each, alike but for what they do to the call. */
@@ -68,7 +70,7 @@ const toolCallRoutes: FastifyPluginCallbackZod = (app, _options, done) => {
       },
       async (request, reply) => {
         const { agent_id, session_id, call_id } = request.params;
-        const { comment, stream } = request.body;
+        const { comment, stream } = request.body ?? {};
         const chosen = { agentId: agent_id, sessionId: session_id, callId: call_id, approve: decision.approve, comment };
         const chat = app.agentMemory.chat;
         return answerTurn(request, reply, stream, {
