@@ -1,13 +1,11 @@
 import type { Actor } from '@agent-platform/kit';
 import type { TurnTools } from '../chat/chat.service.js';
-import type { OfferedTool, ToolOutcome } from './tool-runner.js';
+import type { OfferedTool, ToolRunner } from './tool-runner.js';
 import type { Tool } from './tools.entity.js';
 import type { ToolsRepository } from './tools.repository.js';
 
 /** Runs one call of a tool, whatever its type; never rejects. */
-export interface ToolCaller {
-  run(call: { actor: Actor; tool: Tool; remoteName: string | undefined; arguments: unknown; signal: AbortSignal; requestId: string | undefined }): Promise<ToolOutcome & { durationMs: number }>;
-}
+export type ToolCaller = Pick<ToolRunner, 'run'>;
 
 /** An agent's tools as a chat turn sees them: read from the tenant's tools, offered, run. */
 export class AgentTools implements TurnTools {
