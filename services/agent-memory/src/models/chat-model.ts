@@ -8,6 +8,7 @@
  * - an abort through `request.signal` stops the upstream request and rejects with the signal's
  *   `reason` (as `fetch` does), not with a DomainError: the client went away, nobody is answered.
  */
+import type { ResponseFormat } from './extraction-protocol.js';
 
 export type ChatMessage =
   | { role: 'system' | 'user'; content: string }
@@ -38,6 +39,11 @@ export interface ChatRequest {
   tools?: readonly ToolDefinition[];
   /** `none`: the tools stay visible (earlier calls refer to them) but the model must answer in text. */
   toolChoice?: 'auto' | 'none';
+  /**
+   * The answer must be one JSON document of this schema (memory extraction, decisions §14). An
+   * adapter asks the provider to enforce it where the provider can; the caller still checks it.
+   */
+  responseFormat?: ResponseFormat;
   temperature?: number;
   maxTokens?: number;
   topP?: number;
