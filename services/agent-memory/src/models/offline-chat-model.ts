@@ -1,5 +1,7 @@
 import { setImmediate as nextTurn } from 'node:timers/promises';
+import { z } from 'zod';
 import type { ChatCompletion, ChatMessage, ChatModel, ChatRequest, ToolCall, ToolDefinition } from './chat-model.js';
+import { DECISIONS_FORMAT, FACTS_FORMAT, offlineDecisions, offlineFacts, type DecisionsQuestion, type FactsQuestion } from './extraction-protocol.js';
 import { memoriesIn } from './prompt.js';
 import { estimateUsage } from './usage.js';
 
@@ -18,6 +20,12 @@ const QUOTE_LIMIT = 500;
  * It uses tools as decisions §12 says: when the user's message names offered tools as words, it
  * calls each of them with the first JSON object in the message (else `{}`), once; given their
  * results, it answers quoting them.
+ *
+ * It answers memory extraction's two questions (decisions §14, extraction-protocol.ts) by the
+ * offline rule: asked for FACTS_FORMAT or DECISIONS_FORMAT, it reads the last user message as the
+ * question's JSON and answers one JSON document of that schema, without tool calls. A message that
+ * is not such a question gets the schema's empty answer, never an error: memory then stays as it
+ * was. Any other `responseFormat` is beyond it: it answers as if none were asked.
  */
 export class OfflineChatModel implements ChatModel {
   readonly name = OFFLINE_MODEL;
@@ -44,9 +52,41 @@ export class OfflineChatModel implements ChatModel {
 }
 
 function completion(request: ChatRequest): ChatCompletion {
+  const extraction = extractionAnswer(request);
+  if (extraction !== undefined) return { content: extraction, toolCalls: [], usage: estimateUsage(request.messages, extraction, request.tools), model: OFFLINE_MODEL };
   const toolCalls = callsFor(request);
   const content = toolCalls.length > 0 ? '' : reply(request.messages);
   return { content, toolCalls, usage: estimateUsage(request.messages, content, request.tools, toolCalls), model: OFFLINE_MODEL };
+}
+
+// The questions' shapes, checked: the JSON comes from a caller, and a bad one must not throw.
+const factsQuestion: z.ZodType<FactsQuestion> = z.object({ user: z.string(), assistant: z.string() });
+const decisionsQuestion: z.ZodType<DecisionsQuestion> = z.object({
+  facts: z.array(z.object({ fact: z.string(), nearest: z.array(z.object({ id: z.string(), text: z.string(), score: z.number() })) })),
+});
+
+/** The JSON answer to memory extraction's question, or undefined when the request asks none. */
+function extractionAnswer(request: ChatRequest): string | undefined {
+  const format = request.responseFormat?.name;
+  if (format !== FACTS_FORMAT.name && format !== DECISIONS_FORMAT.name) return undefined;
+  const question = lastUserJson(request.messages);
+  if (format === FACTS_FORMAT.name) {
+    const facts = factsQuestion.safeParse(question);
+    return JSON.stringify({ facts: facts.success ? offlineFacts(facts.data.user) : [] });
+  }
+  const decisions = decisionsQuestion.safeParse(question);
+  return JSON.stringify(decisions.success ? offlineDecisions(decisions.data) : { decisions: [] });
+}
+
+/** The last user message parsed as JSON; undefined when there is none or it is not JSON. */
+function lastUserJson(messages: readonly ChatMessage[]): unknown {
+  const user = currentTurn(messages).user;
+  if (user === undefined) return undefined;
+  try {
+    return JSON.parse(user.content);
+  } catch {
+    return undefined;
+  }
 }
 
 /** The turn so far: the last user message, and what came after it (tool calls and results). */

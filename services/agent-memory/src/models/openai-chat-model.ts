@@ -1,8 +1,10 @@
 import type { Clock } from '@agent-platform/kit';
 import type OpenAI from 'openai';
+import { APIError } from 'openai';
 import type { ChatCompletionCreateParamsBase, ChatCompletionMessageParam } from 'openai/resources/chat/completions';
 import { z } from 'zod';
 import type { ChatCompletion, ChatMessage, ChatModel, ChatRequest, ToolCall } from './chat-model.js';
+import type { ResponseFormat } from './extraction-protocol.js';
 import { DEFAULT_TIMEOUT_MS, openAIClient, parseAnswer, type OpenAICompatibleOptions } from './openai-client.js';
 import { Deadline, MalformedAnswer } from './upstream.js';
 import { estimateUsage, providerUsage, usageOf, countPromptTokens, countTextTokens } from './usage.js';
@@ -89,6 +91,8 @@ export class OpenAIChatModel implements ChatModel {
   readonly #timeoutMs: number;
   readonly #clock: Clock | undefined;
   readonly #maxTokensField: 'max_tokens' | 'max_completion_tokens';
+  /** Cleared once the server refuses `response_format` (no structured outputs): asking again would only fail again. */
+  #sendsResponseFormat = true;
 
   constructor(options: OpenAIChatModelOptions) {
     this.name = options.model;
@@ -101,9 +105,8 @@ export class OpenAIChatModel implements ChatModel {
   async complete(request: ChatRequest): Promise<ChatCompletion> {
     const deadline = new Deadline(this.#timeoutMs, request.signal, this.#clock);
     try {
-      const raw: unknown = await this.#client.chat.completions.create(
-        { ...this.#body(request), stream: false },
-        { signal: deadline.signal, timeout: this.#timeoutMs },
+      const raw: unknown = await this.#send(request, deadline, (body) =>
+        this.#client.chat.completions.create({ ...body, stream: false }, { signal: deadline.signal, timeout: this.#timeoutMs }),
       );
       const answer = parseAnswer(completionAnswer, raw, 'chat completion');
       const message = answer.choices[0]?.message;
@@ -129,9 +132,8 @@ export class OpenAIChatModel implements ChatModel {
     let upstream: AbortController | undefined;
     let finished = false;
     try {
-      const chunks = await this.#client.chat.completions.create(
-        { ...this.#body(request), stream: true, stream_options: { include_usage: true } },
-        { signal: deadline.signal, timeout: this.#timeoutMs },
+      const chunks = await this.#send(request, deadline, (body) =>
+        this.#client.chat.completions.create({ ...body, stream: true, stream_options: { include_usage: true } }, { signal: deadline.signal, timeout: this.#timeoutMs }),
       );
       upstream = chunks.controller;
       let content = '';
@@ -181,7 +183,25 @@ export class OpenAIChatModel implements ChatModel {
     return request.model || this.name;
   }
 
-  #body(request: ChatRequest): ChatCompletionCreateParamsBase {
+  /**
+   * Sends the request's body; a server that refuses its `response_format` gets the same request
+   * once more without it, and this instance sends that server none from then on. The caller
+   * checks the answer's JSON anyway, so a model left unconstrained costs only some reliability.
+   */
+  async #send<T>(request: ChatRequest, deadline: Deadline, send: (body: ChatCompletionCreateParamsBase) => Promise<T>): Promise<T> {
+    const responseFormat = this.#sendsResponseFormat ? request.responseFormat : undefined;
+    try {
+      return await send(this.#body(request, responseFormat));
+    } catch (error) {
+      if (responseFormat === undefined || !refusesResponseFormat(error)) throw error;
+      this.#sendsResponseFormat = false;
+      // The retry is a call of its own, with a whole time bound.
+      deadline.restart();
+      return await send(this.#body(request, undefined));
+    }
+  }
+
+  #body(request: ChatRequest, responseFormat: ResponseFormat | undefined): ChatCompletionCreateParamsBase {
     const body: ChatCompletionCreateParamsBase = {
       model: this.#model(request),
       messages: request.messages.map(providerMessage),
@@ -193,8 +213,22 @@ export class OpenAIChatModel implements ChatModel {
     if (request.temperature !== undefined) body.temperature = request.temperature;
     if (request.topP !== undefined) body.top_p = request.topP;
     if (request.maxTokens !== undefined) body[this.#maxTokensField] = request.maxTokens;
+    if (responseFormat !== undefined) {
+      body.response_format = { type: 'json_schema', json_schema: { name: responseFormat.name, schema: responseFormat.schema, strict: true } };
+    }
     return body;
   }
+}
+
+/**
+ * Whether a failure is a server without structured outputs refusing `response_format`: servers
+ * answer 400 or 422 and name the field (or its `json_schema` type) somewhere in the body, in
+ * `message`, `param` or a validator's `detail`. The SDK keeps the parsed body in `error` (its
+ * `error` member when it has one) and a non-JSON body's text in `message`: both are read.
+ */
+function refusesResponseFormat(error: unknown): boolean {
+  if (!(error instanceof APIError) || (error.status !== 400 && error.status !== 422)) return false;
+  return /response_format|json_schema/i.test(`${error.message} ${JSON.stringify(error.error ?? null)}`);
 }
 
 /** A message in the provider's format: calls as `tool_calls`, results as `tool` messages. */

@@ -40,7 +40,13 @@ export type ChatScript =
    * An answer asking for these calls (finish reason `tool_calls`), with optional text. Streamed,
    * each call's id and name come first and its arguments in pieces, the calls' chunks interleaved.
    */
-  | { kind: 'tool-calls'; calls: { id?: string; name: string; arguments: string }[]; content?: string; usage?: WireUsage };
+  | { kind: 'tool-calls'; calls: { id?: string; name: string; arguments: string }[]; content?: string; usage?: WireUsage }
+  /**
+   * A server without structured outputs: a request carrying `response_format` gets an HTTP error
+   * (default 400, its message naming the field) with an OpenAI-style body, or with `body` when
+   * given (servers of other shapes); any other request is answered as `{ kind: 'answer', content }`.
+   */
+  | { kind: 'refuse-response-format'; status?: number; message?: string; body?: unknown; content?: string };
 
 export type EmbeddingScript =
   | { kind: 'answer'; dimensions?: number; count?: number; reversed?: boolean; vectors?: unknown[] }
@@ -129,6 +135,13 @@ function answerChat(res: ServerResponse, body: unknown, script: ChatScript): voi
       return sendError(res, script.status, script.message ?? `Scripted failure ${script.status}`, script.code ?? 'scripted');
     case 'stall':
       return;
+    case 'refuse-response-format':
+      if ('response_format' in request) {
+        const status = script.status ?? 400;
+        if (script.body !== undefined) return sendJson(res, status, script.body);
+        return sendError(res, status, script.message ?? "Unsupported parameter: 'response_format' is not supported by this server.", 'unsupported_parameter');
+      }
+      return answerChat(res, body, { kind: 'answer', content: script.content });
     case 'garbage': {
       const text = script.body ?? '{"choices": [ this is not json';
       if (!streamed) return send(res, 200, script.contentType ?? 'application/json', text);
