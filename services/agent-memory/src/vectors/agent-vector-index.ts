@@ -8,10 +8,16 @@
  * While the graph is being filled (a new graph, a bulk load, a graph saved part-built), a search
  * asks the graph for what it holds and searches the rest exactly, as long as that rest is small;
  * otherwise it searches everything exactly and hands the build the time it took (HnswGraph.owe).
+ *
+ * Memory types and end users narrow a search through one mechanism: each row carries a partition
+ * label (partition-labels.ts) and a search turns its filter into the set of labels it wants. A
+ * set that holds few rows is gathered and searched exactly; a larger one goes through the graph,
+ * asked for enough neighbours that the wanted rows among them still fill the limit.
  */
 import { exactSearch, MetricKind } from 'usearch';
 import { cosine } from '../models/embedder.js';
 import { HnswGraph, type HnswParams } from './hnsw-graph.js';
+import { type PartitionFilter, partitionLabel, wantedLabels } from './partition-labels.js';
 import { VectorArena } from './vector-arena.js';
 import { type VectorHit } from './vector-store.js';
 
@@ -28,11 +34,12 @@ export interface AgentIndexSettings {
 export interface IndexedVector {
   id: string;
   memoryType: string;
+  userId: string | null;
   /** Unit length, `dimensions` long. */
   vector: Float32Array;
 }
 
-/** HNSW results are over-fetched this much beyond what a memory-type filter should leave. */
+/** HNSW results are over-fetched this much beyond what a label filter should leave. */
 const FILTER_OVERFETCH = 1.5;
 
 export class AgentVectorIndex {
@@ -72,7 +79,7 @@ export class AgentVectorIndex {
   upsert(items: readonly IndexedVector[]): void {
     const added: number[] = [];
     for (const item of items) {
-      const { key, replacedKey } = this.arena.put(item.id, item.memoryType, item.vector);
+      const { key, replacedKey } = this.arena.put(item.id, partitionLabel(item.memoryType, item.userId), item.vector);
       if (replacedKey !== undefined) this.graphState?.remove(replacedKey);
       added.push(key);
     }
@@ -95,21 +102,23 @@ export class AgentVectorIndex {
     return removed;
   }
 
-  search(vector: Float32Array, limit: number, memoryTypes: readonly string[] | undefined): VectorHit[] {
+  search(vector: Float32Array, limit: number, filter: PartitionFilter = {}): VectorHit[] {
     const size = this.arena.size;
     if (size === 0 || limit < 1) return [];
-    const wanted = memoryTypes ? new Set(memoryTypes) : undefined;
-    const matching = wanted ? this.arena.countOfTypes(wanted) : size;
+    const wanted = wantedLabels(this.arena.storedLabels(), filter);
+    const matching = wanted ? this.arena.countOfLabels(wanted) : size;
     if (matching === 0) return [];
-    // A filter every stored item passes (callers often list all of the agent's types) is no filter.
-    const types = matching === size ? undefined : wanted;
+    // A filter every stored item passes (all of the agent's types, an audience of an agent with no
+    // end users' items) is no filter.
+    const labels = matching === size ? undefined : wanted;
     this.fitGraph();
     const graph = this.graphState;
-    if (!graph || matching <= this.settings.exactSearchMaxVectors) return this.exact(vector, limit, types);
-    if (graph.ready) return this.approximate(graph, vector, limit, types, matching);
-    if (graph.pendingCount <= this.settings.exactSearchMaxVectors) return this.whileBuilding(graph, vector, limit, types, matching);
+    // Few wanted rows (one end user's among many) are cheaper to gather than to dig out of the graph.
+    if (!graph || matching <= this.settings.exactSearchMaxVectors) return this.exact(vector, limit, labels);
+    if (graph.ready) return this.approximate(graph, vector, limit, labels, matching);
+    if (graph.pendingCount <= this.settings.exactSearchMaxVectors) return this.whileBuilding(graph, vector, limit, labels, matching);
     const started = performance.now();
-    const hits = this.exact(vector, limit, types);
+    const hits = this.exact(vector, limit, labels);
     graph.owe(performance.now() - started);
     return hits;
   }
@@ -162,15 +171,15 @@ export class AgentVectorIndex {
     this.graphState = undefined;
   }
 
-  private exact(vector: Float32Array, limit: number, types: ReadonlySet<string> | undefined): VectorHit[] {
-    const { matrix, slots } = types ? this.arena.gather(types) : { matrix: this.arena.matrix(), slots: undefined };
+  private exact(vector: Float32Array, limit: number, labels: ReadonlySet<string> | undefined): VectorHit[] {
+    const { matrix, slots } = labels ? this.arena.gather(labels) : { matrix: this.arena.matrix(), slots: undefined };
     return this.exactAmong(matrix, slots, vector, limit);
   }
 
   /** The graph's answer merged with an exact search of what it does not hold yet. */
-  private whileBuilding(graph: HnswGraph, vector: Float32Array, limit: number, types: ReadonlySet<string> | undefined, matching: number): VectorHit[] {
-    const pending = this.arena.gatherKeys(graph.pendingKeys(), types);
-    const found = [...this.approximate(graph, vector, limit, types, matching), ...this.exactAmong(pending.matrix, pending.slots, vector, limit)];
+  private whileBuilding(graph: HnswGraph, vector: Float32Array, limit: number, labels: ReadonlySet<string> | undefined, matching: number): VectorHit[] {
+    const pending = this.arena.gatherKeys(graph.pendingKeys(), labels);
+    const found = [...this.approximate(graph, vector, limit, labels, matching), ...this.exactAmong(pending.matrix, pending.slots, vector, limit)];
     const seen = new Set<string>();
     return found
       .sort((a, b) => b.score - a.score)
@@ -198,17 +207,17 @@ export class AgentVectorIndex {
     graph: HnswGraph,
     vector: Float32Array,
     limit: number,
-    types: ReadonlySet<string> | undefined,
+    labels: ReadonlySet<string> | undefined,
     matching: number,
   ): VectorHit[] {
     const size = this.arena.size;
-    let k = Math.min(size, types ? Math.ceil((limit * size * FILTER_OVERFETCH) / matching) : limit);
+    let k = Math.min(size, labels ? Math.ceil((limit * size * FILTER_OVERFETCH) / matching) : limit);
     for (;;) {
       const hits: VectorHit[] = [];
       for (const key of graph.search(vector, k)) {
         const id = this.arena.idOfKey(key);
         const stored = this.arena.vectorOfKey(key);
-        if (id === undefined || stored === undefined || (types && !types.has(this.arena.typeOfKey(key) ?? ''))) continue;
+        if (id === undefined || stored === undefined || (labels && !labels.has(this.arena.labelOfKey(key) ?? ''))) continue;
         // Scored from the full-precision row: the graph keeps half-precision copies.
         hits.push({ id, score: clampScore(cosine(vector, stored)) });
       }

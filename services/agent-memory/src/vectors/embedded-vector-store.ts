@@ -1,6 +1,7 @@
 /**
  * The in-process VectorStore, on usearch. Each (tenant, agent) has its own index (see
- * AgentVectorIndex), so a search can only ever see that agent's vectors. With a `directory` the
+ * AgentVectorIndex), so a search can only ever see that agent's vectors; within it, memory types
+ * and end users are told apart by each row's partition label. With a `directory` the
  * indexes are saved there (see IndexPersistence) and reloaded at open; without one they live in
  * memory and are refilled from the source at every open.
  *
@@ -138,7 +139,7 @@ export class EmbeddedVectorStore implements VectorStore {
       const limit = Math.floor(query.limit);
       if (!(limit >= 1) || query.memoryTypes?.length === 0) return [];
       const index = this.agents.get(agentKey(query.tenantId, query.agentId));
-      return index ? index.search(vector, limit, query.memoryTypes) : [];
+      return index ? index.search(vector, limit, { memoryTypes: query.memoryTypes, audience: query.audience }) : [];
     });
   }
 
@@ -251,7 +252,7 @@ export class EmbeddedVectorStore implements VectorStore {
       }
       const key = agentKey(record.tenantId, record.agentId);
       const group = byAgent.get(key) ?? { tenantId: record.tenantId, agentId: record.agentId, items: [] };
-      group.items.push({ id: record.id, memoryType: record.memoryType, vector });
+      group.items.push({ id: record.id, memoryType: record.memoryType, userId: record.userId, vector });
       byAgent.set(key, group);
     }
     for (const [key, group] of byAgent) {

@@ -1,10 +1,12 @@
 /**
  * The VectorStore on a Qdrant server. One collection per embedding model (its name carries the
  * model and dimension, so vectors of two models can never share one), cosine distance, and the
- * payload fields `tenant_id`, `agent_id`, `memory_type`, `memory_id` with keyword indexes
- * (`tenant_id` flagged as the tenant key, which Qdrant uses to co-locate a tenant's points).
- * Every search and agent deletion carries tenant AND agent as `must` conditions: isolation is
- * enforced by each request, not by the caller's care.
+ * payload fields `tenant_id`, `agent_id`, `memory_type`, `memory_id` and `user_id` with keyword
+ * indexes (`tenant_id` flagged as the tenant key, which Qdrant uses to co-locate a tenant's
+ * points). A shared item has no `user_id`, as have the points written before end users existed.
+ * Every search and agent deletion carries tenant AND agent as `must` conditions, and a search for
+ * an end user carries "no `user_id` or this one" too: isolation is enforced by each request, not
+ * by the caller's care.
  *
  * Qdrant point ids must be unsigned integers or UUIDs, so a point's id is a UUIDv5 of the memory
  * id; the memory id itself travels in the payload and is what searches return.
@@ -28,7 +30,7 @@ export interface QdrantVectorStoreOptions {
   timeoutMs?: number;
 }
 
-const PAYLOAD_FIELDS = ['tenant_id', 'agent_id', 'memory_type', 'memory_id'] as const;
+const PAYLOAD_FIELDS = ['tenant_id', 'agent_id', 'memory_type', 'memory_id', 'user_id'] as const;
 const UPSERT_BATCH = 256;
 const SCROLL_PAGE = 1_000;
 /** A fixed namespace for UUIDv5 point ids (RFC 9562 §5.5); changing it orphans every point. */
@@ -89,7 +91,13 @@ export class QdrantVectorStore implements VectorStore {
     const points: Schemas['PointStruct'][] = records.map((record) => ({
       id: pointId(record.id),
       vector: Array.from(unitVector(record.vector, this.options.dimensions)),
-      payload: { tenant_id: record.tenantId, agent_id: record.agentId, memory_type: record.memoryType, memory_id: record.id },
+      payload: {
+        tenant_id: record.tenantId,
+        agent_id: record.agentId,
+        memory_type: record.memoryType,
+        memory_id: record.id,
+        ...(record.userId === null ? {} : { user_id: record.userId }),
+      },
     }));
     for (let start = 0; start < points.length; start += UPSERT_BATCH) {
       const batch = points.slice(start, start + UPSERT_BATCH);
@@ -104,6 +112,7 @@ export class QdrantVectorStore implements VectorStore {
     if (!(limit >= 1) || query.memoryTypes?.length === 0) return [];
     const must: Schemas['Condition'][] = ownerConditions(query.tenantId, query.agentId);
     if (query.memoryTypes) must.push({ key: 'memory_type', match: { any: [...query.memoryTypes] } });
+    if (query.audience) must.push(audienceCondition(query.audience.userId));
     const response = await this.call('search', () =>
       this.client.query(this.collection, { query: vector, filter: { must }, limit, with_payload: ['memory_id'] }),
     );
@@ -184,6 +193,12 @@ export class QdrantVectorStore implements VectorStore {
   private assertOpen(): void {
     if (this.state !== 'open') throw new Error(`vector store is ${this.state}, not open`);
   }
+}
+
+/** Shared items (no `user_id`), and `userId`'s items when the search is made for an end user. */
+function audienceCondition(userId: string | null): Schemas['Condition'] {
+  const shared: Schemas['Condition'] = { is_empty: { key: 'user_id' } };
+  return userId === null ? shared : { should: [shared, { key: 'user_id', match: { value: userId } }] };
 }
 
 function ownerConditions(tenantId: string, agentId: string): Schemas['Condition'][] {

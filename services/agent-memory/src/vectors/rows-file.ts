@@ -1,5 +1,5 @@
 /**
- * `vectors.bin`: one agent's rows (ids, memory types, usearch keys, vectors), the part of the
+ * `vectors.bin`: one agent's rows (ids, partition labels, usearch keys, vectors), the part of the
  * embedded index that cannot be derived from anything but the database. Layout, little-endian:
  *
  *   "AMVROWS1"                       8 bytes, magic and format version
@@ -11,6 +11,9 @@
  *
  * The checksum is verified before anything is parsed, so a truncated or scribbled file is
  * refused as a whole; the model and dimensions are checked before any vector is used.
+ *
+ * The header's `labels` were called `types` before end users (decisions §14), and held bare
+ * memory types: such a file is read with them as labels, which makes its items shared ones.
  */
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -29,7 +32,8 @@ const headerSchema = z.object({
   savedAt: z.iso.datetime(),
   nextKey: z.number().int().nonnegative(),
   ids: z.array(z.string().min(1)),
-  types: z.array(z.string()),
+  labels: z.array(z.string()).optional(),
+  types: z.array(z.string()).optional(),
   keys: z.array(z.number().int().nonnegative()),
 });
 
@@ -61,7 +65,7 @@ export async function writeRows(
       savedAt: owner.savedAt.toISOString(),
       nextKey: snapshot.nextKey,
       ids: snapshot.ids,
-      types: snapshot.types,
+      labels: snapshot.labels,
       keys: snapshot.keys,
     }),
     'utf8',
@@ -108,8 +112,10 @@ function decode(file: Buffer, expected: RowsOwner): RowsReading {
   if (header.model !== expected.model || header.dimensions !== expected.dimensions) {
     return fail(`${ROWS_FILE} holds model ${header.model} (${header.dimensions} dimensions), not ${expected.model} (${expected.dimensions})`);
   }
+  const labels = header.labels ?? header.types;
+  if (!labels) return fail(`${ROWS_FILE} header has no labels`);
   const count = header.ids.length;
-  if (header.types.length !== count || header.keys.length !== count) return fail(`${ROWS_FILE} header lists disagree`);
+  if (labels.length !== count || header.keys.length !== count) return fail(`${ROWS_FILE} header lists disagree`);
   if (new Set(header.ids).size !== count || new Set(header.keys).size !== count) return fail(`${ROWS_FILE} repeats an id or key`);
   const vectorsStart = headerEnd + paddingAfter(headerEnd);
   const vectorBytes = count * header.dimensions * 4;
@@ -122,7 +128,7 @@ function decode(file: Buffer, expected: RowsOwner): RowsReading {
       tenantId: header.tenantId,
       agentId: header.agentId,
       savedAt: new Date(header.savedAt),
-      snapshot: { ids: header.ids, types: header.types, keys: header.keys, nextKey: header.nextKey, vectors },
+      snapshot: { ids: header.ids, labels, keys: header.keys, nextKey: header.nextKey, vectors },
     },
   };
 }

@@ -3,13 +3,16 @@
  * `ids[slot]`), so exact search runs over a single contiguous matrix and a snapshot is one copy.
  * Removal moves the last row into the hole to keep the matrix dense.
  *
+ * Each row also has a partition label (see partition-labels.ts), opaque here: the arena counts
+ * rows per label and gathers the rows of a set of labels, which is all that filtering needs.
+ *
  * Every stored vector also has a numeric key for usearch, which only takes integers. A key names
  * one vector *version*: replacing an item's vector gives it a fresh key and keys are never reused,
  * so a graph saved earlier can be patched by comparing key sets alone.
  */
 export interface ArenaSnapshot {
   ids: string[];
-  types: string[];
+  labels: string[];
   keys: number[];
   nextKey: number;
   /** `ids.length × dimensions` values, a copy. */
@@ -28,11 +31,11 @@ export class VectorArena {
   private data: Float32Array;
   private count = 0;
   private ids: string[] = [];
-  private types: string[] = [];
+  private labels: string[] = [];
   private keys: number[] = [];
   private readonly slotById = new Map<string, number>();
   private readonly slotByKey = new Map<number, number>();
-  private readonly typeCounts = new Map<string, number>();
+  private readonly labelCounts = new Map<string, number>();
   private nextKey = 1;
 
   constructor(readonly dimensions: number) {
@@ -46,13 +49,13 @@ export class VectorArena {
     arena.data.set(snapshot.vectors.subarray(0, rows * dimensions));
     arena.count = rows;
     arena.ids = snapshot.ids.slice();
-    arena.types = snapshot.types.slice();
+    arena.labels = snapshot.labels.slice();
     arena.keys = snapshot.keys.slice();
     for (let slot = 0; slot < rows; slot += 1) {
       const key = arena.keys[slot] ?? 0;
       arena.slotById.set(arena.ids[slot] ?? '', slot);
       arena.slotByKey.set(key, slot);
-      arena.countType(arena.types[slot] ?? '', 1);
+      arena.countLabel(arena.labels[slot] ?? '', 1);
     }
     arena.nextKey = snapshot.nextKey;
     for (const key of arena.keys) if (key >= arena.nextKey) arena.nextKey = key + 1;
@@ -80,9 +83,14 @@ export class VectorArena {
     return slot === undefined ? undefined : this.ids[slot];
   }
 
-  typeOfKey(key: number): string | undefined {
+  labelOfKey(key: number): string | undefined {
     const slot = this.slotByKey.get(key);
-    return slot === undefined ? undefined : this.types[slot];
+    return slot === undefined ? undefined : this.labels[slot];
+  }
+
+  /** Every label some stored row has. */
+  storedLabels(): IterableIterator<string> {
+    return this.labelCounts.keys();
   }
 
   /** The stored vector of `key` (a view, valid until the next change), if the key is live. */
@@ -105,26 +113,26 @@ export class VectorArena {
     return slot < this.count ? this.ids[slot] : undefined;
   }
 
-  /** How many stored items have one of `types`. */
-  countOfTypes(types: ReadonlySet<string>): number {
+  /** How many stored rows have one of `labels`. */
+  countOfLabels(labels: ReadonlySet<string>): number {
     let total = 0;
-    for (const type of types) total += this.typeCounts.get(type) ?? 0;
+    for (const label of labels) total += this.labelCounts.get(label) ?? 0;
     return total;
   }
 
-  /** The rows whose type is in `types`, copied into one matrix, with the slot of each row. */
-  gather(types: ReadonlySet<string>): { matrix: Float32Array; slots: number[] } {
+  /** The rows whose label is in `labels`, copied into one matrix, with the slot of each row. */
+  gather(labels: ReadonlySet<string>): { matrix: Float32Array; slots: number[] } {
     const slots: number[] = [];
-    for (let slot = 0; slot < this.count; slot += 1) if (types.has(this.types[slot] ?? '')) slots.push(slot);
+    for (let slot = 0; slot < this.count; slot += 1) if (labels.has(this.labels[slot] ?? '')) slots.push(slot);
     return this.rowsOf(slots);
   }
 
-  /** The live rows of `keys` (of `types`, when given), copied into one matrix, with the slot of each row. */
-  gatherKeys(keys: readonly number[], types: ReadonlySet<string> | undefined): { matrix: Float32Array; slots: number[] } {
+  /** The live rows of `keys` (of `labels`, when given), copied into one matrix, with the slot of each row. */
+  gatherKeys(keys: readonly number[], labels: ReadonlySet<string> | undefined): { matrix: Float32Array; slots: number[] } {
     const slots: number[] = [];
     for (const key of keys) {
       const slot = this.slotByKey.get(key);
-      if (slot !== undefined && (!types || types.has(this.types[slot] ?? ''))) slots.push(slot);
+      if (slot !== undefined && (!labels || labels.has(this.labels[slot] ?? ''))) slots.push(slot);
     }
     return this.rowsOf(slots);
   }
@@ -137,7 +145,7 @@ export class VectorArena {
     return { matrix, slots };
   }
 
-  put(id: string, memoryType: string, vector: Float32Array): PutResult {
+  put(id: string, label: string, vector: Float32Array): PutResult {
     const key = this.nextKey;
     this.nextKey += 1;
     let slot = this.slotById.get(id);
@@ -151,12 +159,12 @@ export class VectorArena {
     } else {
       replacedKey = this.keys[slot];
       if (replacedKey !== undefined) this.slotByKey.delete(replacedKey);
-      this.countType(this.types[slot] ?? '', -1);
+      this.countLabel(this.labels[slot] ?? '', -1);
     }
-    this.types[slot] = memoryType;
+    this.labels[slot] = label;
     this.keys[slot] = key;
     this.slotByKey.set(key, slot);
-    this.countType(memoryType, 1);
+    this.countLabel(label, 1);
     this.data.set(vector, slot * this.dimensions);
     return { key, replacedKey };
   }
@@ -169,19 +177,19 @@ export class VectorArena {
     const last = this.count - 1;
     this.slotById.delete(id);
     this.slotByKey.delete(key);
-    this.countType(this.types[slot] ?? '', -1);
+    this.countLabel(this.labels[slot] ?? '', -1);
     if (slot !== last) {
       const movedId = this.ids[last] ?? '';
       const movedKey = this.keys[last] ?? 0;
       this.ids[slot] = movedId;
-      this.types[slot] = this.types[last] ?? '';
+      this.labels[slot] = this.labels[last] ?? '';
       this.keys[slot] = movedKey;
       this.slotById.set(movedId, slot);
       this.slotByKey.set(movedKey, slot);
       this.data.copyWithin(slot * this.dimensions, last * this.dimensions, (last + 1) * this.dimensions);
     }
     this.ids.length = last;
-    this.types.length = last;
+    this.labels.length = last;
     this.keys.length = last;
     this.count = last;
     return key;
@@ -190,7 +198,7 @@ export class VectorArena {
   snapshot(): ArenaSnapshot {
     return {
       ids: this.allIds(),
-      types: this.types.slice(0, this.count),
+      labels: this.labels.slice(0, this.count),
       keys: this.liveKeys(),
       nextKey: this.nextKey,
       vectors: this.matrix().slice(),
@@ -204,9 +212,9 @@ export class VectorArena {
     this.data = next;
   }
 
-  private countType(type: string, delta: number): void {
-    const count = (this.typeCounts.get(type) ?? 0) + delta;
-    if (count > 0) this.typeCounts.set(type, count);
-    else this.typeCounts.delete(type);
+  private countLabel(label: string, delta: number): void {
+    const count = (this.labelCounts.get(label) ?? 0) + delta;
+    if (count > 0) this.labelCounts.set(label, count);
+    else this.labelCounts.delete(label);
   }
 }

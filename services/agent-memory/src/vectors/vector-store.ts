@@ -10,6 +10,10 @@
  * [-1, 1] (mapping them to [0, 1] is the caller's business). A vector of the wrong dimension, or
  * one with no direction (all zero, not finite), is a programming error: `RangeError`. A store that
  * cannot reach its server rejects with `DomainError('service_unavailable', …)`.
+ *
+ * Items belong to one (tenant, agent) and, within it, to one end user of the tenant's application
+ * or to no one (shared; decisions §14). A search never leaves its tenant and agent, and a search
+ * made for an end user (`audience`) never sees another end user's items.
  */
 import { type Logger } from '@agent-platform/kit';
 import { normalised } from '../models/embedder.js';
@@ -19,7 +23,14 @@ export interface VectorRecord {
   tenantId: string;
   agentId: string;
   memoryType: string;
+  /** The end user the item belongs to; null for an item shared by all of them. */
+  userId: string | null;
   vector: Float32Array;
+}
+
+/** Whom a search is made for: one end user (`userId`), or `null` for no end user (shared items only). */
+export interface VectorAudience {
+  userId: string | null;
 }
 
 export interface VectorQuery {
@@ -29,6 +40,11 @@ export interface VectorQuery {
   limit: number;
   /** Only items of these memory types; an empty list matches nothing. */
   memoryTypes?: readonly string[];
+  /**
+   * Absent: every item of the agent (an operator's search). Present: the items of
+   * `audience.userId` and the shared items, so `{ userId: null }` finds the shared items only.
+   */
+  audience?: VectorAudience;
 }
 
 export interface VectorHit {
@@ -56,7 +72,10 @@ export interface VectorStore {
   /** Prepares the index (collection, payload indexes, files) and reconciles it with `source`. */
   open(source: VectorSource): Promise<void>;
   upsert(records: readonly VectorRecord[]): Promise<void>;
-  /** Best first; only items of query.tenantId and query.agentId (and memoryTypes when given), ever. */
+  /**
+   * Best first; only items of query.tenantId and query.agentId, ever, narrowed by memoryTypes and
+   * audience when given.
+   */
   search(query: VectorQuery): Promise<VectorHit[]>;
   delete(ids: readonly string[]): Promise<void>;
   /** Every vector of one agent. */

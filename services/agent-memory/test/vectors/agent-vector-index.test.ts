@@ -6,6 +6,7 @@ import { setImmediate as nextTurn } from 'node:timers/promises';
 import { describe, expect, it } from 'vitest';
 import { AgentVectorIndex } from '../../src/vectors/agent-vector-index.js';
 import { DEFAULT_HNSW_PARAMS, HnswGraph } from '../../src/vectors/hnsw-graph.js';
+import { partitionLabel } from '../../src/vectors/partition-labels.js';
 import { VectorArena } from '../../src/vectors/vector-arena.js';
 import { bruteForce, newOwner, randomUnit, record, seededRandom } from './vector-fixtures.js';
 
@@ -17,7 +18,7 @@ async function partlyBuilt(total: number, built: number, exactSearchMaxVectors: 
   const owner = newOwner();
   const records = Array.from({ length: total }, (_, index) => record(owner, randomUnit(random, DIMENSIONS), index % 4 === 0 ? 'episodic' : 'semantic'));
   const arena = new VectorArena(DIMENSIONS);
-  const keys = records.map((item) => arena.put(item.id, item.memoryType, item.vector).key);
+  const keys = records.map((item) => arena.put(item.id, partitionLabel(item.memoryType, item.userId), item.vector).key);
   const index = new AgentVectorIndex(owner.tenantId, owner.agentId, { dimensions: DIMENSIONS, exactSearchMaxVectors, hnsw: DEFAULT_HNSW_PARAMS, onGraphFailure: () => {} }, arena);
   const graph = index.createGraph();
   graph.enqueue(keys.slice(0, built));
@@ -37,7 +38,7 @@ describe('AgentVectorIndex while its graph is being filled', () => {
 
     const queued = records.filter((_, at) => !graph.contains(keys[at]!));
     expect(queued.length).toBeGreaterThan(0);
-    for (const item of queued.slice(0, 20)) expect(index.search(item.vector, 1, undefined)[0]?.id).toBe(item.id);
+    for (const item of queued.slice(0, 20)) expect(index.search(item.vector, 1)[0]?.id).toBe(item.id);
 
     let found = 0;
     let foundEpisodic = 0;
@@ -46,9 +47,9 @@ describe('AgentVectorIndex while its graph is being filled', () => {
     for (let query = 0; query < queries; query += 1) {
       const vector = randomUnit(random, DIMENSIONS);
       const exact = new Set(bruteForce(records, vector, 10).map((hit) => hit.id));
-      found += index.search(vector, 10, undefined).filter((hit) => exact.has(hit.id)).length;
+      found += index.search(vector, 10).filter((hit) => exact.has(hit.id)).length;
       const exactEpisodic = new Set(bruteForce(episodic, vector, 10).map((hit) => hit.id));
-      const hits = index.search(vector, 10, ['episodic']);
+      const hits = index.search(vector, 10, { memoryTypes: ['episodic'] });
       expect(hits).toHaveLength(10);
       foundEpisodic += hits.filter((hit) => exactEpisodic.has(hit.id)).length;
     }

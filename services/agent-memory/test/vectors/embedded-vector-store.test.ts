@@ -1,9 +1,10 @@
 /**
  * What only the embedded store does: its files (saved, reloaded, damaged, stale, of another
- * model) and its HNSW graph's recall against exact search.
+ * model, of an earlier version) and its HNSW graph's recall against exact search.
  */
 import { access, readFile, rm, truncate, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { crc32 } from 'node:zlib';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { EmbeddedVectorStore, type EmbeddedVectorStoreOptions } from '../../src/vectors/embedded-vector-store.js';
 import { agentDirectory, GRAPH_FILE, GRAPH_META_FILE, ROWS_FILE } from '../../src/vectors/index-directory.js';
@@ -19,6 +20,7 @@ import {
   recordingLogger,
   seededRandom,
   temporaryDirectory,
+  userRecord,
 } from './vector-fixtures.js';
 
 const DIMENSIONS = 8;
@@ -50,6 +52,35 @@ async function write(store: EmbeddedVectorStore, database: FakeDatabase, records
 
 async function nearest(store: EmbeddedVectorStore, owner: Owner, vector: Float32Array, limit = 10): Promise<string[]> {
   return (await store.search({ ...owner, vector, limit })).map((hit) => hit.id);
+}
+
+/** The ids found for `userId`'s audience, best first. */
+async function nearestFor(store: EmbeddedVectorStore, owner: Owner, userId: string | null, vector: Float32Array, limit = 10): Promise<string[]> {
+  return (await store.search({ ...owner, vector, limit, audience: { userId } })).map((hit) => hit.id);
+}
+
+/** The JSON header of a rows file: after the 8-byte magic and its 4-byte length. */
+async function rowsHeader(file: string): Promise<Record<string, unknown>> {
+  const bytes = await readFile(file);
+  return JSON.parse(bytes.toString('utf8', 12, 12 + bytes.readUInt32LE(8))) as Record<string, unknown>;
+}
+
+/**
+ * Rewrites the JSON header of a rows file (magic, header length, header, padding to 4 bytes,
+ * vectors, CRC-32), as the file of another version would have it.
+ */
+async function editRowsHeader(file: string, edit: (header: Record<string, unknown>) => Record<string, unknown>): Promise<void> {
+  const bytes = await readFile(file);
+  const headerLength = bytes.readUInt32LE(8);
+  const header = await rowsHeader(file);
+  const vectors = bytes.subarray(12 + headerLength + ((4 - ((12 + headerLength) % 4)) % 4), bytes.length - 4);
+  const edited = Buffer.from(JSON.stringify(edit(header)), 'utf8');
+  const length = Buffer.alloc(4);
+  length.writeUInt32LE(edited.length);
+  const body = Buffer.concat([bytes.subarray(0, 8), length, edited, Buffer.alloc((4 - ((12 + edited.length) % 4)) % 4), vectors]);
+  const checksum = Buffer.alloc(4);
+  checksum.writeUInt32LE(crc32(body) >>> 0);
+  await writeFile(file, Buffer.concat([body, checksum]));
 }
 
 async function exists(path: string): Promise<boolean> {
@@ -165,6 +196,44 @@ describe('EmbeddedVectorStore files', () => {
     expect(hits).toEqual([{ id: records[0]!.id, score: expect.closeTo(1, 4) }]);
   });
 
+  it("keeps end users' items apart across close and open, without the database", async () => {
+    const path = await directory();
+    const database = new FakeDatabase();
+    const first = await openStore(path, database);
+    const owner = newOwner();
+    const shared = record(owner, mix(DIMENSIONS, [0, 1], [1, 1]));
+    const alices = userRecord(owner, 'alice', mix(DIMENSIONS, [0]));
+    const bobs = userRecord(owner, 'bob', mix(DIMENSIONS, [0]), 'episodic');
+    await write(first.store, database, [shared, alices, bobs]);
+    await first.store.close();
+    const rows = await rowsHeader(join(agentDirectory(path, owner.tenantId, owner.agentId), ROWS_FILE));
+    expect(new Set(rows.labels as string[])).toEqual(new Set(['semantic', 'semantic\u0000alice', 'episodic\u0000bob']));
+
+    database.fetched = 0;
+    const { store, warnings } = await openStore(path, database);
+    const query = mix(DIMENSIONS, [0]);
+    expect(await nearestFor(store, owner, 'alice', query)).toEqual([alices.id, shared.id]);
+    expect(await nearestFor(store, owner, 'bob', query)).toEqual([bobs.id, shared.id]);
+    expect(await nearestFor(store, owner, null, query)).toEqual([shared.id]);
+    expect(await store.search({ ...owner, vector: query, limit: 10, memoryTypes: ['episodic'], audience: { userId: 'alice' } })).toEqual([]);
+    expect(await nearest(store, owner, query)).toHaveLength(3);
+    expect(database.fetched).toBe(0);
+    expect(warnings).toEqual([]);
+  });
+
+  it('loads rows files saved before end users, their items shared with every user', async () => {
+    const { path, database, alice, records, rowsOf } = await savedIndex();
+    // Those files named the labels `types`, and each was a bare memory type.
+    await editRowsHeader(rowsOf(alice), ({ labels, ...rest }) => ({ ...rest, types: labels }));
+    expect(await rowsHeader(rowsOf(alice))).toMatchObject({ types: ['semantic', 'semantic'] });
+    const { store, warnings } = await openStore(path, database);
+    expect(await nearestFor(store, alice, 'anyone', mix(DIMENSIONS, [0]))).toEqual([records[0]!.id, records[1]!.id]);
+    expect(await nearestFor(store, alice, null, mix(DIMENSIONS, [1]))).toEqual([records[1]!.id, records[0]!.id]);
+    expect(await nearest(store, alice, mix(DIMENSIONS, [0]))).toEqual([records[0]!.id, records[1]!.id]);
+    expect(database.fetched).toBe(0);
+    expect(warnings).toEqual([]);
+  });
+
   it('removes an agent’s files with the agent', async () => {
     const { path, database, alice, bob, rowsOf } = await savedIndex();
     const { store } = await openStore(path, database);
@@ -260,6 +329,39 @@ describe('EmbeddedVectorStore HNSW graph', () => {
     for (const item of records.slice(-5)) expect(await nearest(store, owner, item.vector, 1)).toEqual([item.id]);
     expect(database.fetched).toBe(0);
   });
+
+  it("finds an end user's 10 items among 50,000 of other users' through the graph", async () => {
+    const database = new FakeDatabase();
+    const owner = newOwner();
+    const random = seededRandom(31);
+    const needles = Array.from({ length: 10 }, (_, index) => userRecord(owner, 'needle', randomUnit(random, DIMENSIONS), index < 3 ? 'episodic' : 'semantic'));
+    const shared = Array.from({ length: 5 }, () => record(owner, randomUnit(random, DIMENSIONS)));
+    const others = Array.from({ length: 50_000 }, (_, index) => userRecord(owner, `user-${index % 2_500}`, randomUnit(random, DIMENSIONS)));
+    for (const item of [...others.slice(0, 25_000), ...needles, ...shared, ...others.slice(25_000)]) database.put(item);
+    // Between the 5 shared items and the needle's 15 visible ones: the shared ones alone are
+    // gathered and searched exactly, the needle's are dug out of the graph by over-fetching.
+    // A sparser graph than the default: building 50,000 vectors is most of this test's time.
+    const hnsw = { connectivity: 8, expansionAdd: 32 };
+    const store = new EmbeddedVectorStore({ directory: undefined, dimensions: DIMENSIONS, model: MODEL, exactSearchMaxVectors: 12, hnsw });
+    cleanups.push(() => store.close());
+    await store.open(database);
+    await store.whenIndexed();
+    expect(store.describeAgent(owner.tenantId, owner.agentId)).toEqual({ vectors: 50_015, searchMode: 'hnsw' });
+
+    const visible = [...needles, ...shared];
+    const idsOf = (hits: { id: string }[]): string[] => hits.map((hit) => hit.id);
+    for (let round = 0; round < 10; round += 1) {
+      const query = randomUnit(random, DIMENSIONS);
+      expect(await nearestFor(store, owner, 'needle', query, 15)).toEqual(idsOf(bruteForce(visible, query, 15)));
+      expect(await nearestFor(store, owner, 'needle', query, 3)).toEqual(idsOf(bruteForce(visible, query, 3)));
+      expect(await nearestFor(store, owner, null, query, 15)).toEqual(idsOf(bruteForce(shared, query, 15)));
+      const episodes = await store.search({ ...owner, vector: query, limit: 10, memoryTypes: ['episodic'], audience: { userId: 'needle' } });
+      expect(idsOf(episodes)).toEqual(idsOf(bruteForce(needles.slice(0, 3), query, 10)));
+      const neighbours = await nearestFor(store, owner, 'user-7', query, 30);
+      expect(neighbours).toHaveLength(25);
+      expect(neighbours.filter((id) => needles.some((needle) => needle.id === id))).toEqual([]);
+    }
+  }, 30_000);
 
   it('finds ≥ 98% of the exact top 10 among 5,000 random 384-dimension vectors, filtered or not', async () => {
     const dimensions = 384;

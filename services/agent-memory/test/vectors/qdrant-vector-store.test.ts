@@ -9,7 +9,7 @@ import { createServer, type Server } from 'node:http';
 import { type AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { collectionName, pointId, QdrantVectorStore } from '../../src/vectors/qdrant-vector-store.js';
-import { FakeDatabase, mix, newOwner, record } from './vector-fixtures.js';
+import { FakeDatabase, mix, newOwner, record, userRecord } from './vector-fixtures.js';
 
 const DIMENSIONS = 4;
 
@@ -69,23 +69,31 @@ describe('QdrantVectorStore requests', () => {
       expect.objectContaining({ field_name: 'agent_id', field_schema: 'keyword' }),
       expect.objectContaining({ field_name: 'memory_type', field_schema: 'keyword' }),
       expect.objectContaining({ field_name: 'memory_id', field_schema: 'keyword' }),
+      expect.objectContaining({ field_name: 'user_id', field_schema: 'keyword' }),
     ]);
   });
 
-  it('stores points under a UUIDv5 of the memory id, with the owner in the payload', async () => {
+  it('stores points under a UUIDv5 of the memory id, with the owner and end user in the payload', async () => {
     const qdrant = await recordingQdrant();
     const store = new QdrantVectorStore({ url: qdrant.url, model: 'hashing', dimensions: DIMENSIONS });
     await store.open(new FakeDatabase());
     const owner = newOwner();
     const item = record(owner, new Float32Array([3, 0, 4, 0]), 'episodic', 'mem_01JABCDEFGHJKMNPQRSTVWXYZ0');
-    await store.upsert([item]);
+    const usersItem = userRecord(owner, 'user-42', mix(DIMENSIONS, [1]));
+    await store.upsert([item, usersItem]);
     const upsert = qdrant.requests.find((request) => request.method === 'PUT' && request.path.endsWith('/points'));
     // python3 -c "import uuid; print(uuid.uuid5(uuid.UUID('5f0c9a4e-7d2b-4c1a-9e3f-6b8d2a7c4e10'), 'mem_01JABCDEFGHJKMNPQRSTVWXYZ0'))"
     expect(upsert?.body?.points).toEqual([
       {
         id: 'd84244b5-1cb1-5533-9123-3970c76e83dc',
         vector: [expect.closeTo(0.6, 6), 0, expect.closeTo(0.8, 6), 0],
+        // A shared item has no user_id at all, like the points written before end users.
         payload: { tenant_id: owner.tenantId, agent_id: owner.agentId, memory_type: 'episodic', memory_id: item.id },
+      },
+      {
+        id: pointId(usersItem.id),
+        vector: [0, 1, 0, 0],
+        payload: { tenant_id: owner.tenantId, agent_id: owner.agentId, memory_type: 'semantic', memory_id: usersItem.id, user_id: 'user-42' },
       },
     ]);
   });
@@ -109,6 +117,31 @@ describe('QdrantVectorStore requests', () => {
     ]);
     const deletion = qdrant.requests.find((request) => request.path.endsWith('/points/delete'));
     expect(deletion?.body).toEqual(expect.objectContaining({ filter: { must: ownerMust } }));
+  });
+
+  it("narrows a search for an end user to that user's items and the shared ones", async () => {
+    const qdrant = await recordingQdrant();
+    const store = new QdrantVectorStore({ url: qdrant.url, model: 'hashing', dimensions: DIMENSIONS });
+    await store.open(new FakeDatabase());
+    const owner = newOwner();
+    const ownerMust = [
+      { key: 'tenant_id', match: { value: owner.tenantId } },
+      { key: 'agent_id', match: { value: owner.agentId } },
+    ];
+    const shared = { is_empty: { key: 'user_id' } };
+    await store.search({ ...owner, vector: mix(DIMENSIONS, [0]), limit: 4, audience: { userId: 'user-42' } });
+    await store.search({ ...owner, vector: mix(DIMENSIONS, [0]), limit: 4, audience: { userId: null } });
+    await store.search({ ...owner, vector: mix(DIMENSIONS, [0]), limit: 4, memoryTypes: ['semantic'], audience: { userId: 'user-7' } });
+    const queries = qdrant.requests.filter((request) => request.path.endsWith('/points/query')).map((request) => request.body);
+    expect(queries).toEqual([
+      expect.objectContaining({ filter: { must: [...ownerMust, { should: [shared, { key: 'user_id', match: { value: 'user-42' } }] }] } }),
+      expect.objectContaining({ filter: { must: [...ownerMust, shared] } }),
+      expect.objectContaining({
+        filter: {
+          must: [...ownerMust, { key: 'memory_type', match: { any: ['semantic'] } }, { should: [shared, { key: 'user_id', match: { value: 'user-7' } }] }],
+        },
+      }),
+    ]);
   });
 
   it('reports an unreachable or silent server as service_unavailable', async () => {

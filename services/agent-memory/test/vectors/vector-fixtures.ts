@@ -50,8 +50,14 @@ export function newOwner(): Owner {
   return { tenantId: newId('tenant'), agentId: newId('agent') };
 }
 
+/** A shared item (no end user) of `owner`. */
 export function record(owner: Owner, vector: Float32Array, memoryType = 'semantic', id = newId('memoryItem')): VectorRecord {
-  return { id, tenantId: owner.tenantId, agentId: owner.agentId, memoryType, vector };
+  return { id, tenantId: owner.tenantId, agentId: owner.agentId, memoryType, userId: null, vector };
+}
+
+/** An item of `owner` that belongs to the end user `userId`. */
+export function userRecord(owner: Owner, userId: string, vector: Float32Array, memoryType = 'semantic'): VectorRecord {
+  return { ...record(owner, vector, memoryType), userId };
 }
 
 /** The exact top `limit` of `records` for `query`, by cosine: what every index must approximate. */
@@ -86,7 +92,7 @@ export class FakeDatabase implements VectorSource {
   records(ids: readonly string[]): Promise<VectorRecord[]> {
     const found = ids.flatMap((id) => {
       const row = this.rows.get(id);
-      return row ? [{ id: row.id, tenantId: row.tenantId, agentId: row.agentId, memoryType: row.memoryType, vector: row.vector }] : [];
+      return row ? [{ id: row.id, tenantId: row.tenantId, agentId: row.agentId, memoryType: row.memoryType, userId: row.userId, vector: row.vector }] : [];
     });
     this.fetched += found.length;
     return Promise.resolve(found);

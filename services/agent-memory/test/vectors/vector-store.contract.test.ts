@@ -2,13 +2,16 @@
  * The VectorStore contract, run against every adapter. The embedded store runs twice: as small
  * indexes are (exact search) and with its HNSW threshold lowered so the same cases go through the
  * graph. Qdrant's half needs a server: it runs when QDRANT_URL is set.
+ *
+ * End users (decisions §14): a search with an audience finds that user's items and the shared
+ * ones, never another user's; without an audience it finds every item of the agent.
  */
 import { QdrantClient } from '@qdrant/js-client-rest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EmbeddedVectorStore } from '../../src/vectors/embedded-vector-store.js';
 import { QdrantVectorStore } from '../../src/vectors/qdrant-vector-store.js';
-import { type VectorStore } from '../../src/vectors/vector-store.js';
-import { bruteForce, FakeDatabase, mix, newOwner, randomUnit, record, seededRandom, temporaryDirectory } from './vector-fixtures.js';
+import { type VectorAudience, type VectorStore } from '../../src/vectors/vector-store.js';
+import { bruteForce, FakeDatabase, mix, newOwner, randomUnit, record, seededRandom, temporaryDirectory, userRecord } from './vector-fixtures.js';
 
 const DIMENSIONS = 16;
 const qdrantUrl = process.env.QDRANT_URL;
@@ -64,7 +67,9 @@ describe.each(adapters)('VectorStore contract: $name', (adapter) => {
     const seeded = new FakeDatabase();
     const seededOwner = newOwner();
     const seededRecord = record(seededOwner, mix(DIMENSIONS, [5]));
-    seeded.put(seededRecord);
+    const seededUsersOwner = newOwner();
+    const seededUsersRecord = userRecord(seededUsersOwner, 'seeded-user', mix(DIMENSIONS, [5]));
+    seeded.put(seededRecord, seededUsersRecord);
 
     beforeAll(async () => {
       ({ store, dispose } = await adapter.create(seeded));
@@ -73,9 +78,20 @@ describe.each(adapters)('VectorStore contract: $name', (adapter) => {
 
     const search = (owner: { tenantId: string; agentId: string }, vector: Float32Array, limit = 10, memoryTypes?: string[]) =>
       store.search({ ...owner, vector, limit, ...(memoryTypes ? { memoryTypes } : {}) });
+    /** The ids found for `audience`, best first. */
+    const idsFor = async (owner: { tenantId: string; agentId: string }, audience: VectorAudience, vector: Float32Array, limit = 10, memoryTypes?: string[]) =>
+      (await store.search({ ...owner, vector, limit, audience, ...(memoryTypes ? { memoryTypes } : {}) })).map((hit) => hit.id);
 
     it('is filled from its source at open', async () => {
       expect(await search(seededOwner, mix(DIMENSIONS, [5]))).toEqual([{ id: seededRecord.id, score: expect.closeTo(1, 4) }]);
+    });
+
+    it("is filled with end users' items from its source at open, each kept to its user", async () => {
+      const vector = mix(DIMENSIONS, [5]);
+      expect(await idsFor(seededUsersOwner, { userId: 'seeded-user' }, vector)).toEqual([seededUsersRecord.id]);
+      expect(await idsFor(seededUsersOwner, { userId: 'someone-else' }, vector)).toEqual([]);
+      expect(await idsFor(seededUsersOwner, { userId: null }, vector)).toEqual([]);
+      expect((await search(seededUsersOwner, vector)).map((hit) => hit.id)).toEqual([seededUsersRecord.id]);
     });
 
     it('returns the nearest first, with cosine scores', async () => {
@@ -170,6 +186,85 @@ describe.each(adapters)('VectorStore contract: $name', (adapter) => {
       expect(hits.map((hit) => hit.id)).toEqual(expected.map((hit) => hit.id));
       hits.forEach((hit, index) => expect(hit.score).toBeCloseTo(expected[index]!.score, 4));
       expect(await search(owner, query, 0)).toEqual([]);
+    });
+
+    it("never returns one end user's items to another's audience, even with identical vectors", async () => {
+      const owner = newOwner();
+      const vector = mix(DIMENSIONS, [0]);
+      const shared = record(owner, mix(DIMENSIONS, [0, 3], [3, 1]));
+      const alices = userRecord(owner, 'alice', vector);
+      const bobs = userRecord(owner, 'bob', vector);
+      // A user id that is a prefix of another, and one that looks like a memory type: still apart.
+      const alicias = userRecord(owner, 'alice2', vector);
+      const semantics = userRecord(owner, 'semantic', vector);
+      await store.upsert([shared, alices, bobs, alicias, semantics]);
+      expect(await idsFor(owner, { userId: 'alice' }, vector)).toEqual([alices.id, shared.id]);
+      expect(await idsFor(owner, { userId: 'bob' }, vector)).toEqual([bobs.id, shared.id]);
+      expect(await idsFor(owner, { userId: 'alice2' }, vector)).toEqual([alicias.id, shared.id]);
+      expect(await idsFor(owner, { userId: 'semantic' }, vector)).toEqual([semantics.id, shared.id]);
+      expect(await idsFor(owner, { userId: 'carol' }, vector)).toEqual([shared.id]);
+      expect(await idsFor(owner, { userId: null }, vector)).toEqual([shared.id]);
+      // An operator's search (no audience) sees every item of the agent.
+      const everything = (await search(owner, vector)).map((hit) => hit.id);
+      expect(everything).toHaveLength(5);
+      expect(new Set(everything)).toEqual(new Set([shared.id, alices.id, bobs.id, alicias.id, semantics.id]));
+      expect(everything[4]).toBe(shared.id);
+      // The audience never widens tenant and agent isolation.
+      expect(await idsFor({ tenantId: owner.tenantId, agentId: newOwner().agentId }, { userId: 'alice' }, vector)).toEqual([]);
+    });
+
+    it('combines the audience with memory types', async () => {
+      const owner = newOwner();
+      const query = mix(DIMENSIONS, [0]);
+      const alicesEpisode = userRecord(owner, 'alice', mix(DIMENSIONS, [0]), 'episodic');
+      const alicesFact = userRecord(owner, 'alice', mix(DIMENSIONS, [0, 1], [4, 1]), 'semantic');
+      const sharedEpisode = record(owner, mix(DIMENSIONS, [0, 1], [3, 1]), 'episodic');
+      const sharedFact = record(owner, mix(DIMENSIONS, [0, 1], [2, 1]), 'semantic');
+      const bobsFact = userRecord(owner, 'bob', mix(DIMENSIONS, [0, 1], [1, 1]), 'semantic');
+      await store.upsert([alicesEpisode, alicesFact, sharedEpisode, sharedFact, bobsFact]);
+      expect(await idsFor(owner, { userId: 'alice' }, query, 10, ['semantic'])).toEqual([alicesFact.id, sharedFact.id]);
+      expect(await idsFor(owner, { userId: 'alice' }, query, 10, ['episodic', 'semantic'])).toEqual([alicesEpisode.id, alicesFact.id, sharedEpisode.id, sharedFact.id]);
+      expect(await idsFor(owner, { userId: 'bob' }, query, 10, ['semantic'])).toEqual([sharedFact.id, bobsFact.id]);
+      expect(await idsFor(owner, { userId: 'bob' }, query, 10, ['episodic'])).toEqual([sharedEpisode.id]);
+      expect(await idsFor(owner, { userId: null }, query, 10, ['semantic'])).toEqual([sharedFact.id]);
+      expect(await idsFor(owner, { userId: 'alice' }, query, 10, [])).toEqual([]);
+      expect(await idsFor(owner, { userId: 'alice' }, query, 10, ['working'])).toEqual([]);
+      expect((await search(owner, query, 10, ['semantic'])).map((hit) => hit.id)).toEqual([alicesFact.id, sharedFact.id, bobsFact.id]);
+    });
+
+    it("finds an end user's few items among many other users' items", async () => {
+      const owner = newOwner();
+      const random = seededRandom(21);
+      const others = Array.from({ length: 1_200 }, (_, index) => userRecord(owner, `user-${index % 40}`, randomUnit(random, DIMENSIONS)));
+      const needles = Array.from({ length: 8 }, () => userRecord(owner, 'needle', randomUnit(random, DIMENSIONS)));
+      const shared = Array.from({ length: 4 }, () => record(owner, randomUnit(random, DIMENSIONS)));
+      await store.upsert([...others.slice(0, 600), ...needles, ...shared, ...others.slice(600)]);
+      const visible = [...needles, ...shared];
+      for (let round = 0; round < 5; round += 1) {
+        const query = randomUnit(random, DIMENSIONS);
+        expect(await idsFor(owner, { userId: 'needle' }, query, 20)).toEqual(bruteForce(visible, query, 20).map((hit) => hit.id));
+        expect(await idsFor(owner, { userId: 'needle' }, query, 3)).toEqual(bruteForce(visible, query, 3).map((hit) => hit.id));
+        expect(await idsFor(owner, { userId: null }, query, 20)).toEqual(bruteForce(shared, query, 20).map((hit) => hit.id));
+        const neighbours = await idsFor(owner, { userId: 'user-7' }, query, 50);
+        expect(neighbours).toHaveLength(34);
+        expect(neighbours.filter((id) => needles.some((needle) => needle.id === id))).toEqual([]);
+      }
+    });
+
+    it("forgets a user's deleted items at once, and moves an item upserted for another user", async () => {
+      const owner = newOwner();
+      const vector = mix(DIMENSIONS, [2]);
+      const [kept, deleted, moved] = [userRecord(owner, 'alice', vector), userRecord(owner, 'alice', mix(DIMENSIONS, [2, 3])), userRecord(owner, 'alice', mix(DIMENSIONS, [2, 4]))];
+      await store.upsert([kept, deleted, moved]);
+      await store.delete([deleted.id]);
+      expect(await idsFor(owner, { userId: 'alice' }, vector)).toEqual([kept.id, moved.id]);
+      expect((await search(owner, vector)).map((hit) => hit.id)).toEqual([kept.id, moved.id]);
+      await store.upsert([{ ...moved, userId: 'bob' }]);
+      expect(await idsFor(owner, { userId: 'alice' }, vector)).toEqual([kept.id]);
+      expect(await idsFor(owner, { userId: 'bob' }, vector)).toEqual([moved.id]);
+      await store.upsert([{ ...moved, userId: null }]);
+      expect(await idsFor(owner, { userId: 'alice' }, vector)).toEqual([kept.id, moved.id]);
+      expect(await idsFor(owner, { userId: null }, vector)).toEqual([moved.id]);
     });
 
     it('finds nothing in an empty index', async () => {
