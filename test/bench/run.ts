@@ -20,6 +20,7 @@ await import('./webhook-deliveries.js');
 printTable(await benchVectorIndex({}), 'embeddings');
 await import('./agent-memory.js');
 await import('./chat-tools.js');
+await import('./memory-extraction.js');
 await import('./mcp.js');
 await import('./workflow-executions.js');
 

@@ -80,14 +80,14 @@ export function dataset(size: number, queries: number, seed: number, uniformOnly
   const records: VectorRecord[] = [];
   const embeddings: Float32Array[] = [];
   if (uniformOnly) {
-    for (let index = 0; index < size; index += 1) records.push({ ...OWNER, id: `mem_${String(index).padStart(26, '0')}`, memoryType: 'semantic', vector: make.uniform() });
+    for (let index = 0; index < size; index += 1) records.push({ ...OWNER, id: `mem_${String(index).padStart(26, '0')}`, memoryType: 'semantic', userId: null, vector: make.uniform() });
     return { records, queries: Array.from({ length: queries }, make.uniform) };
   }
   for (let index = 0; index < size; index += 1) {
     const isEmbedding = make.random() >= 0.1;
     const vector = isEmbedding ? make.embedding() : make.uniform();
     if (isEmbedding) embeddings.push(vector);
-    records.push({ ...OWNER, id: `mem_${String(index).padStart(26, '0')}`, memoryType: 'semantic', vector });
+    records.push({ ...OWNER, id: `mem_${String(index).padStart(26, '0')}`, memoryType: 'semantic', userId: null, vector });
   }
   const asked = Array.from({ length: queries }, (_, index) =>
     index % 2 === 0 ? make.jitter(embeddings[Math.floor(make.random() * embeddings.length)]!, 0.3) : make.embedding(),

@@ -11,8 +11,9 @@ beforeAll(async () => {
 });
 afterAll(() => receiver.close());
 
+// Without memory extraction (decisions §14.2): its model calls are charged too, after the reply.
 async function createAgent(client: AgentPlatformClient): Promise<string> {
-  return expectStatus(await client.POST('/api/v1/agents', { body: { name: 'Support bot', type: 'support' } }), 201).id;
+  return expectStatus(await client.POST('/api/v1/agents', { body: { name: 'Support bot', type: 'support', config: { memory_extraction: false } } }), 201).id;
 }
 
 async function chat(client: AgentPlatformClient, agentId: string, body: ChatRequest): Promise<ChatMessage> {
@@ -81,8 +82,8 @@ describe('chatting with an agent (the built-in offline model)', () => {
     const sessions = expectStatus(await client.GET('/api/v1/agents/{agent_id}/sessions', { params: { path: { agent_id: agentId } } }));
     expect(sessions).toMatchObject({ total: 2, page: 1, per_page: 20 });
     expect(sessions.items).toEqual([
-      { id: other.session_id, created_at: expect.stringMatching(ISO_MS), last_message_at: expect.stringMatching(ISO_MS), message_count: 2 },
-      { id: first.session_id, created_at: expect.stringMatching(ISO_MS), last_message_at: expect.stringMatching(ISO_MS), message_count: 4 },
+      { id: other.session_id, created_at: expect.stringMatching(ISO_MS), last_message_at: expect.stringMatching(ISO_MS), message_count: 2, user_id: null },
+      { id: first.session_id, created_at: expect.stringMatching(ISO_MS), last_message_at: expect.stringMatching(ISO_MS), message_count: 4, user_id: null },
     ]);
 
     const session = { agent_id: agentId, session_id: first.session_id };

@@ -4,8 +4,9 @@ import { Api, ISO_MS, id, newAccount } from './harness/client.js';
 import { expectError, expectStatus, refusalOf } from './harness/results.js';
 import { allEvents, EventStreamParser, postForEvents, type SseEvent } from './harness/sse.js';
 
+// Without memory extraction (decisions §14.2): its model calls are charged too, after the reply.
 async function createAgent(client: AgentPlatformClient): Promise<string> {
-  return expectStatus(await client.POST('/api/v1/agents', { body: { name: 'Streamer', type: 'assistant' } }), 201).id;
+  return expectStatus(await client.POST('/api/v1/agents', { body: { name: 'Streamer', type: 'assistant', config: { memory_extraction: false } } }), 201).id;
 }
 
 /** A streamed turn through the client, read to its end. */

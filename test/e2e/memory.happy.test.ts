@@ -11,7 +11,11 @@ const ALL_TYPES: MemoryType[] = ['semantic', 'episodic', 'procedural'];
 /** An account with one agent keeping every memory type, and helpers acting as its owner. */
 async function setUp(memoryTypes: MemoryType[] = ALL_TYPES) {
   const { client } = await newAccount(new Api());
-  const agentId = expectStatus(await client.POST('/api/v1/agents', { body: { name: 'Librarian', type: 'assistant', memory_types: memoryTypes } }), 201).id;
+  // Without extraction (decisions §14.2): what memory holds here is only what a test puts there.
+  const agentId = expectStatus(
+    await client.POST('/api/v1/agents', { body: { name: 'Librarian', type: 'assistant', memory_types: memoryTypes, config: { memory_extraction: false } } }),
+    201,
+  ).id;
   return {
     client,
     agentId,
@@ -48,7 +52,9 @@ describe('memory items', () => {
       memory_type: 'semantic',
       content: 'The customer prefers e-mail.',
       metadata: { source: 'crm', confidence: 0.9 },
+      user_id: null,
       created_at: expect.stringMatching(ISO_MS),
+      updated_at: null,
     });
     const second = await memory.add('Called on Monday about a refund.', { memory_type: 'episodic' });
     expect(second.metadata).toEqual({});
@@ -80,7 +86,7 @@ describe('memory search', () => {
     await memory.add('Our support line opens at nine.');
 
     const byId = await memory.search('ord_8F3K2');
-    const { agent_id: _agent, ...result } = order;
+    const { agent_id: _agent, updated_at: _updated, ...result } = order;
     expect(byId[0]).toEqual({ ...result, score: expect.any(Number) });
     expectRanked(byId);
 
@@ -189,20 +195,24 @@ describe('consolidation', () => {
   it("summarises a session's older messages into a semantic item, once", { timeout: 60_000 }, async () => {
     const memory = await setUp(['semantic', 'episodic']);
     const agent = { params: { path: { agent_id: memory.agentId } } };
-    const consolidate = async () => expectStatus(await memory.client.POST('/api/v1/agents/{agent_id}/memory/consolidate', agent));
+    const consolidate = async (body?: { keep_messages: number }) =>
+      expectStatus(await memory.client.POST('/api/v1/agents/{agent_id}/memory/consolidate', { ...agent, ...(body ? { body } : {}) }));
     expect(await consolidate()).toEqual({ agent_id: memory.agentId, items_in: 0, items_out: 0 });
 
-    // 11 turns = 22 messages; the newest 20 stay as they are (CONSOLIDATION_KEEP_MESSAGES).
+    // 11 turns = 22 messages; keep_messages leaves the newest 20 as they are, as the periodic job does.
     let sessionId: string | undefined;
     for (let turn = 1; turn <= 11; turn += 1) {
       const message = `Fact number ${turn}: my locker code is ${1000 + turn}.`;
       const reply = await memory.client.POST('/api/v1/agents/{agent_id}/chat', { ...agent, body: { message, ...(sessionId ? { session_id: sessionId } : {}) } });
       sessionId = expectStatus(reply).session_id;
     }
-    expect(await consolidate()).toEqual({ agent_id: memory.agentId, items_in: 2, items_out: 1 });
+    expect(await consolidate({ keep_messages: 20 })).toEqual({ agent_id: memory.agentId, items_in: 2, items_out: 1 });
     const summaries = await memory.list({ memory_type: 'semantic' });
     expect(summaries.items).toHaveLength(1);
     expect(summaries.items[0]?.metadata).toMatchObject({ source: 'consolidation', session_id: sessionId });
+    expect(await consolidate({ keep_messages: 20 })).toEqual({ agent_id: memory.agentId, items_in: 0, items_out: 0 });
+    // Without it, the newest are consolidated too: nothing is left.
+    expect(await consolidate()).toEqual({ agent_id: memory.agentId, items_in: 20, items_out: 1 });
     expect(await consolidate()).toEqual({ agent_id: memory.agentId, items_in: 0, items_out: 0 });
   });
 });

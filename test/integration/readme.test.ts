@@ -55,4 +55,7 @@ it('runs the quickstart as written', { timeout: 120_000 }, async () => {
   // The gated tool's call waited (the turn is kept in a variable), was rejected with the comment, and the turn went on.
   expect(stdout).toMatch(/"status":"rejected".*"comment":"Not without a receipt"/);
   expect(stdout).toMatch(/"url":"https:\/\/example\.com\/agent-platform".*"signing_secret":"whsec_/);
+  // Each end user's fact was extracted for them alone, updated by the later turn, then forgotten.
+  expect(stdout).toMatch(/"history":\[\{"event":"ADD","old_content":null,"new_content":"I moved to Lisbon\.","source":"extraction".*\{"event":"UPDATE","old_content":"I moved to Lisbon\.","new_content":"I moved to Lisbon"/);
+  expect(stdout).toContain('{"deleted":1}');
 });

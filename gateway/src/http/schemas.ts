@@ -39,6 +39,12 @@ export function pathId(what: string, prefix: string) {
   return z.string().min(1).describe(`The ${what}'s id (${prefix}_…).`);
 }
 
+/**
+ * decisions §14: an end user of the tenant's own application, as the tenant names them. The
+ * service decides the rest (not blank, no control characters) and names the field.
+ */
+export const EndUserId = z.string().min(1).max(128).describe("An end user of your application, in your own words: 1..128 characters.");
+
 export const TenantQuery = z.object({
   tenant_id: z.string().min(1).optional().describe('The tenant to act in; default: your first tenant (JWT) or the key\'s tenant.'),
 });

@@ -38,12 +38,12 @@ export const MCP_TOOLS: readonly McpTool[] = [
     title: 'Chat with an agent',
     description:
       "Sends a message to an agent and answers its reply: {id (the reply's message id), role, content, status, tool_calls, usage {prompt_tokens, completion_tokens, total_tokens}, session_id, model, created_at}. Pass session_id back to continue the conversation. The agent's most relevant memories go into its context, and it may call its tools (tool_calls); status awaiting_approval means a call waits for a person's approval through the REST API. Costs ceil(total_tokens / 1000) credits a model round, at least 1 (insufficient_credits below 1).",
-    input: z.object({ agent_id: AgentId, message: ChatBody.shape.message, session_id: ChatBody.shape.session_id }),
+    input: z.object({ agent_id: AgentId, message: ChatBody.shape.message, session_id: ChatBody.shape.session_id, user_id: ChatBody.shape.user_id }),
     policy: POLICIES['POST /agents/:agent_id/chat'],
     readOnly: false,
-    run: async ({ agent_id, message, session_id }, { app, call }) => {
+    run: async ({ agent_id, message, session_id, user_id }, { app, call }) => {
       // Waits for a language model, which has a longer time-out than other calls (as REST's chat).
-      const reply = await app.agentMemory.chat.chat({ agentId: agent_id, message, sessionId: session_id }, { ...call, deadlineMs: app.config.MODEL_DEADLINE_MS });
+      const reply = await app.agentMemory.chat.chat({ agentId: agent_id, message, sessionId: session_id, userId: user_id }, { ...call, deadlineMs: app.config.MODEL_DEADLINE_MS });
       return chatMessageBody(reply);
     },
   }),
@@ -51,13 +51,13 @@ export const MCP_TOOLS: readonly McpTool[] = [
     name: 'search_memory',
     title: "Search an agent's memory",
     description:
-      "Searches an agent's memory, best match first: {results: [{id, content, score (0..1), metadata, memory_type, created_at}]}. Ranking mixes meaning with exact words, so ids and rare words are found as well as paraphrases.",
-    input: SearchMemoryBody.pick({ agent_id: true, query: true, top_k: true }),
+      "Searches an agent's memory, best match first: {results: [{id, content, score (0..1), metadata, memory_type, user_id, created_at}]}. Ranking mixes meaning with exact words, so ids and rare words are found as well as paraphrases. With user_id, only that end user's memories and the shared ones.",
+    input: SearchMemoryBody.pick({ agent_id: true, query: true, top_k: true, user_id: true }),
     policy: POLICIES['POST /memory/search'],
     readOnly: true,
-    run: async ({ agent_id, query, top_k }, { app, call }) => {
+    run: async ({ agent_id, query, top_k, user_id }, { app, call }) => {
       // gRPC carries an absent top_k as 0, which the service reads as its default (5).
-      const answer = await app.agentMemory.memory.searchMemory({ agentId: agent_id, query, topK: top_k ?? 0 }, call);
+      const answer = await app.agentMemory.memory.searchMemory({ agentId: agent_id, query, topK: top_k ?? 0, userId: user_id }, call);
       return { results: answer.results.map(searchResultBody) };
     },
   }),
@@ -65,7 +65,7 @@ export const MCP_TOOLS: readonly McpTool[] = [
     name: 'add_memory',
     title: "Add to an agent's memory",
     description:
-      "Stores an item in an agent's memory, where its chats and search_memory find it, and answers it: {id, agent_id, memory_type, content, metadata, created_at}.",
+      "Stores an item in an agent's memory, where its chats and search_memory find it, and answers it: {id, agent_id, memory_type, content, metadata, user_id, created_at, updated_at}. With user_id, only that end user's chats see it.",
     input: z.object({
       agent_id: AgentId,
       content: AddMemoryBody.shape.content,
@@ -77,11 +77,12 @@ export const MCP_TOOLS: readonly McpTool[] = [
         .describe("semantic, episodic or procedural: one of the agent's memory_types. Default semantic.")
         .meta({ enum: ['semantic', 'episodic', 'procedural'] }),
       metadata: AddMemoryBody.shape.metadata,
+      user_id: AddMemoryBody.shape.user_id,
     }),
     policy: POLICIES['POST /memory'],
     readOnly: false,
-    run: async ({ agent_id, content, memory_type, metadata }, { app, call }) => {
-      const answer = await app.agentMemory.memory.addMemory({ agentId: agent_id, memoryType: memory_type, content, metadataJson: jsonText(metadata) }, call);
+    run: async ({ agent_id, content, memory_type, metadata, user_id }, { app, call }) => {
+      const answer = await app.agentMemory.memory.addMemory({ agentId: agent_id, memoryType: memory_type, content, metadataJson: jsonText(metadata), userId: user_id }, call);
       return memoryItemBody(answer.item);
     },
   }),

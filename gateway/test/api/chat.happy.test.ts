@@ -40,7 +40,8 @@ async function balance(account: Account): Promise<number> {
 describe('POST /agents/{agent_id}/chat', () => {
   it("answers the model's reply as JSON in a new session, continues that session, and charges the turn", async () => {
     const account = await newAccount(h.app);
-    const agent = await newAgent(h.app, account.token);
+    // Without extraction, whose model calls are charged too, after the reply.
+    const agent = await newAgent(h.app, account.token, { config: { memory_extraction: false } });
     const before = await balance(account);
     const first = await as(h.app, account.token, { method: 'POST', url: `/api/v1/agents/${agent.id}/chat`, payload: { message: 'Hello there' } });
     expect(first.statusCode, first.body).toBe(200);

@@ -83,7 +83,8 @@ describe('agents and chat', () => {
 
   it('chat_with_agent answers the reply, continues the session, and is charged as REST chat is', async () => {
     const account = await newAccount(h.app);
-    const agent = await newAgent(h.app, account.token);
+    // Without extraction, whose model calls are charged too, after the reply.
+    const agent = await newAgent(h.app, account.token, { config: { memory_extraction: false } });
     const client = await connect(account.token);
     const balance = async () => (await as(h.app, account.token, { method: 'GET', url: '/api/v1/billing/credits' })).json<{ balance: number }>().balance;
     const before = await balance();
@@ -128,7 +129,9 @@ describe('memory', () => {
       memory_type: 'semantic',
       content: 'The customer ord_8F3K2 prefers e-mail over phone calls.',
       metadata: { source: 'mcp' },
+      user_id: null,
       created_at: matching(ISO_MS),
+      updated_at: null,
     });
     await toolOk(client, 'add_memory', { agent_id: agent.id, content: 'Orders ship from Rotterdam.', memory_type: 'episodic' });
 

@@ -56,7 +56,7 @@ describe('POST /memory and GET /memory', () => {
     const added = await as(h.app, account.token, { method: 'POST', url: '/api/v1/memory', payload });
     expect(added.statusCode, added.body).toBe(201);
     const item = added.json<Item>();
-    expect(item).toEqual({ id: matching(MEMORY_ID), ...payload, created_at: matching(ISO_MS) });
+    expect(item).toEqual({ id: matching(MEMORY_ID), ...payload, user_id: null, created_at: matching(ISO_MS), updated_at: null });
     expect(await listed(account, { agent_id: agent.id })).toEqual({ items: [item], total: 1, page: 1, per_page: 20 });
   });
 
@@ -94,7 +94,7 @@ describe('POST /memory/search', () => {
     expect(all[0]!.score).toBeGreaterThanOrEqual(all[1]!.score);
 
     const filtered = await search(account, { agent_id: agent.id, query, memory_type: 'semantic', filter: { source: 'crm', level: 2, vip: false } });
-    expect(filtered).toEqual([{ id: crm.id, content: crm.content, score: ANY_NUMBER, metadata: crm.metadata, memory_type: 'semantic', created_at: crm.created_at }]);
+    expect(filtered).toEqual([{ id: crm.id, content: crm.content, score: ANY_NUMBER, metadata: crm.metadata, memory_type: 'semantic', user_id: null, created_at: crm.created_at }]);
     // Equality with the type: the number 2 is not the text "2".
     expect(await search(account, { agent_id: agent.id, query, filter: { level: '2' } })).toEqual([]);
 
@@ -159,7 +159,7 @@ describe('sessions and consolidation of an agent', () => {
     const sessions = await as(h.app, account.token, { method: 'GET', url, query: { page: '2', per_page: '2' } });
     expect(sessions.statusCode, sessions.body).toBe(200);
     expect(sessions.json()).toEqual({
-      items: [{ id: first.session_id, created_at: matching(ISO_MS), last_message_at: first.created_at, message_count: 2 }],
+      items: [{ id: first.session_id, created_at: matching(ISO_MS), last_message_at: first.created_at, message_count: 2, user_id: null }],
       total: 3,
       page: 2,
       per_page: 2,
@@ -186,7 +186,8 @@ describe('sessions and consolidation of an agent', () => {
 
   it("consolidates the sessions' messages into semantic memory, once", async () => {
     const account = await newAccount(h.app);
-    const agent = await newAgent(h.app, account.token);
+    // Without extraction, whose facts would be semantic items too.
+    const agent = await newAgent(h.app, account.token, { config: { memory_extraction: false } });
     const turn = await chatTurn(h.app, account.token, agent.id, 'My order number is ord_8F3K2.');
     await chatTurn(h.app, account.token, agent.id, 'Please send updates by e-mail.', turn.session_id);
     const url = `/api/v1/agents/${agent.id}/memory/consolidate`;

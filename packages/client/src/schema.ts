@@ -118,8 +118,8 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Summarise the agent's older session messages into semantic memory now; emits memory.consolidated
-         * @description Each session's messages beyond its newest ones are summarised by the model into semantic memory items, so what was said long ago is still found by search. The agent must keep semantic memory (422 naming agent_id otherwise); a model failure is 502 upstream_error.
+         * Summarise the agent's session messages into semantic memory now; emits memory.consolidated
+         * @description Every session's messages not yet consolidated, the newest included (keep_messages leaves that many of each session's newest alone), are summarised by the model into semantic memory items, so what was said long ago is still found by search. A summary belongs to the session's end user (user_id) and is recorded in history with its session. The agent must keep semantic memory (422 naming agent_id otherwise); a model failure is 502 upstream_error.
          */
         post: operations["consolidateAgentMemory"];
         delete?: never;
@@ -411,7 +411,11 @@ export interface paths {
          * @description memory_type must be one of the agent's memory_types (422 otherwise).
          */
         post: operations["addMemory"];
-        delete?: never;
+        /**
+         * Delete an agent's memory items in bulk
+         * @description Every item of the agent matching the filters: with user_id, that end user's items only (never the shared ones), so an end user can be forgotten in one call. Each deletion is recorded in the item's history; the items leave search at once.
+         */
+        delete: operations["deleteMemoryItems"];
         options?: never;
         head?: never;
         patch?: never;
@@ -449,6 +453,30 @@ export interface paths {
         post?: never;
         /** Delete a memory item */
         delete: operations["deleteMemory"];
+        options?: never;
+        head?: never;
+        /**
+         * Change a memory item
+         * @description New content is re-embedded; metadata is replaced whole. The change is recorded in the item's history (source api).
+         */
+        patch: operations["updateMemory"];
+        trace?: never;
+    };
+    "/api/v1/memory/{memory_id}/history": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A memory item's history, oldest first
+         * @description Every change: ADD, UPDATE, DELETE, with the content before and after and what made it (api, extraction, consolidation, document). Kept after the item is deleted.
+         */
+        get: operations["getMemoryHistory"];
+        put?: never;
+        post?: never;
+        delete?: never;
         options?: never;
         head?: never;
         patch?: never;
@@ -949,6 +977,8 @@ export interface components {
             max_tokens?: number;
             system_prompt?: string;
             top_p?: number;
+            max_tool_rounds?: number;
+            memory_extraction?: boolean;
         };
         /** @description An AI agent with persistent memory. */
         Agent: {
@@ -1019,6 +1049,11 @@ export interface components {
             model: string;
             created_at: components["schemas"]["Timestamp"];
         };
+        /** @description What a bulk delete removed. */
+        MemoryBulkDelete: {
+            /** @description Items deleted; each has a DELETE in its history. */
+            deleted: number;
+        };
         /** @description One item of an agent's memory. */
         MemoryItem: {
             id: string;
@@ -1028,7 +1063,34 @@ export interface components {
             metadata: {
                 [key: string]: unknown;
             };
+            /** @description The end user it belongs to; null: shared. */
+            user_id: string | null;
             created_at: components["schemas"]["Timestamp"];
+            /** @description When its content or metadata last changed; null: never. */
+            updated_at: components["schemas"]["Timestamp"] | null;
+        };
+        /** @description One change of a memory item. */
+        MemoryHistoryEntry: {
+            /** @enum {string} */
+            event: "ADD" | "UPDATE" | "DELETE";
+            /** @description null for ADD. */
+            old_content: string | null;
+            /** @description null for DELETE. */
+            new_content: string | null;
+            /**
+             * @description What made the change.
+             * @enum {string}
+             */
+            source: "api" | "extraction" | "consolidation" | "document";
+            /** @description The chat session, for extraction and consolidation. */
+            session_id: string | null;
+            created_at: components["schemas"]["Timestamp"];
+        };
+        /** @description A memory item's changes, kept after it is deleted. */
+        MemoryHistory: {
+            memory_id: string;
+            /** @description Oldest first. */
+            history: components["schemas"]["MemoryHistoryEntry"][];
         };
         /** @description A memory item found by a search, with its score. */
         MemorySearchResult: {
@@ -1040,6 +1102,8 @@ export interface components {
                 [key: string]: unknown;
             };
             memory_type: string;
+            /** @description The end user it belongs to; null: shared. */
+            user_id: string | null;
             created_at: components["schemas"]["Timestamp"];
         };
         /** @description A document stored in an agent's memory as chunks. */
@@ -1066,6 +1130,8 @@ export interface components {
             last_message_at: components["schemas"]["Timestamp"] | null;
             /** @description The session's messages, the user's and the agent's. */
             message_count: number;
+            /** @description The end user it is a conversation with; null when none was named. */
+            user_id: string | null;
         };
         /** @description One message of a session. */
         ChatSessionMessage: {
@@ -1569,6 +1635,10 @@ export interface operations {
                         system_prompt?: string | null;
                         /** @description 0..1. */
                         top_p?: number | null;
+                        /** @description Model rounds that may call tools in one turn: 1..32, default 8. */
+                        max_tool_rounds?: number | null;
+                        /** @description Extract facts from each turn into semantic memory (decisions §14); default true when memory_types has semantic, which true needs. */
+                        memory_extraction?: boolean | null;
                     };
                     /** @description Tools the agent may call: tool ids of the tenant (tool_…), in order; an unknown or foreign id is 422 naming tools[<index>]. Default none. */
                     tools?: string[];
@@ -1807,6 +1877,10 @@ export interface operations {
                         system_prompt?: string | null;
                         /** @description 0..1. */
                         top_p?: number | null;
+                        /** @description Model rounds that may call tools in one turn: 1..32, default 8. */
+                        max_tool_rounds?: number | null;
+                        /** @description Extract facts from each turn into semantic memory (decisions §14); default true when memory_types has semantic, which true needs. */
+                        memory_extraction?: boolean | null;
                     };
                     /** @description Tools the agent may call: tool ids of the tenant (tool_…), in order; an unknown or foreign id is 422 naming tools[<index>]. Default none. */
                     tools?: string[];
@@ -2052,6 +2126,10 @@ export interface operations {
                         system_prompt?: string | null;
                         /** @description 0..1. */
                         top_p?: number | null;
+                        /** @description Model rounds that may call tools in one turn: 1..32, default 8. */
+                        max_tool_rounds?: number | null;
+                        /** @description Extract facts from each turn into semantic memory (decisions §14); default true when memory_types has semantic, which true needs. */
+                        memory_extraction?: boolean | null;
                     };
                     /** @description Tools the agent may call: tool ids of the tenant (tool_…), in order; an unknown or foreign id is 422 naming tools[<index>]. Default none. Replaces the whole list. */
                     tools?: string[];
@@ -2169,7 +2247,8 @@ export interface operations {
                 /**
                  * @example {
                  *       "message": "Where is my order #1042?",
-                 *       "session_id": "ses_01JD0F3G4H5J6K7M8N9P0QRSTV"
+                 *       "session_id": "ses_01JD0F3G4H5J6K7M8N9P0QRSTV",
+                 *       "user_id": "customer-8812"
                  *     }
                  */
                 "application/json": {
@@ -2177,6 +2256,8 @@ export interface operations {
                     message: string;
                     /** @description Continues that session of this agent (its earlier turns are in the model's context); absent: a new session is started and returned. */
                     session_id?: string;
+                    /** @description The end user of your application this turn is for (decisions §14): the turn sees only their memories and the shared ones, and the facts extracted from it are theirs. A new session takes it; a later turn defaults to the session's, and naming another is 422. */
+                    user_id?: string;
                     /** @description true: answer text/event-stream (see the 200 response) instead of one JSON reply. */
                     stream?: boolean;
                 };
@@ -2316,7 +2397,19 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody?: never;
+        requestBody?: {
+            content: {
+                /**
+                 * @example {
+                 *       "keep_messages": 20
+                 *     }
+                 */
+                "application/json": {
+                    /** @description The newest messages of each session to leave alone. Default 0: everything not yet consolidated, the newest included. */
+                    keep_messages?: number;
+                } | null;
+            };
+        };
         responses: {
             /** @description OK: What a consolidation did. */
             200: {
@@ -2756,7 +2849,7 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody: {
+        requestBody?: {
             content: {
                 /**
                  * @example {
@@ -2909,7 +3002,7 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody: {
+        requestBody?: {
             content: {
                 /**
                  * @example {
@@ -4260,6 +4353,8 @@ export interface operations {
                 agent_id: string;
                 /** @description Only this type; absent: every type. */
                 memory_type?: "semantic" | "episodic" | "procedural";
+                /** @description Only this end user's items. */
+                user_id?: string;
                 /** @description Page number, from 1. Default 1. */
                 page?: number;
                 /** @description Items per page, 1..100. Default 20. */
@@ -4378,7 +4473,8 @@ export interface operations {
                  *       "content": "The customer prefers e-mail over phone calls.",
                  *       "metadata": {
                  *         "source": "crm"
-                 *       }
+                 *       },
+                 *       "user_id": "customer-8812"
                  *     }
                  */
                 "application/json": {
@@ -4395,6 +4491,8 @@ export interface operations {
                     metadata?: {
                         [key: string]: unknown;
                     };
+                    /** @description The end user it belongs to: only their turns and searches see it. Absent: shared by every end user. */
+                    user_id?: string;
                 };
             };
         };
@@ -4500,6 +4598,107 @@ export interface operations {
             };
         };
     };
+    deleteMemoryItems: {
+        parameters: {
+            query: {
+                /** @description The tenant to act in; default: your first tenant (JWT) or the key's tenant. */
+                tenant_id?: string;
+                /** @description The agent whose memory this is. */
+                agent_id: string;
+                /** @description Only this end user's items (never the shared ones). */
+                user_id?: string;
+                /** @description Only this type. */
+                memory_type?: "semantic" | "episodic" | "procedural";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK: What a bulk delete removed. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MemoryBulkDelete"];
+                };
+            };
+            /** @description `invalid_request`: Malformed JSON, a content type other than JSON, or a URL, query or path parameter that cannot be read. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `unauthorized`: No credential, or an invalid, expired or revoked one (with `WWW-Authenticate: Bearer`). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `forbidden`: The credential lacks the role or the API-key scope the operation needs, or names a tenant_id it is no member of. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `not_found`: No such agent. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `validation_error`: The body or the query breaks a rule; `details` names each offending field. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limit_exceeded`: Too many requests; `retry_after` and `Retry-After` say when to try again. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `internal_error`: An unexpected failure; the body holds no internals. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `service_unavailable`: A dependency (a backend service, Redis) is unavailable; retry shortly. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     searchMemory: {
         parameters: {
             query?: {
@@ -4541,6 +4740,8 @@ export interface operations {
                     filter?: {
                         [key: string]: string | number | boolean;
                     };
+                    /** @description Search as this end user's turn would: their items and the shared ones. Absent: every item. */
+                    user_id?: string;
                 };
             };
         };
@@ -4704,6 +4905,236 @@ export interface operations {
                 };
             };
             /** @description `not_found`: No such resource in the tenant (one of another tenant is not found either). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `validation_error`: The body or the query breaks a rule; `details` names each offending field. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limit_exceeded`: Too many requests; `retry_after` and `Retry-After` say when to try again. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `internal_error`: An unexpected failure; the body holds no internals. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `service_unavailable`: A dependency (a backend service, Redis) is unavailable; retry shortly. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    updateMemory: {
+        parameters: {
+            query?: {
+                /** @description The tenant to act in; default: your first tenant (JWT) or the key's tenant. */
+                tenant_id?: string;
+            };
+            header?: never;
+            path: {
+                /** @description The memory item's id (mem_…). */
+                memory_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "content": "The customer prefers e-mail, never phone calls."
+                 *     }
+                 */
+                "application/json": {
+                    /** @description The new text, 1..32,000 characters, not blank: re-embedded. */
+                    content?: string;
+                    /** @description Replaces the metadata whole. */
+                    metadata?: {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description OK: One item of an agent's memory. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MemoryItem"];
+                };
+            };
+            /** @description `invalid_request`: Malformed JSON, a content type other than JSON, or a URL, query or path parameter that cannot be read. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `unauthorized`: No credential, or an invalid, expired or revoked one (with `WWW-Authenticate: Bearer`). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `forbidden`: The credential lacks the role or the API-key scope the operation needs, or names a tenant_id it is no member of. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `not_found`: No such memory item. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `payload_too_large`: The body exceeds the body limit (1 MiB by default). */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `validation_error`: The body or the query breaks a rule; `details` names each offending field. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limit_exceeded`: Too many requests; `retry_after` and `Retry-After` say when to try again. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `internal_error`: An unexpected failure; the body holds no internals. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `upstream_error`: The embedding provider failed or timed out. */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `service_unavailable`: A dependency (a backend service, Redis) is unavailable; retry shortly. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getMemoryHistory: {
+        parameters: {
+            query?: {
+                /** @description The tenant to act in; default: your first tenant (JWT) or the key's tenant. */
+                tenant_id?: string;
+            };
+            header?: never;
+            path: {
+                /** @description The memory item's id (mem_…). */
+                memory_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK: A memory item's changes, kept after it is deleted. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MemoryHistory"];
+                };
+            };
+            /** @description `invalid_request`: Malformed JSON, a content type other than JSON, or a URL, query or path parameter that cannot be read. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `unauthorized`: No credential, or an invalid, expired or revoked one (with `WWW-Authenticate: Bearer`). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `forbidden`: The credential lacks the role or the API-key scope the operation needs, or names a tenant_id it is no member of. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `not_found`: No such memory item. */
             404: {
                 headers: {
                     [name: string]: unknown;

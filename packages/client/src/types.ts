@@ -57,6 +57,11 @@ export type Tool = Schemas['Tool'];
 export type MemoryItem = Schemas['MemoryItem'];
 export type MemorySearchResult = Schemas['MemorySearchResult'];
 export type MemoryDocument = Schemas['MemoryDocument'];
+/** A PATCH of a memory item: new content (re-embedded) and/or metadata. */
+export type MemoryUpdate = RequestBody<'/api/v1/memory/{memory_id}', 'patch'>;
+/** One change of a memory item (decisions §14.3): ADD, UPDATE or DELETE, and what made it. */
+export type MemoryHistoryEntry = Schemas['MemoryHistoryEntry'];
+export type MemoryHistory = Schemas['MemoryHistory'];
 
 export type Workflow = Schemas['Workflow'];
 export type WorkflowSummary = Schemas['WorkflowSummary'];

@@ -14,6 +14,7 @@ export const WEBHOOK_EVENT_TYPES = [
   'workflow.execution.completed',
   'workflow.execution.failed',
   'memory.consolidated',
+  'memory.updated',
   'billing.credits.low',
   'billing.purchase.completed',
 ] as const;
@@ -50,6 +51,7 @@ export interface WebhookEventData {
   'workflow.execution.completed': ExecutionData & { status: 'completed' };
   'workflow.execution.failed': ExecutionData & { status: 'failed'; error: { node_id: string; message: string } };
   'memory.consolidated': { agent_id: string; memory_type: string; items_in: number; items_out: number };
+  'memory.updated': { agent_id: string; session_id: string; user_id: string | null; added: number; updated: number; deleted: number };
   /** A debit took the balance from at least `threshold` to below it. */
   'billing.credits.low': { balance: number; threshold: number };
   'billing.purchase.completed': { purchase_id: string; credits: number; balance: number };

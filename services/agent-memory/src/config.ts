@@ -32,6 +32,9 @@ const schema = z
     CHAT_MEMORY_RESULTS: z.coerce.number().int().min(0).max(50).default(5),
     CONSOLIDATION_INTERVAL_SECONDS: z.coerce.number().int().min(0).default(0),
     CONSOLIDATION_KEEP_MESSAGES: z.coerce.number().int().min(0).max(1_000).default(20),
+    EXTRACTION_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(4),
+    EXTRACTION_MAX_ATTEMPTS: z.coerce.number().int().min(1).max(20).default(5),
+    EXTRACTION_RETRY_MS: z.coerce.number().int().min(10).max(600_000).default(2_000),
     LOG_LEVEL: env.logLevel(),
     OTEL_EXPORTER_OTLP_ENDPOINT: z.url().optional(),
     NATS_URL: natsUrl.optional(),
@@ -94,6 +97,12 @@ export interface AgentMemoryConfig {
   consolidationIntervalSeconds: number;
   /** The newest messages of each session that consolidation leaves as they are. */
   consolidationKeepMessages: number;
+  /** Turns whose memories this replica extracts at once (decisions §14). */
+  extractionConcurrency: number;
+  /** Attempts of one turn's extraction before it is left failed. */
+  extractionMaxAttempts: number;
+  /** Back-off after a failed extraction attempt, doubling after each (up to 5 minutes). */
+  extractionRetryMs: number;
   logLevel: LogLevel;
   otlpEndpoint: string | undefined;
   /** JetStream server of the distributed mode; undefined when the caller supplies the bus. */
@@ -132,6 +141,9 @@ export function loadAgentMemoryConfig(environment: Record<string, string | undef
     chatMemoryResults: parsed.CHAT_MEMORY_RESULTS,
     consolidationIntervalSeconds: parsed.CONSOLIDATION_INTERVAL_SECONDS,
     consolidationKeepMessages: parsed.CONSOLIDATION_KEEP_MESSAGES,
+    extractionConcurrency: parsed.EXTRACTION_CONCURRENCY,
+    extractionMaxAttempts: parsed.EXTRACTION_MAX_ATTEMPTS,
+    extractionRetryMs: parsed.EXTRACTION_RETRY_MS,
     logLevel: parsed.LOG_LEVEL,
     otlpEndpoint: parsed.OTEL_EXPORTER_OTLP_ENDPOINT,
     natsUrl: parsed.NATS_URL,

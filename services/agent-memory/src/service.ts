@@ -1,3 +1,5 @@
+import { randomBytes } from 'node:crypto';
+import { hostname } from 'node:os';
 import type { Logger } from '@agent-platform/kit';
 import { assembleOnDatabase, classifyDbError, closeOrm, requestContext, type Orm } from '@agent-platform/kit/db';
 import { OutboxRelay, type EventBus } from '@agent-platform/kit/events';
@@ -20,6 +22,9 @@ import { SessionsService } from './chat/sessions.service.js';
 import type { AgentMemoryConfig } from './config.js';
 import { openDatabase } from './database.js';
 import { ConsolidationService } from './memory/consolidation.service.js';
+import { ExtractionRepository } from './memory/extraction.repository.js';
+import { ExtractionService } from './memory/extraction.service.js';
+import { ExtractionWorker } from './memory/extraction-worker.js';
 import { MEMORY_SERVICE_NAME, memoryHandlers } from './memory/memory.grpc.js';
 import { MemoryRepository } from './memory/memory.repository.js';
 import { MemoryService } from './memory/memory.service.js';
@@ -74,6 +79,9 @@ export interface AgentMemoryDeps {
 }
 
 const GRPC_SHUTDOWN_GRACE_MS = 5_000;
+// Extraction jobs in flight get this long to finish at stop; the rest wait for their leases to end.
+const EXTRACTION_STOP_GRACE_MS = 5_000;
+const EXTRACTION_POLL_INTERVAL_MS = 1_000;
 /** What http tools' requests say they are; a tool's own `User-Agent` header replaces it. */
 const TOOLS_USER_AGENT = 'AgentPlatform-Tools/1.0';
 const DB_CLOSE_TIMEOUT_MS = 5_000;
@@ -122,6 +130,31 @@ function assemble(config: AgentMemoryConfig, deps: AgentMemoryDeps, orm: Orm): A
   });
   const agents = new AgentsService({ em, agents: agentsRepository, tools: toolsRepository, forgetVectors: (tenantId, agentId) => vectors.deleteAgent(tenantId, agentId), logger });
   const memory = new MemoryService({ em, agents: agentsRepository, memory: memoryRepository, embedder, vectors, logger });
+  const around = requestContext(orm);
+  const extractionQueue = new ExtractionRepository(em, `${hostname()}-${process.pid}-${randomBytes(3).toString('hex')}`);
+  const extraction = new ExtractionService({
+    em,
+    agents: agentsRepository,
+    memory: memoryRepository,
+    memoryService: memory,
+    queue: extractionQueue,
+    embedder,
+    vectors,
+    model,
+    credits,
+    maxAttempts: config.extractionMaxAttempts,
+    retryInitialMs: config.extractionRetryMs,
+    logger: logger.child({ component: 'memory-extraction' }),
+  });
+  const extractionWorker = new ExtractionWorker({
+    queue: extractionQueue,
+    process: (job, signal) => around(() => extraction.process(job, signal)),
+    concurrency: config.extractionConcurrency,
+    // Two model calls, the embedder and the writes, each bounded by LLM_TIMEOUT_MS at most.
+    leaseMs: 4 * config.llmTimeoutMs,
+    pollIntervalMs: EXTRACTION_POLL_INTERVAL_MS,
+    logger,
+  });
   const chat = new ChatService({
     em,
     agents: agentsRepository,
@@ -133,12 +166,12 @@ function assemble(config: AgentMemoryConfig, deps: AgentMemoryDeps, orm: Orm): A
     toolTimeoutMs: config.toolTimeoutMs,
     historyMessages: config.chatHistoryMessages,
     memoryResults: config.chatMemoryResults,
+    extraction: { enqueue: (job, now) => extractionQueue.enqueue(job, now), queued: () => extractionWorker.wake() },
     logger,
   });
   const sessions = new SessionsService({ agents: agentsRepository, chat: chatRepository });
   const consolidation = new ConsolidationService({ em, agents: agentsRepository, memory, model, keepMessages: config.consolidationKeepMessages, logger });
 
-  const around = requestContext(orm);
   const server = new GrpcServer({ logger, around, classifyError: classifyDbError })
     .add(AGENT_SERVICE_NAME, AgentServiceService, agentHandlers(agents))
     .add(CHAT_SERVICE_NAME, ChatServiceService, chatHandlers(chat, sessions))
@@ -167,6 +200,7 @@ function assemble(config: AgentMemoryConfig, deps: AgentMemoryDeps, orm: Orm): A
       const port = await server.listen(config.grpcHost, config.grpcPort);
       started = true;
       await relay.start();
+      extractionWorker.start();
       if (config.consolidationIntervalSeconds > 0) {
         timer = setInterval(() => {
           running = running.then(() => around(() => consolidation.consolidateAll(consolidating.signal))).catch((error: unknown) => logger.warn({ err: error }, 'consolidation run failed'));
@@ -180,6 +214,7 @@ function assemble(config: AgentMemoryConfig, deps: AgentMemoryDeps, orm: Orm): A
       consolidating.abort();
       await running;
       if (started) await server.stop(GRPC_SHUTDOWN_GRACE_MS);
+      await extractionWorker.stop(EXTRACTION_STOP_GRACE_MS);
       if (started) await relay.stop();
       started = false;
       identity?.close();

@@ -274,7 +274,8 @@ describe('Tools in a turn, with an OpenAI-compatible model', () => {
     const tenant = newTenant();
     const call = { principal: tenant.principal };
     const toolId = await httpTool(service, tenant, 'lookup_order', '/orders');
-    const agentId = await agentWith(service, tenant, [toolId], { max_tool_rounds: 2 });
+    // Without extraction: its own model calls would interleave with the turns' on the fake server.
+    const agentId = await agentWith(service, tenant, [toolId], { max_tool_rounds: 2, memory_extraction: false });
 
     fake.chatNext(
       { kind: 'tool-calls', calls: [{ name: 'lookup_order', arguments: '{"n":1}' }, { name: 'no_such_tool', arguments: '{}' }, { name: 'lookup_order', arguments: '[1,2]' }] },

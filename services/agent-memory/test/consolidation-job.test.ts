@@ -7,7 +7,8 @@ const test = agentMemoryTest({ env: { CONSOLIDATION_INTERVAL_SECONDS: '1', CONSO
 test('the periodic job consolidates sessions on its own and emits memory.consolidated', async ({ service }) => {
   const tenant = newTenant();
   const call = { principal: tenant.principal };
-  const agent = await service.createAgent(tenant);
+  // Without extraction, which would store the badge number as a fact of its own.
+  const agent = await service.createAgent(tenant, { configJson: JSON.stringify({ memory_extraction: false }) });
   await service.chat.chat({ agentId: agent.id, message: 'My badge number is 80417.' }, call);
 
   await vi.waitFor(async () => expect(await eventsOf(service.database, tenant.tenantId, 'memory.consolidated')).toHaveLength(1), { timeout: 10_000, interval: 100 });

@@ -2,6 +2,7 @@ import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import fp from 'fastify-plugin';
 import { createJsonSchemaTransform, jsonSchemaTransformObject } from 'fastify-type-provider-zod';
+import { withOptionalBodies } from '../../openapi/optional-bodies.js';
 import { withSuccessDescriptions } from '../../openapi/success-descriptions.js';
 import { withoutUnusedSchemas } from '../../openapi/unused-schemas.js';
 
@@ -83,7 +84,7 @@ export default fp(
         },
       },
       transform: createJsonSchemaTransform({ skipList: ['/openapi.json'] }),
-      transformObject: (document) => withSuccessDescriptions(withoutUnusedSchemas(jsonSchemaTransformObject(document))),
+      transformObject: (document) => withOptionalBodies(withSuccessDescriptions(withoutUnusedSchemas(jsonSchemaTransformObject(document)))),
     });
     await app.register(swaggerUi, { routePrefix: '/docs' });
   },

@@ -9,6 +9,7 @@ export const EVENT_TYPES = [
   'workflow.execution.completed',
   'workflow.execution.failed',
   'memory.consolidated',
+  'memory.updated',
   'billing.credits.low',
   'billing.purchase.completed',
 ] as const;

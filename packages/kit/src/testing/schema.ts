@@ -31,7 +31,7 @@ function entityFamily(columnType: string): string {
   if (type.startsWith('varchar') || type === 'text') return 'text';
   if (type.startsWith('timestamptz') || type.startsWith('timestamp with time zone')) return 'timestamptz';
   if (type === 'int' || type === 'int4' || type === 'integer' || type === 'smallint') return 'integer';
-  if (type === 'int8' || type === 'bigint') return 'bigint';
+  if (type === 'int8' || type === 'bigint' || type === 'bigserial') return 'bigint';
   if (type === 'bool' || type === 'boolean') return 'boolean';
   if (type === 'real' || type.startsWith('double') || type === 'float4' || type === 'float8') return 'float';
   return type;

@@ -14,6 +14,8 @@ export interface AgentSettings {
   top_p?: number;
   /** decisions §12: model rounds that may call tools in one turn (default 8). */
   max_tool_rounds?: number;
+  /** decisions §14: facts are extracted from each turn into semantic memory (default: when the agent keeps semantic memory). */
+  memory_extraction?: boolean;
 }
 
 export const AgentSchema = defineEntity({

@@ -49,14 +49,14 @@ export function agentHandlers(agents: AgentsService): Handlers<typeof AgentServi
 }
 
 export function toMessage(agent: AgentRecord): AgentMessage {
-  const { model, temperature, max_tokens, system_prompt, top_p } = agent.config;
+  const { model, temperature, max_tokens, system_prompt, top_p, max_tool_rounds, memory_extraction } = agent.config;
   return {
     id: agent.id,
     name: agent.name,
     type: agent.type,
     description: agent.description ?? undefined,
     memoryTypes: agent.memoryTypes,
-    config: { model, temperature, maxTokens: max_tokens, systemPrompt: system_prompt, topP: top_p },
+    config: { model, temperature, maxTokens: max_tokens, systemPrompt: system_prompt, topP: top_p, maxToolRounds: max_tool_rounds, memoryExtraction: memory_extraction },
     tools: agent.tools,
     status: agent.status,
     createdAt: agent.createdAt,

@@ -2,7 +2,7 @@ import { ACCESS, DomainError, FieldErrors, newId, requireAccess, type Actor, typ
 import type { EntityManager } from '@agent-platform/kit/db';
 import { newEvent, recordEvent } from '@agent-platform/kit/events';
 import type { Agent, AgentRecord, MemoryType } from './agents.entity.js';
-import { checkConfig, checkDescription, checkMemoryTypes, checkName, checkType, DEFAULT_MEMORY_TYPES } from './agent-input.js';
+import { checkConfig, checkDescription, checkExtraction, checkMemoryTypes, checkName, checkType, DEFAULT_MEMORY_TYPES } from './agent-input.js';
 import type { AgentChanges, AgentsRepository } from './agents.repository.js';
 import type { ToolsRepository } from '../tools/tools.repository.js';
 
@@ -53,6 +53,7 @@ export class AgentsService {
     const description = request.description === undefined ? null : checkDescription(request.description, errors);
     const memoryTypes = checkMemoryTypes(request.memoryTypes, errors);
     const config = checkConfig(request.configJson, errors);
+    checkExtraction(memoryTypes, config, errors);
     errors.throwIfAny();
     return this.options.em.transactional(async (em) => {
       const tools = await this.checkTools(actor, request.tools);
@@ -82,6 +83,9 @@ export class AgentsService {
       if (request.tools !== undefined) changes.tools = await this.checkTools(actor, request.tools);
       else if (request.replace) changes.tools = [];
       this.options.agents.update(agent, changes, now);
+      const errors = new FieldErrors();
+      checkExtraction(agent.memoryTypes, agent.config, errors);
+      errors.throwIfAny();
       await em.flush();
       await recordEvent(em, newEvent('agent.updated', actor.tenantId, agentEventData(agent), now));
       return agent;
@@ -157,4 +161,9 @@ export function agentEventData(agent: AgentRecord) {
 
 export function hasMemoryType(agent: AgentRecord, type: string): type is MemoryType {
   return (agent.memoryTypes as readonly string[]).includes(type);
+}
+
+/** decisions §14: whether facts are extracted from the agent's turns (by default, when it keeps semantic memory). */
+export function extractsMemory(agent: AgentRecord): boolean {
+  return hasMemoryType(agent, 'semantic') && agent.config.memory_extraction !== false;
 }

@@ -8,6 +8,8 @@ export const SessionSchema = defineEntity({
     id: p.string().primary(),
     tenantId: p.string(),
     agentId: p.string(),
+    /** The end user it is a conversation with (decisions §14); null: none named. */
+    userId: p.string().strictNullable(),
     messageCount: p.integer(),
     /** The oldest messages already summarised into semantic memory by consolidation. */
     consolidatedCount: p.integer(),

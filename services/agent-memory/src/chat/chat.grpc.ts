@@ -10,6 +10,12 @@ export const CHAT_SERVICE_NAME = 'agentplatform.agents.v1.ChatService';
 /** ChatService: translation only; ChatService and SessionsService decide. */
 export function chatHandlers(chat: ChatService, sessions: SessionsService): Handlers<typeof ChatServiceService> {
   const turnContext = (ctx: CallContext) => ({ signal: ctx.signal, requestId: ctx.requestId });
+  const turnRequest = (request: { agentId: string; message: string; sessionId?: string | undefined; userId?: string | undefined }) => ({
+    agentId: request.agentId,
+    message: request.message,
+    sessionId: present(request.sessionId),
+    userId: present(request.userId),
+  });
   const decision = (request: { agentId: string; sessionId: string; callId: string; approve: boolean; comment?: string | undefined }) => ({
     agentId: request.agentId,
     sessionId: request.sessionId,
@@ -19,10 +25,10 @@ export function chatHandlers(chat: ChatService, sessions: SessionsService): Hand
   });
   return {
     chat: async (request, ctx) =>
-      toMessage(await chat.chat(actorOf(ctx), { agentId: request.agentId, message: request.message, sessionId: present(request.sessionId) }, turnContext(ctx))),
+      toMessage(await chat.chat(actorOf(ctx), turnRequest(request), turnContext(ctx))),
 
     async *streamChat(request, ctx) {
-      const events = chat.stream(actorOf(ctx), { agentId: request.agentId, message: request.message, sessionId: present(request.sessionId) }, turnContext(ctx));
+      const events = chat.stream(actorOf(ctx), turnRequest(request), turnContext(ctx));
       for await (const event of events) yield toStreamEvent(event);
     },
 
@@ -41,6 +47,7 @@ export function chatHandlers(chat: ChatService, sessions: SessionsService): Hand
           messageCount: session.messageCount,
           createdAt: session.createdAt,
           lastMessageAt: session.lastMessageAt ?? undefined,
+          userId: session.userId ?? undefined,
         })),
         total,
       };

@@ -17,6 +17,8 @@ export type NewToolCall = Omit<ToolCallRow, 'decidedBy' | 'decidedAt' | 'decisio
 export interface Appended {
   sessionId: string;
   isNewSession: boolean;
+  /** The end user of a new session; an existing one keeps its own. */
+  userId?: string | null;
   tenantId: string;
   agentId: string;
   messages: readonly NewMessage[];
@@ -81,6 +83,7 @@ export class ChatRepository {
         id: turn.sessionId,
         tenantId: turn.tenantId,
         agentId: turn.agentId,
+        userId: turn.userId ?? null,
         messageCount: count,
         consolidatedCount: 0,
         createdAt: turn.messages[0]?.createdAt ?? lastAt,

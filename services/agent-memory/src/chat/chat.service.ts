@@ -3,6 +3,9 @@ import type { EntityManager } from '@agent-platform/kit/db';
 import { newEvent, recordEvent } from '@agent-platform/kit/events';
 import type { AgentRecord } from '../agents/agents.entity.js';
 import type { AgentsRepository } from '../agents/agents.repository.js';
+import { extractsMemory } from '../agents/agents.service.js';
+import type { ExtractionJob } from '../memory/extraction.repository.js';
+import { checkUserId } from '../memory/memory-input.js';
 import type { MemoryService } from '../memory/memory.service.js';
 import type { ChatCompletion, ChatMessage, ChatModel, ChatRequest, ToolCall, Usage } from '../models/chat-model.js';
 import { systemMessage } from '../models/prompt.js';
@@ -30,6 +33,8 @@ export interface ChatTurnRequest {
   agentId: string;
   message: string;
   sessionId: string | undefined;
+  /** The end user of the tenant's application (decisions §14); a later turn defaults to the session's. */
+  userId: string | undefined;
 }
 
 export interface DecisionRequest {
@@ -88,6 +93,8 @@ export interface ChatServiceOptions {
   historyMessages: number;
   /** Memories of the agent in the context. */
   memoryResults: number;
+  /** Where a finished turn of an agent that extracts memory is queued (in the turn's transaction), and who is told after. */
+  extraction: { enqueue(job: ExtractionJob, now: Date): Promise<void>; queued(): void };
   logger: Logger;
 }
 
@@ -97,6 +104,8 @@ interface Turn {
   agent: AgentRecord;
   sessionId: string;
   isNewSession: boolean;
+  /** The end user the session is a conversation with; null: none named. */
+  userId: string | null;
   context: TurnContext;
   startedAt: Date;
   /** Set until the user's message is stored (and its event recorded with it). */
@@ -210,12 +219,18 @@ export class ChatService {
     if (request.message.trim().length === 0 || request.message.length > MESSAGE_MAX) {
       errors.add('message', `must be 1 to ${MESSAGE_MAX.toLocaleString('en')} characters, not blank`);
     }
+    let userId = checkUserId(request.userId, errors) ?? null;
     errors.throwIfAny();
 
     let history: ChatMessage[] = [];
     if (request.sessionId !== undefined) {
       const session = isId('session', request.sessionId) ? await chat.findSession(actor.tenantId, agent.id, request.sessionId) : null;
       if (!session) throw DomainError.notFound('Session');
+      // A session's history is one end user's conversation: another user's turn must not see it.
+      if (request.userId !== undefined && request.userId !== session.userId) {
+        throw DomainError.validation([{ field: 'user_id', message: session.userId === null ? 'the session names no end user; start a new session for one' : 'the session is a conversation with another end user' }]);
+      }
+      userId = session.userId;
       await this.requireNoOpenCalls(actor, agent, session);
       const rows = await chat.recentMessages(session.id, historyMessages);
       history = contextOf(rows, await chat.callsOf(assistantIds(rows)));
@@ -223,7 +238,7 @@ export class ChatService {
     // Checked before any model call: an empty balance costs the provider nothing.
     await credits.ensureAvailable(actor, context.requestId);
     const startedAt = new Date();
-    const turn = await this.newTurn(actor, agent, request.sessionId ?? newId('session'), request.sessionId === undefined, request.message, history, context, startedAt);
+    const turn = await this.newTurn(actor, agent, { id: request.sessionId ?? newId('session'), isNew: request.sessionId === undefined, userId }, request.message, history, context, startedAt);
     turn.userMessage = { id: newId('message'), content: request.message };
     turn.unsaved.messages.push({ id: turn.userMessage.id, role: 'user', content: request.message, toolCallId: null, round: null, createdAt: startedAt });
     turn.messages.push({ role: 'user', content: request.message });
@@ -234,8 +249,7 @@ export class ChatService {
   private async newTurn(
     actor: Actor,
     agent: AgentRecord,
-    sessionId: string,
-    isNewSession: boolean,
+    session: { id: string; isNew: boolean; userId: string | null },
     userText: string,
     history: ChatMessage[],
     context: TurnContext,
@@ -244,7 +258,14 @@ export class ChatService {
     const { memory, memoryResults } = this.options;
     const memories =
       memoryResults > 0 && agent.memoryTypes.length > 0
-        ? await memory.retrieve(agent, userText, { limit: memoryResults, minScore: CONTEXT_MIN_SCORE, filter: undefined, memoryTypes: agent.memoryTypes })
+        ? await memory.retrieve(agent, userText, {
+            limit: memoryResults,
+            minScore: CONTEXT_MIN_SCORE,
+            filter: undefined,
+            memoryTypes: agent.memoryTypes,
+            // decisions §14: the end user's memories and the shared ones, never another user's.
+            audience: { userId: session.userId },
+          })
         : [];
     const system = systemMessage(agent.config.system_prompt, memories.map((ranked) => ranked.candidate));
     const offered = await this.options.tools.offer(actor, agent.tools);
@@ -252,8 +273,9 @@ export class ChatService {
     return {
       actor,
       agent,
-      sessionId,
-      isNewSession,
+      sessionId: session.id,
+      isNewSession: session.isNew,
+      userId: session.userId,
       context,
       startedAt,
       userMessage: undefined,
@@ -400,8 +422,17 @@ export class ChatService {
     const tenantId = turn.actor.tenantId;
     const data = { agent_id: turn.agent.id, conversation_id: turn.sessionId };
     const unsaved = turn.unsaved;
+    const extracting = status === 'completed' && extractsMemory(turn.agent);
     await em.transactional(async (tx) => {
-      const stored = await chat.append({ sessionId: turn.sessionId, isNewSession: turn.isNewSession, tenantId, agentId: turn.agent.id, messages: unsaved.messages, calls: unsaved.calls });
+      const stored = await chat.append({
+        sessionId: turn.sessionId,
+        isNewSession: turn.isNewSession,
+        userId: turn.userId,
+        tenantId,
+        agentId: turn.agent.id,
+        messages: unsaved.messages,
+        calls: unsaved.calls,
+      });
       if (!stored) throw DomainError.notFound(turn.isNewSession ? 'Agent' : 'Session');
       if (turn.userMessage) {
         await recordEvent(tx, newEvent('agent.message.created', tenantId, { ...data, message_id: turn.userMessage.id, role: 'user', content: turn.userMessage.content }, turn.startedAt));
@@ -412,6 +443,9 @@ export class ChatService {
           tx,
           newEvent('agent.message.completed', tenantId, { ...data, message_id: answer.id, content: answer.content, tokens_used: turn.usage.totalTokens, latency_ms: latency }, answer.at),
         );
+        if (extracting) {
+          await this.options.extraction.enqueue({ messageId: answer.id, tenantId, agentId: turn.agent.id, sessionId: turn.sessionId, userId: turn.userId, actor: turn.actor }, answer.at);
+        }
       }
       for (const call of waiting) {
         await recordEvent(
@@ -423,6 +457,7 @@ export class ChatService {
     turn.isNewSession = false;
     turn.userMessage = undefined;
     turn.unsaved = { messages: [], calls: [] };
+    if (extracting) this.options.extraction.queued();
     for (const message of unsaved.messages) if (message.round) await this.charge(turn, message.id, message.round.credits);
     return this.reply(turn, answer, status);
   }
@@ -443,7 +478,7 @@ export class ChatService {
     const user = own[0]!;
     const round = own.find((row) => row.id === roundId)!;
     const calls = await chat.callsOf(assistantIds([...before, ...own]));
-    const turn = await this.newTurn(actor, agent, session.id, false, user.content, contextOf(before, calls), context, user.createdAt);
+    const turn = await this.newTurn(actor, agent, { id: session.id, isNew: false, userId: session.userId }, user.content, contextOf(before, calls), context, user.createdAt);
     turn.messages.push(...contextOf(own, calls));
     const ownIds = new Set(assistantIds(own));
     turn.calls = calls.filter((call) => ownIds.has(call.messageId)).map(toolCallView);

@@ -1,10 +1,11 @@
-import { ACCESS, DomainError, requireAccess, type Actor, type Logger } from '@agent-platform/kit';
+import { ACCESS, DomainError, FieldErrors, requireAccess, type Actor, type Logger } from '@agent-platform/kit';
 import type { EntityManager } from '@agent-platform/kit/db';
 import { newEvent, recordEvent } from '@agent-platform/kit/events';
 import type { AgentRecord } from '../agents/agents.entity.js';
 import type { AgentsRepository } from '../agents/agents.repository.js';
 import { hasMemoryType } from '../agents/agents.service.js';
 import type { ChatModel } from '../models/chat-model.js';
+import { CONTENT_MAX } from './memory-input.js';
 import type { MemoryService } from './memory.service.js';
 
 export interface ConsolidationOptions {
@@ -12,7 +13,7 @@ export interface ConsolidationOptions {
   agents: AgentsRepository;
   memory: MemoryService;
   model: ChatModel;
-  /** The newest messages of each session stay as they are. */
+  /** The newest messages of each session the periodic job leaves as they are (CONSOLIDATION_KEEP_MESSAGES). */
   keepMessages: number;
   logger: Logger;
 }
@@ -30,16 +31,25 @@ const SUMMARY_INSTRUCTIONS =
   'Summarise the conversation below into the durable facts worth remembering about the user and their requests: ' +
   'preferences, identifiers, decisions, open questions. Write plain sentences, no preamble.';
 
+/** Another run consolidated these messages first. */
+class Superseded extends Error {}
+
+// An explicit call may leave at most this many of each session's newest messages alone.
+const KEEP_MESSAGES_MAX = 10_000;
+
 interface PendingSession {
   id: string;
+  user_id: string | null;
   message_count: number;
   consolidated_count: number;
 }
 
 /**
- * Consolidation: a session's older messages (all but the newest `keepMessages`) are summarised
- * by the model into semantic memory items, so what was said long ago is still found by search
- * when it no longer fits the history put into each prompt.
+ * Consolidation (decisions §14): a session's messages not yet consolidated (all but the newest
+ * `keepMessages`) are summarised by the model into semantic memory items, so what was said long
+ * ago is still found by search when it no longer fits the history put into each prompt. A
+ * summary belongs to the session's end user, as the conversation did, and is recorded in history
+ * with its session.
  */
 export class ConsolidationService {
   private readonly options: ConsolidationOptions;
@@ -48,12 +58,18 @@ export class ConsolidationService {
     this.options = options;
   }
 
-  async consolidateAgent(actor: Actor, agentId: string, signal?: AbortSignal): Promise<ConsolidationOutcome> {
+  /** The explicit call: everything not yet consolidated, the newest included, unless `keepMessages` says otherwise. */
+  async consolidateAgent(actor: Actor, agentId: string, keepMessages: number | undefined, signal?: AbortSignal): Promise<ConsolidationOutcome> {
     requireAccess(actor, ACCESS.memory.write);
     const agent = await this.options.agents.find(actor.tenantId, agentId);
     if (!agent) throw DomainError.notFound('Agent');
-    if (!hasMemoryType(agent, 'semantic')) throw DomainError.validation([{ field: 'agent_id', message: 'the agent keeps no semantic memory, where summaries are stored' }]);
-    return this.consolidate(agent, signal);
+    const errors = new FieldErrors();
+    if (!hasMemoryType(agent, 'semantic')) errors.add('agent_id', 'the agent keeps no semantic memory, where summaries are stored');
+    if (keepMessages !== undefined && !(Number.isInteger(keepMessages) && keepMessages >= 0 && keepMessages <= KEEP_MESSAGES_MAX)) {
+      errors.add('keep_messages', `must be an integer from 0 to ${KEEP_MESSAGES_MAX.toLocaleString('en')}`);
+    }
+    errors.throwIfAny();
+    return this.consolidate(agent, keepMessages ?? 0, signal);
   }
 
   /** Every agent with something to consolidate; one replica at a time (advisory lock). Returns the agents done. */
@@ -71,7 +87,7 @@ export class ConsolidationService {
       const agent = await this.options.agents.find(row.tenant_id, row.agent_id);
       if (!agent) continue;
       try {
-        await this.consolidate(agent, signal);
+        await this.consolidate(agent, this.options.keepMessages, signal);
         done += 1;
       } catch (error) {
         this.options.logger.warn({ err: error, agent_id: agent.id }, 'consolidation of an agent failed; it is tried again next time');
@@ -80,40 +96,24 @@ export class ConsolidationService {
     return done;
   }
 
-  private async consolidate(agent: AgentRecord, signal?: AbortSignal): Promise<ConsolidationOutcome> {
-    const { em, memory, model, keepMessages } = this.options;
+  private async consolidate(agent: AgentRecord, keepMessages: number, signal?: AbortSignal): Promise<ConsolidationOutcome> {
+    const { em } = this.options;
     const sessions = await em.execute<PendingSession[]>(
-      `select "id", "message_count", "consolidated_count" from "chat_sessions" where "agent_id" = ? and "tenant_id" = ? and "message_count" - "consolidated_count" > ? order by "created_at"`,
+      `select "id", "user_id", "message_count", "consolidated_count" from "chat_sessions" where "agent_id" = ? and "tenant_id" = ? and "message_count" - "consolidated_count" > ? order by "created_at"`,
       [agent.id, agent.tenantId, keepMessages],
       'all',
     );
     let itemsIn = 0;
     let itemsOut = 0;
     for (const session of sessions) {
-      const count = Math.min(session.message_count - session.consolidated_count - keepMessages, MESSAGES_PER_SUMMARY);
-      const messages = await em.execute<{ role: string; content: string }[]>(
-        `select "role", "content" from "chat_messages" where "session_id" = ? order by "seq" offset ? limit ?`,
-        [session.id, session.consolidated_count, count],
-        'all',
-      );
-      if (messages.length === 0) continue;
-      const transcript = messages.map((message) => `${message.role}: ${message.content}`).join('\n');
-      const summary = await model.complete({
-        messages: [
-          { role: 'system', content: SUMMARY_INSTRUCTIONS },
-          { role: 'user', content: transcript },
-        ],
-        ...(agent.config.model === undefined ? {} : { model: agent.config.model }),
-        ...(signal ? { signal } : {}),
-      });
-      const content = summary.content.trim();
-      if (content.length > 0) {
-        await memory.store(agent, [{ memoryType: 'semantic', content: content.slice(0, 32_000), metadata: { source: 'consolidation', session_id: session.id }, documentId: null }], new Date());
-        itemsOut += 1;
+      // One summary per MESSAGES_PER_SUMMARY messages, until the session is done.
+      for (let done = session.consolidated_count; session.message_count - done > keepMessages; ) {
+        const summary = await this.summarise(agent, session, done, Math.min(session.message_count - done - keepMessages, MESSAGES_PER_SUMMARY), signal);
+        if (summary === undefined) break;
+        itemsIn += summary.itemsIn;
+        itemsOut += summary.itemsOut;
+        done += summary.itemsIn;
       }
-      itemsIn += messages.length;
-      // Guarded on the count read: a concurrent run that got here first makes this a no-op.
-      await em.execute(`update "chat_sessions" set "consolidated_count" = "consolidated_count" + ? where "id" = ? and "consolidated_count" = ?`, [messages.length, session.id, session.consolidated_count], 'run');
     }
     if (itemsIn > 0) {
       await em.transactional((tx) =>
@@ -121,5 +121,47 @@ export class ConsolidationService {
       );
     }
     return { itemsIn, itemsOut };
+  }
+
+  /** One summary of `count` messages from `offset`; undefined when another run got there first. */
+  private async summarise(agent: AgentRecord, session: PendingSession, offset: number, count: number, signal?: AbortSignal): Promise<ConsolidationOutcome | undefined> {
+    const { em, memory, model } = this.options;
+    const messages = await em.execute<{ role: string; content: string }[]>(
+      `select "role", "content" from "chat_messages" where "session_id" = ? order by "seq" offset ? limit ?`,
+      [session.id, offset, count],
+      'all',
+    );
+    if (messages.length === 0) return undefined;
+    const transcript = messages.map((message) => `${message.role}: ${message.content}`).join('\n');
+    const summary = await model.complete({
+      messages: [
+        { role: 'system', content: SUMMARY_INSTRUCTIONS },
+        { role: 'user', content: transcript },
+      ],
+      ...(agent.config.model === undefined ? {} : { model: agent.config.model }),
+      ...(signal ? { signal } : {}),
+    });
+    // Claimed with the summary, guarded on the count read: a concurrent run that got here first
+    // makes this store nothing, and a crash leaves both undone.
+    const claim = async () => {
+      const claimed = await em.execute<{ id: string }[]>(
+        `update "chat_sessions" set "consolidated_count" = ? where "id" = ? and "consolidated_count" = ? returning "id"`,
+        [offset + messages.length, session.id, offset],
+        'all',
+      );
+      if (claimed.length === 0) throw new Superseded();
+    };
+    const content = summary.content.trim().slice(0, CONTENT_MAX);
+    try {
+      if (content.length === 0) await em.transactional(claim);
+      else {
+        const draft = { memoryType: 'semantic' as const, content, metadata: { source: 'consolidation', session_id: session.id }, documentId: null, userId: session.user_id };
+        await memory.store(agent, [draft], new Date(), { source: 'consolidation', sessionId: session.id }, { alongside: claim });
+      }
+    } catch (error) {
+      if (error instanceof Superseded) return undefined;
+      throw error;
+    }
+    return { itemsIn: messages.length, itemsOut: content.length === 0 ? 0 : 1 };
   }
 }

@@ -4,7 +4,7 @@ import { fullTextTerms, coverage, meaningfulWords, rank, singular, VECTOR_WEIGHT
 import type { Candidate } from './memory.repository.js';
 
 function candidate(id: string, content: string, vector: number[], createdAt = new Date(0)): Candidate {
-  return { id, agentId: 'agt_1', memoryType: 'semantic', content, metadata: {}, createdAt, embedding: normalised(vector)! };
+  return { id, agentId: 'agt_1', documentId: null, userId: null, memoryType: 'semantic', content, metadata: {}, createdAt, updatedAt: null, embedding: normalised(vector)! };
 }
 
 describe('lexical matching', () => {

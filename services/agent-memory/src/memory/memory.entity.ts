@@ -14,12 +14,16 @@ export const MemoryItemSchema = defineEntity({
     agentId: p.string(),
     /** Set on the chunks of a document, which go with it. */
     documentId: p.string().strictNullable(),
+    /** The end user of the tenant's application it belongs to (decisions §14); null: shared by all. */
+    userId: p.string().strictNullable(),
     memoryType: p.enum(MEMORY_TYPES),
     content: p.text(),
     metadata: p.json<Record<string, unknown>>().columnType('jsonb'),
     embedding: p.type('blob').lazy(),
     embeddingModel: p.text(),
     createdAt: p.datetime(),
+    /** When its content or metadata last changed (and, with its content, its embedding). */
+    updatedAt: p.datetime().strictNullable(),
     /** to_tsvector('simple', content), kept by PostgreSQL for the full-text half of search. */
     searchVector: p.type('tsvector').generated("(to_tsvector('simple', \"content\")) stored").lazy().nullable(),
   },
@@ -43,3 +47,67 @@ export const DocumentSchema = defineEntity({
 
 export class MemoryDocument extends DocumentSchema.class {}
 DocumentSchema.setClass(MemoryDocument);
+
+export const MEMORY_EVENTS = ['ADD', 'UPDATE', 'DELETE'] as const;
+export type MemoryHistoryEvent = (typeof MEMORY_EVENTS)[number];
+export const MEMORY_SOURCES = ['api', 'extraction', 'consolidation', 'document'] as const;
+/** What made a change of memory: a caller of the API, extraction after a turn, consolidation, a document. */
+export type MemorySource = (typeof MEMORY_SOURCES)[number];
+
+/** One change of one item, appended and never rewritten; kept after the item is deleted. */
+export const MemoryHistorySchema = defineEntity({
+  name: 'MemoryHistoryEntry',
+  tableName: 'memory_history',
+  properties: {
+    seq: p.bigint('number').primary().autoincrement(),
+    tenantId: p.string(),
+    agentId: p.string(),
+    memoryId: p.string(),
+    event: p.enum(MEMORY_EVENTS),
+    oldContent: p.text().strictNullable(),
+    newContent: p.text().strictNullable(),
+    source: p.enum(MEMORY_SOURCES),
+    /** The turn's session, for extraction and consolidation. */
+    sessionId: p.string().strictNullable(),
+    createdAt: p.datetime(),
+  },
+});
+
+export class MemoryHistoryEntry extends MemoryHistorySchema.class {}
+MemoryHistorySchema.setClass(MemoryHistoryEntry);
+
+export const EXTRACTION_STATUSES = ['pending', 'done', 'failed'] as const;
+
+/**
+ * One finished turn to extract memories from (decisions §14), queued in the turn's transaction.
+ * `actor` is who chatted: extraction's model calls are charged to them, as the turn's were.
+ */
+export const MemoryExtractionSchema = defineEntity({
+  name: 'MemoryExtraction',
+  tableName: 'memory_extractions',
+  properties: {
+    /** The turn's answer. */
+    messageId: p.string().primary(),
+    tenantId: p.string(),
+    agentId: p.string(),
+    sessionId: p.string(),
+    userId: p.string().strictNullable(),
+    actor: p.json<Record<string, unknown>>().columnType('jsonb'),
+    status: p.enum(EXTRACTION_STATUSES),
+    attempts: p.integer(),
+    dueAt: p.datetime(),
+    leasedBy: p.string().strictNullable(),
+    leasedUntil: p.datetime().strictNullable(),
+    lastError: p.text().strictNullable(),
+    added: p.integer().strictNullable(),
+    updated: p.integer().strictNullable(),
+    deleted: p.integer().strictNullable(),
+    credits: p.integer().strictNullable(),
+    chargedAt: p.datetime().strictNullable(),
+    createdAt: p.datetime(),
+    finishedAt: p.datetime().strictNullable(),
+  },
+});
+
+export class MemoryExtraction extends MemoryExtractionSchema.class {}
+MemoryExtractionSchema.setClass(MemoryExtraction);

@@ -16,7 +16,13 @@ export function memoryHandlers(memory: MemoryService, consolidation: Consolidati
         memoryType: request.memoryType,
         content: request.content,
         metadataJson: present(request.metadataJson),
+        userId: present(request.userId),
       });
+      return { item: toMessage(item) };
+    },
+
+    updateMemory: async (request, ctx) => {
+      const item = await memory.update(actorOf(ctx), { memoryId: request.memoryId, content: present(request.content), metadataJson: present(request.metadataJson) });
       return { item: toMessage(item) };
     },
 
@@ -28,18 +34,40 @@ export function memoryHandlers(memory: MemoryService, consolidation: Consolidati
         topK: request.topK,
         minScore: request.minScore,
         filterJson: present(request.filterJson),
+        userId: present(request.userId),
       });
       return { results: results.map(({ candidate, score }) => ({ item: toMessage(candidate), score })) };
     },
 
     listMemory: async (request, ctx) => {
-      const { items, total } = await memory.list(actorOf(ctx), request.agentId, present(request.memoryType), parsePage(request.page));
+      const selection = { memoryType: present(request.memoryType), userId: present(request.userId) };
+      const { items, total } = await memory.list(actorOf(ctx), request.agentId, selection, parsePage(request.page));
       return { items: items.map(toMessage), total };
     },
 
     deleteMemory: async (request, ctx) => {
       await memory.delete(actorOf(ctx), request.memoryId);
       return {};
+    },
+
+    deleteMemoryItems: async (request, ctx) => {
+      const deleted = await memory.deleteMatching(actorOf(ctx), request.agentId, { memoryType: present(request.memoryType), userId: present(request.userId) });
+      return { deleted };
+    },
+
+    getMemoryHistory: async (request, ctx) => {
+      const entries = await memory.history(actorOf(ctx), request.memoryId);
+      return {
+        entries: entries.map((entry) => ({
+          memoryId: entry.memoryId,
+          event: entry.event,
+          oldContent: entry.oldContent ?? undefined,
+          newContent: entry.newContent ?? undefined,
+          source: entry.source,
+          sessionId: entry.sessionId ?? undefined,
+          createdAt: entry.createdAt,
+        })),
+      };
     },
 
     addDocument: async (request, ctx) => {
@@ -58,7 +86,7 @@ export function memoryHandlers(memory: MemoryService, consolidation: Consolidati
     },
 
     consolidateMemory: async (request, ctx) => {
-      const outcome = await consolidation.consolidateAgent(actorOf(ctx), request.agentId, ctx.signal);
+      const outcome = await consolidation.consolidateAgent(actorOf(ctx), request.agentId, request.keepMessages, ctx.signal);
       return { itemsIn: outcome.itemsIn, itemsOut: outcome.itemsOut };
     },
   };
@@ -72,5 +100,7 @@ function toMessage(item: MemoryItemView): MemoryItemMessage {
     content: item.content,
     metadataJson: JSON.stringify(item.metadata),
     createdAt: item.createdAt,
+    userId: item.userId ?? undefined,
+    updatedAt: item.updatedAt ?? undefined,
   };
 }

@@ -1,13 +1,14 @@
 import { PreparedStatement, type EntityManager, type StatementValue } from '@agent-platform/kit/db';
 import type { MemoryType } from '../agents/agents.entity.js';
 import type { VectorRecord, VectorSource } from '../vectors/vector-store.js';
-import { MemoryDocument, MemoryItem } from './memory.entity.js';
+import { MemoryDocument, MemoryHistoryEntry, MemoryItem, type MemoryHistoryEvent, type MemorySource } from './memory.entity.js';
 
 export interface NewMemoryItem {
   id: string;
   tenantId: string;
   agentId: string;
   documentId: string | null;
+  userId: string | null;
   memoryType: MemoryType;
   content: string;
   metadata: Record<string, unknown>;
@@ -32,12 +33,23 @@ export interface MemoryItemView {
   memoryType: MemoryType;
   content: string;
   metadata: Record<string, unknown>;
+  userId: string | null;
   createdAt: Date;
+  updatedAt: Date | null;
 }
 
 /** A stored item as search ranks it: its text, metadata and vector. */
 export interface Candidate extends MemoryItemView {
+  documentId: string | null;
   embedding: Float32Array;
+}
+
+/**
+ * Whose items a turn or search sees (decisions §14): the end user's and the shared ones (no
+ * user); `userId: null` sees the shared ones only.
+ */
+export interface Audience {
+  userId: string | null;
 }
 
 export interface CandidateScope {
@@ -46,16 +58,45 @@ export interface CandidateScope {
   memoryTypes: readonly string[];
   /** Metadata values compared for equality (jsonb containment). */
   filter: Record<string, string | number | boolean> | undefined;
+  /** Undefined: every item (an operator's search). */
+  audience: Audience | undefined;
   embeddingModel: string;
+}
+
+/** Why an item changed, as its history records it. */
+export interface ChangeSource {
+  source: MemorySource;
+  /** The turn's session, for extraction and consolidation. */
+  sessionId: string | null;
+}
+
+/** One entry of an item's history, oldest first. */
+export interface HistoryView {
+  memoryId: string;
+  event: MemoryHistoryEvent;
+  oldContent: string | null;
+  newContent: string | null;
+  source: MemorySource;
+  sessionId: string | null;
+  createdAt: Date;
+}
+
+/** What a bulk delete matches within one agent; absent fields match everything. */
+export interface ItemSelection {
+  userId: string | undefined;
+  memoryType: string | undefined;
 }
 
 interface CandidateRow {
   id: string;
   agent_id: string;
+  document_id: string | null;
+  user_id: string | null;
   memory_type: MemoryType;
   content: string;
   metadata: Record<string, unknown> | string;
   created_at: Date | string;
+  updated_at: Date | string | null;
   embedding: Buffer;
 }
 
@@ -75,14 +116,26 @@ export function fromBytes(bytes: Buffer): Float32Array {
 // this size is as good as a larger one: the vector half and the exact re-scoring do the rest.
 const LEXICAL_SCAN_MAX = 200;
 
-/** What every search statement is confined to: one agent of one tenant, its memory types, one embedding model. */
-const SCOPE = `"tenant_id" = ? and "agent_id" = ? and "memory_type" = any(string_to_array(?, ',')) and "embedding_model" = ?`;
+/**
+ * What every search statement is confined to: one agent of one tenant, its memory types, one
+ * embedding model, and the audience's items (the first of the last two markers is true for every
+ * item; else the second names the end user, whose items join the shared ones).
+ */
+const SCOPE = `"tenant_id" = ? and "agent_id" = ? and "memory_type" = any(string_to_array(?, ',')) and "embedding_model" = ?
+  and (?::boolean or "user_id" is null or "user_id" = ?::text)`;
 const FILTERED_SCOPE = `${SCOPE} and "metadata" @> ?::jsonb`;
-const CANDIDATE_COLUMNS = `"id", "agent_id", "memory_type", "content", "metadata", "created_at", "embedding"`;
+const CANDIDATE_COLUMNS = `"id", "agent_id", "document_id", "user_id", "memory_type", "content", "metadata", "created_at", "updated_at", "embedding"`;
 
 /** The scope's SQL (with a metadata filter when it has one, compared by jsonb containment) and the values of its markers. */
 function scopeOf(scope: CandidateScope): { sql: string; values: StatementValue[]; filtered: boolean } {
-  const values: StatementValue[] = [scope.tenantId, scope.agentId, scope.memoryTypes.join(','), scope.embeddingModel];
+  const values: StatementValue[] = [
+    scope.tenantId,
+    scope.agentId,
+    scope.memoryTypes.join(','),
+    scope.embeddingModel,
+    scope.audience === undefined,
+    scope.audience?.userId ?? null,
+  ];
   if (scope.filter === undefined || Object.keys(scope.filter).length === 0) return { sql: SCOPE, values, filtered: false };
   return { sql: FILTERED_SCOPE, values: [...values, JSON.stringify(scope.filter)], filtered: true };
 }
@@ -123,7 +176,15 @@ const candidatesById = scoped<CandidateRow>(
 const candidatesInScope = scoped<CandidateRow>('memory_candidates_in_scope', (scope) => `select ${CANDIDATE_COLUMNS} from "memory_items" where ${scope}`);
 const countInScope = scoped<{ count: string }>('memory_count_in_scope', (scope) => `select count(*) as "count" from "memory_items" where ${scope}`);
 
-/** Memory items and documents. Every statement is scoped by tenant and agent. */
+/** Rows a history entry of each deleted item is made from, and the ids to drop from the index. */
+const DELETED_COLUMNS = `"id", "tenant_id", "agent_id", "content"`;
+
+/** `with "gone" as (<delete … returning DELETED_COLUMNS>)`: records each deleted item's DELETE in its history. */
+const RECORD_DELETIONS = `insert into "memory_history" ("tenant_id", "agent_id", "memory_id", "event", "old_content", "source", "session_id", "created_at")
+  select "tenant_id", "agent_id", "id", 'DELETE', "content", ?, ?, ? from "gone"
+  returning "memory_id", "agent_id"`;
+
+/** Memory items, their history and documents. Every statement is scoped by tenant and agent. */
 export class MemoryRepository {
   private readonly em: EntityManager;
 
@@ -131,32 +192,151 @@ export class MemoryRepository {
     this.em = em;
   }
 
-  /** In the caller's transaction: a document, then its chunks or other items. */
-  async insert(document: NewDocument | undefined, items: readonly NewMemoryItem[]): Promise<void> {
+  /** In the caller's transaction: a document, then its chunks or other items, each with its ADD in history. */
+  async insert(document: NewDocument | undefined, items: readonly NewMemoryItem[], change: ChangeSource): Promise<void> {
     if (document) await this.em.insert(MemoryDocument, document);
-    if (items.length > 0) await this.em.insertMany(MemoryItem, items.map((item) => ({ ...item, embedding: toBytes(item.embedding) })));
+    if (items.length === 0) return;
+    await this.em.insertMany(MemoryItem, items.map((item) => ({ ...item, embedding: toBytes(item.embedding), updatedAt: null })));
+    await this.em.insertMany(
+      MemoryHistoryEntry,
+      items.map((item) => ({
+        tenantId: item.tenantId,
+        agentId: item.agentId,
+        memoryId: item.id,
+        event: 'ADD' as const,
+        oldContent: null,
+        newContent: item.content,
+        source: change.source,
+        sessionId: change.sessionId,
+        createdAt: item.createdAt,
+      })),
+    );
   }
 
-  /** Newest first. */
-  async list(tenantId: string, agentId: string, memoryType: string | undefined, limit: number, offset: number): Promise<{ items: MemoryItem[]; total: number }> {
-    const where = { tenantId, agentId, ...(memoryType === undefined ? {} : { memoryType: memoryType as MemoryType }) };
+  /** Newest first; with `userId`, that end user's items only. */
+  async list(
+    tenantId: string,
+    agentId: string,
+    selection: ItemSelection,
+    limit: number,
+    offset: number,
+  ): Promise<{ items: MemoryItemView[]; total: number }> {
+    const where = {
+      tenantId,
+      agentId,
+      ...(selection.memoryType === undefined ? {} : { memoryType: selection.memoryType as MemoryType }),
+      ...(selection.userId === undefined ? {} : { userId: selection.userId }),
+    };
     const [items, total] = await this.em.findAndCount(MemoryItem, where, { orderBy: [{ createdAt: 'desc' }, { id: 'desc' }], limit, offset });
-    return { items, total };
+    return { items: items.map(viewOf), total };
   }
 
-  /** The deleted item's agent, or undefined when it was not the tenant's. */
-  async deleteItem(tenantId: string, id: string): Promise<string | undefined> {
-    const rows = await this.em.execute<{ agent_id: string }[]>(`delete from "memory_items" where "id" = ? and "tenant_id" = ? returning "agent_id"`, [id, tenantId], 'all');
+  async find(tenantId: string, id: string): Promise<Candidate | undefined> {
+    const rows = await this.em.execute<CandidateRow[]>(`select ${CANDIDATE_COLUMNS} from "memory_items" where "id" = ? and "tenant_id" = ?`, [id, tenantId], 'all');
+    return rows[0] && candidateOf(rows[0]);
+  }
+
+  /**
+   * In the caller's transaction: the item's new content (with its embedding) and/or metadata, and
+   * the UPDATE in its history. Undefined when the item is gone (deleted meanwhile).
+   */
+  async update(
+    tenantId: string,
+    id: string,
+    change: { content?: string; embedding?: Float32Array; embeddingModel?: string; metadata?: Record<string, unknown> },
+    source: ChangeSource,
+    now: Date,
+  ): Promise<MemoryItemView | undefined> {
+    const [old] = await this.em.execute<{ content: string; agent_id: string }[]>(
+      `select "content", "agent_id" from "memory_items" where "id" = ? and "tenant_id" = ? for update`,
+      [id, tenantId],
+      'all',
+    );
+    if (!old) return undefined;
+    const rows = await this.em.execute<CandidateRow[]>(
+      `update "memory_items" set
+         "content" = coalesce(?, "content"), "embedding" = coalesce(?, "embedding"), "embedding_model" = coalesce(?, "embedding_model"),
+         "metadata" = coalesce(?::jsonb, "metadata"), "updated_at" = ?
+       where "id" = ? and "tenant_id" = ? returning ${CANDIDATE_COLUMNS}`,
+      [
+        change.content ?? null,
+        change.embedding ? toBytes(change.embedding) : null,
+        change.embeddingModel ?? null,
+        change.metadata ? JSON.stringify(change.metadata) : null,
+        now,
+        id,
+        tenantId,
+      ],
+      'all',
+    );
+    await this.em.insert(MemoryHistoryEntry, {
+      tenantId,
+      agentId: old.agent_id,
+      memoryId: id,
+      event: 'UPDATE',
+      oldContent: old.content,
+      newContent: change.content ?? old.content,
+      source: source.source,
+      sessionId: source.sessionId,
+      createdAt: now,
+    });
+    return rows[0] && viewOf(candidateOf(rows[0]));
+  }
+
+  /** The deleted item's agent, or undefined when it was not the tenant's; its DELETE is recorded with it. */
+  async deleteItem(tenantId: string, id: string, change: ChangeSource, now: Date): Promise<string | undefined> {
+    const rows = await this.em.execute<{ agent_id: string }[]>(
+      `with "gone" as (delete from "memory_items" where "id" = ? and "tenant_id" = ? returning ${DELETED_COLUMNS}) ${RECORD_DELETIONS}`,
+      [id, tenantId, change.source, change.sessionId, now],
+      'all',
+    );
     return rows[0]?.agent_id;
   }
 
-  /** Ids of the removed chunks, or undefined when the document was not the tenant's. */
-  async deleteDocument(tenantId: string, id: string): Promise<string[] | undefined> {
+  /**
+   * Every item of the agent matching `selection` (with `userId`, that user's only: never the shared
+   * ones), each deletion recorded; documents left without chunks go too. Ids of the deleted items.
+   */
+  async deleteMatching(tenantId: string, agentId: string, selection: ItemSelection, now: Date): Promise<string[]> {
     return this.em.transactional(async (em) => {
-      const chunks = await em.execute<{ id: string }[]>(`delete from "memory_items" where "document_id" = ? and "tenant_id" = ? returning "id"`, [id, tenantId], 'all');
-      const removed = await em.execute<{ id: string }[]>(`delete from "memory_documents" where "id" = ? and "tenant_id" = ? returning "id"`, [id, tenantId], 'all');
-      return removed.length === 0 ? undefined : chunks.map((chunk) => chunk.id);
+      const rows = await em.execute<{ memory_id: string }[]>(
+        `with "gone" as (
+           delete from "memory_items" where "tenant_id" = ? and "agent_id" = ?
+             and (?::text is null or "user_id" = ?::text) and (?::text is null or "memory_type" = ?::text)
+           returning ${DELETED_COLUMNS}
+         ) ${RECORD_DELETIONS}`,
+        [tenantId, agentId, selection.userId ?? null, selection.userId ?? null, selection.memoryType ?? null, selection.memoryType ?? null, 'api', null, now],
+        'all',
+      );
+      if (rows.length > 0) {
+        await em.execute(
+          `delete from "memory_documents" as d where d."tenant_id" = ? and d."agent_id" = ?
+             and not exists (select 1 from "memory_items" as i where i."document_id" = d."id")`,
+          [tenantId, agentId],
+          'run',
+        );
+      }
+      return rows.map((row) => row.memory_id);
     });
+  }
+
+  /** Ids of the removed chunks (each deletion recorded), or undefined when the document was not the tenant's. */
+  async deleteDocument(tenantId: string, id: string, now: Date): Promise<string[] | undefined> {
+    return this.em.transactional(async (em) => {
+      const chunks = await em.execute<{ memory_id: string }[]>(
+        `with "gone" as (delete from "memory_items" where "document_id" = ? and "tenant_id" = ? returning ${DELETED_COLUMNS}) ${RECORD_DELETIONS}`,
+        [id, tenantId, 'document', null, now],
+        'all',
+      );
+      const removed = await em.execute<{ id: string }[]>(`delete from "memory_documents" where "id" = ? and "tenant_id" = ? returning "id"`, [id, tenantId], 'all');
+      return removed.length === 0 ? undefined : chunks.map((chunk) => chunk.memory_id);
+    });
+  }
+
+  /** Oldest first; empty when the tenant never had the item. */
+  async history(tenantId: string, memoryId: string): Promise<HistoryView[]> {
+    const entries = await this.em.find(MemoryHistoryEntry, { tenantId, memoryId }, { orderBy: { seq: 'asc' } });
+    return entries.map(({ memoryId: id, event, oldContent, newContent, source, sessionId, createdAt }) => ({ memoryId: id, event, oldContent, newContent, source, sessionId, createdAt }));
   }
 
   /**
@@ -184,15 +364,7 @@ export class MemoryRepository {
     if (ids?.length === 0) return [];
     const [statement, values] = ids === undefined ? candidatesInScope(scope) : candidatesById(scope);
     const rows = await statement.rows(this.em, ids === undefined ? values : [...values, ids.join(',')]);
-    return rows.map((row) => ({
-      id: row.id,
-      agentId: row.agent_id,
-      memoryType: row.memory_type,
-      content: row.content,
-      metadata: typeof row.metadata === 'string' ? (JSON.parse(row.metadata) as Record<string, unknown>) : row.metadata,
-      createdAt: new Date(row.created_at),
-      embedding: fromBytes(row.embedding),
-    }));
+    return rows.map(candidateOf);
   }
 
   /** How many items the scope holds: a small filtered set is ranked exactly, without the index. */
@@ -203,9 +375,23 @@ export class MemoryRepository {
   }
 
   /**
-   * The database as the vector index's source: every item of one embedding model. Items are never
-   * re-embedded in place (content does not change), so ids alone reconcile an index.
+   * What extraction may change for one owner (an end user, or nobody: the shared items): their
+   * semantic items that are not a document's chunks. With `ids`, only those; else all of them,
+   * when there are at most `limit` (undefined when there are more).
    */
+  async extractable(owner: { tenantId: string; agentId: string; userId: string | null; embeddingModel: string }, ids?: readonly string[], limit = 0): Promise<Candidate[] | undefined> {
+    const rows = await this.em.execute<CandidateRow[]>(
+      `select ${CANDIDATE_COLUMNS} from "memory_items"
+        where "tenant_id" = ? and "agent_id" = ? and "user_id" is not distinct from ?::text and "memory_type" = 'semantic'
+          and "document_id" is null and "embedding_model" = ? ${ids === undefined ? 'limit ?' : `and "id" = any(string_to_array(?, ','))`}`,
+      [owner.tenantId, owner.agentId, owner.userId, owner.embeddingModel, ids === undefined ? limit + 1 : ids.join(',')],
+      'all',
+    );
+    if (ids === undefined && rows.length > limit) return undefined;
+    return rows.map(candidateOf);
+  }
+
+  /** The database as the vector index's source: every item of one embedding model. */
   vectorSource(embeddingModel: string): VectorSource {
     return {
       ids: async () => {
@@ -216,15 +402,42 @@ export class MemoryRepository {
         if (ids.length === 0) return [];
         const rows = await this.em
           .fork()
-          .execute<{ id: string; tenant_id: string; agent_id: string; memory_type: string; embedding: Buffer }[]>(
-            `select "id", "tenant_id", "agent_id", "memory_type", "embedding" from "memory_items" where "id" in (?) and "embedding_model" = ?`,
+          .execute<{ id: string; tenant_id: string; agent_id: string; user_id: string | null; memory_type: string; embedding: Buffer }[]>(
+            `select "id", "tenant_id", "agent_id", "user_id", "memory_type", "embedding" from "memory_items" where "id" in (?) and "embedding_model" = ?`,
             [[...ids], embeddingModel],
             'all',
           );
         return rows.map(
-          (row): VectorRecord => ({ id: row.id, tenantId: row.tenant_id, agentId: row.agent_id, memoryType: row.memory_type, vector: fromBytes(row.embedding) }),
+          (row): VectorRecord => ({ id: row.id, tenantId: row.tenant_id, agentId: row.agent_id, userId: row.user_id, memoryType: row.memory_type, vector: fromBytes(row.embedding) }),
         );
+      },
+      // An update re-embeds in place: a persisted index saved before it holds the old vector.
+      changedSince: async (since) => {
+        const rows = await this.em
+          .fork()
+          .execute<{ id: string }[]>(`select "id" from "memory_items" where "updated_at" >= ? and "embedding_model" = ?`, [since, embeddingModel], 'all');
+        return rows.map((row) => row.id);
       },
     };
   }
+}
+
+function candidateOf(row: CandidateRow): Candidate {
+  return {
+    id: row.id,
+    agentId: row.agent_id,
+    documentId: row.document_id,
+    userId: row.user_id,
+    memoryType: row.memory_type,
+    content: row.content,
+    metadata: typeof row.metadata === 'string' ? (JSON.parse(row.metadata) as Record<string, unknown>) : row.metadata,
+    createdAt: new Date(row.created_at),
+    updatedAt: row.updated_at === null ? null : new Date(row.updated_at),
+    embedding: fromBytes(row.embedding),
+  };
+}
+
+function viewOf(item: MemoryItemView | MemoryItem): MemoryItemView {
+  const { id, agentId, memoryType, content, metadata, userId, createdAt, updatedAt } = item;
+  return { id, agentId, memoryType, content, metadata, userId, createdAt, updatedAt };
 }

@@ -8,9 +8,18 @@ import { chunkText } from '../documents/chunking.js';
 import type { Embedder } from '../models/embedder.js';
 import type { VectorStore } from '../vectors/vector-store.js';
 import { fullTextTerms, rank, type Ranked } from './hybrid-ranking.js';
-import type { MemoryItem } from './memory.entity.js';
-import { checkFilter, checkMetadata, checkMinScore, checkText, checkTitle, checkTopK, CONTENT_MAX, DOCUMENT_MAX, type Filter } from './memory-input.js';
-import type { CandidateScope, MemoryItemView, MemoryRepository, NewDocument, NewMemoryItem } from './memory.repository.js';
+import { checkFilter, checkMetadata, checkMinScore, checkText, checkTitle, checkTopK, checkUserId, CONTENT_MAX, DOCUMENT_MAX, type Filter } from './memory-input.js';
+import type {
+  Audience,
+  CandidateScope,
+  ChangeSource,
+  HistoryView,
+  ItemSelection,
+  MemoryItemView,
+  MemoryRepository,
+  NewDocument,
+  NewMemoryItem,
+} from './memory.repository.js';
 
 export interface MemoryServiceOptions {
   em: EntityManager;
@@ -28,7 +37,19 @@ export interface SearchRequest {
   topK: number;
   minScore: number | undefined;
   filterJson: string | undefined;
+  userId: string | undefined;
 }
+
+/** An item to store: what `add`, documents, consolidation and extraction write. */
+export interface MemoryDraft {
+  memoryType: MemoryType;
+  content: string;
+  metadata: Record<string, unknown>;
+  documentId: string | null;
+  userId: string | null;
+}
+
+const API_CHANGE: ChangeSource = { source: 'api', sessionId: null };
 
 // Candidates each half of hybrid search contributes, at least; more for a larger top_k. Each is
 // re-scored from its stored text and vector, so the pool is kept to what ranking needs.
@@ -56,16 +77,65 @@ export class MemoryService {
     this.options = options;
   }
 
-  async add(actor: Actor, request: { agentId: string; memoryType: string; content: string; metadataJson: string | undefined }, now = new Date()): Promise<MemoryItemView> {
+  async add(
+    actor: Actor,
+    request: { agentId: string; memoryType: string; content: string; metadataJson: string | undefined; userId: string | undefined },
+    now = new Date(),
+  ): Promise<MemoryItemView> {
     requireAccess(actor, ACCESS.memory.write);
     const agent = await this.agent(actor, request.agentId);
     const errors = new FieldErrors();
     if (!hasMemoryType(agent, request.memoryType)) errors.add('memory_type', `must be one of the agent's memory_types: ${agent.memoryTypes.join(', ')}`);
     const content = checkText('content', request.content, CONTENT_MAX, errors);
     const metadata = checkMetadata(request.metadataJson, errors);
+    const userId = checkUserId(request.userId, errors) ?? null;
     errors.throwIfAny();
-    const [item] = await this.store(agent, [{ memoryType: request.memoryType as MemoryType, content, metadata, documentId: null }], now);
+    const [item] = await this.store(agent, [{ memoryType: request.memoryType as MemoryType, content, metadata, documentId: null, userId }], now, API_CHANGE);
     return item!;
+  }
+
+  /** PATCH: new content (re-embedded) and/or metadata; the change is recorded in the item's history. */
+  async update(actor: Actor, request: { memoryId: string; content: string | undefined; metadataJson: string | undefined }, now = new Date()): Promise<MemoryItemView> {
+    requireAccess(actor, ACCESS.memory.write);
+    const errors = new FieldErrors();
+    const content = request.content === undefined ? undefined : checkText('content', request.content, CONTENT_MAX, errors);
+    const metadata = request.metadataJson === undefined ? undefined : checkMetadata(request.metadataJson, errors);
+    if (content === undefined && metadata === undefined) errors.add('content', 'give content or metadata to change');
+    errors.throwIfAny();
+    const item = await this.options.memory.find(actor.tenantId, request.memoryId);
+    if (!item) throw DomainError.notFound('Memory item');
+    const updated = await this.change(actor.tenantId, item, { ...(content === undefined ? {} : { content }), ...(metadata === undefined ? {} : { metadata }) }, API_CHANGE, now);
+    if (!updated) throw DomainError.notFound('Memory item');
+    return updated;
+  }
+
+  /**
+   * Changes one stored item: re-embeds new content first (a provider failure changes nothing),
+   * then writes the row and its history in one transaction, then the index. Undefined when the
+   * item was deleted meanwhile.
+   */
+  async change(
+    tenantId: string,
+    item: { id: string; agentId: string; memoryType: MemoryType; userId: string | null; content: string },
+    change: { content?: string; metadata?: Record<string, unknown> },
+    source: ChangeSource,
+    now: Date,
+  ): Promise<MemoryItemView | undefined> {
+    const { embedder, em, memory } = this.options;
+    const newContent = change.content !== undefined && change.content !== item.content ? change.content : undefined;
+    const embedding = newContent === undefined ? undefined : (await embedder.embed([newContent]))[0]!;
+    return em.transactional(async () => {
+      const updated = await memory.update(
+        tenantId,
+        item.id,
+        { ...(newContent === undefined ? {} : { content: newContent, embedding, embeddingModel: embedder.model }), ...(change.metadata ? { metadata: change.metadata } : {}) },
+        source,
+        now,
+      );
+      // Inside the transaction: an index that cannot take the new vector leaves the old content in place.
+      if (updated && embedding) await this.index([{ id: item.id, tenantId, agentId: item.agentId, memoryType: item.memoryType, userId: item.userId, embedding }]);
+      return updated;
+    });
   }
 
   async search(actor: Actor, request: SearchRequest): Promise<Ranked[]> {
@@ -79,9 +149,10 @@ export class MemoryService {
     if (request.memoryType !== undefined && !hasMemoryType(agent, request.memoryType)) {
       errors.add('memory_type', `must be one of the agent's memory_types: ${agent.memoryTypes.join(', ')}`);
     }
+    const userId = checkUserId(request.userId, errors);
     errors.throwIfAny();
     const types = request.memoryType === undefined ? agent.memoryTypes : [request.memoryType];
-    return this.retrieve(agent, request.query, { limit: topK, minScore, filter, memoryTypes: types });
+    return this.retrieve(agent, request.query, { limit: topK, minScore, filter, memoryTypes: types, audience: userId === undefined ? undefined : { userId } });
   }
 
   /**
@@ -89,11 +160,22 @@ export class MemoryService {
    * pooled, then every candidate is scored exactly from its stored vector and text. Ids the
    * index returns that the database no longer has (a crash between the two) simply drop out.
    */
-  async retrieve(agent: AgentRecord, query: string, options: { limit: number; minScore: number; filter: Filter | undefined; memoryTypes: readonly string[] }): Promise<Ranked[]> {
+  async retrieve(
+    agent: AgentRecord,
+    query: string,
+    options: { limit: number; minScore: number; filter: Filter | undefined; memoryTypes: readonly string[]; audience: Audience | undefined },
+  ): Promise<Ranked[]> {
     const { embedder, vectors, memory } = this.options;
     const started = performance.now();
     const [queryVector] = await embedder.embed([query]);
-    const scope: CandidateScope = { tenantId: agent.tenantId, agentId: agent.id, memoryTypes: options.memoryTypes, filter: options.filter, embeddingModel: embedder.model };
+    const scope: CandidateScope = {
+      tenantId: agent.tenantId,
+      agentId: agent.id,
+      memoryTypes: options.memoryTypes,
+      filter: options.filter,
+      audience: options.audience,
+      embeddingModel: embedder.model,
+    };
     const pool = Math.max(CANDIDATES_MIN, options.limit * CANDIDATES_PER_RESULT);
     let candidates;
     let mode: 'exact' | 'hybrid' = 'exact';
@@ -102,7 +184,14 @@ export class MemoryService {
     } else {
       mode = 'hybrid';
       const [nearest, lexical] = await Promise.all([
-        vectors.search({ tenantId: agent.tenantId, agentId: agent.id, vector: queryVector!, limit: options.filter ? FILTERED_OVERFETCH : pool, memoryTypes: options.memoryTypes }),
+        vectors.search({
+          tenantId: agent.tenantId,
+          agentId: agent.id,
+          vector: queryVector!,
+          limit: options.filter ? FILTERED_OVERFETCH : pool,
+          memoryTypes: options.memoryTypes,
+          ...(options.audience ? { audience: options.audience } : {}),
+        }),
         memory.lexicalMatches(scope, fullTextTerms(query), pool),
       ]);
       candidates = await memory.candidates(scope, [...new Set([...nearest.map((hit) => hit.id), ...lexical])]);
@@ -112,17 +201,43 @@ export class MemoryService {
     return ranked;
   }
 
-  async list(actor: Actor, agentId: string, memoryType: string | undefined, page: Page): Promise<{ items: MemoryItem[]; total: number }> {
+  async list(actor: Actor, agentId: string, selection: ItemSelection, page: Page): Promise<{ items: MemoryItemView[]; total: number }> {
     requireAccess(actor, ACCESS.memory.read);
     await this.agent(actor, agentId);
-    return this.options.memory.list(actor.tenantId, agentId, memoryType, page.perPage, page.offset);
+    const errors = new FieldErrors();
+    checkUserId(selection.userId, errors);
+    errors.throwIfAny();
+    return this.options.memory.list(actor.tenantId, agentId, selection, page.perPage, page.offset);
   }
 
-  async delete(actor: Actor, id: string): Promise<void> {
+  async delete(actor: Actor, id: string, now = new Date()): Promise<void> {
     requireAccess(actor, ACCESS.memory.write);
-    const agentId = await this.options.memory.deleteItem(actor.tenantId, id);
+    const agentId = await this.options.memory.deleteItem(actor.tenantId, id, API_CHANGE, now);
     if (agentId === undefined) throw DomainError.notFound('Memory item');
     await this.forgetVectors([id]);
+  }
+
+  /** decisions §14: every item of the agent matching the selection; with user_id, that user's only. */
+  async deleteMatching(actor: Actor, agentId: string, selection: ItemSelection, now = new Date()): Promise<number> {
+    requireAccess(actor, ACCESS.memory.write);
+    const agent = await this.agent(actor, agentId);
+    const errors = new FieldErrors();
+    checkUserId(selection.userId, errors);
+    if (selection.memoryType !== undefined && !hasMemoryType(agent, selection.memoryType)) {
+      errors.add('memory_type', `must be one of the agent's memory_types: ${agent.memoryTypes.join(', ')}`);
+    }
+    errors.throwIfAny();
+    const ids = await this.options.memory.deleteMatching(actor.tenantId, agent.id, selection, now);
+    await this.forgetVectors(ids);
+    return ids.length;
+  }
+
+  /** Oldest first, kept after the item is deleted; 404 when the tenant never had it. */
+  async history(actor: Actor, memoryId: string): Promise<HistoryView[]> {
+    requireAccess(actor, ACCESS.memory.read);
+    const entries = await this.options.memory.history(actor.tenantId, memoryId);
+    if (entries.length === 0) throw DomainError.notFound('Memory item');
+    return entries;
   }
 
   async addDocument(
@@ -143,33 +258,43 @@ export class MemoryService {
     const document: NewDocument = { id: documentId, tenantId: actor.tenantId, agentId: agent.id, title, chunks: chunks.length, createdAt: now };
     await this.store(
       agent,
-      chunks.map((content, index) => ({ memoryType: 'semantic', content, documentId, metadata: { ...metadata, document_id: documentId, chunk_index: index, ...(title ? { title } : {}) } })),
+      chunks.map((content, index) => ({
+        memoryType: 'semantic',
+        content,
+        documentId,
+        userId: null,
+        metadata: { ...metadata, document_id: documentId, chunk_index: index, ...(title ? { title } : {}) },
+      })),
       now,
-      document,
+      { source: 'document', sessionId: null },
+      { document },
     );
     if (chunks.length >= BULK_LOAD_ROWS) this.refreshStatistics();
     return document;
   }
 
-  async deleteDocument(actor: Actor, id: string): Promise<void> {
+  async deleteDocument(actor: Actor, id: string, now = new Date()): Promise<void> {
     requireAccess(actor, ACCESS.memory.write);
-    const chunkIds = await this.options.memory.deleteDocument(actor.tenantId, id);
+    const chunkIds = await this.options.memory.deleteDocument(actor.tenantId, id, now);
     if (chunkIds === undefined) throw DomainError.notFound('Document');
     await this.forgetVectors(chunkIds);
   }
 
   /**
-   * Embeds, then writes the rows (and their document) in one transaction, then indexes the
-   * vectors. An embedder failure stores nothing; an index failure takes the rows back out, so
-   * nothing is stored that search cannot find.
+   * Embeds, then writes the rows (and their document, and whatever `alongside` writes, which may
+   * throw to store nothing) in one transaction, then indexes the vectors. An embedder failure
+   * stores nothing; an index failure takes the rows back out, so nothing is stored that search
+   * cannot find.
    */
   async store(
     agent: AgentRecord,
-    drafts: readonly { memoryType: MemoryType; content: string; metadata: Record<string, unknown>; documentId: string | null }[],
+    drafts: readonly MemoryDraft[],
     now: Date,
-    document?: NewDocument,
+    change: ChangeSource,
+    extra: { document?: NewDocument; alongside?: () => Promise<void> } = {},
   ): Promise<MemoryItemView[]> {
-    const { embedder, em, memory, vectors } = this.options;
+    const { embedder, em, memory } = this.options;
+    const { document, alongside } = extra;
     const embeddings = await embedder.embed(drafts.map((draft) => draft.content));
     const items: NewMemoryItem[] = drafts.map((draft, index) => ({
       id: newId('memoryItem'),
@@ -180,9 +305,12 @@ export class MemoryService {
       embeddingModel: embedder.model,
       createdAt: now,
     }));
-    await em.transactional(() => memory.insert(document, items));
+    await em.transactional(async () => {
+      await alongside?.();
+      await memory.insert(document, items, change);
+    });
     try {
-      await vectors.upsert(items.map((item) => ({ id: item.id, tenantId: item.tenantId, agentId: item.agentId, memoryType: item.memoryType, vector: item.embedding })));
+      await this.index(items);
     } catch (error) {
       await em.transactional(async (tx) => {
         await tx.execute(`delete from "memory_items" where "id" in (?)`, [items.map((item) => item.id)], 'run');
@@ -190,7 +318,14 @@ export class MemoryService {
       });
       throw new DomainError('service_unavailable', 'The vector index is unavailable; nothing was stored.', { cause: error });
     }
-    return items.map(({ embedding: _vector, embeddingModel: _model, tenantId: _tenant, documentId: _document, ...view }) => view);
+    return items.map(({ embedding: _vector, embeddingModel: _model, tenantId: _tenant, documentId: _document, ...view }) => ({ ...view, updatedAt: null }));
+  }
+
+  /** Puts stored items' vectors in the index; a failure is the index's `service_unavailable`. */
+  async index(items: readonly Pick<NewMemoryItem, 'id' | 'tenantId' | 'agentId' | 'memoryType' | 'userId' | 'embedding'>[]): Promise<void> {
+    await this.options.vectors.upsert(
+      items.map((item) => ({ id: item.id, tenantId: item.tenantId, agentId: item.agentId, memoryType: item.memoryType, userId: item.userId, vector: item.embedding })),
+    );
   }
 
   /**
@@ -212,7 +347,7 @@ export class MemoryService {
   }
 
   /** Index entries of deleted rows: a failure leaves stale ids, which search ignores and the next start drops. */
-  private async forgetVectors(ids: readonly string[]): Promise<void> {
+  async forgetVectors(ids: readonly string[]): Promise<void> {
     if (ids.length === 0) return;
     try {
       await this.options.vectors.delete(ids);

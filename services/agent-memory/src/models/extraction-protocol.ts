@@ -99,12 +99,12 @@ export const DECISIONS_INSTRUCTIONS = [
 /** The offline model's rule (decisions §14): a fact this close to its nearest item updates it. */
 export const OFFLINE_UPDATE_SCORE = 0.9;
 
-/** Sentences of `text` that speak of the user (I, my, me): the offline model's facts. */
+/** Sentences of `text` that speak of the user (I, my, me) and are not questions: the offline model's facts. */
 export function offlineFacts(text: string): string[] {
   return text
     .split(/(?<=[.!?])\s+|\n+/)
     .map((sentence) => sentence.trim())
-    .filter((sentence) => sentence.length > 0 && /\b(i|my|me)\b/i.test(sentence));
+    .filter((sentence) => sentence.length > 0 && !sentence.endsWith('?') && /\b(i|my|me)\b/i.test(sentence));
 }
 
 /** The offline model's decisions: UPDATE the nearest item when it scores ≥ 0.9, else ADD. */

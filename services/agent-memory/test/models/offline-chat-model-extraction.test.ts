@@ -35,9 +35,9 @@ async function drain(stream: AsyncGenerator<string, ChatCompletion, void>): Prom
 }
 
 describe('OfflineChatModel asked for facts', () => {
-  const turn: FactsQuestion = { user: 'I moved to Lisbon. The weather is nice! My sister lives in Porto.', assistant: 'Lisbon is lovely in May.' };
+  const turn: FactsQuestion = { user: 'I moved to Lisbon. The weather is nice! Can you tell me about trams? My sister lives in Porto.', assistant: 'Lisbon is lovely in May.' };
 
-  it("answers the user's sentences about themselves, as FACTS_FORMAT JSON", async () => {
+  it("answers the user's sentences about themselves, questions aside, as FACTS_FORMAT JSON", async () => {
     const messages = asked(FACTS_INSTRUCTIONS, turn);
     const completion = await model.complete({ messages, responseFormat: FACTS_FORMAT });
     expect(JSON.parse(completion.content)).toEqual({ facts: ['I moved to Lisbon.', 'My sister lives in Porto.'] });

@@ -28,6 +28,12 @@ const ConfigInput = z
     max_tokens: z.int().nullable().optional().describe('Longest reply, in tokens: 1..1,000,000.'),
     system_prompt: z.string().nullable().optional().describe('Put first in every conversation; up to 32,000 characters.'),
     top_p: z.number().nullable().optional().describe('0..1.'),
+    max_tool_rounds: z.int().nullable().optional().describe('Model rounds that may call tools in one turn: 1..32, default 8.'),
+    memory_extraction: z
+      .boolean()
+      .nullable()
+      .optional()
+      .describe('Extract facts from each turn into semantic memory (decisions §14); default true when memory_types has semantic, which true needs.'),
   })
   .describe('Model settings; only the keys listed are allowed (any other key is 422). An absent key takes the platform default.')
   // Documented as closed, which the API is: the service refuses other keys (the gateway lets them through to it).
@@ -79,6 +85,8 @@ export const AgentConfigSchema = z
     max_tokens: z.int().optional(),
     system_prompt: z.string().optional(),
     top_p: z.number().optional(),
+    max_tool_rounds: z.int().optional(),
+    memory_extraction: z.boolean().optional(),
   })
   .meta({ id: 'AgentConfig', description: 'Model settings of an agent; only the keys that are set appear.' });
 
@@ -105,13 +113,15 @@ export const AgentPage = z.object({
 });
 
 function configBody(config: AgentConfig | undefined): z.output<typeof AgentConfigSchema> {
-  const { model, temperature, maxTokens, systemPrompt, topP } = config ?? {};
+  const { model, temperature, maxTokens, systemPrompt, topP, maxToolRounds, memoryExtraction } = config ?? {};
   return {
     ...(model === undefined ? {} : { model }),
     ...(temperature === undefined ? {} : { temperature }),
     ...(maxTokens === undefined ? {} : { max_tokens: maxTokens }),
     ...(systemPrompt === undefined ? {} : { system_prompt: systemPrompt }),
     ...(topP === undefined ? {} : { top_p: topP }),
+    ...(maxToolRounds === undefined ? {} : { max_tool_rounds: maxToolRounds }),
+    ...(memoryExtraction === undefined ? {} : { memory_extraction: memoryExtraction }),
   };
 }
 

@@ -4,6 +4,10 @@ import { errorResponses } from '../../../../http/error-responses.js';
 import { pageOf, SuccessSchema, TenantQuery } from '../../../../http/schemas.js';
 import {
   AddMemoryBody,
+  BulkDeleteQuery,
+  BulkDeleteResponse,
+  historyBody,
+  HistoryResponse,
   jsonText,
   memoryItemBody,
   MemoryItemSchema,
@@ -12,6 +16,7 @@ import {
   SearchMemoryBody,
   SearchResponse,
   searchResultBody,
+  UpdateMemoryBody,
 } from './schemas.js';
 
 /**
@@ -36,9 +41,9 @@ const memoryRoutes: FastifyPluginCallbackZod = (app, _options, done) => {
       },
     },
     async (request, reply) => {
-      const { agent_id, memory_type, content, metadata } = request.body;
+      const { agent_id, memory_type, content, metadata, user_id } = request.body;
       const answer = await app.agentMemory.memory.addMemory(
-        { agentId: agent_id, memoryType: memory_type, content, metadataJson: jsonText(metadata) },
+        { agentId: agent_id, memoryType: memory_type, content, metadataJson: jsonText(metadata), userId: user_id },
         callAs(request),
       );
       return reply.code(201).send(memoryItemBody(answer.item));
@@ -57,8 +62,8 @@ const memoryRoutes: FastifyPluginCallbackZod = (app, _options, done) => {
       },
     },
     async (request) => {
-      const { agent_id, memory_type, page, per_page } = request.query;
-      const answer = await app.agentMemory.memory.listMemory({ agentId: agent_id, memoryType: memory_type, page: { page, perPage: per_page } }, callAs(request));
+      const { agent_id, memory_type, user_id, page, per_page } = request.query;
+      const answer = await app.agentMemory.memory.listMemory({ agentId: agent_id, memoryType: memory_type, userId: user_id, page: { page, perPage: per_page } }, callAs(request));
       return { items: answer.items.map(memoryItemBody), total: answer.total, page, per_page };
     },
   );
@@ -77,12 +82,72 @@ const memoryRoutes: FastifyPluginCallbackZod = (app, _options, done) => {
       },
     },
     async (request) => {
-      const { agent_id, query, memory_type, top_k, min_score, filter } = request.body;
+      const { agent_id, query, memory_type, top_k, min_score, filter, user_id } = request.body;
       const answer = await app.agentMemory.memory.searchMemory(
-        { agentId: agent_id, query, memoryType: memory_type, topK: top_k ?? 0, minScore: min_score, filterJson: jsonText(filter) },
+        { agentId: agent_id, query, memoryType: memory_type, topK: top_k ?? 0, minScore: min_score, filterJson: jsonText(filter), userId: user_id },
         callAs(request),
       );
       return { results: answer.results.map(searchResultBody) };
+    },
+  );
+
+  app.delete(
+    '',
+    {
+      schema: {
+        operationId: 'deleteMemoryItems',
+        tags,
+        summary: "Delete an agent's memory items in bulk",
+        description:
+          "Every item of the agent matching the filters: with user_id, that end user's items only (never the shared ones), so an end user can be forgotten in one call. Each deletion is recorded in the item's history; the items leave search at once.",
+        querystring: BulkDeleteQuery,
+        response: { 200: BulkDeleteResponse, ...errorResponses({ not_found: 'No such agent.' }) },
+      },
+    },
+    async (request) => {
+      const { agent_id, user_id, memory_type } = request.query;
+      const answer = await app.agentMemory.memory.deleteMemoryItems({ agentId: agent_id, userId: user_id, memoryType: memory_type }, callAs(request));
+      return { deleted: answer.deleted };
+    },
+  );
+
+  app.patch(
+    '/:memory_id',
+    {
+      schema: {
+        operationId: 'updateMemory',
+        tags,
+        summary: 'Change a memory item',
+        description: 'New content is re-embedded; metadata is replaced whole. The change is recorded in the item\'s history (source api).',
+        params: MemoryParams,
+        querystring: TenantQuery,
+        body: UpdateMemoryBody,
+        response: { 200: MemoryItemSchema, ...errorResponses({ not_found: 'No such memory item.', upstream_error: 'The embedding provider failed or timed out.' }) },
+      },
+    },
+    async (request) => {
+      const { content, metadata } = request.body;
+      const answer = await app.agentMemory.memory.updateMemory({ memoryId: request.params.memory_id, content, metadataJson: jsonText(metadata) }, callAs(request));
+      return memoryItemBody(answer.item);
+    },
+  );
+
+  app.get(
+    '/:memory_id/history',
+    {
+      schema: {
+        operationId: 'getMemoryHistory',
+        tags,
+        summary: "A memory item's history, oldest first",
+        description: 'Every change: ADD, UPDATE, DELETE, with the content before and after and what made it (api, extraction, consolidation, document). Kept after the item is deleted.',
+        params: MemoryParams,
+        querystring: TenantQuery,
+        response: { 200: HistoryResponse, ...errorResponses({ not_found: 'No such memory item.' }) },
+      },
+    },
+    async (request) => {
+      const answer = await app.agentMemory.memory.getMemoryHistory({ memoryId: request.params.memory_id }, callAs(request));
+      return historyBody(request.params.memory_id, answer.entries);
     },
   );
 

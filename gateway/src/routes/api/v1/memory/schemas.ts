@@ -1,6 +1,6 @@
-import type { Document, MemoryItem } from '@agent-platform/proto/agents/v1/memory';
+import type { Document, MemoryHistoryEntry, MemoryItem } from '@agent-platform/proto/agents/v1/memory';
 import { z } from 'zod';
-import { iso, pathId, Paging, TenantQuery, Timestamp } from '../../../../http/schemas.js';
+import { EndUserId, iso, isoOrNull, pathId, Paging, TenantQuery, Timestamp } from '../../../../http/schemas.js';
 
 // As for agents, the gateway checks shapes and types; the agent-memory service decides the rest
 // (content lengths, memory_type among the agent's memory_types, metadata size) and names the field.
@@ -24,7 +24,17 @@ export const AddMemoryBody = z.object({
   memory_type: MemoryType,
   content: z.string().describe('1..32,000 characters, not blank.'),
   metadata: Metadata.optional(),
-}).meta({ examples: [{ agent_id: 'agt_01JD0F3G4H5J6K7M8N9P0QRSTV', memory_type: 'semantic', content: 'The customer prefers e-mail over phone calls.', metadata: { source: 'crm' } }] });
+  user_id: EndUserId.optional().describe('The end user it belongs to: only their turns and searches see it. Absent: shared by every end user.'),
+}).meta({
+  examples: [{ agent_id: 'agt_01JD0F3G4H5J6K7M8N9P0QRSTV', memory_type: 'semantic', content: 'The customer prefers e-mail over phone calls.', metadata: { source: 'crm' }, user_id: 'customer-8812' }],
+});
+
+export const UpdateMemoryBody = z
+  .object({
+    content: z.string().optional().describe('The new text, 1..32,000 characters, not blank: re-embedded.'),
+    metadata: Metadata.optional().describe('Replaces the metadata whole.'),
+  })
+  .meta({ examples: [{ content: 'The customer prefers e-mail, never phone calls.' }] });
 
 export const SearchMemoryBody = z.object({
   agent_id: AgentId,
@@ -37,13 +47,38 @@ export const SearchMemoryBody = z.object({
     .record(z.string(), z.union([z.string(), z.number(), z.boolean()]))
     .optional()
     .describe('Metadata equality: every key must be present in an item\'s metadata with exactly this value.'),
+  user_id: EndUserId.optional().describe("Search as this end user's turn would: their items and the shared ones. Absent: every item."),
 }).meta({ examples: [{ agent_id: 'agt_01JD0F3G4H5J6K7M8N9P0QRSTV', query: 'How does the customer like to be contacted?', top_k: 5, min_score: 0.2, filter: { source: 'crm' } }] });
 
 export const MemoryListQuery = TenantQuery.extend({
   agent_id: AgentId,
   memory_type: MemoryType.optional().describe('Only this type; absent: every type.'),
+  user_id: EndUserId.optional().describe("Only this end user's items."),
   ...Paging.shape,
 });
+
+export const BulkDeleteQuery = TenantQuery.extend({
+  agent_id: AgentId,
+  user_id: EndUserId.optional().describe("Only this end user's items (never the shared ones)."),
+  memory_type: MemoryType.optional().describe('Only this type.'),
+});
+
+export const BulkDeleteResponse = z
+  .object({ deleted: z.int().describe('Items deleted; each has a DELETE in its history.') })
+  .meta({ id: 'MemoryBulkDelete', description: 'What a bulk delete removed.' });
+
+export const ConsolidateBody = z
+  .object({
+    keep_messages: z
+      .int()
+      .min(0)
+      .max(10_000)
+      .optional()
+      .describe("The newest messages of each session to leave alone. Default 0: everything not yet consolidated, the newest included."),
+  })
+  // A bare POST consolidates too (Fastify reads no body as null).
+  .nullish()
+  .meta({ examples: [{ keep_messages: 20 }] });
 
 export const AddDocumentBody = z.object({
   agent_id: AgentId,
@@ -61,9 +96,26 @@ export const MemoryItemSchema = z
     memory_type: z.string(),
     content: z.string(),
     metadata: z.record(z.string(), z.unknown()),
+    user_id: z.string().nullable().describe('The end user it belongs to; null: shared.'),
     created_at: Timestamp,
+    updated_at: Timestamp.nullable().describe('When its content or metadata last changed; null: never.'),
   })
   .meta({ id: 'MemoryItem', description: "One item of an agent's memory." });
+
+export const HistoryEntrySchema = z
+  .object({
+    event: z.enum(['ADD', 'UPDATE', 'DELETE']),
+    old_content: z.string().nullable().describe('null for ADD.'),
+    new_content: z.string().nullable().describe('null for DELETE.'),
+    source: z.enum(['api', 'extraction', 'consolidation', 'document']).describe('What made the change.'),
+    session_id: z.string().nullable().describe('The chat session, for extraction and consolidation.'),
+    created_at: Timestamp,
+  })
+  .meta({ id: 'MemoryHistoryEntry', description: 'One change of a memory item.' });
+
+export const HistoryResponse = z
+  .object({ memory_id: z.string(), history: z.array(HistoryEntrySchema).describe('Oldest first.') })
+  .meta({ id: 'MemoryHistory', description: "A memory item's changes, kept after it is deleted." });
 
 export const SearchResultSchema = z
   .object({
@@ -72,6 +124,7 @@ export const SearchResultSchema = z
     score: z.number().describe('Relevance in [0, 1]; results come best first.'),
     metadata: z.record(z.string(), z.unknown()),
     memory_type: z.string(),
+    user_id: z.string().nullable().describe('The end user it belongs to; null: shared.'),
     created_at: Timestamp,
   })
   .meta({ id: 'MemorySearchResult', description: 'A memory item found by a search, with its score.' });
@@ -113,13 +166,29 @@ export function memoryItemBody(item: MemoryItem | undefined): z.output<typeof Me
     memory_type: item.memoryType,
     content: item.content,
     metadata: metadataOf(item.metadataJson),
+    user_id: item.userId ?? null,
     created_at: iso(item.createdAt),
+    updated_at: isoOrNull(item.updatedAt),
+  };
+}
+
+export function historyBody(memoryId: string, entries: readonly MemoryHistoryEntry[]): z.output<typeof HistoryResponse> {
+  return {
+    memory_id: memoryId,
+    history: entries.map((entry) => ({
+      event: entry.event as 'ADD' | 'UPDATE' | 'DELETE',
+      old_content: entry.oldContent ?? null,
+      new_content: entry.newContent ?? null,
+      source: entry.source as 'api' | 'extraction' | 'consolidation' | 'document',
+      session_id: entry.sessionId ?? null,
+      created_at: iso(entry.createdAt),
+    })),
   };
 }
 
 export function searchResultBody(result: { item?: MemoryItem | undefined; score: number }): z.output<typeof SearchResultSchema> {
-  const { id, content, metadata, memory_type, created_at } = memoryItemBody(result.item);
-  return { id, content, score: result.score, metadata, memory_type, created_at };
+  const { id, content, metadata, memory_type, user_id, created_at } = memoryItemBody(result.item);
+  return { id, content, score: result.score, metadata, memory_type, user_id, created_at };
 }
 
 export function documentBody(document: Document | undefined): z.output<typeof DocumentSchema> {

@@ -31,7 +31,15 @@ export interface AgentConfig {
   temperature?: number | undefined;
   maxTokens?: number | undefined;
   systemPrompt?: string | undefined;
-  topP?: number | undefined;
+  topP?:
+    | number
+    | undefined;
+  /** decisions §12: model rounds that may call tools in one turn. */
+  maxToolRounds?:
+    | number
+    | undefined;
+  /** decisions §14.2: facts are extracted from each turn into semantic memory. */
+  memoryExtraction?: boolean | undefined;
 }
 
 export interface Agent {
@@ -123,7 +131,15 @@ export interface DeleteAgentResponse {
 }
 
 function createBaseAgentConfig(): AgentConfig {
-  return { model: undefined, temperature: undefined, maxTokens: undefined, systemPrompt: undefined, topP: undefined };
+  return {
+    model: undefined,
+    temperature: undefined,
+    maxTokens: undefined,
+    systemPrompt: undefined,
+    topP: undefined,
+    maxToolRounds: undefined,
+    memoryExtraction: undefined,
+  };
 }
 
 export const AgentConfig: MessageFns<AgentConfig> = {
@@ -142,6 +158,12 @@ export const AgentConfig: MessageFns<AgentConfig> = {
     }
     if (message.topP !== undefined) {
       writer.uint32(41).double(message.topP);
+    }
+    if (message.maxToolRounds !== undefined) {
+      writer.uint32(48).int32(message.maxToolRounds);
+    }
+    if (message.memoryExtraction !== undefined) {
+      writer.uint32(56).bool(message.memoryExtraction);
     }
     return writer;
   },
@@ -199,6 +221,22 @@ export const AgentConfig: MessageFns<AgentConfig> = {
             message.topP = reader.double();
             continue;
           }
+          case 6: {
+            if (tag !== 48) {
+              break;
+            }
+
+            message.maxToolRounds = reader.int32();
+            continue;
+          }
+          case 7: {
+            if (tag !== 56) {
+              break;
+            }
+
+            message.memoryExtraction = reader.bool();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -230,6 +268,16 @@ export const AgentConfig: MessageFns<AgentConfig> = {
         : isSet(object.top_p)
         ? globalThis.Number(object.top_p)
         : undefined,
+      maxToolRounds: isSet(object.maxToolRounds)
+        ? globalThis.Number(object.maxToolRounds)
+        : isSet(object.max_tool_rounds)
+        ? globalThis.Number(object.max_tool_rounds)
+        : undefined,
+      memoryExtraction: isSet(object.memoryExtraction)
+        ? globalThis.Boolean(object.memoryExtraction)
+        : isSet(object.memory_extraction)
+        ? globalThis.Boolean(object.memory_extraction)
+        : undefined,
     };
   },
 
@@ -250,6 +298,12 @@ export const AgentConfig: MessageFns<AgentConfig> = {
     if (message.topP !== undefined) {
       obj.topP = floatToJson(message.topP);
     }
+    if (message.maxToolRounds !== undefined) {
+      obj.maxToolRounds = Math.round(message.maxToolRounds);
+    }
+    if (message.memoryExtraction !== undefined) {
+      obj.memoryExtraction = message.memoryExtraction;
+    }
     return obj;
   },
 
@@ -263,6 +317,8 @@ export const AgentConfig: MessageFns<AgentConfig> = {
     message.maxTokens = object.maxTokens ?? undefined;
     message.systemPrompt = object.systemPrompt ?? undefined;
     message.topP = object.topP ?? undefined;
+    message.maxToolRounds = object.maxToolRounds ?? undefined;
+    message.memoryExtraction = object.memoryExtraction ?? undefined;
     return message;
   },
 };

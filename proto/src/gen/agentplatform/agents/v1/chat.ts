@@ -37,7 +37,15 @@ export interface ChatRequest {
   agentId: string;
   message: string;
   /** Absent: a new session is created and returned. */
-  sessionId?: string | undefined;
+  sessionId?:
+    | string
+    | undefined;
+  /**
+   * The end user of the tenant's application this turn is for (decisions §14): it sees only their
+   * memories and the shared ones, and what is extracted from it is theirs. Absent on a later turn:
+   * the session's.
+   */
+  userId?: string | undefined;
 }
 
 /** The assistant's reply (spec §2 chat message, plus session_id and model). */
@@ -124,6 +132,7 @@ export interface StreamChatRequest {
   agentId: string;
   message: string;
   sessionId?: string | undefined;
+  userId?: string | undefined;
 }
 
 /**
@@ -143,7 +152,11 @@ export interface Session {
   agentId: string;
   messageCount: number;
   createdAt: Date | undefined;
-  lastMessageAt: Date | undefined;
+  lastMessageAt:
+    | Date
+    | undefined;
+  /** The end user it is a conversation with, when one was named. */
+  userId?: string | undefined;
 }
 
 export interface SessionMessage {
@@ -314,7 +327,7 @@ export const Usage: MessageFns<Usage> = {
 };
 
 function createBaseChatRequest(): ChatRequest {
-  return { agentId: "", message: "", sessionId: undefined };
+  return { agentId: "", message: "", sessionId: undefined, userId: undefined };
 }
 
 export const ChatRequest: MessageFns<ChatRequest> = {
@@ -327,6 +340,9 @@ export const ChatRequest: MessageFns<ChatRequest> = {
     }
     if (message.sessionId !== undefined) {
       writer.uint32(26).string(message.sessionId);
+    }
+    if (message.userId !== undefined) {
+      writer.uint32(34).string(message.userId);
     }
     return writer;
   },
@@ -368,6 +384,14 @@ export const ChatRequest: MessageFns<ChatRequest> = {
             message.sessionId = reader.string();
             continue;
           }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.userId = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -393,6 +417,11 @@ export const ChatRequest: MessageFns<ChatRequest> = {
         : isSet(object.session_id)
         ? globalThis.String(object.session_id)
         : undefined,
+      userId: isSet(object.userId)
+        ? globalThis.String(object.userId)
+        : isSet(object.user_id)
+        ? globalThis.String(object.user_id)
+        : undefined,
     };
   },
 
@@ -407,6 +436,9 @@ export const ChatRequest: MessageFns<ChatRequest> = {
     if (message.sessionId !== undefined) {
       obj.sessionId = message.sessionId;
     }
+    if (message.userId !== undefined) {
+      obj.userId = message.userId;
+    }
     return obj;
   },
 
@@ -418,6 +450,7 @@ export const ChatRequest: MessageFns<ChatRequest> = {
     message.agentId = object.agentId ?? "";
     message.message = object.message ?? "";
     message.sessionId = object.sessionId ?? undefined;
+    message.userId = object.userId ?? undefined;
     return message;
   },
 };
@@ -1557,7 +1590,7 @@ export const StreamDecideToolCallResponse: MessageFns<StreamDecideToolCallRespon
 };
 
 function createBaseStreamChatRequest(): StreamChatRequest {
-  return { agentId: "", message: "", sessionId: undefined };
+  return { agentId: "", message: "", sessionId: undefined, userId: undefined };
 }
 
 export const StreamChatRequest: MessageFns<StreamChatRequest> = {
@@ -1570,6 +1603,9 @@ export const StreamChatRequest: MessageFns<StreamChatRequest> = {
     }
     if (message.sessionId !== undefined) {
       writer.uint32(26).string(message.sessionId);
+    }
+    if (message.userId !== undefined) {
+      writer.uint32(34).string(message.userId);
     }
     return writer;
   },
@@ -1611,6 +1647,14 @@ export const StreamChatRequest: MessageFns<StreamChatRequest> = {
             message.sessionId = reader.string();
             continue;
           }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.userId = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1636,6 +1680,11 @@ export const StreamChatRequest: MessageFns<StreamChatRequest> = {
         : isSet(object.session_id)
         ? globalThis.String(object.session_id)
         : undefined,
+      userId: isSet(object.userId)
+        ? globalThis.String(object.userId)
+        : isSet(object.user_id)
+        ? globalThis.String(object.user_id)
+        : undefined,
     };
   },
 
@@ -1650,6 +1699,9 @@ export const StreamChatRequest: MessageFns<StreamChatRequest> = {
     if (message.sessionId !== undefined) {
       obj.sessionId = message.sessionId;
     }
+    if (message.userId !== undefined) {
+      obj.userId = message.userId;
+    }
     return obj;
   },
 
@@ -1661,6 +1713,7 @@ export const StreamChatRequest: MessageFns<StreamChatRequest> = {
     message.agentId = object.agentId ?? "";
     message.message = object.message ?? "";
     message.sessionId = object.sessionId ?? undefined;
+    message.userId = object.userId ?? undefined;
     return message;
   },
 };
@@ -1797,7 +1850,7 @@ export const StreamChatResponse: MessageFns<StreamChatResponse> = {
 };
 
 function createBaseSession(): Session {
-  return { id: "", agentId: "", messageCount: 0, createdAt: undefined, lastMessageAt: undefined };
+  return { id: "", agentId: "", messageCount: 0, createdAt: undefined, lastMessageAt: undefined, userId: undefined };
 }
 
 export const Session: MessageFns<Session> = {
@@ -1816,6 +1869,9 @@ export const Session: MessageFns<Session> = {
     }
     if (message.lastMessageAt !== undefined) {
       Timestamp.encode(toTimestamp(message.lastMessageAt), writer.uint32(42).fork()).join();
+    }
+    if (message.userId !== undefined) {
+      writer.uint32(50).string(message.userId);
     }
     return writer;
   },
@@ -1873,6 +1929,14 @@ export const Session: MessageFns<Session> = {
             message.lastMessageAt = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
             continue;
           }
+          case 6: {
+            if (tag !== 50) {
+              break;
+            }
+
+            message.userId = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1908,6 +1972,11 @@ export const Session: MessageFns<Session> = {
         : isSet(object.last_message_at)
         ? fromJsonTimestamp(object.last_message_at)
         : undefined,
+      userId: isSet(object.userId)
+        ? globalThis.String(object.userId)
+        : isSet(object.user_id)
+        ? globalThis.String(object.user_id)
+        : undefined,
     };
   },
 
@@ -1928,6 +1997,9 @@ export const Session: MessageFns<Session> = {
     if (message.lastMessageAt !== undefined) {
       obj.lastMessageAt = message.lastMessageAt.toISOString();
     }
+    if (message.userId !== undefined) {
+      obj.userId = message.userId;
+    }
     return obj;
   },
 
@@ -1941,6 +2013,7 @@ export const Session: MessageFns<Session> = {
     message.messageCount = object.messageCount ?? 0;
     message.createdAt = object.createdAt ?? undefined;
     message.lastMessageAt = object.lastMessageAt ?? undefined;
+    message.userId = object.userId ?? undefined;
     return message;
   },
 };

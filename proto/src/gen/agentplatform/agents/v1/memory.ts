@@ -32,7 +32,15 @@ export interface MemoryItem {
   content: string;
   /** A JSON object, as text. */
   metadataJson: string;
-  createdAt: Date | undefined;
+  createdAt:
+    | Date
+    | undefined;
+  /** The end user it belongs to; absent: shared by all (decisions §14). */
+  userId?:
+    | string
+    | undefined;
+  /** When its content or metadata last changed; absent: never. */
+  updatedAt: Date | undefined;
 }
 
 export interface AddMemoryRequest {
@@ -40,7 +48,11 @@ export interface AddMemoryRequest {
   memoryType: string;
   content: string;
   /** A JSON object, as text; absent means `{}`. */
-  metadataJson?: string | undefined;
+  metadataJson?:
+    | string
+    | undefined;
+  /** The end user it belongs to; absent: shared. */
+  userId?: string | undefined;
 }
 
 export interface AddMemoryResponse {
@@ -60,7 +72,11 @@ export interface SearchMemoryRequest {
     | number
     | undefined;
   /** A JSON object of metadata values compared for equality, as text. */
-  filterJson?: string | undefined;
+  filterJson?:
+    | string
+    | undefined;
+  /** Search as this end user's turn would: their items and the shared ones. Absent: every item. */
+  userId?: string | undefined;
 }
 
 export interface SearchResult {
@@ -75,12 +91,62 @@ export interface SearchMemoryResponse {
 export interface ListMemoryRequest {
   agentId: string;
   memoryType?: string | undefined;
-  page: PageRequest | undefined;
+  page:
+    | PageRequest
+    | undefined;
+  /** Only this end user's items. */
+  userId?: string | undefined;
 }
 
 export interface ListMemoryResponse {
   items: MemoryItem[];
   total: number;
+}
+
+export interface UpdateMemoryRequest {
+  memoryId: string;
+  content?:
+    | string
+    | undefined;
+  /** A JSON object, as text; replaces the item's metadata. */
+  metadataJson?: string | undefined;
+}
+
+export interface UpdateMemoryResponse {
+  item: MemoryItem | undefined;
+}
+
+export interface DeleteMemoryItemsRequest {
+  agentId: string;
+  /** Only this end user's items (never the shared ones). */
+  userId?: string | undefined;
+  memoryType?: string | undefined;
+}
+
+export interface DeleteMemoryItemsResponse {
+  deleted: number;
+}
+
+export interface GetMemoryHistoryRequest {
+  memoryId: string;
+}
+
+export interface MemoryHistoryEntry {
+  memoryId: string;
+  /** ADD | UPDATE | DELETE */
+  event: string;
+  oldContent?: string | undefined;
+  newContent?:
+    | string
+    | undefined;
+  /** api | extraction | consolidation | document */
+  source: string;
+  sessionId?: string | undefined;
+  createdAt: Date | undefined;
+}
+
+export interface GetMemoryHistoryResponse {
+  entries: MemoryHistoryEntry[];
 }
 
 export interface DeleteMemoryRequest {
@@ -119,6 +185,8 @@ export interface DeleteDocumentResponse {
 
 export interface ConsolidateMemoryRequest {
   agentId: string;
+  /** Newest messages of each session left alone; absent: none (everything is consolidated). */
+  keepMessages?: number | undefined;
 }
 
 export interface ConsolidateMemoryResponse {
@@ -129,7 +197,16 @@ export interface ConsolidateMemoryResponse {
 }
 
 function createBaseMemoryItem(): MemoryItem {
-  return { id: "", agentId: "", memoryType: "", content: "", metadataJson: "", createdAt: undefined };
+  return {
+    id: "",
+    agentId: "",
+    memoryType: "",
+    content: "",
+    metadataJson: "",
+    createdAt: undefined,
+    userId: undefined,
+    updatedAt: undefined,
+  };
 }
 
 export const MemoryItem: MessageFns<MemoryItem> = {
@@ -151,6 +228,12 @@ export const MemoryItem: MessageFns<MemoryItem> = {
     }
     if (message.createdAt !== undefined) {
       Timestamp.encode(toTimestamp(message.createdAt), writer.uint32(50).fork()).join();
+    }
+    if (message.userId !== undefined) {
+      writer.uint32(58).string(message.userId);
+    }
+    if (message.updatedAt !== undefined) {
+      Timestamp.encode(toTimestamp(message.updatedAt), writer.uint32(66).fork()).join();
     }
     return writer;
   },
@@ -216,6 +299,22 @@ export const MemoryItem: MessageFns<MemoryItem> = {
             message.createdAt = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
             continue;
           }
+          case 7: {
+            if (tag !== 58) {
+              break;
+            }
+
+            message.userId = reader.string();
+            continue;
+          }
+          case 8: {
+            if (tag !== 66) {
+              break;
+            }
+
+            message.updatedAt = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -252,6 +351,16 @@ export const MemoryItem: MessageFns<MemoryItem> = {
         : isSet(object.created_at)
         ? fromJsonTimestamp(object.created_at)
         : undefined,
+      userId: isSet(object.userId)
+        ? globalThis.String(object.userId)
+        : isSet(object.user_id)
+        ? globalThis.String(object.user_id)
+        : undefined,
+      updatedAt: isSet(object.updatedAt)
+        ? fromJsonTimestamp(object.updatedAt)
+        : isSet(object.updated_at)
+        ? fromJsonTimestamp(object.updated_at)
+        : undefined,
     };
   },
 
@@ -275,6 +384,12 @@ export const MemoryItem: MessageFns<MemoryItem> = {
     if (message.createdAt !== undefined) {
       obj.createdAt = message.createdAt.toISOString();
     }
+    if (message.userId !== undefined) {
+      obj.userId = message.userId;
+    }
+    if (message.updatedAt !== undefined) {
+      obj.updatedAt = message.updatedAt.toISOString();
+    }
     return obj;
   },
 
@@ -289,12 +404,14 @@ export const MemoryItem: MessageFns<MemoryItem> = {
     message.content = object.content ?? "";
     message.metadataJson = object.metadataJson ?? "";
     message.createdAt = object.createdAt ?? undefined;
+    message.userId = object.userId ?? undefined;
+    message.updatedAt = object.updatedAt ?? undefined;
     return message;
   },
 };
 
 function createBaseAddMemoryRequest(): AddMemoryRequest {
-  return { agentId: "", memoryType: "", content: "", metadataJson: undefined };
+  return { agentId: "", memoryType: "", content: "", metadataJson: undefined, userId: undefined };
 }
 
 export const AddMemoryRequest: MessageFns<AddMemoryRequest> = {
@@ -310,6 +427,9 @@ export const AddMemoryRequest: MessageFns<AddMemoryRequest> = {
     }
     if (message.metadataJson !== undefined) {
       writer.uint32(34).string(message.metadataJson);
+    }
+    if (message.userId !== undefined) {
+      writer.uint32(42).string(message.userId);
     }
     return writer;
   },
@@ -359,6 +479,14 @@ export const AddMemoryRequest: MessageFns<AddMemoryRequest> = {
             message.metadataJson = reader.string();
             continue;
           }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.userId = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -389,6 +517,11 @@ export const AddMemoryRequest: MessageFns<AddMemoryRequest> = {
         : isSet(object.metadata_json)
         ? globalThis.String(object.metadata_json)
         : undefined,
+      userId: isSet(object.userId)
+        ? globalThis.String(object.userId)
+        : isSet(object.user_id)
+        ? globalThis.String(object.user_id)
+        : undefined,
     };
   },
 
@@ -406,6 +539,9 @@ export const AddMemoryRequest: MessageFns<AddMemoryRequest> = {
     if (message.metadataJson !== undefined) {
       obj.metadataJson = message.metadataJson;
     }
+    if (message.userId !== undefined) {
+      obj.userId = message.userId;
+    }
     return obj;
   },
 
@@ -418,6 +554,7 @@ export const AddMemoryRequest: MessageFns<AddMemoryRequest> = {
     message.memoryType = object.memoryType ?? "";
     message.content = object.content ?? "";
     message.metadataJson = object.metadataJson ?? undefined;
+    message.userId = object.userId ?? undefined;
     return message;
   },
 };
@@ -492,7 +629,15 @@ export const AddMemoryResponse: MessageFns<AddMemoryResponse> = {
 };
 
 function createBaseSearchMemoryRequest(): SearchMemoryRequest {
-  return { agentId: "", query: "", memoryType: undefined, topK: 0, minScore: undefined, filterJson: undefined };
+  return {
+    agentId: "",
+    query: "",
+    memoryType: undefined,
+    topK: 0,
+    minScore: undefined,
+    filterJson: undefined,
+    userId: undefined,
+  };
 }
 
 export const SearchMemoryRequest: MessageFns<SearchMemoryRequest> = {
@@ -514,6 +659,9 @@ export const SearchMemoryRequest: MessageFns<SearchMemoryRequest> = {
     }
     if (message.filterJson !== undefined) {
       writer.uint32(50).string(message.filterJson);
+    }
+    if (message.userId !== undefined) {
+      writer.uint32(58).string(message.userId);
     }
     return writer;
   },
@@ -579,6 +727,14 @@ export const SearchMemoryRequest: MessageFns<SearchMemoryRequest> = {
             message.filterJson = reader.string();
             continue;
           }
+          case 7: {
+            if (tag !== 58) {
+              break;
+            }
+
+            message.userId = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -619,6 +775,11 @@ export const SearchMemoryRequest: MessageFns<SearchMemoryRequest> = {
         : isSet(object.filter_json)
         ? globalThis.String(object.filter_json)
         : undefined,
+      userId: isSet(object.userId)
+        ? globalThis.String(object.userId)
+        : isSet(object.user_id)
+        ? globalThis.String(object.user_id)
+        : undefined,
     };
   },
 
@@ -642,6 +803,9 @@ export const SearchMemoryRequest: MessageFns<SearchMemoryRequest> = {
     if (message.filterJson !== undefined) {
       obj.filterJson = message.filterJson;
     }
+    if (message.userId !== undefined) {
+      obj.userId = message.userId;
+    }
     return obj;
   },
 
@@ -656,6 +820,7 @@ export const SearchMemoryRequest: MessageFns<SearchMemoryRequest> = {
     message.topK = object.topK ?? 0;
     message.minScore = object.minScore ?? undefined;
     message.filterJson = object.filterJson ?? undefined;
+    message.userId = object.userId ?? undefined;
     return message;
   },
 };
@@ -819,7 +984,7 @@ export const SearchMemoryResponse: MessageFns<SearchMemoryResponse> = {
 };
 
 function createBaseListMemoryRequest(): ListMemoryRequest {
-  return { agentId: "", memoryType: undefined, page: undefined };
+  return { agentId: "", memoryType: undefined, page: undefined, userId: undefined };
 }
 
 export const ListMemoryRequest: MessageFns<ListMemoryRequest> = {
@@ -832,6 +997,9 @@ export const ListMemoryRequest: MessageFns<ListMemoryRequest> = {
     }
     if (message.page !== undefined) {
       PageRequest.encode(message.page, writer.uint32(26).fork()).join();
+    }
+    if (message.userId !== undefined) {
+      writer.uint32(34).string(message.userId);
     }
     return writer;
   },
@@ -873,6 +1041,14 @@ export const ListMemoryRequest: MessageFns<ListMemoryRequest> = {
             message.page = PageRequest.decode(reader, reader.uint32());
             continue;
           }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.userId = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -898,6 +1074,11 @@ export const ListMemoryRequest: MessageFns<ListMemoryRequest> = {
         ? globalThis.String(object.memory_type)
         : undefined,
       page: isSet(object.page) ? PageRequest.fromJSON(object.page) : undefined,
+      userId: isSet(object.userId)
+        ? globalThis.String(object.userId)
+        : isSet(object.user_id)
+        ? globalThis.String(object.user_id)
+        : undefined,
     };
   },
 
@@ -912,6 +1093,9 @@ export const ListMemoryRequest: MessageFns<ListMemoryRequest> = {
     if (message.page !== undefined) {
       obj.page = PageRequest.toJSON(message.page);
     }
+    if (message.userId !== undefined) {
+      obj.userId = message.userId;
+    }
     return obj;
   },
 
@@ -925,6 +1109,7 @@ export const ListMemoryRequest: MessageFns<ListMemoryRequest> = {
     message.page = (object.page !== undefined && object.page !== null)
       ? PageRequest.fromPartial(object.page)
       : undefined;
+    message.userId = object.userId ?? undefined;
     return message;
   },
 };
@@ -1010,6 +1195,701 @@ export const ListMemoryResponse: MessageFns<ListMemoryResponse> = {
     const message = createBaseListMemoryResponse();
     message.items = object.items?.map((e) => MemoryItem.fromPartial(e)) || [];
     message.total = object.total ?? 0;
+    return message;
+  },
+};
+
+function createBaseUpdateMemoryRequest(): UpdateMemoryRequest {
+  return { memoryId: "", content: undefined, metadataJson: undefined };
+}
+
+export const UpdateMemoryRequest: MessageFns<UpdateMemoryRequest> = {
+  encode(message: UpdateMemoryRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.memoryId !== "") {
+      writer.uint32(10).string(message.memoryId);
+    }
+    if (message.content !== undefined) {
+      writer.uint32(18).string(message.content);
+    }
+    if (message.metadataJson !== undefined) {
+      writer.uint32(26).string(message.metadataJson);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): UpdateMemoryRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseUpdateMemoryRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.memoryId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.content = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.metadataJson = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): UpdateMemoryRequest {
+    return {
+      memoryId: isSet(object.memoryId)
+        ? globalThis.String(object.memoryId)
+        : isSet(object.memory_id)
+        ? globalThis.String(object.memory_id)
+        : "",
+      content: isSet(object.content) ? globalThis.String(object.content) : undefined,
+      metadataJson: isSet(object.metadataJson)
+        ? globalThis.String(object.metadataJson)
+        : isSet(object.metadata_json)
+        ? globalThis.String(object.metadata_json)
+        : undefined,
+    };
+  },
+
+  toJSON(message: UpdateMemoryRequest): unknown {
+    const obj: any = {};
+    if (message.memoryId !== "") {
+      obj.memoryId = message.memoryId;
+    }
+    if (message.content !== undefined) {
+      obj.content = message.content;
+    }
+    if (message.metadataJson !== undefined) {
+      obj.metadataJson = message.metadataJson;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<UpdateMemoryRequest>, I>>(base?: I): UpdateMemoryRequest {
+    return UpdateMemoryRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<UpdateMemoryRequest>, I>>(object: I): UpdateMemoryRequest {
+    const message = createBaseUpdateMemoryRequest();
+    message.memoryId = object.memoryId ?? "";
+    message.content = object.content ?? undefined;
+    message.metadataJson = object.metadataJson ?? undefined;
+    return message;
+  },
+};
+
+function createBaseUpdateMemoryResponse(): UpdateMemoryResponse {
+  return { item: undefined };
+}
+
+export const UpdateMemoryResponse: MessageFns<UpdateMemoryResponse> = {
+  encode(message: UpdateMemoryResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.item !== undefined) {
+      MemoryItem.encode(message.item, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): UpdateMemoryResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseUpdateMemoryResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.item = MemoryItem.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): UpdateMemoryResponse {
+    return { item: isSet(object.item) ? MemoryItem.fromJSON(object.item) : undefined };
+  },
+
+  toJSON(message: UpdateMemoryResponse): unknown {
+    const obj: any = {};
+    if (message.item !== undefined) {
+      obj.item = MemoryItem.toJSON(message.item);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<UpdateMemoryResponse>, I>>(base?: I): UpdateMemoryResponse {
+    return UpdateMemoryResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<UpdateMemoryResponse>, I>>(object: I): UpdateMemoryResponse {
+    const message = createBaseUpdateMemoryResponse();
+    message.item = (object.item !== undefined && object.item !== null)
+      ? MemoryItem.fromPartial(object.item)
+      : undefined;
+    return message;
+  },
+};
+
+function createBaseDeleteMemoryItemsRequest(): DeleteMemoryItemsRequest {
+  return { agentId: "", userId: undefined, memoryType: undefined };
+}
+
+export const DeleteMemoryItemsRequest: MessageFns<DeleteMemoryItemsRequest> = {
+  encode(message: DeleteMemoryItemsRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.agentId !== "") {
+      writer.uint32(10).string(message.agentId);
+    }
+    if (message.userId !== undefined) {
+      writer.uint32(18).string(message.userId);
+    }
+    if (message.memoryType !== undefined) {
+      writer.uint32(26).string(message.memoryType);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): DeleteMemoryItemsRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseDeleteMemoryItemsRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.agentId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.userId = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.memoryType = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): DeleteMemoryItemsRequest {
+    return {
+      agentId: isSet(object.agentId)
+        ? globalThis.String(object.agentId)
+        : isSet(object.agent_id)
+        ? globalThis.String(object.agent_id)
+        : "",
+      userId: isSet(object.userId)
+        ? globalThis.String(object.userId)
+        : isSet(object.user_id)
+        ? globalThis.String(object.user_id)
+        : undefined,
+      memoryType: isSet(object.memoryType)
+        ? globalThis.String(object.memoryType)
+        : isSet(object.memory_type)
+        ? globalThis.String(object.memory_type)
+        : undefined,
+    };
+  },
+
+  toJSON(message: DeleteMemoryItemsRequest): unknown {
+    const obj: any = {};
+    if (message.agentId !== "") {
+      obj.agentId = message.agentId;
+    }
+    if (message.userId !== undefined) {
+      obj.userId = message.userId;
+    }
+    if (message.memoryType !== undefined) {
+      obj.memoryType = message.memoryType;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<DeleteMemoryItemsRequest>, I>>(base?: I): DeleteMemoryItemsRequest {
+    return DeleteMemoryItemsRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<DeleteMemoryItemsRequest>, I>>(object: I): DeleteMemoryItemsRequest {
+    const message = createBaseDeleteMemoryItemsRequest();
+    message.agentId = object.agentId ?? "";
+    message.userId = object.userId ?? undefined;
+    message.memoryType = object.memoryType ?? undefined;
+    return message;
+  },
+};
+
+function createBaseDeleteMemoryItemsResponse(): DeleteMemoryItemsResponse {
+  return { deleted: 0 };
+}
+
+export const DeleteMemoryItemsResponse: MessageFns<DeleteMemoryItemsResponse> = {
+  encode(message: DeleteMemoryItemsResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.deleted !== 0) {
+      writer.uint32(8).int32(message.deleted);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): DeleteMemoryItemsResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseDeleteMemoryItemsResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 8) {
+              break;
+            }
+
+            message.deleted = reader.int32();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): DeleteMemoryItemsResponse {
+    return { deleted: isSet(object.deleted) ? globalThis.Number(object.deleted) : 0 };
+  },
+
+  toJSON(message: DeleteMemoryItemsResponse): unknown {
+    const obj: any = {};
+    if (message.deleted !== 0) {
+      obj.deleted = Math.round(message.deleted);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<DeleteMemoryItemsResponse>, I>>(base?: I): DeleteMemoryItemsResponse {
+    return DeleteMemoryItemsResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<DeleteMemoryItemsResponse>, I>>(object: I): DeleteMemoryItemsResponse {
+    const message = createBaseDeleteMemoryItemsResponse();
+    message.deleted = object.deleted ?? 0;
+    return message;
+  },
+};
+
+function createBaseGetMemoryHistoryRequest(): GetMemoryHistoryRequest {
+  return { memoryId: "" };
+}
+
+export const GetMemoryHistoryRequest: MessageFns<GetMemoryHistoryRequest> = {
+  encode(message: GetMemoryHistoryRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.memoryId !== "") {
+      writer.uint32(10).string(message.memoryId);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): GetMemoryHistoryRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseGetMemoryHistoryRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.memoryId = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): GetMemoryHistoryRequest {
+    return {
+      memoryId: isSet(object.memoryId)
+        ? globalThis.String(object.memoryId)
+        : isSet(object.memory_id)
+        ? globalThis.String(object.memory_id)
+        : "",
+    };
+  },
+
+  toJSON(message: GetMemoryHistoryRequest): unknown {
+    const obj: any = {};
+    if (message.memoryId !== "") {
+      obj.memoryId = message.memoryId;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<GetMemoryHistoryRequest>, I>>(base?: I): GetMemoryHistoryRequest {
+    return GetMemoryHistoryRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<GetMemoryHistoryRequest>, I>>(object: I): GetMemoryHistoryRequest {
+    const message = createBaseGetMemoryHistoryRequest();
+    message.memoryId = object.memoryId ?? "";
+    return message;
+  },
+};
+
+function createBaseMemoryHistoryEntry(): MemoryHistoryEntry {
+  return {
+    memoryId: "",
+    event: "",
+    oldContent: undefined,
+    newContent: undefined,
+    source: "",
+    sessionId: undefined,
+    createdAt: undefined,
+  };
+}
+
+export const MemoryHistoryEntry: MessageFns<MemoryHistoryEntry> = {
+  encode(message: MemoryHistoryEntry, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.memoryId !== "") {
+      writer.uint32(10).string(message.memoryId);
+    }
+    if (message.event !== "") {
+      writer.uint32(18).string(message.event);
+    }
+    if (message.oldContent !== undefined) {
+      writer.uint32(26).string(message.oldContent);
+    }
+    if (message.newContent !== undefined) {
+      writer.uint32(34).string(message.newContent);
+    }
+    if (message.source !== "") {
+      writer.uint32(42).string(message.source);
+    }
+    if (message.sessionId !== undefined) {
+      writer.uint32(50).string(message.sessionId);
+    }
+    if (message.createdAt !== undefined) {
+      Timestamp.encode(toTimestamp(message.createdAt), writer.uint32(58).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): MemoryHistoryEntry {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseMemoryHistoryEntry();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.memoryId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.event = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.oldContent = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.newContent = reader.string();
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.source = reader.string();
+            continue;
+          }
+          case 6: {
+            if (tag !== 50) {
+              break;
+            }
+
+            message.sessionId = reader.string();
+            continue;
+          }
+          case 7: {
+            if (tag !== 58) {
+              break;
+            }
+
+            message.createdAt = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): MemoryHistoryEntry {
+    return {
+      memoryId: isSet(object.memoryId)
+        ? globalThis.String(object.memoryId)
+        : isSet(object.memory_id)
+        ? globalThis.String(object.memory_id)
+        : "",
+      event: isSet(object.event) ? globalThis.String(object.event) : "",
+      oldContent: isSet(object.oldContent)
+        ? globalThis.String(object.oldContent)
+        : isSet(object.old_content)
+        ? globalThis.String(object.old_content)
+        : undefined,
+      newContent: isSet(object.newContent)
+        ? globalThis.String(object.newContent)
+        : isSet(object.new_content)
+        ? globalThis.String(object.new_content)
+        : undefined,
+      source: isSet(object.source) ? globalThis.String(object.source) : "",
+      sessionId: isSet(object.sessionId)
+        ? globalThis.String(object.sessionId)
+        : isSet(object.session_id)
+        ? globalThis.String(object.session_id)
+        : undefined,
+      createdAt: isSet(object.createdAt)
+        ? fromJsonTimestamp(object.createdAt)
+        : isSet(object.created_at)
+        ? fromJsonTimestamp(object.created_at)
+        : undefined,
+    };
+  },
+
+  toJSON(message: MemoryHistoryEntry): unknown {
+    const obj: any = {};
+    if (message.memoryId !== "") {
+      obj.memoryId = message.memoryId;
+    }
+    if (message.event !== "") {
+      obj.event = message.event;
+    }
+    if (message.oldContent !== undefined) {
+      obj.oldContent = message.oldContent;
+    }
+    if (message.newContent !== undefined) {
+      obj.newContent = message.newContent;
+    }
+    if (message.source !== "") {
+      obj.source = message.source;
+    }
+    if (message.sessionId !== undefined) {
+      obj.sessionId = message.sessionId;
+    }
+    if (message.createdAt !== undefined) {
+      obj.createdAt = message.createdAt.toISOString();
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<MemoryHistoryEntry>, I>>(base?: I): MemoryHistoryEntry {
+    return MemoryHistoryEntry.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<MemoryHistoryEntry>, I>>(object: I): MemoryHistoryEntry {
+    const message = createBaseMemoryHistoryEntry();
+    message.memoryId = object.memoryId ?? "";
+    message.event = object.event ?? "";
+    message.oldContent = object.oldContent ?? undefined;
+    message.newContent = object.newContent ?? undefined;
+    message.source = object.source ?? "";
+    message.sessionId = object.sessionId ?? undefined;
+    message.createdAt = object.createdAt ?? undefined;
+    return message;
+  },
+};
+
+function createBaseGetMemoryHistoryResponse(): GetMemoryHistoryResponse {
+  return { entries: [] };
+}
+
+export const GetMemoryHistoryResponse: MessageFns<GetMemoryHistoryResponse> = {
+  encode(message: GetMemoryHistoryResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    for (const v of message.entries) {
+      MemoryHistoryEntry.encode(v!, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): GetMemoryHistoryResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseGetMemoryHistoryResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.entries.push(MemoryHistoryEntry.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): GetMemoryHistoryResponse {
+    return {
+      entries: globalThis.Array.isArray(object?.entries)
+        ? object.entries.map((e: any) => MemoryHistoryEntry.fromJSON(e))
+        : [],
+    };
+  },
+
+  toJSON(message: GetMemoryHistoryResponse): unknown {
+    const obj: any = {};
+    if (message.entries?.length) {
+      obj.entries = message.entries.map((e) => MemoryHistoryEntry.toJSON(e));
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<GetMemoryHistoryResponse>, I>>(base?: I): GetMemoryHistoryResponse {
+    return GetMemoryHistoryResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<GetMemoryHistoryResponse>, I>>(object: I): GetMemoryHistoryResponse {
+    const message = createBaseGetMemoryHistoryResponse();
+    message.entries = object.entries?.map((e) => MemoryHistoryEntry.fromPartial(e)) || [];
     return message;
   },
 };
@@ -1600,13 +2480,16 @@ export const DeleteDocumentResponse: MessageFns<DeleteDocumentResponse> = {
 };
 
 function createBaseConsolidateMemoryRequest(): ConsolidateMemoryRequest {
-  return { agentId: "" };
+  return { agentId: "", keepMessages: undefined };
 }
 
 export const ConsolidateMemoryRequest: MessageFns<ConsolidateMemoryRequest> = {
   encode(message: ConsolidateMemoryRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
     if (message.agentId !== "") {
       writer.uint32(10).string(message.agentId);
+    }
+    if (message.keepMessages !== undefined) {
+      writer.uint32(16).int32(message.keepMessages);
     }
     return writer;
   },
@@ -1632,6 +2515,14 @@ export const ConsolidateMemoryRequest: MessageFns<ConsolidateMemoryRequest> = {
             message.agentId = reader.string();
             continue;
           }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.keepMessages = reader.int32();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1651,6 +2542,11 @@ export const ConsolidateMemoryRequest: MessageFns<ConsolidateMemoryRequest> = {
         : isSet(object.agent_id)
         ? globalThis.String(object.agent_id)
         : "",
+      keepMessages: isSet(object.keepMessages)
+        ? globalThis.Number(object.keepMessages)
+        : isSet(object.keep_messages)
+        ? globalThis.Number(object.keep_messages)
+        : undefined,
     };
   },
 
@@ -1658,6 +2554,9 @@ export const ConsolidateMemoryRequest: MessageFns<ConsolidateMemoryRequest> = {
     const obj: any = {};
     if (message.agentId !== "") {
       obj.agentId = message.agentId;
+    }
+    if (message.keepMessages !== undefined) {
+      obj.keepMessages = Math.round(message.keepMessages);
     }
     return obj;
   },
@@ -1668,6 +2567,7 @@ export const ConsolidateMemoryRequest: MessageFns<ConsolidateMemoryRequest> = {
   fromPartial<I extends Exact<DeepPartial<ConsolidateMemoryRequest>, I>>(object: I): ConsolidateMemoryRequest {
     const message = createBaseConsolidateMemoryRequest();
     message.agentId = object.agentId ?? "";
+    message.keepMessages = object.keepMessages ?? undefined;
     return message;
   },
 };
@@ -1810,6 +2710,20 @@ export const MemoryServiceService = {
     responseSerialize: (value: ListMemoryResponse): Buffer => Buffer.from(ListMemoryResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): ListMemoryResponse => ListMemoryResponse.decode(value),
   },
+  /**
+   * Changes an item's content (re-embedded) or metadata; records an UPDATE in its history.
+   * Errors: validation_error (as AddMemory; nothing to change); not_found.
+   */
+  updateMemory: {
+    path: "/agentplatform.agents.v1.MemoryService/UpdateMemory" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: UpdateMemoryRequest): Buffer => Buffer.from(UpdateMemoryRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): UpdateMemoryRequest => UpdateMemoryRequest.decode(value),
+    responseSerialize: (value: UpdateMemoryResponse): Buffer =>
+      Buffer.from(UpdateMemoryResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): UpdateMemoryResponse => UpdateMemoryResponse.decode(value),
+  },
   /** Errors: not_found. */
   deleteMemory: {
     path: "/agentplatform.agents.v1.MemoryService/DeleteMemory" as const,
@@ -1820,6 +2734,33 @@ export const MemoryServiceService = {
     responseSerialize: (value: DeleteMemoryResponse): Buffer =>
       Buffer.from(DeleteMemoryResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): DeleteMemoryResponse => DeleteMemoryResponse.decode(value),
+  },
+  /**
+   * Deletes every item of an agent matching the filters; each deletion is recorded in history.
+   * Errors: validation_error (user_id, memory_type); not_found (agent).
+   */
+  deleteMemoryItems: {
+    path: "/agentplatform.agents.v1.MemoryService/DeleteMemoryItems" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: DeleteMemoryItemsRequest): Buffer =>
+      Buffer.from(DeleteMemoryItemsRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): DeleteMemoryItemsRequest => DeleteMemoryItemsRequest.decode(value),
+    responseSerialize: (value: DeleteMemoryItemsResponse): Buffer =>
+      Buffer.from(DeleteMemoryItemsResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): DeleteMemoryItemsResponse => DeleteMemoryItemsResponse.decode(value),
+  },
+  /** An item's changes, oldest first; kept after the item is deleted. Errors: not_found. */
+  getMemoryHistory: {
+    path: "/agentplatform.agents.v1.MemoryService/GetMemoryHistory" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: GetMemoryHistoryRequest): Buffer =>
+      Buffer.from(GetMemoryHistoryRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): GetMemoryHistoryRequest => GetMemoryHistoryRequest.decode(value),
+    responseSerialize: (value: GetMemoryHistoryResponse): Buffer =>
+      Buffer.from(GetMemoryHistoryResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): GetMemoryHistoryResponse => GetMemoryHistoryResponse.decode(value),
   },
   /**
    * Chunks the content (with overlap) into semantic items carrying metadata.document_id.
@@ -1878,8 +2819,20 @@ export interface MemoryServiceServer extends UntypedServiceImplementation {
   searchMemory: handleUnaryCall<SearchMemoryRequest, SearchMemoryResponse>;
   /** Newest first. Errors: not_found (agent). */
   listMemory: handleUnaryCall<ListMemoryRequest, ListMemoryResponse>;
+  /**
+   * Changes an item's content (re-embedded) or metadata; records an UPDATE in its history.
+   * Errors: validation_error (as AddMemory; nothing to change); not_found.
+   */
+  updateMemory: handleUnaryCall<UpdateMemoryRequest, UpdateMemoryResponse>;
   /** Errors: not_found. */
   deleteMemory: handleUnaryCall<DeleteMemoryRequest, DeleteMemoryResponse>;
+  /**
+   * Deletes every item of an agent matching the filters; each deletion is recorded in history.
+   * Errors: validation_error (user_id, memory_type); not_found (agent).
+   */
+  deleteMemoryItems: handleUnaryCall<DeleteMemoryItemsRequest, DeleteMemoryItemsResponse>;
+  /** An item's changes, oldest first; kept after the item is deleted. Errors: not_found. */
+  getMemoryHistory: handleUnaryCall<GetMemoryHistoryRequest, GetMemoryHistoryResponse>;
   /**
    * Chunks the content (with overlap) into semantic items carrying metadata.document_id.
    * Errors: validation_error (content 1..1,000,000 characters; the agent keeps no semantic
@@ -1951,6 +2904,25 @@ export interface MemoryServiceClient extends Client {
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: ListMemoryResponse) => void,
   ): ClientUnaryCall;
+  /**
+   * Changes an item's content (re-embedded) or metadata; records an UPDATE in its history.
+   * Errors: validation_error (as AddMemory; nothing to change); not_found.
+   */
+  updateMemory(
+    request: UpdateMemoryRequest,
+    callback: (error: ServiceError | null, response: UpdateMemoryResponse) => void,
+  ): ClientUnaryCall;
+  updateMemory(
+    request: UpdateMemoryRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: UpdateMemoryResponse) => void,
+  ): ClientUnaryCall;
+  updateMemory(
+    request: UpdateMemoryRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: UpdateMemoryResponse) => void,
+  ): ClientUnaryCall;
   /** Errors: not_found. */
   deleteMemory(
     request: DeleteMemoryRequest,
@@ -1966,6 +2938,41 @@ export interface MemoryServiceClient extends Client {
     metadata: Metadata,
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: DeleteMemoryResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * Deletes every item of an agent matching the filters; each deletion is recorded in history.
+   * Errors: validation_error (user_id, memory_type); not_found (agent).
+   */
+  deleteMemoryItems(
+    request: DeleteMemoryItemsRequest,
+    callback: (error: ServiceError | null, response: DeleteMemoryItemsResponse) => void,
+  ): ClientUnaryCall;
+  deleteMemoryItems(
+    request: DeleteMemoryItemsRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: DeleteMemoryItemsResponse) => void,
+  ): ClientUnaryCall;
+  deleteMemoryItems(
+    request: DeleteMemoryItemsRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: DeleteMemoryItemsResponse) => void,
+  ): ClientUnaryCall;
+  /** An item's changes, oldest first; kept after the item is deleted. Errors: not_found. */
+  getMemoryHistory(
+    request: GetMemoryHistoryRequest,
+    callback: (error: ServiceError | null, response: GetMemoryHistoryResponse) => void,
+  ): ClientUnaryCall;
+  getMemoryHistory(
+    request: GetMemoryHistoryRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: GetMemoryHistoryResponse) => void,
+  ): ClientUnaryCall;
+  getMemoryHistory(
+    request: GetMemoryHistoryRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: GetMemoryHistoryResponse) => void,
   ): ClientUnaryCall;
   /**
    * Chunks the content (with overlap) into semantic items carrying metadata.document_id.

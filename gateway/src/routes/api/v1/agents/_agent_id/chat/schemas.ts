@@ -1,7 +1,7 @@
 import type { ChatResponse, StreamChatResponse, ToolCall, Usage } from '@agent-platform/proto/agents/v1/chat';
 import { z } from 'zod';
 import type { ServerSentEvent } from '../../../../../../http/sse.js';
-import { iso, isoOrNull, Timestamp } from '../../../../../../http/schemas.js';
+import { EndUserId, iso, isoOrNull, Timestamp } from '../../../../../../http/schemas.js';
 
 export const ChatBody = z.object({
   // The service decides too (1..32,000 characters, not blank); the bound here spares it a body it would refuse.
@@ -11,8 +11,11 @@ export const ChatBody = z.object({
     .min(1)
     .optional()
     .describe("Continues that session of this agent (its earlier turns are in the model's context); absent: a new session is started and returned."),
+  user_id: EndUserId.optional().describe(
+    "The end user of your application this turn is for (decisions §14): the turn sees only their memories and the shared ones, and the facts extracted from it are theirs. A new session takes it; a later turn defaults to the session's, and naming another is 422.",
+  ),
   stream: z.boolean().optional().describe('true: answer text/event-stream (see the 200 response) instead of one JSON reply.'),
-}).meta({ examples: [{ message: 'Where is my order #1042?', session_id: 'ses_01JD0F3G4H5J6K7M8N9P0QRSTV' }] });
+}).meta({ examples: [{ message: 'Where is my order #1042?', session_id: 'ses_01JD0F3G4H5J6K7M8N9P0QRSTV', user_id: 'customer-8812' }] });
 
 export const UsageSchema = z
   .object({ prompt_tokens: z.int(), completion_tokens: z.int(), total_tokens: z.int() })

@@ -12,6 +12,7 @@ export const SessionSchema = z
     created_at: Timestamp,
     last_message_at: Timestamp.nullable(),
     message_count: z.int().describe("The session's messages, the user's and the agent's."),
+    user_id: z.string().nullable().describe('The end user it is a conversation with; null when none was named.'),
   })
   .meta({ id: 'ChatSession', description: 'A conversation with an agent.' });
 
@@ -38,6 +39,7 @@ export function sessionBody(session: Session): z.output<typeof SessionSchema> {
     created_at: iso(session.createdAt),
     last_message_at: isoOrNull(session.lastMessageAt),
     message_count: session.messageCount,
+    user_id: session.userId ?? null,
   };
 }
 
