@@ -2,10 +2,10 @@
  * Memory extraction (decisions §14.2) through the whole local platform (`pnpm start`), offline
  * model. First, what it costs a chat turn: turns alternate between an agent that extracts and one
  * that does not, one at a time (target, issue 21: no difference at p50, since extraction runs
- * after the reply). Then its throughput: 50 connections chat with the extracting agent for the
- * load period, and the platform is left to drain; every turn must be extracted once (each is one
- * fact, so one history entry, ADD or UPDATE), and turns extracted per second are counted from the
- * load's start to the drain's end.
+ * after the reply). Then its throughput: 50 connections, each an end user of its own, chat with
+ * the extracting agent for the load period, and the platform is left to drain; every turn must be
+ * extracted once (each states one fact, so one history entry, ADD or UPDATE), and turns extracted
+ * per second are counted from the load's start to the drain's end.
  * Run: node --conditions=agent-platform-source --import tsx test/bench/memory-extraction.ts
  */
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -15,37 +15,41 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { AgentPlatformClient } from '@agent-platform/client';
 import { freePort } from '../e2e/harness/processes.js';
 import { recordFigure } from './figures.js';
-import { CONNECTIONS, describeLoad, LOAD_SECONDS, QUICK, runLoad } from './load.js';
+import { CONNECTIONS, LOAD_SECONDS, QUICK } from './load.js';
 import { dataOf, signIn, startPlatform } from './platform.js';
 
 const TURNS = QUICK ? 100 : 400;
 const WARM_UP_TURNS = 20;
 const DRAIN_TIMEOUT_MS = 300_000;
+const LOAD_USER = 'load-user';
 const UNLIMITED = { RATE_LIMITS: 'free:100000000/100000000,pro:100000000/100000000,enterprise:0/0', WELCOME_CREDITS: '100000000' };
 
 function percentile(sorted: readonly number[], fraction: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * fraction))] ?? Number.NaN;
 }
 
-/** Every history entry of the end user's items: one per extracted turn here. */
-async function extractedTurns(client: AgentPlatformClient, agentId: string, userId: string): Promise<number> {
-  const { items } = dataOf(await client.GET('/api/v1/memory', { params: { query: { agent_id: agentId, user_id: userId, per_page: 100 } } }), 'listing memory');
+/** Every history entry of the agent's items: one per extracted turn here (each turn states one fact). */
+async function extractedTurns(client: AgentPlatformClient, agentId: string): Promise<number> {
   let entries = 0;
-  for (const item of items) {
-    entries += dataOf(await client.GET('/api/v1/memory/{memory_id}/history', { params: { path: { memory_id: item.id } } }), 'reading history').history.length;
+  for (let page = 1; ; page += 1) {
+    const { items, total } = dataOf(await client.GET('/api/v1/memory', { params: { query: { agent_id: agentId, page, per_page: 100 } } }), 'listing memory');
+    const histories = await Promise.all(items.map(async (item) => dataOf(await client.GET('/api/v1/memory/{memory_id}/history', { params: { path: { memory_id: item.id } } }), 'reading history')));
+    entries += histories.reduce((sum, { history }) => sum + history.length, 0);
+    if (page * 100 >= total) return entries;
   }
-  return entries;
 }
 
 async function main(): Promise<void> {
   const dataDir = await mkdtemp(join(tmpdir(), 'agent-platform-bench-extraction-'));
   const platform = await startPlatform({ dataDir, port: await freePort(), env: { ...UNLIMITED, EMBEDDED_PG_PORT: String(await freePort()) } });
   try {
-    const { client, accessToken } = await signIn(platform.baseUrl);
+    const { client } = await signIn(platform.baseUrl);
     const create = async (name: string, config: Record<string, unknown>) =>
       dataOf(await client.POST('/api/v1/agents', { body: { name, type: 'assistant', memory_types: ['semantic', 'episodic'], config } }), 'creating an agent');
     const extracting = await create('Extracting', {});
     const plain = await create('Plain', { memory_extraction: false });
+    // The load's own agent, whose memory holds only what the load's turns made.
+    const loaded = await create('Loaded', {});
 
     const timings = { on: [] as number[], off: [] as number[] };
     for (let turn = 0; turn < WARM_UP_TURNS + TURNS; turn += 1) {
@@ -69,31 +73,48 @@ async function main(): Promise<void> {
     );
     recordFigure('chat turn with memory extraction on, over off, p50', { value: onP50 - offP50, unit: 'ms', better: 'lower' });
 
-    // Throughput: one end user, one fact a turn; drained once every answered turn has its history entry.
-    const loadUser = 'load-user';
+    // Throughput: 50 connections, each one end user telling a new fact every turn (its number
+    // changes, so the offline rule updates the user's item); drained once every turn answered has
+    // its history entry, one per extracted turn. Chat is measured alike with extraction off.
+    const chatFor = async (agentId: string): Promise<{ turns: number; seconds: number; p50: number }> => {
+      const until = performance.now() + LOAD_SECONDS * 1000;
+      const latencies: number[] = [];
+      const started = performance.now();
+      await Promise.all(
+        Array.from({ length: CONNECTIONS }, async (_unused, connection) => {
+          for (let turn = 0; performance.now() < until; turn += 1) {
+            const sent = performance.now();
+            dataOf(
+              await client.POST('/api/v1/agents/{agent_id}/chat', {
+                params: { path: { agent_id: agentId } },
+                body: { message: `I live at number ${turn}.`, user_id: `${LOAD_USER}-${connection}` },
+              }),
+              'a chat turn',
+            );
+            latencies.push(performance.now() - sent);
+          }
+        }),
+      );
+      return { turns: latencies.length, seconds: (performance.now() - started) / 1000, p50: percentile(latencies.sort((a, b) => a - b), 0.5) };
+    };
+    const describeChat = (run: { turns: number; seconds: number; p50: number }) => `${(run.turns / run.seconds).toFixed(0)} turns/s, p50 ${run.p50.toFixed(0)} ms`;
+    const withoutExtraction = await chatFor(plain.id);
     const started = performance.now();
-    const load = await runLoad({
-      url: `${platform.baseUrl}/api/v1/agents/${extracting.id}/chat`,
-      method: 'POST',
-      headers: { authorization: `Bearer ${accessToken}`, 'content-type': 'application/json' },
-      body: JSON.stringify({ message: 'My favourite number is seven.', user_id: loadUser }),
-      connections: CONNECTIONS,
-      seconds: LOAD_SECONDS,
-    });
-    const answered = load.total - load.non2xx - load.errors;
-    let extracted = await extractedTurns(client, extracting.id, loadUser);
+    const load = await chatFor(loaded.id);
+    let extracted = await extractedTurns(client, loaded.id);
     const deadline = Date.now() + DRAIN_TIMEOUT_MS;
-    while (extracted < answered && Date.now() < deadline) {
+    while (extracted < load.turns && Date.now() < deadline) {
       await sleep(200);
-      extracted = await extractedTurns(client, extracting.id, loadUser);
+      extracted = await extractedTurns(client, loaded.id);
     }
     const seconds = (performance.now() - started) / 1000;
     const rate = extracted / seconds;
     console.log(
-      `extraction at ${CONNECTIONS} chat connections for ${LOAD_SECONDS} s: chat ${describeLoad(load)}; ${extracted} of ${answered} answered turns extracted, ` +
-        `${rate.toFixed(0)} turns/s from the load's start to the drain's end (${seconds.toFixed(1)} s)${extracted === answered ? ', none left behind' : ', SOME LEFT BEHIND'}`,
+      `chat at ${CONNECTIONS} connections (one end user each) for ${LOAD_SECONDS} s: extraction off ${describeChat(withoutExtraction)}; on ${describeChat(load)}\n` +
+        `  ${extracted} of ${load.turns} turns extracted, ${rate.toFixed(0)} turns/s from the load's start to the drain's end (${seconds.toFixed(1)} s)` +
+        (extracted === load.turns ? ', none left behind' : ', SOME LEFT BEHIND OR REPEATED'),
     );
-    if (extracted !== answered) throw new Error(`extraction left ${answered - extracted} turns behind, or extracted some twice`);
+    if (extracted !== load.turns) throw new Error(`${load.turns} turns were answered but ${extracted} extracted`);
     recordFigure('memory extraction throughput at 50 chat connections', { value: rate, unit: 'turns/s', better: 'higher' });
   } finally {
     await platform.stop();

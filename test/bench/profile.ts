@@ -3,7 +3,9 @@
  * route from a load generator in its own process, stops the platform and prints the profile's
  * self time grouped by package (and the top functions), so a change can be judged by what it
  * removes rather than by a guess.
- * Run: pnpm bench:profile [auth-me|agent|search] [seconds]   (the .cpuprofile is kept for DevTools)
+ * Run: pnpm bench:profile [auth-me|agent|search|chat|chat-quiet] [seconds]   (the .cpuprofile is kept for DevTools)
+ * `chat` is a turn of the offline model whose fact is then extracted (decisions §14.2), so the
+ * profile holds both; `chat-quiet` the same turn with extraction off.
  * BENCH_PROFILE_DATA_DIR keeps the platform's data there between runs, so a large memory
  * (BENCH_PROFILE_DOCUMENTS) is stored once and profiled many times.
  */
@@ -54,12 +56,19 @@ for (let index = 0; !existing && index < Number(process.env.BENCH_PROFILE_DOCUME
   dataOf(await client.POST('/api/v1/memory/documents', { body: { agent_id: agentId, content: documentText(index) } }), 'storing a document');
 }
 const search = { agent_id: agentId, query: 'where is the refund of ref_3_1200', top_k: 5 } satisfies RequestBody<'/api/v1/memory/search', 'post'>;
+if (route === 'chat-quiet') {
+  dataOf(await client.PATCH('/api/v1/agents/{agent_id}', { params: { path: { agent_id: agentId } }, body: { config: { memory_extraction: false } } }), 'turning extraction off');
+}
+const turn = { message: 'I live at number 7.', user_id: 'profile-user' } satisfies RequestBody<'/api/v1/agents/{agent_id}/chat', 'post'>;
+const chat = { url: `${baseUrl}/api/v1/agents/${agentId}/chat`, method: 'POST' as const, headers: json, body: JSON.stringify(turn) };
 const load = {
   'auth-me': { url: `${baseUrl}/api/v1/auth/me`, headers: authorization },
   agent: { url: `${baseUrl}/api/v1/agents/${agentId}`, headers: authorization },
   search: { url: `${baseUrl}/api/v1/memory/search`, method: 'POST' as const, headers: json, body: JSON.stringify(search) },
+  chat,
+  'chat-quiet': chat,
 }[route];
-if (!load) throw new Error(`unknown route ${route}: auth-me, agent or search`);
+if (!load) throw new Error(`unknown route ${route}: auth-me, agent, search, chat or chat-quiet`);
 // A warm-up round, so the profile shows the steady state rather than the JIT compiling.
 // (Longer with BENCH_PROFILE_WARMUP_SECONDS, e.g. while a large vector index is still being built.)
 await runLoad({ ...load, connections: 50, seconds: Number(process.env.BENCH_PROFILE_WARMUP_SECONDS ?? 3) });

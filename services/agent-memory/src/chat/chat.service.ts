@@ -457,8 +457,9 @@ export class ChatService {
     turn.isNewSession = false;
     turn.userMessage = undefined;
     turn.unsaved = { messages: [], calls: [] };
-    if (extracting) this.options.extraction.queued();
     for (const message of unsaved.messages) if (message.round) await this.charge(turn, message.id, message.round.credits);
+    // After the turn's own work: its extraction then competes with the reply less.
+    if (extracting) this.options.extraction.queued();
     return this.reply(turn, answer, status);
   }
 
