@@ -4,8 +4,10 @@ import { describe, expect, it } from 'vitest';
 import { Api, newAccount } from './harness/client.js';
 import { expectError, expectStatus, refusalOf } from './harness/results.js';
 
+// Without memory extraction (decisions §14.2): its model calls are charged too, after the reply,
+// and the credit tests count every credit.
 async function createAgent(client: AgentPlatformClient): Promise<string> {
-  return expectStatus(await client.POST('/api/v1/agents', { body: { name: 'Support bot', type: 'support' } }), 201).id;
+  return expectStatus(await client.POST('/api/v1/agents', { body: { name: 'Support bot', type: 'support', config: { memory_extraction: false } } }), 201).id;
 }
 
 function chat(client: AgentPlatformClient, agentId: string, body: ChatRequest) {

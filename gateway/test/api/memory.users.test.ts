@@ -94,7 +94,7 @@ describe('two end users of one agent', () => {
     const first = await chatAs(account, agent.id, { message: 'Hello', user_id: 'ana' });
     const refused = await as(h.app, account.token, { method: 'POST', url: `/api/v1/agents/${agent.id}/chat`, payload: { message: 'Hi', session_id: first.session_id, user_id: 'ben' } });
     expect(refused.statusCode).toBe(422);
-    expect(refused.json<{ error: { details: { field: string }[] } }>().error.details.map((detail) => detail.field)).toEqual(['user_id']);
+    expect(refused.json<{ details: { field: string }[] }>().details.map((detail) => detail.field)).toEqual(['user_id']);
     const sessions = await as(h.app, account.token, { method: 'GET', url: `/api/v1/agents/${agent.id}/sessions` });
     expect(sessions.json<{ items: { user_id: string | null }[] }>().items.map((session) => session.user_id)).toEqual(['ana']);
   });
