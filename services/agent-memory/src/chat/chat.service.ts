@@ -8,6 +8,7 @@ import type { ExtractionJob } from '../memory/extraction.repository.js';
 import { checkUserId } from '../memory/memory-input.js';
 import type { MemoryService } from '../memory/memory.service.js';
 import type { ChatCompletion, ChatMessage, ChatModel, ChatRequest, ToolCall, Usage } from '../models/chat-model.js';
+import { sumUsage } from '../models/usage.js';
 import { systemMessage } from '../models/prompt.js';
 import type { OfferedTool, ToolOutcome } from '../tools/tool-runner.js';
 import { type ChatMessageRow, type ChatSession, type ToolCallRow, type ToolCallStatus } from './chat.entity.js';
@@ -312,7 +313,7 @@ export class ChatService {
       const completion = streaming ? yield* this.streamRound(request) : await this.options.model.complete(request);
       const at = new Date();
       const messageId = newId('message');
-      turn.usage = sum(turn.usage, completion.usage);
+      turn.usage = sumUsage(turn.usage, completion.usage);
       const assistant: NewMessage = { id: messageId, role: 'assistant', content: completion.content, toolCallId: null, round: roundOf(completion), createdAt: at };
       turn.unsaved.messages.push(assistant);
       const answer = { id: messageId, content: completion.content, model: completion.model, at };
@@ -486,7 +487,7 @@ export class ChatService {
     turn.toolRounds = new Set(turn.calls.map((call) => call.messageId)).size;
     for (const row of own) {
       if (row.role === 'assistant' && row.totalTokens !== null) {
-        turn.usage = sum(turn.usage, { promptTokens: row.promptTokens ?? 0, completionTokens: row.completionTokens ?? 0, totalTokens: row.totalTokens });
+        turn.usage = sumUsage(turn.usage, { promptTokens: row.promptTokens ?? 0, completionTokens: row.completionTokens ?? 0, totalTokens: row.totalTokens });
       }
     }
     return { turn, round };
@@ -560,9 +561,6 @@ function roundOf(completion: ChatCompletion): NewMessage['round'] {
   return { ...completion.usage, model: completion.model, credits: turnCost(completion.usage.totalTokens) };
 }
 
-function sum(a: Usage, b: Usage): Usage {
-  return { promptTokens: a.promptTokens + b.promptTokens, completionTokens: a.completionTokens + b.completionTokens, totalTokens: a.totalTokens + b.totalTokens };
-}
 
 async function lastReply(events: AsyncGenerator<TurnEvent, void, undefined>): Promise<ChatReply> {
   let reply: ChatReply | undefined;

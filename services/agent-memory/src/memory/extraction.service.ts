@@ -19,6 +19,7 @@ import {
   type ResponseFormat,
 } from '../models/extraction-protocol.js';
 import { firstJsonObject } from '../models/offline-chat-model.js';
+import { sumUsage } from '../models/usage.js';
 import type { VectorStore } from '../vectors/vector-store.js';
 import type { ClaimedExtraction, ExtractionCounts, ExtractionRepository } from './extraction.repository.js';
 import { CONTENT_MAX } from './memory-input.js';
@@ -124,7 +125,7 @@ export class ExtractionService {
         ],
         responseFormat: format,
       });
-      usage = sum(usage, completion.usage);
+      usage = sumUsage(usage, completion.usage);
       return parseAnswer<T>(completion.content, valid, format.name);
     };
 
@@ -308,6 +309,3 @@ function parseAnswer<T>(content: string, valid: ValidateFunction, name: string):
   return value as T;
 }
 
-function sum(a: Usage, b: Usage): Usage {
-  return { promptTokens: a.promptTokens + b.promptTokens, completionTokens: a.completionTokens + b.completionTokens, totalTokens: a.totalTokens + b.totalTokens };
-}

@@ -39,6 +39,11 @@ export function estimateUsage(messages: readonly ChatMessage[], completion: stri
   return usageOf(countPromptTokens(messages, tools), countTextTokens(completion) + asked);
 }
 
+/** Two usages added up: a turn's rounds, or extraction's two questions. */
+export function sumUsage(a: Usage, b: Usage): Usage {
+  return { promptTokens: a.promptTokens + b.promptTokens, completionTokens: a.completionTokens + b.completionTokens, totalTokens: a.totalTokens + b.totalTokens };
+}
+
 export function usageOf(promptTokens: number, completionTokens: number): Usage {
   return { promptTokens, completionTokens, totalTokens: promptTokens + completionTokens };
 }
