@@ -155,6 +155,18 @@ describe('history and editing', () => {
     await expectError(service.memory.getMemoryHistory({ memoryId: id }, { principal: newTenant().principal }), 'not_found');
   });
 
+  test("concurrent PATCHes each record the content they replaced: the history is one chain", async ({ service }) => {
+    const tenant = newTenant();
+    const agent = await service.createAgent(tenant, { configJson: JSON.stringify({ memory_extraction: false }) });
+    const { item } = await service.memory.addMemory({ agentId: agent.id, memoryType: 'semantic', content: 'version 0' }, { principal: tenant.principal });
+    await Promise.all(
+      Array.from({ length: 6 }, (_unused, index) => service.memory.updateMemory({ memoryId: item!.id, content: `version ${index + 1}` }, { principal: tenant.principal })),
+    );
+    const { entries } = await service.memory.getMemoryHistory({ memoryId: item!.id }, { principal: tenant.principal });
+    expect(entries).toHaveLength(7);
+    entries.slice(1).forEach((entry, index) => expect(entry.oldContent).toBe(entries[index]!.newContent));
+  });
+
   test('PATCH with nothing to change, or bad content, is 422', async ({ service }) => {
     const tenant = newTenant();
     const agent = await service.createAgent(tenant);

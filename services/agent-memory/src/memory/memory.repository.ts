@@ -124,7 +124,10 @@ const LEXICAL_SCAN_MAX = 200;
 const SCOPE = `"tenant_id" = ? and "agent_id" = ? and "memory_type" = any(string_to_array(?, ',')) and "embedding_model" = ?
   and (?::boolean or "user_id" is null or "user_id" = ?::text)`;
 const FILTERED_SCOPE = `${SCOPE} and "metadata" @> ?::jsonb`;
-const CANDIDATE_COLUMNS = `"id", "agent_id", "document_id", "user_id", "memory_type", "content", "metadata", "created_at", "updated_at", "embedding"`;
+const CANDIDATE_COLUMN_NAMES = ['id', 'agent_id', 'document_id', 'user_id', 'memory_type', 'content', 'metadata', 'created_at', 'updated_at', 'embedding'];
+const CANDIDATE_COLUMNS = CANDIDATE_COLUMN_NAMES.map((name) => `"${name}"`).join(', ');
+/** The same, of the row an update names "item" (beside other tables' columns of the same names). */
+const QUALIFIED_CANDIDATE_COLUMNS = CANDIDATE_COLUMN_NAMES.map((name) => `"item"."${name}"`).join(', ');
 
 /** The scope's SQL (with a metadata filter when it has one, compared by jsonb containment) and the values of its markers. */
 function scopeOf(scope: CandidateScope): { sql: string; values: StatementValue[]; filtered: boolean } {
@@ -237,8 +240,8 @@ export class MemoryRepository {
   }
 
   /**
-   * In the caller's transaction: the item's new content (with its embedding) and/or metadata, and
-   * the UPDATE in its history. Undefined when the item is gone (deleted meanwhile).
+   * The item's new content (with its embedding) and/or metadata, and the UPDATE in its history,
+   * in one statement. Undefined when the item is gone (deleted meanwhile).
    */
   async update(
     tenantId: string,
@@ -247,39 +250,35 @@ export class MemoryRepository {
     source: ChangeSource,
     now: Date,
   ): Promise<MemoryItemView | undefined> {
-    const [old] = await this.em.execute<{ content: string; agent_id: string }[]>(
-      `select "content", "agent_id" from "memory_items" where "id" = ? and "tenant_id" = ? for update`,
-      [id, tenantId],
-      'all',
-    );
-    if (!old) return undefined;
+    // One statement: the row locked as it is, changed, and the change recorded beside it.
     const rows = await this.em.execute<CandidateRow[]>(
-      `update "memory_items" set
-         "content" = coalesce(?, "content"), "embedding" = coalesce(?, "embedding"), "embedding_model" = coalesce(?, "embedding_model"),
-         "metadata" = coalesce(?::jsonb, "metadata"), "updated_at" = ?
-       where "id" = ? and "tenant_id" = ? returning ${CANDIDATE_COLUMNS}`,
+      `with "old" as (select "id", "content" from "memory_items" where "id" = ? and "tenant_id" = ? for update),
+       "changed" as (
+         update "memory_items" as "item" set
+           "content" = coalesce(?, "item"."content"), "embedding" = coalesce(?, "item"."embedding"),
+           "embedding_model" = coalesce(?, "item"."embedding_model"), "metadata" = coalesce(?::jsonb, "item"."metadata"), "updated_at" = ?
+         from "old" where "item"."id" = "old"."id"
+         returning ${QUALIFIED_CANDIDATE_COLUMNS}, "item"."tenant_id", "old"."content" as "old_content"
+       ),
+       "recorded" as (
+         insert into "memory_history" ("tenant_id", "agent_id", "memory_id", "event", "old_content", "new_content", "source", "session_id", "created_at")
+         select "tenant_id", "agent_id", "id", 'UPDATE', "old_content", "content", ?, ?, ? from "changed"
+       )
+       select * from "changed"`,
       [
+        id,
+        tenantId,
         change.content ?? null,
         change.embedding ? toBytes(change.embedding) : null,
         change.embeddingModel ?? null,
         change.metadata ? JSON.stringify(change.metadata) : null,
         now,
-        id,
-        tenantId,
+        source.source,
+        source.sessionId,
+        now,
       ],
       'all',
     );
-    await this.em.insert(MemoryHistoryEntry, {
-      tenantId,
-      agentId: old.agent_id,
-      memoryId: id,
-      event: 'UPDATE',
-      oldContent: old.content,
-      newContent: change.content ?? old.content,
-      source: source.source,
-      sessionId: source.sessionId,
-      createdAt: now,
-    });
     return rows[0] && viewOf(candidateOf(rows[0]));
   }
 
