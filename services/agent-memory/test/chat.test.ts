@@ -40,7 +40,7 @@ describe('Chat with the offline model', () => {
   test('charges ceil(total_tokens / 1000), at least 1, once per turn, and records both events', async ({ service }) => {
     const tenant = newTenant();
     const call = { principal: tenant.principal };
-    const agent = await service.createAgent(tenant);
+    const agent = await service.createAgent(tenant, { configJson: JSON.stringify({ memory_extraction: false }) });
     const reply = await service.chat.chat({ agentId: agent.id, message: 'word '.repeat(2_500) }, call);
     const expected = Math.max(1, Math.ceil(reply.usage!.totalTokens / 1000));
     expect(expected).toBeGreaterThan(1);
@@ -64,7 +64,7 @@ describe('Chat with the offline model', () => {
 
   test('charges a turn again when identity answers only on a later attempt, but only once', async ({ service }) => {
     const tenant = newTenant();
-    const agent = await service.createAgent(tenant);
+    const agent = await service.createAgent(tenant, { configJson: JSON.stringify({ memory_extraction: false }) });
     service.credits.failCharges = 2;
     const reply = await service.chat.chat({ agentId: agent.id, message: 'hello' }, { principal: tenant.principal });
     expect(service.credits.charges.get(reply.id)?.amount).toBe(1);
@@ -138,7 +138,7 @@ describe('Chat against an OpenAI-compatible server that fails', () => {
     service = await startAgentMemory(database, { env: { LLM_BASE_URL: fake.baseURL, LLM_MODEL: 'tiny', LLM_TIMEOUT_MS: '500' } });
     const tenant = newTenant();
     const call = { principal: tenant.principal };
-    const agent = await service.createAgent(tenant);
+    const agent = await service.createAgent(tenant, { configJson: JSON.stringify({ memory_extraction: false }) });
 
     fake.chat({ kind: 'answer', content: 'Real answer' });
     const ok = await service.chat.chat({ agentId: agent.id, message: 'hi' }, call);
