@@ -13,6 +13,7 @@ export const WEBHOOK_EVENT_TYPES = [
   'workflow.execution.started',
   'workflow.execution.completed',
   'workflow.execution.failed',
+  'workflow.execution.waiting',
   'memory.consolidated',
   'memory.updated',
   'billing.credits.low',
@@ -50,6 +51,8 @@ export interface WebhookEventData {
   'workflow.execution.started': ExecutionData & { status: 'running' };
   'workflow.execution.completed': ExecutionData & { status: 'completed' };
   'workflow.execution.failed': ExecutionData & { status: 'failed'; error: { node_id: string; message: string } };
+  /** An approval node waits for a decision: approve or reject it before `expires_at`. */
+  'workflow.execution.waiting': { execution_id: string; workflow_id: string; node_id: string; message: string; expires_at: string };
   'memory.consolidated': { agent_id: string; memory_type: string; items_in: number; items_out: number };
   'memory.updated': { agent_id: string; session_id: string; user_id: string | null; added: number; updated: number; deleted: number };
   /** A debit took the balance from at least `threshold` to below it. */

@@ -76,7 +76,7 @@ function assemble(config: WorkflowRunnerConfig, deps: WorkflowRunnerDeps, orm: O
 
   const workflowsRepository = new WorkflowsRepository(em);
   const executionsRepository = new ExecutionsRepository(em);
-  const store = new ExecutionStore(em, { owner, leaseMs: config.executionLeaseMs });
+  const store = new ExecutionStore(em, { owner, leaseMs: config.executionLeaseMs, executionTimeoutMs: config.executionTimeoutMs });
   const nodes = new NodeRunners({ agents, integrations: new Integrations({ http, email }) });
   const runner = new ExecutionRunner({ store, nodes, nodeTimeoutMs: config.nodeTimeoutMs, logger: logger.child({ component: 'engine' }) });
   const worker = new ExecutionWorker({

@@ -8,6 +8,7 @@ export const EVENT_TYPES = [
   'workflow.execution.started',
   'workflow.execution.completed',
   'workflow.execution.failed',
+  'workflow.execution.waiting',
   'memory.consolidated',
   'memory.updated',
   'billing.credits.low',

@@ -30,10 +30,14 @@ export interface NodeRecord {
   durationMs: number | null;
   output: unknown;
   error: string | null;
+  /** Runs so far: 0 when skipped, 1 for one try, more after retries. */
+  attempts: number;
+  /** A waiting node: when its approval times out or its wait ends. */
+  wakeAt: Date | null;
 }
 
 export interface Finish {
-  status: Exclude<ExecutionStatus, 'running'>;
+  status: Exclude<ExecutionStatus, 'running' | 'waiting'>;
   output: unknown;
   error: ExecutionFailure | null;
   completedAt: Date;
@@ -63,12 +67,17 @@ interface NodeRow {
   duration_ms: number | null;
   output: unknown;
   error: string | null;
+  attempts: number;
+  wake_at: Date | null;
 }
 
 /** Node records as one JSON parameter, unpacked in SQL by jsonb_to_recordset. */
-const NODE_RECORDSET = `jsonb_to_recordset(?::jsonb) as n("execution_id" text, "node_id" text, "status" text, "started_at" timestamptz, "completed_at" timestamptz, "duration_ms" integer, "output" jsonb, "error" text)`;
+const NODE_RECORDSET = `jsonb_to_recordset(?::jsonb) as n("execution_id" text, "node_id" text, "status" text, "started_at" timestamptz, "completed_at" timestamptz, "duration_ms" integer, "output" jsonb, "error" text,
+  "attempts" integer, "wake_at" timestamptz)`;
+const NODE_COLUMNS = `"execution_id", "node_id", "status", "started_at", "completed_at", "duration_ms", "output", "error", "attempts", "wake_at"`;
 const NODE_UPSERT = `on conflict ("execution_id", "node_id") do update set "status" = excluded."status", "started_at" = excluded."started_at",
-  "completed_at" = excluded."completed_at", "duration_ms" = excluded."duration_ms", "output" = excluded."output", "error" = excluded."error"`;
+  "completed_at" = excluded."completed_at", "duration_ms" = excluded."duration_ms", "output" = excluded."output", "error" = excluded."error",
+  "attempts" = excluded."attempts", "wake_at" = excluded."wake_at"`;
 /** Writes in one statement at most this many executions' worth. */
 const MAX_BATCH = 200;
 
@@ -86,6 +95,11 @@ export interface Acceptance {
 interface NodeWrite {
   executionId: string;
   records: readonly NodeRecord[];
+}
+
+/** Node records with events that go out only if they are written (a node starts waiting). */
+interface NodeWriteWithEvents extends NodeWrite {
+  events: readonly EventEnvelope<object>[];
 }
 
 /** The trace context of the call that submitted it, as JSON text: each event continues its own trace. */
@@ -111,14 +125,16 @@ export class ExecutionStore {
   private readonly owner: string;
   private readonly leaseSeconds: number;
   private readonly accepts: Batcher<Traced<Acceptance>, boolean>;
-  private readonly nodeWrites: Batcher<NodeWrite, boolean>;
+  private readonly executionTimeoutSeconds: number;
+  private readonly nodeWrites: Batcher<Traced<NodeWriteWithEvents>, boolean>;
   private readonly finishes: Batcher<Traced<FinishWrite>, boolean>;
 
   /** `em` is the ORM's root manager; every operation runs in its own fork. `owner` is this runner's lease id. */
-  constructor(em: EntityManager, options: { owner: string; leaseMs: number }) {
+  constructor(em: EntityManager, options: { owner: string; leaseMs: number; executionTimeoutMs: number }) {
     this.em = em;
     this.owner = options.owner;
     this.leaseSeconds = options.leaseMs / 1_000;
+    this.executionTimeoutSeconds = options.executionTimeoutMs / 1_000;
     this.accepts = new Batcher((batch) => this.writeAccepts(batch), { maxBatch: MAX_BATCH });
     this.nodeWrites = new Batcher((batch) => this.writeNodes(batch), { maxBatch: MAX_BATCH });
     this.finishes = new Batcher((batch) => this.writeFinishes(batch), { maxBatch: MAX_BATCH });
@@ -133,9 +149,59 @@ export class ExecutionStore {
     return this.accepts.submit({ ...acceptance, trace: traceJson() });
   }
 
-  /** Upserts node records while this runner holds the running execution; false when it no longer does. */
-  saveNodes(executionId: string, records: readonly NodeRecord[]): Promise<boolean> {
-    return this.nodeWrites.submit({ executionId, records });
+  /**
+   * Upserts node records, with `events` into the outbox, while this runner holds the running
+   * execution; false when it no longer does (and nothing was written).
+   */
+  saveNodes(executionId: string, records: readonly NodeRecord[], events: readonly EventEnvelope<object>[] = []): Promise<boolean> {
+    return this.nodeWrites.submit({ executionId, records, events, trace: events.length === 0 ? null : traceJson() });
+  }
+
+  /**
+   * Parks a running execution this runner holds: its records are written, its lease given up, and
+   * it sleeps until the earliest of `wakeAt`, or at once when one of `waitingNodeIds` was decided
+   * while it ran. The row lock comes first, so a decision racing the park is either seen here or
+   * sees the execution parked and wakes it (decisions §13.4). False when it was no longer held.
+   */
+  async park(executionId: string, records: readonly NodeRecord[], waitingNodeIds: readonly string[], wakeAt: Date): Promise<boolean> {
+    return this.em.fork().transactional(async (em) => {
+      const held = await em.execute<{ id: string }[]>(`select "id" from "executions" where "id" = ? and "lease_owner" = ? and "status" = 'running' for update`, [executionId, this.owner]);
+      if (held.length === 0) return false;
+      if (records.length > 0) {
+        await em.execute(`insert into "node_executions" (${NODE_COLUMNS}) select n.* from ${NODE_RECORDSET} ${NODE_UPSERT}`, [nodesJson([{ executionId, records }])], 'run');
+      }
+      await em.execute(
+        `update "executions" set "status" = 'waiting', "lease_owner" = null, "lease_until" = null,
+           "wake_at" = case when exists (select 1 from "node_executions" where "execution_id" = ? and "node_id" in (?) and "status" <> 'waiting') then now() else ?::timestamptz end
+         where "id" = ?`,
+        [executionId, waitingNodeIds, wakeAt.toISOString(), executionId],
+        'run',
+      );
+      return true;
+    });
+  }
+
+  /**
+   * Ends a waiting node whose time came (an approval timed out, a wait elapsed) with `record`,
+   * unless a decision reached it first: answers the record that stands, or undefined when this
+   * runner no longer holds the execution.
+   */
+  async settleWaiting(executionId: string, record: NodeRecord): Promise<NodeRecord | undefined> {
+    const em = this.em.fork();
+    const [row] = await em.execute<NodeRow[]>(
+      `with "held" as (
+         select "id" from "executions" where "id" = ? and "lease_owner" = ? and "status" = 'running'
+       ), "settled" as (
+         update "node_executions" set "status" = ?, "completed_at" = ?::timestamptz, "duration_ms" = ?, "output" = ?::jsonb, "wake_at" = null
+         where "execution_id" in (select "id" from "held") and "node_id" = ? and "status" = 'waiting'
+         returning *
+       )
+       select * from "settled"
+       union all
+       select n.* from "node_executions" n where n."execution_id" in (select "id" from "held") and n."node_id" = ? and n."status" <> 'waiting'`,
+      [executionId, this.owner, record.status, record.completedAt?.toISOString() ?? null, record.durationMs, JSON.stringify(record.output ?? null), record.nodeId, record.nodeId],
+    );
+    return row === undefined ? undefined : nodeRecordOf(row);
   }
 
   /**
@@ -195,17 +261,22 @@ export class ExecutionStore {
     return batch.map(({ execution }) => ids.has(execution.id));
   }
 
-  private async writeNodes(batch: readonly NodeWrite[]): Promise<boolean[]> {
+  private async writeNodes(batch: readonly Traced<NodeWriteWithEvents>[]): Promise<boolean[]> {
     const held = await this.em.fork().execute<{ id: string }[]>(
       `with "held" as (
          select "id" from "executions" where "id" in (?) and "lease_owner" = ? and "status" = 'running'
        ), "saved" as (
-         insert into "node_executions" ("execution_id", "node_id", "status", "started_at", "completed_at", "duration_ms", "output", "error")
+         insert into "node_executions" (${NODE_COLUMNS})
          select n.* from ${NODE_RECORDSET} where n."execution_id" in (select "id" from "held")
          ${NODE_UPSERT}
+       ), "events" as (
+         insert into "outbox" ("id", "subject", "payload", "trace_context", "created_at")
+         select e."id", e."subject", e."payload"::json, e."trace_context"::json, e."created_at"
+         from jsonb_to_recordset(?::jsonb) as e("execution_id" text, "id" text, "subject" text, "payload" text, "trace_context" text, "created_at" timestamptz)
+         where e."execution_id" in (select "id" from "held")
        )
        select "id" from "held"`,
-      [batch.map((write) => write.executionId), this.owner, nodesJson(batch)],
+      [batch.map((write) => write.executionId), this.owner, nodesJson(batch), eventsJson(batch)],
     );
     const ids = new Set(held.map((row) => row.id));
     return batch.map((write) => ids.has(write.executionId));
@@ -236,7 +307,7 @@ export class ExecutionStore {
          where e."id" = r."id" and e."lease_owner" = ? and e."status" = 'running'
          returning e."id"
        ), "saved" as (
-         insert into "node_executions" ("execution_id", "node_id", "status", "started_at", "completed_at", "duration_ms", "output", "error")
+         insert into "node_executions" (${NODE_COLUMNS})
          select n.* from ${NODE_RECORDSET} where n."execution_id" in (select "id" from "finished")
          ${NODE_UPSERT}
        ), "events" as (
@@ -252,22 +323,34 @@ export class ExecutionStore {
   }
 
   /**
-   * Takes up to `limit` running executions nobody holds (never leased, or the lease expired: the
-   * runner died) and leases them to this runner, with what was recorded of their nodes.
+   * Takes up to `limit` executions nobody holds — running ones never leased or whose lease expired
+   * (the runner died), and waiting ones whose time came (decided, timed out, timer due) — and leases
+   * them to this runner as running, with what was recorded of their nodes. A woken execution gets a
+   * fresh time-out: the time it waited is not time it ran.
    */
   async claim(limit: number): Promise<RunnableExecution[]> {
     const rows = await this.em.fork().execute<ExecutionRow[]>(
-      `with "picked" as (
+      `with "orphaned" as (
          select "id" from "executions"
          where "status" = 'running' and ("lease_until" is null or "lease_until" < now())
          order by "lease_until" nulls first, "started_at"
          limit ?
          for update skip locked
+       ), "due" as (
+         select "id" from "executions"
+         where "status" = 'waiting' and "wake_at" <= now()
+         order by "wake_at"
+         limit ?
+         for update skip locked
+       ), "picked" as (
+         select "id" from "orphaned" union all select "id" from "due" limit ?
        )
-       update "executions" e set "lease_owner" = ?, "lease_until" = now() + make_interval(secs => ?)
+       update "executions" e set "lease_owner" = ?, "lease_until" = now() + make_interval(secs => ?),
+         "deadline_at" = case when e."status" = 'waiting' then now() + make_interval(secs => ?) else e."deadline_at" end,
+         "status" = 'running', "wake_at" = null
        from "picked" where e."id" = "picked"."id"
        returning e."id", e."tenant_id", e."workflow_id", e."trigger", e."graph", e."input", e."request", e."started_at", e."deadline_at", e."created_by", e."trace_context"::text as "trace"`,
-      [limit, this.owner, this.leaseSeconds],
+      [limit, limit, limit, this.owner, this.leaseSeconds, this.executionTimeoutSeconds],
     );
     if (rows.length === 0) return [];
     const nodes = await this.em.fork().execute<NodeRow[]>(`select * from "node_executions" where "execution_id" in (?)`, [rows.map((row) => row.id)]);
@@ -307,6 +390,14 @@ export class ExecutionStore {
   }
 }
 
+function eventsJson(writes: readonly Traced<NodeWriteWithEvents>[]): string {
+  return JSON.stringify(
+    writes.flatMap(({ executionId, events, trace }) =>
+      events.map((event) => ({ execution_id: executionId, id: event.id, subject: eventSubject(event), payload: JSON.stringify(event), trace_context: trace, created_at: event.created_at })),
+    ),
+  );
+}
+
 /** The trace context of the writing call, as JSON text for the outbox (null outside a trace). */
 function traceJson(): string | null {
   const trace = captureTraceContext();
@@ -325,6 +416,8 @@ function nodesJson(writes: readonly NodeWrite[]): string {
         duration_ms: record.durationMs,
         output: record.output ?? null,
         error: record.error,
+        attempts: record.attempts,
+        wake_at: record.wakeAt?.toISOString() ?? null,
       })),
     ),
   );
@@ -339,6 +432,8 @@ function nodeRecordOf(row: NodeRow): NodeRecord {
     durationMs: row.duration_ms,
     output: row.output,
     error: row.error,
+    attempts: row.attempts,
+    wakeAt: row.wake_at === null ? null : new Date(row.wake_at),
   };
 }
 

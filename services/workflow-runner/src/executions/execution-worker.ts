@@ -62,6 +62,11 @@ export class ExecutionWorker {
     this.loop.wake();
   }
 
+  /** Claims now rather than at the next poll: an execution was woken (a decision). */
+  wake(): void {
+    this.loop.wake();
+  }
+
   /** Stops a local execution at once (it was cancelled here; the record is already written). */
   cancelLocal(executionId: string): void {
     this.local.get(executionId)?.abort(new ExecutionStop('cancelled'));

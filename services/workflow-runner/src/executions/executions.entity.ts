@@ -2,7 +2,9 @@ import { defineEntity, p } from '@mikro-orm/postgresql';
 import type { TraceCarrier } from '@agent-platform/kit/events';
 import type { WorkflowGraph } from '../workflows/graph.js';
 
-export const EXECUTION_STATUSES = ['running', 'completed', 'failed', 'cancelled'] as const;
+export const EXECUTION_STATUSES = ['running', 'waiting', 'completed', 'failed', 'cancelled'] as const;
+/** A running or waiting execution has not finished: it can be cancelled, and its approvals decided. */
+export const UNFINISHED_STATUSES = ['running', 'waiting'] as const satisfies readonly ExecutionStatus[];
 export type ExecutionStatus = (typeof EXECUTION_STATUSES)[number];
 
 /** `tool`: an agent's workflow tool ran it during a chat turn (decisions §12). */
@@ -10,7 +12,7 @@ export const EXECUTION_TRIGGERS = ['manual', 'webhook', 'schedule', 'retry', 'to
 export type ExecutionTrigger = (typeof EXECUTION_TRIGGERS)[number];
 
 /** Stored node states; `pending` is the absence of a row. */
-export const NODE_STATUSES = ['running', 'completed', 'failed', 'skipped'] as const;
+export const NODE_STATUSES = ['running', 'waiting', 'completed', 'failed', 'skipped'] as const;
 export type StoredNodeStatus = (typeof NODE_STATUSES)[number];
 export type NodeStatus = 'pending' | StoredNodeStatus;
 
@@ -49,6 +51,8 @@ export const ExecutionSchema = defineEntity({
     /** The runner that holds the execution, until `leaseUntil`; then any runner may claim it. */
     leaseOwner: p.string().strictNullable().hidden(),
     leaseUntil: p.datetime().strictNullable().hidden(),
+    /** A waiting execution is claimed again from this time (decisions §13). */
+    wakeAt: p.datetime().strictNullable().hidden(),
     /** The user on whose behalf agent nodes run (the workflow's author). */
     createdBy: p.string().hidden(),
     /** W3C trace context of the call that started it; its nodes run in that trace. */
@@ -71,6 +75,10 @@ export const NodeExecutionSchema = defineEntity({
     durationMs: p.integer().strictNullable(),
     output: p.json<unknown>().columnType('jsonb').strictNullable(),
     error: p.text().strictNullable(),
+    /** Runs of the node so far: 0 when skipped, more than 1 after retries. */
+    attempts: p.integer(),
+    /** A waiting node: when its approval times out or its wait ends. */
+    wakeAt: p.datetime().strictNullable(),
   },
 });
 

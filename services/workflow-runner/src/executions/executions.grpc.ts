@@ -32,6 +32,11 @@ export function executionHandlers(executions: ExecutionsService): Handlers<typeo
     cancelExecution: async (request, ctx) => ({ execution: toMessage(await executions.cancel(actorOf(ctx), request.workflowId, request.executionId)) }),
 
     retryExecution: async (request, ctx) => ({ execution: toMessage(await executions.retry(actorOf(ctx), request.workflowId, request.executionId)) }),
+
+    decideApproval: async (request, ctx) => {
+      const decided = await executions.decide(actorOf(ctx), request.workflowId, request.executionId, request.nodeId, request.approved, present(request.comment));
+      return { execution: toMessage(decided) };
+    },
   };
 }
 
@@ -71,5 +76,6 @@ function nodeMessage(nodeId: string, record: NodeExecution | undefined): NodeMes
     durationMs: record?.durationMs ?? undefined,
     outputJson: record?.output === null || record?.output === undefined ? undefined : JSON.stringify(record.output),
     error: record?.error ?? undefined,
+    attempts: record?.attempts ?? 0,
   };
 }

@@ -1,11 +1,21 @@
 import type { CursorPage } from '@agent-platform/kit';
 import type { EntityManager } from '@agent-platform/kit/db';
-import { Execution, NodeExecution, type ExecutionStatus } from './executions.entity.js';
+import type { WorkflowGraph } from '../workflows/graph.js';
+import { Execution, NodeExecution, UNFINISHED_STATUSES, type ExecutionStatus, type StoredNodeStatus } from './executions.entity.js';
 
 export interface ExecutionWithNodes {
   execution: Execution;
   nodes: NodeExecution[];
 }
+
+/** What became of a decision on an approval node; only `decided` changed anything. */
+export type DecisionOutcome =
+  | { kind: 'decided' }
+  | { kind: 'no_execution' }
+  | { kind: 'no_node' }
+  | { kind: 'not_approval'; type: string }
+  | { kind: 'finished'; status: ExecutionStatus }
+  | { kind: 'not_waiting'; status: StoredNodeStatus | 'pending' };
 
 /** Reads of executions for the API, and the cancel; the run itself writes through ExecutionStore. */
 export class ExecutionsRepository {
@@ -35,25 +45,59 @@ export class ExecutionsRepository {
   }
 
   /**
-   * A running execution becomes cancelled with its nodes in flight, in one statement; whoever runs
-   * it notices at its next write or lease renewal. False when it was not running.
+   * A running or waiting execution becomes cancelled with its nodes in flight or waiting, in one
+   * statement; whoever runs it notices at its next write or lease renewal. False when it had finished.
    */
   async cancel(tenantId: string, workflowId: string, id: string, now: Date): Promise<boolean> {
     const [row] = await this.em.execute<{ cancelled: number }[]>(
       `with "cancelled" as (
          update "executions" set "status" = 'cancelled', "completed_at" = ?::timestamptz,
            "duration_ms" = greatest(0, floor(extract(epoch from (?::timestamptz - "started_at")) * 1000))::int,
-           "error" = null, "lease_owner" = null, "lease_until" = null
-         where "id" = ? and "tenant_id" = ? and "workflow_id" = ? and "status" = 'running'
+           "error" = null, "lease_owner" = null, "lease_until" = null, "wake_at" = null
+         where "id" = ? and "tenant_id" = ? and "workflow_id" = ? and "status" in ('running', 'waiting')
          returning "id"
        ), "nodes" as (
-         update "node_executions" set "status" = 'failed', "error" = 'cancelled', "completed_at" = ?::timestamptz
-         where "execution_id" in (select "id" from "cancelled") and "status" = 'running'
+         update "node_executions" set "status" = 'failed', "error" = 'cancelled', "completed_at" = ?::timestamptz, "wake_at" = null
+         where "execution_id" in (select "id" from "cancelled") and "status" in ('running', 'waiting')
        )
        select count(*)::int as "cancelled" from "cancelled"`,
       [now.toISOString(), now.toISOString(), id, tenantId, workflowId, now.toISOString()],
     );
     return (row?.cancelled ?? 0) > 0;
+  }
+
+  /**
+   * decisions §13: completes a waiting approval node with `output` and wakes its execution. The
+   * execution's row is locked first, as the runner's park locks it (ExecutionStore.park): a
+   * decision and a park are ordered, and whichever comes second sees the other. The node changes
+   * only while `waiting`, so of two decisions, or a decision and the time-out, exactly one lands.
+   */
+  async decide(tenantId: string, workflowId: string, id: string, nodeId: string, output: unknown, now: Date): Promise<DecisionOutcome> {
+    return this.em.fork().transactional(async (em) => {
+      const [execution] = await em.execute<{ status: ExecutionStatus; graph: WorkflowGraph }[]>(
+        `select "status", "graph" from "executions" where "id" = ? and "tenant_id" = ? and "workflow_id" = ? for update`,
+        [id, tenantId, workflowId],
+      );
+      if (!execution) return { kind: 'no_execution' };
+      const node = execution.graph.nodes.find((candidate) => candidate.id === nodeId);
+      if (!node) return { kind: 'no_node' };
+      if (node.type !== 'approval') return { kind: 'not_approval', type: node.type };
+      if (!(UNFINISHED_STATUSES as readonly string[]).includes(execution.status)) return { kind: 'finished', status: execution.status };
+      const decided = await em.execute<{ node_id: string }[]>(
+        `update "node_executions" set "status" = 'completed', "output" = ?::jsonb, "completed_at" = ?::timestamptz, "wake_at" = null,
+           "duration_ms" = greatest(0, floor(extract(epoch from (?::timestamptz - "started_at")) * 1000))::int
+         where "execution_id" = ? and "node_id" = ? and "status" = 'waiting'
+         returning "node_id"`,
+        [JSON.stringify(output), now.toISOString(), now.toISOString(), id, nodeId],
+      );
+      if (decided.length === 0) {
+        const [current] = await em.execute<{ status: StoredNodeStatus }[]>(`select "status" from "node_executions" where "execution_id" = ? and "node_id" = ?`, [id, nodeId]);
+        return { kind: 'not_waiting', status: current?.status ?? 'pending' };
+      }
+      // Running: its runner parks it soon and, seeing this decision, wakes it at once.
+      await em.execute(`update "executions" set "wake_at" = now() where "id" = ? and "status" = 'waiting'`, [id], 'run');
+      return { kind: 'decided' };
+    });
   }
 
   /** The status of an execution, by id only (waiting for one that another runner holds). */

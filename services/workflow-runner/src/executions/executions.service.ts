@@ -6,11 +6,13 @@ import { found as foundWorkflow } from '../workflows/workflows.service.js';
 import type { ExecutionStore, RunnableExecution } from './execution-store.js';
 import type { ExecutionWorker } from './execution-worker.js';
 import { EXECUTION_STATUSES, type Execution, type ExecutionStatus, type ExecutionTrigger, type InboundRequest } from './executions.entity.js';
-import type { ExecutionsRepository, ExecutionWithNodes } from './executions.repository.js';
+import type { DecisionOutcome, ExecutionsRepository, ExecutionWithNodes } from './executions.repository.js';
+import { decisionOutput } from '../engine/waiting-nodes.js';
 
 /** decisions §7: a synchronous execute waits at most this long. */
 export const MAX_WAIT_MS = 30_000;
 const WAIT_POLL_MS = 50;
+const MAX_COMMENT = 2_000;
 
 export interface ExecutionsServiceOptions {
   workflows: WorkflowsRepository;
@@ -78,7 +80,21 @@ export class ExecutionsService {
     return this.options.executions.list(actor.tenantId, workflowId, page, status as ExecutionStatus | undefined);
   }
 
-  /** A running execution is cancelled at once; one that has finished cannot be (conflict). */
+  /**
+   * decisions §13: approves or rejects a waiting approval node; its execution wakes and goes on
+   * (here at once: this runner claims it). A decided or non-waiting node, or a finished
+   * execution, is a conflict.
+   */
+  async decide(actor: Actor, workflowId: string, executionId: string, nodeId: string, approved: boolean, comment: string | undefined, now = new Date()): Promise<ExecutionWithNodes> {
+    requireAccess(actor, ACCESS.workflows.execute);
+    if (comment !== undefined && comment.length > MAX_COMMENT) throw DomainError.validation([{ field: 'comment', message: `must be at most ${MAX_COMMENT} characters` }]);
+    const output = decisionOutput(approved, actor.userId, comment ?? null, now);
+    refuseDecision(await this.options.executions.decide(actor.tenantId, workflowId, executionId, nodeId, output, now), nodeId);
+    this.options.worker.wake();
+    return this.read(actor.tenantId, workflowId, executionId);
+  }
+
+  /** A running or waiting execution is cancelled at once; one that has finished cannot be (conflict). */
   async cancel(actor: Actor, workflowId: string, executionId: string, now = new Date()): Promise<ExecutionWithNodes> {
     requireAccess(actor, ACCESS.workflows.execute);
     if (!(await this.options.executions.cancel(actor.tenantId, workflowId, executionId, now))) {
@@ -144,6 +160,23 @@ export class ExecutionsService {
     const found = await this.options.executions.find(tenantId, workflowId, executionId);
     if (!found) throw DomainError.notFound('Execution');
     return found;
+  }
+}
+
+function refuseDecision(outcome: DecisionOutcome, nodeId: string): void {
+  switch (outcome.kind) {
+    case 'decided':
+      return;
+    case 'no_execution':
+      throw DomainError.notFound('Execution');
+    case 'no_node':
+      throw DomainError.notFound('Node');
+    case 'not_approval':
+      throw new DomainError('conflict', `Node ${nodeId} is a ${outcome.type} node; only approval nodes take a decision.`);
+    case 'finished':
+      throw new DomainError('conflict', `The execution has finished (${outcome.status}); its approvals can no longer be decided.`);
+    case 'not_waiting':
+      throw new DomainError('conflict', outcome.status === 'completed' ? `Node ${nodeId} has been decided already.` : `Node ${nodeId} is not waiting for a decision (it is ${outcome.status}).`);
   }
 }
 

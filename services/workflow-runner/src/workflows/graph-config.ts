@@ -6,12 +6,16 @@ import { integrationConfig } from './graph-integration.js';
 import {
   DEFAULT_TIMEZONE,
   MAX_RULES,
+  DEFAULT_APPROVAL_TIMEOUT_SECONDS,
+  MAX_WAIT_SECONDS,
   type AgentConfig,
+  type ApprovalConfig,
   type ConditionConfig,
   type ConditionRule,
   type NodeOfType,
   type NodeType,
   type ScheduleConfig,
+  type WaitConfig,
   type WebhookConfig,
 } from './graph-types.js';
 
@@ -27,13 +31,15 @@ const KEYS: Record<Exclude<NodeType, 'integration'>, readonly string[]> = {
   schedule: ['cron', 'timezone'],
   agent: ['agent_id', 'message', 'timeout_ms'],
   condition: ['rules', 'timeout_ms'],
+  approval: ['message', 'timeout_seconds'],
+  wait: ['seconds', 'until'],
 };
 
 /** The typed config of a node of `type`; problems go to ctx.errors with a path under ctx.path. */
 export function checkNodeConfig<T extends NodeType>(type: T, config: JsonObject, ctx: ConfigContext): NodeOfType<T>['config'];
 export function checkNodeConfig(type: NodeType, config: JsonObject, ctx: ConfigContext): NodeOfType<NodeType>['config'] {
   if (type === 'integration') return integrationConfig(config, ctx);
-  onlyKeys(config, KEYS[type], ctx, `${type === 'agent' ? 'an' : 'a'} ${type} node's config`);
+  onlyKeys(config, KEYS[type], ctx, `${type === 'agent' || type === 'approval' ? 'an' : 'a'} ${type} node's config`);
   switch (type) {
     case 'webhook':
       return webhookConfig(config, ctx);
@@ -43,7 +49,43 @@ export function checkNodeConfig(type: NodeType, config: JsonObject, ctx: ConfigC
       return agentConfig(config, ctx);
     case 'condition':
       return conditionConfig(config, ctx);
+    case 'approval':
+      return approvalConfig(config, ctx);
+    case 'wait':
+      return waitConfig(config, ctx);
   }
+}
+
+function approvalConfig(config: JsonObject, ctx: ConfigContext): ApprovalConfig {
+  const message = readString(config, 'message', ctx, { required: false, max: MAX_MESSAGE, template: true }) ?? '';
+  const timeout = readSeconds(config, 'timeout_seconds', ctx) ?? DEFAULT_APPROVAL_TIMEOUT_SECONDS;
+  return { message, timeout_seconds: timeout };
+}
+
+function waitConfig(config: JsonObject, ctx: ConfigContext): WaitConfig {
+  const given = (['seconds', 'until'] as const).filter((key) => config[key] !== undefined && config[key] !== null);
+  if (given.length !== 1) {
+    ctx.errors.add(ctx.path, given.length === 0 ? 'needs seconds (a delay) or until (an ISO 8601 time)' : 'takes seconds or until, not both');
+    return { seconds: 1 };
+  }
+  if (given[0] === 'seconds') return { seconds: readSeconds(config, 'seconds', ctx) ?? 1 };
+  const until = readString(config, 'until', ctx, { required: true, max: 64 });
+  // An offset is required: a time without one would mean the runner's zone, which nobody chose.
+  if (until !== undefined && (!/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:\d{2})$/.test(until) || Number.isNaN(Date.parse(until)))) {
+    ctx.errors.add(fieldPath(ctx, 'until'), 'must be an ISO 8601 time with its offset, e.g. 2026-12-01T09:00:00Z');
+  }
+  return { until: until ?? '' };
+}
+
+/** Whole seconds, 1 to 30 days. */
+function readSeconds(config: JsonObject, key: string, ctx: ConfigContext): number | undefined {
+  const value = config[key];
+  if (value === undefined || value === null) return undefined;
+  if (typeof value !== 'number' || !Number.isInteger(value) || value < 1 || value > MAX_WAIT_SECONDS) {
+    ctx.errors.add(fieldPath(ctx, key), `must be an integer from 1 to ${MAX_WAIT_SECONDS} (seconds, 30 days)`);
+    return undefined;
+  }
+  return value;
 }
 
 function webhookConfig(config: JsonObject, ctx: ConfigContext): WebhookConfig {

@@ -1,6 +1,6 @@
 /** The workflow graph of decisions §7: node types, their validated configs, edges. */
 
-export const NODE_TYPES = ['webhook', 'schedule', 'agent', 'condition', 'integration'] as const;
+export const NODE_TYPES = ['webhook', 'schedule', 'agent', 'condition', 'integration', 'approval', 'wait'] as const;
 export type NodeType = (typeof NODE_TYPES)[number];
 
 export const TRIGGER_NODE_TYPES = ['webhook', 'schedule'] as const satisfies readonly NodeType[];
@@ -19,6 +19,12 @@ export const MAX_RULES = 50;
 export const MAX_EMAIL_RECIPIENTS = 50;
 export const MAX_TIMEOUT_MS = 300_000; // the execution time-out, 5 min
 export const DEFAULT_TIMEZONE = 'UTC';
+/** decisions §13: how long an approval or a wait may hold an execution, 30 days. */
+export const MAX_WAIT_SECONDS = 2_592_000;
+export const DEFAULT_APPROVAL_TIMEOUT_SECONDS = 86_400;
+export const MAX_ATTEMPTS = 10;
+/** Retries wait inside the execution's time-out (default 5 min), so a longer first backoff could never be waited out. */
+export const MAX_BACKOFF_SECONDS = 300;
 
 export interface WebhookConfig {
   /** '' when none was given; otherwise begins with `/`. */
@@ -76,12 +82,41 @@ export interface EmailConfig {
 
 export type IntegrationConfig = HttpConfig | SlackConfig | EmailConfig;
 
-export type WorkflowNode =
-  | { id: string; type: 'webhook'; config: WebhookConfig }
-  | { id: string; type: 'schedule'; config: ScheduleConfig }
-  | { id: string; type: 'agent'; config: AgentConfig }
-  | { id: string; type: 'condition'; config: ConditionConfig }
-  | { id: string; type: 'integration'; config: IntegrationConfig };
+export interface ApprovalConfig {
+  /** A template, shown to the people asked and in `workflow.execution.waiting`; '' when none was given. */
+  message: string;
+  timeout_seconds: number;
+}
+
+/** Exactly one of the two: a delay from when the node is reached, or an instant. */
+export type WaitConfig = { seconds: number } | { until: string };
+
+/** decisions §13: a node's own failure handling, outside its config. */
+export interface RetryPolicy {
+  max_attempts: number;
+  /** Before the second attempt; doubled before each later one. */
+  backoff_seconds: number;
+}
+
+export const ON_ERROR = ['fail', 'continue'] as const;
+export type OnError = (typeof ON_ERROR)[number];
+
+/** Kept on a node only when given, so a saved graph reads back as it was written. */
+export interface NodePolicy {
+  retry?: RetryPolicy;
+  on_error?: OnError;
+}
+
+export type WorkflowNode = NodePolicy &
+  (
+    | { id: string; type: 'webhook'; config: WebhookConfig }
+    | { id: string; type: 'schedule'; config: ScheduleConfig }
+    | { id: string; type: 'agent'; config: AgentConfig }
+    | { id: string; type: 'condition'; config: ConditionConfig }
+    | { id: string; type: 'integration'; config: IntegrationConfig }
+    | { id: string; type: 'approval'; config: ApprovalConfig }
+    | { id: string; type: 'wait'; config: WaitConfig }
+  );
 
 export type NodeOfType<T extends NodeType> = Extract<WorkflowNode, { type: T }>;
 

@@ -2,9 +2,14 @@ import type { FieldErrors } from '@agent-platform/kit';
 import { checkNodeConfig } from './graph-config.js';
 import { isObject, type ConfigContext } from './graph-fields.js';
 import {
+  MAX_ATTEMPTS,
+  MAX_BACKOFF_SECONDS,
   MAX_EDGES,
   MAX_NODES,
   NODE_TYPES,
+  ON_ERROR,
+  type NodePolicy,
+  type OnError,
   TRIGGER_NODE_TYPES,
   type NodeType,
   type ScheduleConfig,
@@ -24,6 +29,7 @@ interface NodeHead {
   id: string;
   type: NodeType;
   config: Record<string, unknown>;
+  policy: NodePolicy;
 }
 
 /**
@@ -45,7 +51,7 @@ export function checkGraph(nodes: unknown, edges: unknown, errors: FieldErrors):
   const triggerIds = new Set(heads.filter((head) => isTriggerType(head.type)).map((head) => head.id));
   for (const head of heads) {
     const ctx: ConfigContext = { path: `nodes[${head.index}].config`, nodeId: head.id, nodeIds, triggerIds, errors };
-    graph.nodes.push({ id: head.id, type: head.type, config: checkNodeConfig(head.type, head.config, ctx) } as WorkflowNode);
+    graph.nodes.push({ id: head.id, type: head.type, config: checkNodeConfig(head.type, head.config, ctx), ...head.policy } as WorkflowNode);
   }
   graph.edges = checkEdges(edges, nodeIds, triggerIds, errors);
   const cycle = findCycle(graph);
@@ -68,7 +74,8 @@ function checkNodeHeads(nodes: unknown[], errors: FieldErrors): NodeHead[] {
       errors.add(path, 'must be an object with id, type and config');
       return;
     }
-    // decisions §1: unknown fields are ignored (an editor's `position`, say); only id, type and config are kept.
+    // decisions §1: unknown fields are ignored (an editor's `position`, say); only id, type, config
+    // and the failure policy (§13) are kept.
     let id: string | undefined;
     if (typeof node.id !== 'string' || !NODE_ID.test(node.id)) {
       errors.add(`${path}.id`, 'must be 1 to 100 characters of A-Z, a-z, 0-9, _ and -');
@@ -87,9 +94,37 @@ function checkNodeHeads(nodes: unknown[], errors: FieldErrors): NodeHead[] {
     }
     const config = node.config ?? {};
     if (!isObject(config)) errors.add(`${path}.config`, 'must be an object');
-    if (id !== undefined && known && isObject(config)) heads.push({ index, id, type: known, config });
+    const policy = checkPolicy(node, path, errors);
+    if (id !== undefined && known && isObject(config)) heads.push({ index, id, type: known, config, policy });
   });
   return heads;
+}
+
+/** decisions §13: `retry` ({max_attempts 1–10, backoff_seconds}) and `on_error` (fail | continue). */
+function checkPolicy(node: Record<string, unknown>, path: string, errors: FieldErrors): NodePolicy {
+  const policy: NodePolicy = {};
+  const onError = node.on_error;
+  if (onError !== undefined && onError !== null) {
+    if (typeof onError === 'string' && (ON_ERROR as readonly string[]).includes(onError)) policy.on_error = onError as OnError;
+    else errors.add(`${path}.on_error`, `must be one of ${ON_ERROR.join(', ')}`);
+  }
+  const retry = node.retry;
+  if (retry === undefined || retry === null) return policy;
+  if (!isObject(retry)) {
+    errors.add(`${path}.retry`, 'must be an object with max_attempts and backoff_seconds');
+    return policy;
+  }
+  for (const key of Object.keys(retry)) {
+    if (key !== 'max_attempts' && key !== 'backoff_seconds') errors.add(`${path}.retry.${key}`, 'is not a key of retry; allowed: max_attempts, backoff_seconds');
+  }
+  const attempts = retry.max_attempts ?? 1;
+  const backoff = retry.backoff_seconds ?? 1;
+  const attemptsOk = typeof attempts === 'number' && Number.isInteger(attempts) && attempts >= 1 && attempts <= MAX_ATTEMPTS;
+  const backoffOk = typeof backoff === 'number' && Number.isFinite(backoff) && backoff >= 0 && backoff <= MAX_BACKOFF_SECONDS;
+  if (!attemptsOk) errors.add(`${path}.retry.max_attempts`, `must be an integer from 1 to ${MAX_ATTEMPTS}`);
+  if (!backoffOk) errors.add(`${path}.retry.backoff_seconds`, `must be a number of seconds from 0 to ${MAX_BACKOFF_SECONDS}`);
+  if (attemptsOk && backoffOk) policy.retry = { max_attempts: attempts, backoff_seconds: backoff };
+  return policy;
 }
 
 function checkEdges(edges: unknown, nodeIds: ReadonlySet<string>, triggerIds: ReadonlySet<string>, errors: FieldErrors): WorkflowEdge[] {

@@ -67,8 +67,8 @@ export class WorkflowsRepository {
     const [row] = await this.em.execute<StatisticsRow[]>(
       `select count(*)::int as "total",
          count(*) filter (where "status" = 'completed')::int as "completed",
-         count(*) filter (where "status" <> 'running')::int as "finished",
-         coalesce(avg("duration_ms") filter (where "status" <> 'running'), 0)::float8 as "avg_ms",
+         count(*) filter (where "status" not in ('running', 'waiting'))::int as "finished",
+         coalesce(avg("duration_ms") filter (where "status" not in ('running', 'waiting')), 0)::float8 as "avg_ms",
          max("started_at") as "last_run_at"
        from "executions" where "workflow_id" = ?`,
       [workflowId],

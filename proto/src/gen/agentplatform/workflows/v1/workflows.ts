@@ -125,16 +125,23 @@ export interface ResumeWorkflowResponse {
 
 export interface NodeExecution {
   nodeId: string;
-  /** pending | running | completed | failed | skipped */
+  /** pending | running | waiting | completed | failed | skipped */
   status: string;
   startedAt?: Date | undefined;
   completedAt?: Date | undefined;
   durationMs?:
     | number
     | undefined;
-  /** JSON text of the node's output, when it completed. */
+  /**
+   * JSON text of the node's output: when it completed, failed under `on_error: continue`
+   * (`{error}`), or waits (an approval's `{message, expires_at}`, a wait's `{until}`).
+   */
   outputJson?: string | undefined;
-  error?: string | undefined;
+  error?:
+    | string
+    | undefined;
+  /** Runs of the node so far: 0 before it ran or when skipped, more than 1 after retries. */
+  attempts: number;
 }
 
 export interface ExecutionError {
@@ -146,7 +153,7 @@ export interface ExecutionError {
 export interface Execution {
   id: string;
   workflowId: string;
-  /** running | completed | failed | cancelled */
+  /** running | waiting | completed | failed | cancelled */
   status: string;
   /** manual | webhook | schedule | retry | tool */
   trigger: string;
@@ -192,7 +199,7 @@ export interface ListExecutionsRequest {
   page:
     | CursorPageRequest
     | undefined;
-  /** running | completed | failed | cancelled; absent for all. */
+  /** running | waiting | completed | failed | cancelled; absent for all. */
   status?: string | undefined;
 }
 
@@ -218,6 +225,18 @@ export interface RetryExecutionRequest {
 }
 
 export interface RetryExecutionResponse {
+  execution: Execution | undefined;
+}
+
+export interface DecideApprovalRequest {
+  workflowId: string;
+  executionId: string;
+  nodeId: string;
+  approved: boolean;
+  comment?: string | undefined;
+}
+
+export interface DecideApprovalResponse {
   execution: Execution | undefined;
 }
 
@@ -1752,6 +1771,7 @@ function createBaseNodeExecution(): NodeExecution {
     durationMs: undefined,
     outputJson: undefined,
     error: undefined,
+    attempts: 0,
   };
 }
 
@@ -1777,6 +1797,9 @@ export const NodeExecution: MessageFns<NodeExecution> = {
     }
     if (message.error !== undefined) {
       writer.uint32(58).string(message.error);
+    }
+    if (message.attempts !== 0) {
+      writer.uint32(64).int32(message.attempts);
     }
     return writer;
   },
@@ -1850,6 +1873,14 @@ export const NodeExecution: MessageFns<NodeExecution> = {
             message.error = reader.string();
             continue;
           }
+          case 8: {
+            if (tag !== 64) {
+              break;
+            }
+
+            message.attempts = reader.int32();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1891,6 +1922,7 @@ export const NodeExecution: MessageFns<NodeExecution> = {
         ? globalThis.String(object.output_json)
         : undefined,
       error: isSet(object.error) ? globalThis.String(object.error) : undefined,
+      attempts: isSet(object.attempts) ? globalThis.Number(object.attempts) : 0,
     };
   },
 
@@ -1917,6 +1949,9 @@ export const NodeExecution: MessageFns<NodeExecution> = {
     if (message.error !== undefined) {
       obj.error = message.error;
     }
+    if (message.attempts !== 0) {
+      obj.attempts = Math.round(message.attempts);
+    }
     return obj;
   },
 
@@ -1932,6 +1967,7 @@ export const NodeExecution: MessageFns<NodeExecution> = {
     message.durationMs = object.durationMs ?? undefined;
     message.outputJson = object.outputJson ?? undefined;
     message.error = object.error ?? undefined;
+    message.attempts = object.attempts ?? 0;
     return message;
   },
 };
@@ -3208,6 +3244,220 @@ export const RetryExecutionResponse: MessageFns<RetryExecutionResponse> = {
   },
 };
 
+function createBaseDecideApprovalRequest(): DecideApprovalRequest {
+  return { workflowId: "", executionId: "", nodeId: "", approved: false, comment: undefined };
+}
+
+export const DecideApprovalRequest: MessageFns<DecideApprovalRequest> = {
+  encode(message: DecideApprovalRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.workflowId !== "") {
+      writer.uint32(10).string(message.workflowId);
+    }
+    if (message.executionId !== "") {
+      writer.uint32(18).string(message.executionId);
+    }
+    if (message.nodeId !== "") {
+      writer.uint32(26).string(message.nodeId);
+    }
+    if (message.approved !== false) {
+      writer.uint32(32).bool(message.approved);
+    }
+    if (message.comment !== undefined) {
+      writer.uint32(42).string(message.comment);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): DecideApprovalRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseDecideApprovalRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.workflowId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.executionId = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.nodeId = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 32) {
+              break;
+            }
+
+            message.approved = reader.bool();
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.comment = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): DecideApprovalRequest {
+    return {
+      workflowId: isSet(object.workflowId)
+        ? globalThis.String(object.workflowId)
+        : isSet(object.workflow_id)
+        ? globalThis.String(object.workflow_id)
+        : "",
+      executionId: isSet(object.executionId)
+        ? globalThis.String(object.executionId)
+        : isSet(object.execution_id)
+        ? globalThis.String(object.execution_id)
+        : "",
+      nodeId: isSet(object.nodeId)
+        ? globalThis.String(object.nodeId)
+        : isSet(object.node_id)
+        ? globalThis.String(object.node_id)
+        : "",
+      approved: isSet(object.approved) ? globalThis.Boolean(object.approved) : false,
+      comment: isSet(object.comment) ? globalThis.String(object.comment) : undefined,
+    };
+  },
+
+  toJSON(message: DecideApprovalRequest): unknown {
+    const obj: any = {};
+    if (message.workflowId !== "") {
+      obj.workflowId = message.workflowId;
+    }
+    if (message.executionId !== "") {
+      obj.executionId = message.executionId;
+    }
+    if (message.nodeId !== "") {
+      obj.nodeId = message.nodeId;
+    }
+    if (message.approved !== false) {
+      obj.approved = message.approved;
+    }
+    if (message.comment !== undefined) {
+      obj.comment = message.comment;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<DecideApprovalRequest>, I>>(base?: I): DecideApprovalRequest {
+    return DecideApprovalRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<DecideApprovalRequest>, I>>(object: I): DecideApprovalRequest {
+    const message = createBaseDecideApprovalRequest();
+    message.workflowId = object.workflowId ?? "";
+    message.executionId = object.executionId ?? "";
+    message.nodeId = object.nodeId ?? "";
+    message.approved = object.approved ?? false;
+    message.comment = object.comment ?? undefined;
+    return message;
+  },
+};
+
+function createBaseDecideApprovalResponse(): DecideApprovalResponse {
+  return { execution: undefined };
+}
+
+export const DecideApprovalResponse: MessageFns<DecideApprovalResponse> = {
+  encode(message: DecideApprovalResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.execution !== undefined) {
+      Execution.encode(message.execution, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): DecideApprovalResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseDecideApprovalResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.execution = Execution.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): DecideApprovalResponse {
+    return { execution: isSet(object.execution) ? Execution.fromJSON(object.execution) : undefined };
+  },
+
+  toJSON(message: DecideApprovalResponse): unknown {
+    const obj: any = {};
+    if (message.execution !== undefined) {
+      obj.execution = Execution.toJSON(message.execution);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<DecideApprovalResponse>, I>>(base?: I): DecideApprovalResponse {
+    return DecideApprovalResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<DecideApprovalResponse>, I>>(object: I): DecideApprovalResponse {
+    const message = createBaseDecideApprovalResponse();
+    message.execution = (object.execution !== undefined && object.execution !== null)
+      ? Execution.fromPartial(object.execution)
+      : undefined;
+    return message;
+  },
+};
+
 function createBaseResolveInboundRequest(): ResolveInboundRequest {
   return { workflowId: "" };
 }
@@ -3647,8 +3897,8 @@ export const ExecutionServiceService = {
     responseDeserialize: (value: Buffer): ListExecutionsResponse => ListExecutionsResponse.decode(value),
   },
   /**
-   * A running execution becomes `cancelled` at once; its nodes in flight are aborted.
-   * Errors: not_found; conflict when it has already finished.
+   * A running or waiting execution becomes `cancelled` at once; its nodes in flight are aborted
+   * and its waiting nodes fail. Errors: not_found; conflict when it has already finished.
    */
   cancelExecution: {
     path: "/agentplatform.workflows.v1.ExecutionService/CancelExecution" as const,
@@ -3676,6 +3926,24 @@ export const ExecutionServiceService = {
       Buffer.from(RetryExecutionResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): RetryExecutionResponse => RetryExecutionResponse.decode(value),
   },
+  /**
+   * Approves or rejects a waiting approval node (decisions §13): the node completes with
+   * {approved, decided_by, comment, decided_at} and the execution goes on. Errors: not_found
+   * (execution, or no such node in its graph); conflict when the node is not an approval node,
+   * is not waiting (decided already, timed out) or the execution has finished; validation_error
+   * naming `comment` (over 2,000 characters).
+   */
+  decideApproval: {
+    path: "/agentplatform.workflows.v1.ExecutionService/DecideApproval" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: DecideApprovalRequest): Buffer =>
+      Buffer.from(DecideApprovalRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): DecideApprovalRequest => DecideApprovalRequest.decode(value),
+    responseSerialize: (value: DecideApprovalResponse): Buffer =>
+      Buffer.from(DecideApprovalResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): DecideApprovalResponse => DecideApprovalResponse.decode(value),
+  },
 } as const;
 
 export interface ExecutionServiceServer extends UntypedServiceImplementation {
@@ -3690,8 +3958,8 @@ export interface ExecutionServiceServer extends UntypedServiceImplementation {
   /** Newest first, cursor-paged, optionally one status only. */
   listExecutions: handleUnaryCall<ListExecutionsRequest, ListExecutionsResponse>;
   /**
-   * A running execution becomes `cancelled` at once; its nodes in flight are aborted.
-   * Errors: not_found; conflict when it has already finished.
+   * A running or waiting execution becomes `cancelled` at once; its nodes in flight are aborted
+   * and its waiting nodes fail. Errors: not_found; conflict when it has already finished.
    */
   cancelExecution: handleUnaryCall<CancelExecutionRequest, CancelExecutionResponse>;
   /**
@@ -3699,6 +3967,14 @@ export interface ExecutionServiceServer extends UntypedServiceImplementation {
    * Errors: not_found; conflict when the workflow is paused.
    */
   retryExecution: handleUnaryCall<RetryExecutionRequest, RetryExecutionResponse>;
+  /**
+   * Approves or rejects a waiting approval node (decisions §13): the node completes with
+   * {approved, decided_by, comment, decided_at} and the execution goes on. Errors: not_found
+   * (execution, or no such node in its graph); conflict when the node is not an approval node,
+   * is not waiting (decided already, timed out) or the execution has finished; validation_error
+   * naming `comment` (over 2,000 characters).
+   */
+  decideApproval: handleUnaryCall<DecideApprovalRequest, DecideApprovalResponse>;
 }
 
 export interface ExecutionServiceClient extends Client {
@@ -3755,8 +4031,8 @@ export interface ExecutionServiceClient extends Client {
     callback: (error: ServiceError | null, response: ListExecutionsResponse) => void,
   ): ClientUnaryCall;
   /**
-   * A running execution becomes `cancelled` at once; its nodes in flight are aborted.
-   * Errors: not_found; conflict when it has already finished.
+   * A running or waiting execution becomes `cancelled` at once; its nodes in flight are aborted
+   * and its waiting nodes fail. Errors: not_found; conflict when it has already finished.
    */
   cancelExecution(
     request: CancelExecutionRequest,
@@ -3791,6 +4067,28 @@ export interface ExecutionServiceClient extends Client {
     metadata: Metadata,
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: RetryExecutionResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * Approves or rejects a waiting approval node (decisions §13): the node completes with
+   * {approved, decided_by, comment, decided_at} and the execution goes on. Errors: not_found
+   * (execution, or no such node in its graph); conflict when the node is not an approval node,
+   * is not waiting (decided already, timed out) or the execution has finished; validation_error
+   * naming `comment` (over 2,000 characters).
+   */
+  decideApproval(
+    request: DecideApprovalRequest,
+    callback: (error: ServiceError | null, response: DecideApprovalResponse) => void,
+  ): ClientUnaryCall;
+  decideApproval(
+    request: DecideApprovalRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: DecideApprovalResponse) => void,
+  ): ClientUnaryCall;
+  decideApproval(
+    request: DecideApprovalRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: DecideApprovalResponse) => void,
   ): ClientUnaryCall;
 }
 
