@@ -139,3 +139,43 @@ describe('condition config', () => {
     ]);
   });
 });
+
+describe('approval config (decisions §13)', () => {
+  it.each([
+    [{}, { message: '', timeout_seconds: 86_400 }],
+    [{ message: 'Refund {{ input.amount }}?', timeout_seconds: 60 }, { message: 'Refund {{ input.amount }}?', timeout_seconds: 60 }],
+    [{ timeout_seconds: 2_592_000 }, { message: '', timeout_seconds: 2_592_000 }],
+  ])('accepts %j', (config, expected) => {
+    expect(configOf('approval', config)).toEqual(expected);
+  });
+
+  it.each([
+    ['a time-out past 30 days', { timeout_seconds: 2_592_001 }, ['nodes[1].config.timeout_seconds']],
+    ['a fractional time-out', { timeout_seconds: 1.5 }, ['nodes[1].config.timeout_seconds']],
+    ['a broken template', { message: 'Hi {{ input.' }, ['nodes[1].config.message']],
+    ['an unknown key', { timeout_ms: 5 }, ['nodes[1].config.timeout_ms']],
+  ])('refuses %s', (_name, config, fields) => {
+    expect(fieldsOf('approval', config)).toEqual(fields);
+  });
+});
+
+describe('wait config (decisions §13)', () => {
+  it.each([
+    [{ seconds: 5 }, { seconds: 5 }],
+    [{ until: '2026-12-01T09:00:00Z' }, { until: '2026-12-01T09:00:00Z' }],
+    [{ until: '2026-12-01T09:00:00.250+01:00' }, { until: '2026-12-01T09:00:00.250+01:00' }],
+  ])('accepts %j', (config, expected) => {
+    expect(configOf('wait', config)).toEqual(expected);
+  });
+
+  it.each([
+    ['neither', {}, ['nodes[1].config']],
+    ['both', { seconds: 5, until: '2026-12-01T09:00:00Z' }, ['nodes[1].config']],
+    ['zero seconds', { seconds: 0 }, ['nodes[1].config.seconds']],
+    ['a time without its offset', { until: '2026-12-01T09:00:00' }, ['nodes[1].config.until']],
+    ['no time at all', { until: 'tomorrow' }, ['nodes[1].config.until']],
+    ['an impossible date', { until: '2026-02-31T09:00:00Z' }, ['nodes[1].config.until']],
+  ])('refuses %s', (_name, config, fields) => {
+    expect(fieldsOf('wait', config)).toEqual(fields);
+  });
+});

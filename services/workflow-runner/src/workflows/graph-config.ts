@@ -70,11 +70,20 @@ function waitConfig(config: JsonObject, ctx: ConfigContext): WaitConfig {
   }
   if (given[0] === 'seconds') return { seconds: readSeconds(config, 'seconds', ctx) ?? 1 };
   const until = readString(config, 'until', ctx, { required: true, max: 64 });
-  // An offset is required: a time without one would mean the runner's zone, which nobody chose.
-  if (until !== undefined && (!/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:\d{2})$/.test(until) || Number.isNaN(Date.parse(until)))) {
-    ctx.errors.add(fieldPath(ctx, 'until'), 'must be an ISO 8601 time with its offset, e.g. 2026-12-01T09:00:00Z');
-  }
+  if (until !== undefined && !isInstant(until)) ctx.errors.add(fieldPath(ctx, 'until'), 'must be an ISO 8601 time with its offset, e.g. 2026-12-01T09:00:00Z');
   return { until: until ?? '' };
+}
+
+// An offset is required: a time without one would mean the runner's zone, which nobody chose.
+const INSTANT = /^(\d{4})-(\d{2})-(\d{2})T([01]\d|2[0-3]):[0-5]\d(:[0-5]\d(\.\d+)?)?(Z|[+-]\d{2}:\d{2})$/;
+
+function isInstant(text: string): boolean {
+  const match = INSTANT.exec(text);
+  if (!match) return false;
+  const [year, month, day] = [Number(match[1]), Number(match[2]), Number(match[3])];
+  // Date.parse rolls 02-31 over into March; the calendar day must exist as written.
+  const date = new Date(Date.UTC(year, month - 1, day));
+  return date.getUTCMonth() === month - 1 && date.getUTCDate() === day;
 }
 
 /** Whole seconds, 1 to 30 days. */
