@@ -200,6 +200,8 @@ describe('GET /openapi.json', () => {
     ['GET', '/workflows/{workflow_id}/executions/{execution_id}', 'getWorkflowExecution', 'workflows', '200'],
     ['POST', '/workflows/{workflow_id}/executions/{execution_id}/cancel', 'cancelWorkflowExecution', 'workflows', '200'],
     ['POST', '/workflows/{workflow_id}/executions/{execution_id}/retry', 'retryWorkflowExecution', 'workflows', '202'],
+    ['POST', '/workflows/{workflow_id}/executions/{execution_id}/nodes/{node_id}/approve', 'approveWorkflowNode', 'workflows', '200'],
+    ['POST', '/workflows/{workflow_id}/executions/{execution_id}/nodes/{node_id}/reject', 'rejectWorkflowNode', 'workflows', '200'],
     ['POST', '/mcp', 'postMcpMessage', 'mcp', '200,202'],
   ] as const;
 

@@ -110,6 +110,8 @@ export const POLICIES = {
   // Cancelling and retrying act on runs, as execute does.
   'POST /workflows/:workflow_id/executions/:execution_id/cancel': WORKFLOWS_EXECUTE,
   'POST /workflows/:workflow_id/executions/:execution_id/retry': WORKFLOWS_EXECUTE,
+  'POST /workflows/:workflow_id/executions/:execution_id/nodes/:node_id/approve': WORKFLOWS_EXECUTE,
+  'POST /workflows/:workflow_id/executions/:execution_id/nodes/:node_id/reject': WORKFLOWS_EXECUTE,
   // The MCP server (decisions §12.11): any credential of the tenant gets in, and each tool then
   // needs its REST route's row (src/mcp/tools.ts), so a key uses the tools its scopes allow.
   // GET and DELETE answer 405 (no event stream, no session), to the same credentials.

@@ -949,6 +949,46 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/workflows/{workflow_id}/executions/{execution_id}/nodes/{node_id}/approve": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Approve a waiting approval node; the execution goes on
+         * @description The node completes with output {approved, decided_by, comment, decided_at} and the execution continues after it (a condition on nodes.<id>.output.approved can route a rejection). Exactly one decision lands on a node: any other, racing or later, or one after the time-out, is 409.
+         */
+        post: operations["approveWorkflowNode"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/workflows/{workflow_id}/executions/{execution_id}/nodes/{node_id}/reject": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Reject a waiting approval node; the execution goes on with approved false
+         * @description The node completes with output {approved, decided_by, comment, decided_at} and the execution continues after it (a condition on nodes.<id>.output.approved can route a rejection). Exactly one decision lands on a node: any other, racing or later, or one after the time-out, is 409.
+         */
+        post: operations["rejectWorkflowNode"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -1159,12 +1199,24 @@ export interface components {
             /** @description Mean duration of finished runs in seconds with two decimals and `s`, e.g. "1.25s". */
             avg_duration: string;
         };
+        RetryPolicy: {
+            /** @description 1..10 runs in all. */
+            max_attempts: number;
+            /** @description Before the second run; doubled before each later one. */
+            backoff_seconds: number;
+        };
         WorkflowNode: {
             id: string;
             type: string;
             config: {
                 [key: string]: unknown;
             };
+            retry?: components["schemas"]["RetryPolicy"];
+            /**
+             * @description continue: a failure is recorded on the node (output {error}) and its successors run.
+             * @enum {string}
+             */
+            on_error?: "fail" | "continue";
         };
         WorkflowEdge: {
             source: string;
@@ -1208,20 +1260,23 @@ export interface components {
         };
         NodeExecution: {
             node_id: string;
-            /** @description pending | running | completed | failed | skipped */
+            /** @description pending | running | waiting | completed | failed | skipped */
             status: string;
             started_at: components["schemas"]["Timestamp"] | null;
             completed_at: components["schemas"]["Timestamp"] | null;
             duration_ms: number | null;
+            /** @description Completed: its result; failed under on_error continue: {error}; waiting: an approval's {message, expires_at}, a wait's {until}. */
             output?: unknown;
             error: string | null;
+            /** @description Runs so far: 0 before it ran or when skipped, more than 1 after retries. */
+            attempts: number;
         };
         ExecutionSummary: {
             id: string;
             /** @description The same as id (the contract names it so). */
             execution_id: string;
             workflow_id: string;
-            /** @description running | completed | failed | cancelled */
+            /** @description running | waiting (parked on an approval or wait node) | completed | failed | cancelled */
             status: string;
             /** @description manual | webhook | schedule | retry | tool (an agent ran the workflow as a tool during a chat turn) */
             trigger: string;
@@ -1235,7 +1290,7 @@ export interface components {
             /** @description The same as id (the contract names it so). */
             execution_id: string;
             workflow_id: string;
-            /** @description running | completed | failed | cancelled */
+            /** @description running | waiting (parked on an approval or wait node) | completed | failed | cancelled */
             status: string;
             /** @description manual | webhook | schedule | retry | tool (an agent ran the workflow as a tool during a chat turn) */
             trigger: string;
@@ -8843,7 +8898,7 @@ export interface operations {
                 /** @description next_cursor of the previous page. */
                 cursor?: string;
                 /** @description Only executions in this status. */
-                status?: "running" | "completed" | "failed" | "cancelled";
+                status?: "running" | "waiting" | "completed" | "failed" | "cancelled";
             };
             header?: never;
             path: {
@@ -9222,6 +9277,270 @@ export interface operations {
                 };
             };
             /** @description `conflict`: The workflow is paused. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `payload_too_large`: The body exceeds the body limit (1 MiB by default). */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `validation_error`: The body or the query breaks a rule; `details` names each offending field. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limit_exceeded`: Too many requests; `retry_after` and `Retry-After` say when to try again. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `internal_error`: An unexpected failure; the body holds no internals. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `service_unavailable`: A dependency (a backend service, Redis) is unavailable; retry shortly. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    approveWorkflowNode: {
+        parameters: {
+            query?: {
+                /** @description The tenant to act in; default: your first tenant (JWT) or the key's tenant. */
+                tenant_id?: string;
+            };
+            header?: never;
+            path: {
+                /** @description The workflow's id (wf_…). */
+                workflow_id: string;
+                /** @description The execution's id (exe_…). */
+                execution_id: string;
+                /** @description The node's id in the execution's graph. */
+                node_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                /**
+                 * @example {
+                 *       "comment": "Refund approved by the support lead."
+                 *     }
+                 */
+                "application/json": {
+                    /** @description Why; shown on the node as `comment` (up to 2,000 characters). */
+                    comment?: string;
+                } | null;
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WorkflowExecution"];
+                };
+            };
+            /** @description `invalid_request`: Malformed JSON, a content type other than JSON, or a URL, query or path parameter that cannot be read. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `unauthorized`: No credential, or an invalid, expired or revoked one (with `WWW-Authenticate: Bearer`). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `forbidden`: The credential lacks the role or the API-key scope the operation needs, or names a tenant_id it is no member of. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `not_found`: No such workflow, execution of it, or node in its graph. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `conflict`: The node is no approval node, is not waiting (decided already, timed out), or the execution has finished. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `payload_too_large`: The body exceeds the body limit (1 MiB by default). */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `validation_error`: The body or the query breaks a rule; `details` names each offending field. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limit_exceeded`: Too many requests; `retry_after` and `Retry-After` say when to try again. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `internal_error`: An unexpected failure; the body holds no internals. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `service_unavailable`: A dependency (a backend service, Redis) is unavailable; retry shortly. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    rejectWorkflowNode: {
+        parameters: {
+            query?: {
+                /** @description The tenant to act in; default: your first tenant (JWT) or the key's tenant. */
+                tenant_id?: string;
+            };
+            header?: never;
+            path: {
+                /** @description The workflow's id (wf_…). */
+                workflow_id: string;
+                /** @description The execution's id (exe_…). */
+                execution_id: string;
+                /** @description The node's id in the execution's graph. */
+                node_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                /**
+                 * @example {
+                 *       "comment": "Refund approved by the support lead."
+                 *     }
+                 */
+                "application/json": {
+                    /** @description Why; shown on the node as `comment` (up to 2,000 characters). */
+                    comment?: string;
+                } | null;
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WorkflowExecution"];
+                };
+            };
+            /** @description `invalid_request`: Malformed JSON, a content type other than JSON, or a URL, query or path parameter that cannot be read. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `unauthorized`: No credential, or an invalid, expired or revoked one (with `WWW-Authenticate: Bearer`). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `forbidden`: The credential lacks the role or the API-key scope the operation needs, or names a tenant_id it is no member of. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `not_found`: No such workflow, execution of it, or node in its graph. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `conflict`: The node is no approval node, is not waiting (decided already, timed out), or the execution has finished. */
             409: {
                 headers: {
                     [name: string]: unknown;

@@ -70,6 +70,11 @@ export type WorkflowEdge = Schemas['WorkflowEdge'];
 /** A workflow execution with its node executions. */
 export type Execution = Schemas['WorkflowExecution'];
 export type ExecutionSummary = Schemas['ExecutionSummary'];
+export type NodeExecution = Schemas['NodeExecution'];
+/** A node's `retry` (decisions §13): runs in all, and the first backoff, doubling. */
+export type RetryPolicy = Schemas['RetryPolicy'];
+/** The body of approving or rejecting a waiting approval node. */
+export type NodeDecision = NonNullable<RequestBody<'/api/v1/workflows/{workflow_id}/executions/{execution_id}/nodes/{node_id}/approve', 'post'>>;
 
 export type Webhook = Schemas['Webhook'];
 /** A webhook just created: the only response besides rotate-secret that carries `signing_secret`. */

@@ -86,4 +86,67 @@ describe('a runner SIGKILLed mid-execution', { timeout: 60_000 }, () => {
     expect(execution.error).toEqual({ nodeId: 'charge', message: expect.stringContaining('not repeated') });
     expect(peer.received('/charge')).toHaveLength(1);
   });
+
+  databaseTest('a node with side effects left in doubt is not repeated even when its retry allows more attempts', async ({ database, onTestFinished }) => {
+    const peer = await startReceiver({ hold: 'answer' });
+    const child = await spawnRunner(database, onTestFinished);
+    const tenant = newTenant();
+    const charge = { id: 'charge', type: 'integration', config: { service: 'http', url: peer.url('/charge'), method: 'POST' }, retry: { max_attempts: 5, backoff_seconds: 0 } };
+    const { workflowId, executionId } = await startInChild(child, tenant, [charge], []);
+    await peer.waitFor(1, { match: '/charge' });
+    await child.kill();
+
+    const survivor = await startRunner(database, ENV);
+    onTestFinished(() => survivor.stop());
+    const execution = await vi.waitFor(
+      async () => {
+        const { execution: read } = await survivor.executions.getExecution({ workflowId, executionId }, { principal: tenant.principal });
+        expect(read?.status).toBe('failed');
+        return read!;
+      },
+      { timeout: 20_000, interval: 100 },
+    );
+    expect(execution.nodeExecutions[0]).toMatchObject({ status: 'failed', attempts: 1, error: expect.stringContaining('not repeated') });
+    expect(peer.received('/charge')).toHaveLength(1);
+  });
+
+  databaseTest('an approval waits across a SIGKILL of its runner; approved on another runner, the execution finishes once', async ({ database, onTestFinished }) => {
+    const peer = await startReceiver();
+    const child = await spawnRunner(database, onTestFinished);
+    const tenant = newTenant();
+    const { workflowId, executionId } = await startInChild(
+      child,
+      tenant,
+      [
+        { id: 'approve', type: 'approval', config: { message: 'Ship it?' } },
+        { id: 'ship', type: 'integration', config: { service: 'http', url: peer.url('/ship'), method: 'POST' } },
+      ],
+      [{ source: 'approve', target: 'ship' }],
+    );
+    await vi.waitFor(
+      async () => {
+        const { execution } = await child.executions.getExecution({ workflowId, executionId }, { principal: tenant.principal });
+        expect(execution?.status).toBe('waiting');
+      },
+      { timeout: 10_000, interval: 50 },
+    );
+    await child.kill();
+
+    const survivor = await startRunner(database, ENV);
+    onTestFinished(() => survivor.stop());
+    await survivor.executions.decideApproval({ workflowId, executionId, nodeId: 'approve', approved: true }, { principal: tenant.principal });
+    await peer.waitFor(1, { match: '/ship' });
+    const execution = await vi.waitFor(
+      async () => {
+        const { execution: read } = await survivor.executions.getExecution({ workflowId, executionId }, { principal: tenant.principal });
+        expect(read?.status).toBe('completed');
+        return read!;
+      },
+      { timeout: 20_000, interval: 100 },
+    );
+    expect(statusesOf(execution)).toEqual({ approve: 'completed', ship: 'completed' });
+    expect(peer.received('/ship')).toHaveLength(1);
+    const announced = await database.query(`select 1 from outbox where payload->>'type' = 'workflow.execution.waiting' and payload->'data'->>'execution_id' = $1`, [executionId]);
+    expect(announced).toHaveLength(1);
+  });
 });

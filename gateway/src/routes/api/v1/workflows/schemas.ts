@@ -13,7 +13,10 @@ const NodeInput = z
       '{id, type, config}. id: 1..100 of A-Z a-z 0-9 _ -, unique. type and config:',
       'webhook {path?: "/…"}; schedule {cron: 5 fields or 6 with seconds first, timezone?: IANA name, default UTC};',
       'agent {agent_id, message?: template, timeout_ms?}; condition {rules: [{if: CEL, goto: node id} …, {else: node id}], timeout_ms?};',
-      'integration {service: http {url, method?, headers?, body?} | slack {webhook_url, text} | email {to, subject, text}, timeout_ms?}.',
+      'integration {service: http {url, method?, headers?, body?} | slack {webhook_url, text} | email {to, subject, text}, timeout_ms?};',
+      'approval {message?: template, timeout_seconds?: 1..2592000, default 86400}: waits for POST …/nodes/{node_id}/approve or /reject;',
+      'wait {seconds: 1..2592000} or {until: ISO 8601 time with offset}.',
+      'Any node may add retry {max_attempts?: 1..10, default 1, backoff_seconds?: 0..300, default 1, doubling} and on_error: fail (default) | continue.',
       'Templates are strings with {{ CEL }} placeholders over input, nodes.<id>.output and request.',
     ].join(' '),
   );
@@ -22,6 +25,7 @@ const EdgeInput = z.record(z.string(), z.unknown()).describe('{source, target}: 
 
 export const WorkflowParams = z.object({ workflow_id: pathId('workflow', 'wf') });
 export const ExecutionParams = WorkflowParams.extend({ execution_id: pathId('execution', 'exe') });
+export const ExecutionNodeParams = ExecutionParams.extend({ node_id: z.string().min(1).describe("The node's id in the execution's graph.") });
 
 const WORKFLOW_EXAMPLE = {
   name: 'Triage support tickets',
@@ -66,7 +70,7 @@ export const ExecutionsQuery = TenantQuery.extend({
   limit: queryInt({ min: 1, max: 100, fallback: 20, description: 'Executions per page, 1..100.' }),
   cursor: z.string().min(1).optional().describe('next_cursor of the previous page.'),
   // Documented as the enum the workflow-runner checks (422 naming `status` for another value).
-  status: z.string().optional().describe('Only executions in this status.').meta({ enum: ['running', 'completed', 'failed', 'cancelled'] }),
+  status: z.string().optional().describe('Only executions in this status.').meta({ enum: ['running', 'waiting', 'completed', 'failed', 'cancelled'] }),
 });
 
 const Statistics = z
@@ -77,7 +81,19 @@ const Statistics = z
   })
   .meta({ id: 'WorkflowStatistics' });
 
-const Node = z.object({ id: z.string(), type: z.string(), config: z.record(z.string(), z.unknown()) }).meta({ id: 'WorkflowNode' });
+const RetryPolicy = z
+  .object({ max_attempts: z.int().describe('1..10 runs in all.'), backoff_seconds: z.number().describe('Before the second run; doubled before each later one.') })
+  .meta({ id: 'RetryPolicy' });
+
+const Node = z
+  .object({
+    id: z.string(),
+    type: z.string(),
+    config: z.record(z.string(), z.unknown()),
+    retry: RetryPolicy.optional(),
+    on_error: z.enum(['fail', 'continue']).optional().describe('continue: a failure is recorded on the node (output {error}) and its successors run.'),
+  })
+  .meta({ id: 'WorkflowNode' });
 const Edge = z.object({ source: z.string(), target: z.string() }).meta({ id: 'WorkflowEdge' });
 
 export const WorkflowSchema = z
@@ -105,12 +121,16 @@ const ExecutionError = z.object({ node_id: z.string().nullable(), message: z.str
 const NodeExecutionSchema = z
   .object({
     node_id: z.string(),
-    status: z.string().describe('pending | running | completed | failed | skipped'),
+    status: z.string().describe('pending | running | waiting | completed | failed | skipped'),
     started_at: Timestamp.nullable(),
     completed_at: Timestamp.nullable(),
     duration_ms: z.int().nullable(),
-    output: z.unknown().optional(),
+    output: z
+      .unknown()
+      .optional()
+      .describe('Completed: its result; failed under on_error continue: {error}; waiting: an approval\'s {message, expires_at}, a wait\'s {until}.'),
     error: z.string().nullable(),
+    attempts: z.int().describe('Runs so far: 0 before it ran or when skipped, more than 1 after retries.'),
   })
   .meta({ id: 'NodeExecution' });
 
@@ -119,7 +139,7 @@ export const ExecutionSummary = z
     id: z.string(),
     execution_id: z.string().describe('The same as id (the contract names it so).'),
     workflow_id: z.string(),
-    status: z.string().describe('running | completed | failed | cancelled'),
+    status: z.string().describe('running | waiting (parked on an approval or wait node) | completed | failed | cancelled'),
     trigger: z.string().describe('manual | webhook | schedule | retry | tool (an agent ran the workflow as a tool during a chat turn)'),
     error: ExecutionError.nullable(),
     started_at: Timestamp,
@@ -198,6 +218,7 @@ function nodeExecutionBody(node: NodeExecution): z.output<typeof NodeExecutionSc
     duration_ms: node.durationMs ?? null,
     ...(node.outputJson === undefined ? {} : { output: parsed(node.outputJson) }),
     error: node.error ?? null,
+    attempts: node.attempts,
   };
 }
 
