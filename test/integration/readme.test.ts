@@ -58,4 +58,8 @@ it('runs the quickstart as written', { timeout: 120_000 }, async () => {
   // Each end user's fact was extracted for them alone, updated by the later turn, then forgotten.
   expect(stdout).toMatch(/"history":\[\{"event":"ADD","old_content":null,"new_content":"I moved to Lisbon\.","source":"extraction".*\{"event":"UPDATE","old_content":"I moved to Lisbon\.","new_content":"I moved to Lisbon"/);
   expect(stdout).toContain('{"deleted":1}');
+  // The refund waited for its approval, which was given, and the agent was told.
+  expect(stdout).toMatch(/"node_id":"check","status":"waiting".*"message":"Refund 40 EUR to Ana\?"/);
+  expect(stdout).toMatch(/"node_id":"check","status":"completed"[^}]*"output":\{[^}]*"approved":true/);
+  expect(stdout).toMatch(/"node_id":"tell","status":"completed".*receipt checked/);
 });
