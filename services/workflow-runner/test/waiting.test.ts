@@ -131,6 +131,38 @@ describe('approval nodes', { timeout: 60_000 }, () => {
     expect(receiver.received()).toHaveLength(1);
   });
 
+  databaseTest('a decision that lands while a runner still holds the execution wakes it as soon as it parks', async ({ database, onTestFinished }) => {
+    // The slow branch is held until released: the execution stays running, its approval waiting.
+    const receiver = await startReceiver((request) => (request.path === '/slow' ? { hold: 'answer' } : { json: {} }));
+    const runner = await startRunner(database, ENV);
+    onTestFinished(() => runner.stop());
+    const tenant = newTenant();
+    const workflow = await runner.createWorkflow(tenant, {
+      nodes: [
+        { id: 'approve', type: 'approval', config: {} },
+        { id: 'slow', type: 'integration', config: { service: 'http', url: receiver.url('/slow'), method: 'POST' } },
+        { id: 'after', type: 'integration', config: { service: 'http', url: receiver.url('/after'), method: 'POST' } },
+      ],
+      edges: [{ source: 'approve', target: 'after' }],
+    });
+    const { execution: started } = await runner.executions.executeWorkflow({ workflowId: workflow.id, inputJson: '{}', wait: false, waitMs: 0 }, { principal: tenant.principal });
+    await receiver.waitFor(1, { match: '/slow' });
+    const held = await vi.waitFor(
+      async () => {
+        const execution = await read(runner, tenant, workflow.id, started!.id);
+        expect(statusesOf(execution)).toMatchObject({ approve: 'waiting', slow: 'running' });
+        return execution;
+      },
+      { timeout: 10_000, interval: 50 },
+    );
+    expect(held.status).toBe('running');
+    const decided = await decide(runner, tenant, held, 'approve', true);
+    expect(decided.execution?.status).toBe('running');
+    expect(receiver.release()).toBe(1);
+    const done = await until(runner, tenant, workflow.id, held.id, 'completed');
+    expect(statusesOf(done)).toEqual({ approve: 'completed', slow: 'completed', after: 'completed' });
+  });
+
   databaseTest('cancel reaches a waiting execution: cancelled, its approval failed, a later decision a conflict', async ({ database, onTestFinished }) => {
     const runner = await startRunner(database, ENV);
     onTestFinished(() => runner.stop());

@@ -323,7 +323,7 @@ class Run {
     this.collectSkipped();
     if (this.events.length > 0 && !(await this.flush())) return 'stopped';
     const wakeAt = new Date(Math.min(...[...this.waiting.values()].map((time) => time.getTime())));
-    const parked = await this.options.store.park(this.execution.id, this.pending, [...this.waiting.keys()], wakeAt);
+    const parked = await this.options.store.park(this.execution.id, this.pending, wakeAt);
     this.pending = [];
     return parked ? 'parked' : 'stopped';
   }

@@ -98,6 +98,10 @@ interface NodeWrite {
 }
 
 /** Node records with events that go out only if they are written (a node starts waiting). */
+interface ParkWrite extends NodeWrite {
+  wakeAt: Date;
+}
+
 interface NodeWriteWithEvents extends NodeWrite {
   events: readonly EventEnvelope<object>[];
 }
@@ -128,6 +132,7 @@ export class ExecutionStore {
   private readonly executionTimeoutSeconds: number;
   private readonly nodeWrites: Batcher<Traced<NodeWriteWithEvents>, boolean>;
   private readonly finishes: Batcher<Traced<FinishWrite>, boolean>;
+  private readonly parks: Batcher<ParkWrite, boolean>;
 
   /** `em` is the ORM's root manager; every operation runs in its own fork. `owner` is this runner's lease id. */
   constructor(em: EntityManager, options: { owner: string; leaseMs: number; executionTimeoutMs: number }) {
@@ -138,6 +143,7 @@ export class ExecutionStore {
     this.accepts = new Batcher((batch) => this.writeAccepts(batch), { maxBatch: MAX_BATCH });
     this.nodeWrites = new Batcher((batch) => this.writeNodes(batch), { maxBatch: MAX_BATCH });
     this.finishes = new Batcher((batch) => this.writeFinishes(batch), { maxBatch: MAX_BATCH });
+    this.parks = new Batcher((batch) => this.writeParks(batch), { maxBatch: MAX_BATCH });
   }
 
   /**
@@ -159,26 +165,35 @@ export class ExecutionStore {
 
   /**
    * Parks a running execution this runner holds: its records are written, its lease given up, and
-   * it sleeps until the earliest of `wakeAt`, or at once when one of `waitingNodeIds` was decided
-   * while it ran. The row lock comes first, so a decision racing the park is either seen here or
-   * sees the execution parked and wakes it (decisions §13.4). False when it was no longer held.
+   * it sleeps until `wakeAt` — or at once when a decision landed while it ran, which left its own
+   * earlier `wake_at` on the row (ExecutionsRepository.decide). A decision racing the park locks
+   * the row: if it commits first, this update re-reads the row and keeps its `wake_at`; if it comes
+   * second, it finds the execution waiting and wakes it (decisions §13.4). False when no longer held.
    */
-  async park(executionId: string, records: readonly NodeRecord[], waitingNodeIds: readonly string[], wakeAt: Date): Promise<boolean> {
-    return this.em.fork().transactional(async (em) => {
-      const held = await em.execute<{ id: string }[]>(`select "id" from "executions" where "id" = ? and "lease_owner" = ? and "status" = 'running' for update`, [executionId, this.owner]);
-      if (held.length === 0) return false;
-      if (records.length > 0) {
-        await em.execute(`insert into "node_executions" (${NODE_COLUMNS}) select n.* from ${NODE_RECORDSET} ${NODE_UPSERT}`, [nodesJson([{ executionId, records }])], 'run');
-      }
-      await em.execute(
-        `update "executions" set "status" = 'waiting', "lease_owner" = null, "lease_until" = null,
-           "wake_at" = case when exists (select 1 from "node_executions" where "execution_id" = ? and "node_id" in (?) and "status" <> 'waiting') then now() else ?::timestamptz end
-         where "id" = ?`,
-        [executionId, waitingNodeIds, wakeAt.toISOString(), executionId],
-        'run',
-      );
-      return true;
-    });
+  park(executionId: string, records: readonly NodeRecord[], wakeAt: Date): Promise<boolean> {
+    return this.parks.submit({ executionId, records, wakeAt });
+  }
+
+  private async writeParks(batch: readonly ParkWrite[]): Promise<boolean[]> {
+    const rows = batch.map(({ executionId, wakeAt }) => ({ id: executionId, wake_at: wakeAt.toISOString() }));
+    const parked = await this.em.fork().execute<{ id: string }[]>(
+      `with "rows" as (
+         select * from jsonb_to_recordset(?::jsonb) as r("id" text, "wake_at" timestamptz)
+       ), "parked" as (
+         update "executions" e set "status" = 'waiting', "lease_owner" = null, "lease_until" = null, "wake_at" = coalesce(e."wake_at", r."wake_at")
+         from "rows" r
+         where e."id" = r."id" and e."lease_owner" = ? and e."status" = 'running'
+         returning e."id"
+       ), "saved" as (
+         insert into "node_executions" (${NODE_COLUMNS})
+         select n.* from ${NODE_RECORDSET} where n."execution_id" in (select "id" from "parked")
+         ${NODE_UPSERT}
+       )
+       select "id" from "parked"`,
+      [JSON.stringify(rows), this.owner, nodesJson(batch)],
+    );
+    const ids = new Set(parked.map((row) => row.id));
+    return batch.map((write) => ids.has(write.executionId));
   }
 
   /**
@@ -302,7 +317,7 @@ export class ExecutionStore {
            "event_id" text, "subject" text, "payload" text, "event_created_at" timestamptz, "trace_context" text)
        ), "finished" as (
          update "executions" e set "status" = r."status", "output" = r."output", "error" = r."error", "completed_at" = r."completed_at",
-           "duration_ms" = r."duration_ms", "lease_owner" = null, "lease_until" = null
+           "duration_ms" = r."duration_ms", "lease_owner" = null, "lease_until" = null, "wake_at" = null
          from "rows" r
          where e."id" = r."id" and e."lease_owner" = ? and e."status" = 'running'
          returning e."id"

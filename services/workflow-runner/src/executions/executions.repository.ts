@@ -67,37 +67,38 @@ export class ExecutionsRepository {
   }
 
   /**
-   * decisions §13: completes a waiting approval node with `output` and wakes its execution. The
-   * execution's row is locked first, as the runner's park locks it (ExecutionStore.park): a
-   * decision and a park are ordered, and whichever comes second sees the other. The node changes
-   * only while `waiting`, so of two decisions, or a decision and the time-out, exactly one lands.
+   * decisions §13: completes a waiting approval node with `output` and wakes its execution, in one
+   * statement that locks the execution's row first. The node changes only while `waiting`, so of
+   * two decisions, or a decision and the time-out, exactly one lands. The execution's `wake_at` is
+   * set even while a runner holds it: the runner's park keeps it (ExecutionStore.park), so a
+   * decision that lands mid-run wakes the execution as soon as it parks (decisions §13.4).
    */
   async decide(tenantId: string, workflowId: string, id: string, nodeId: string, output: unknown, now: Date): Promise<DecisionOutcome> {
-    return this.em.fork().transactional(async (em) => {
-      const [execution] = await em.execute<{ status: ExecutionStatus; graph: WorkflowGraph }[]>(
-        `select "status", "graph" from "executions" where "id" = ? and "tenant_id" = ? and "workflow_id" = ? for update`,
-        [id, tenantId, workflowId],
-      );
-      if (!execution) return { kind: 'no_execution' };
-      const node = execution.graph.nodes.find((candidate) => candidate.id === nodeId);
-      if (!node) return { kind: 'no_node' };
-      if (node.type !== 'approval') return { kind: 'not_approval', type: node.type };
-      if (!(UNFINISHED_STATUSES as readonly string[]).includes(execution.status)) return { kind: 'finished', status: execution.status };
-      const decided = await em.execute<{ node_id: string }[]>(
-        `update "node_executions" set "status" = 'completed', "output" = ?::jsonb, "completed_at" = ?::timestamptz, "wake_at" = null,
-           "duration_ms" = greatest(0, floor(extract(epoch from (?::timestamptz - "started_at")) * 1000))::int
-         where "execution_id" = ? and "node_id" = ? and "status" = 'waiting'
-         returning "node_id"`,
-        [JSON.stringify(output), now.toISOString(), now.toISOString(), id, nodeId],
-      );
-      if (decided.length === 0) {
-        const [current] = await em.execute<{ status: StoredNodeStatus }[]>(`select "status" from "node_executions" where "execution_id" = ? and "node_id" = ?`, [id, nodeId]);
-        return { kind: 'not_waiting', status: current?.status ?? 'pending' };
-      }
-      // Running: its runner parks it soon and, seeing this decision, wakes it at once.
-      await em.execute(`update "executions" set "wake_at" = now() where "id" = ? and "status" = 'waiting'`, [id], 'run');
-      return { kind: 'decided' };
-    });
+    const [row] = await this.em.fork().execute<{ status: ExecutionStatus; graph: WorkflowGraph; decided: boolean; node_status: StoredNodeStatus | null }[]>(
+      `with "execution" as (
+         select "id", "status", "graph" from "executions" where "id" = ? and "tenant_id" = ? and "workflow_id" = ? for update
+       ), "decided" as (
+         update "node_executions" n set "status" = 'completed', "output" = ?::jsonb, "completed_at" = ?::timestamptz, "wake_at" = null,
+           "duration_ms" = greatest(0, floor(extract(epoch from (?::timestamptz - n."started_at")) * 1000))::int
+         from "execution" e
+         where n."execution_id" = e."id" and n."node_id" = ? and n."status" = 'waiting' and e."status" in ('running', 'waiting')
+           and e."graph"->'nodes' @> jsonb_build_array(jsonb_build_object('id', ?::text, 'type', 'approval'))
+         returning n."node_id"
+       ), "woken" as (
+         update "executions" x set "wake_at" = now() from "decided" where x."id" = ?
+       )
+       select e."status", e."graph", exists (select 1 from "decided") as "decided",
+         (select "status" from "node_executions" where "execution_id" = e."id" and "node_id" = ?) as "node_status"
+       from "execution" e`,
+      [id, tenantId, workflowId, JSON.stringify(output), now.toISOString(), now.toISOString(), nodeId, nodeId, id, nodeId],
+    );
+    if (!row) return { kind: 'no_execution' };
+    if (row.decided) return { kind: 'decided' };
+    const node = row.graph.nodes.find((candidate) => candidate.id === nodeId);
+    if (!node) return { kind: 'no_node' };
+    if (node.type !== 'approval') return { kind: 'not_approval', type: node.type };
+    if (!(UNFINISHED_STATUSES as readonly string[]).includes(row.status)) return { kind: 'finished', status: row.status };
+    return { kind: 'not_waiting', status: row.node_status ?? 'pending' };
   }
 
   /** The status of an execution, by id only (waiting for one that another runner holds). */
