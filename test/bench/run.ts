@@ -23,6 +23,7 @@ await import('./chat-tools.js');
 await import('./memory-extraction.js');
 await import('./mcp.js');
 await import('./workflow-executions.js');
+await import('./workflow-approvals.js');
 
 const baselineFile = new URL('./baseline.json', import.meta.url);
 const machine = { cores: availableParallelism(), node: process.version, quick: process.env.BENCH_QUICK === '1' };

@@ -109,7 +109,7 @@ async function main(): Promise<void> {
 
     const ids: string[] = [];
     for (let cursor: string | null = ''; cursor !== null; ) {
-      const page = dataOf(await client.GET('/api/v1/workflows/{workflow_id}/executions', { params: { path, query: { status: 'waiting', limit: 100, ...(cursor ? { cursor } : {}) } } }), 'listing');
+      const page: { items: { id: string }[]; next_cursor: string | null } = dataOf(await client.GET('/api/v1/workflows/{workflow_id}/executions', { params: { path, query: { status: 'waiting', limit: 100, ...(cursor ? { cursor } : {}) } } }), 'listing');
       ids.push(...page.items.map((item) => item.id));
       cursor = page.next_cursor;
     }
