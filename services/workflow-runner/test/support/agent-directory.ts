@@ -1,4 +1,4 @@
-import { newId, type Actor } from '@agent-platform/kit';
+import { newId, type Actor, type DomainError } from '@agent-platform/kit';
 import type { AgentDirectory } from '../../src/agents/agent-directory.js';
 
 /**
@@ -10,6 +10,8 @@ export class TestAgentDirectory implements AgentDirectory {
   private readonly agents = new Map<string, Set<string>>();
   /** Every question asked, in order, as `<tenant>/<agent>`. */
   readonly asked: string[] = [];
+  /** Set, every question fails with it: agent-memory unavailable. */
+  failure: DomainError | undefined;
 
   /** A new agent of the tenant; its id. */
   add(tenantId: string, agentId: string = newId('agent')): string {
@@ -25,6 +27,7 @@ export class TestAgentDirectory implements AgentDirectory {
 
   exists(actor: Actor, agentId: string): Promise<boolean> {
     this.asked.push(`${actor.tenantId}/${agentId}`);
+    if (this.failure) return Promise.reject(this.failure);
     return Promise.resolve(this.agents.get(actor.tenantId)?.has(agentId) ?? false);
   }
 }
