@@ -26,7 +26,7 @@ describe('agent references checked at save (decisions §13.2)', { timeout: 30_00
       { field: 'nodes[3].config.agent_id', message: NOT_AN_AGENT },
     ]);
     expect(runner.agents.asked.slice(asked).sort()).toEqual([own, foreign, nowhere].map((agent) => `${tenant.tenantId}/${agent}`).sort());
-    expect((await runner.workflows.listWorkflows({}, { principal: tenant.principal })).total).toBe(0);
+    expect((await runner.workflows.listWorkflows({ page: { page: 1, perPage: 20 } }, { principal: tenant.principal })).total).toBe(0);
 
     const created = (await create(runner, tenant, [ask('a', own)])).workflow!;
     expect(created.version).toBe(1);
@@ -73,7 +73,7 @@ describe('agent references checked at save (decisions §13.2)', { timeout: 30_00
     const error = await expectError(runner.workflows.restoreWorkflowVersion({ workflowId: created.id, version: 1 }, as), 'validation_error');
     expect(error.details).toEqual([{ field: 'nodes[0].config.agent_id', message: NOT_AN_AGENT }]);
     expect((await runner.workflows.getWorkflow({ workflowId: created.id }, as)).workflow!.version).toBe(2);
-    expect((await runner.workflows.listWorkflowVersions({ workflowId: created.id }, as)).total).toBe(2);
+    expect((await runner.workflows.listWorkflowVersions({ workflowId: created.id, page: { page: 1, perPage: 20 } }, as)).total).toBe(2);
   });
 
   test('agent-memory failing is that failure, not a verdict on the graph', async ({ runner, onTestFinished }) => {
@@ -84,6 +84,6 @@ describe('agent references checked at save (decisions §13.2)', { timeout: 30_00
       runner.agents.failure = undefined;
     });
     await expectError(create(runner, tenant, [ask('a', agent)]), 'service_unavailable');
-    expect((await runner.workflows.listWorkflows({}, { principal: tenant.principal })).total).toBe(0);
+    expect((await runner.workflows.listWorkflows({ page: { page: 1, perPage: 20 } }, { principal: tenant.principal })).total).toBe(0);
   });
 });

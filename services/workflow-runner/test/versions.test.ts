@@ -140,7 +140,7 @@ describe('workflow versions', { timeout: 30_000 }, () => {
     const tenant = newTenant();
     const viewer = { principal: { ...tenant.principal, role: 'viewer' } };
     const created = await runner.createWorkflow(tenant, single('only'));
-    expect((await runner.workflows.listWorkflowVersions({ workflowId: created.id }, viewer)).total).toBe(1);
+    expect((await runner.workflows.listWorkflowVersions({ workflowId: created.id, page: { page: 1, perPage: 20 } }, viewer)).total).toBe(1);
     await expectError(runner.workflows.restoreWorkflowVersion({ workflowId: created.id, version: 1 }, viewer), 'forbidden');
   });
 
