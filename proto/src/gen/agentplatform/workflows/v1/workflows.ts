@@ -4199,7 +4199,10 @@ export const WorkflowServiceService = {
       Buffer.from(ListWorkflowVersionsResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): ListWorkflowVersionsResponse => ListWorkflowVersionsResponse.decode(value),
   },
-  /** One version with its graph. Errors: not_found (the workflow, or the version). */
+  /**
+   * One version with its graph. Errors: validation_error naming `version` when below 1 (versions
+   * count from 1); not_found (the workflow, or the version).
+   */
   getWorkflowVersion: {
     path: "/agentplatform.workflows.v1.WorkflowService/GetWorkflowVersion" as const,
     requestStream: false as const,
@@ -4214,8 +4217,8 @@ export const WorkflowServiceService = {
   /**
    * Makes a new version (the current one + 1) whose graph is that version's, as an update of the
    * graph would, even when it equals the current graph. Errors: not_found (the workflow, or the
-   * version); validation_error as UpdateWorkflow, naming `nodes[i].config.agent_id` for an agent
-   * that is no longer the tenant's.
+   * version); validation_error naming `version` when below 1, or as UpdateWorkflow (the graph is
+   * checked again), e.g. `nodes[i].config.agent_id` for an agent that is no longer the tenant's.
    */
   restoreWorkflowVersion: {
     path: "/agentplatform.workflows.v1.WorkflowService/RestoreWorkflowVersion" as const,
@@ -4261,13 +4264,16 @@ export interface WorkflowServiceServer extends UntypedServiceImplementation {
    * Errors: not_found (the workflow); validation_error naming `page` or `per_page`.
    */
   listWorkflowVersions: handleUnaryCall<ListWorkflowVersionsRequest, ListWorkflowVersionsResponse>;
-  /** One version with its graph. Errors: not_found (the workflow, or the version). */
+  /**
+   * One version with its graph. Errors: validation_error naming `version` when below 1 (versions
+   * count from 1); not_found (the workflow, or the version).
+   */
   getWorkflowVersion: handleUnaryCall<GetWorkflowVersionRequest, GetWorkflowVersionResponse>;
   /**
    * Makes a new version (the current one + 1) whose graph is that version's, as an update of the
    * graph would, even when it equals the current graph. Errors: not_found (the workflow, or the
-   * version); validation_error as UpdateWorkflow, naming `nodes[i].config.agent_id` for an agent
-   * that is no longer the tenant's.
+   * version); validation_error naming `version` when below 1, or as UpdateWorkflow (the graph is
+   * checked again), e.g. `nodes[i].config.agent_id` for an agent that is no longer the tenant's.
    */
   restoreWorkflowVersion: handleUnaryCall<RestoreWorkflowVersionRequest, RestoreWorkflowVersionResponse>;
 }
@@ -4414,7 +4420,10 @@ export interface WorkflowServiceClient extends Client {
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: ListWorkflowVersionsResponse) => void,
   ): ClientUnaryCall;
-  /** One version with its graph. Errors: not_found (the workflow, or the version). */
+  /**
+   * One version with its graph. Errors: validation_error naming `version` when below 1 (versions
+   * count from 1); not_found (the workflow, or the version).
+   */
   getWorkflowVersion(
     request: GetWorkflowVersionRequest,
     callback: (error: ServiceError | null, response: GetWorkflowVersionResponse) => void,
@@ -4433,8 +4442,8 @@ export interface WorkflowServiceClient extends Client {
   /**
    * Makes a new version (the current one + 1) whose graph is that version's, as an update of the
    * graph would, even when it equals the current graph. Errors: not_found (the workflow, or the
-   * version); validation_error as UpdateWorkflow, naming `nodes[i].config.agent_id` for an agent
-   * that is no longer the tenant's.
+   * version); validation_error naming `version` when below 1, or as UpdateWorkflow (the graph is
+   * checked again), e.g. `nodes[i].config.agent_id` for an agent that is no longer the tenant's.
    */
   restoreWorkflowVersion(
     request: RestoreWorkflowVersionRequest,
