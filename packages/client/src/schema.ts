@@ -783,8 +783,8 @@ export interface paths {
         get: operations["listWorkflows"];
         put?: never;
         /**
-         * Create a workflow; it starts as draft
-         * @description The graph is validated as a whole (decisions §7): each problem is a 422 validation_error detail naming its field, e.g. nodes[2].config.path or nodes[1].config.rules[0].if for a CEL rule that does not compile.
+         * Create a workflow; it starts as draft, at version 1
+         * @description The graph is validated as a whole (decisions §7): each problem is a 422 validation_error detail naming its field, e.g. nodes[2].config.path or nodes[1].config.rules[0].if for a CEL rule that does not compile. Each agent node must name an agent of the tenant (nodes[i].config.agent_id). The workflow starts at version 1.
          */
         post: operations["createWorkflow"];
         delete?: never;
@@ -804,7 +804,7 @@ export interface paths {
         get: operations["getWorkflow"];
         /**
          * Change a workflow: the fields sent are replaced, the status is kept
-         * @description Executions already running finish on the graph they started with.
+         * @description Executions already running finish on the graph they started with. Nodes or edges that differ from the current graph make the next version; the name or description alone keep it. As on create, each agent node must name an agent of the tenant (422 naming nodes[i].config.agent_id).
          */
         put: operations["updateWorkflow"];
         post?: never;
