@@ -112,10 +112,17 @@ describe('the engine', () => {
     expect(sessions.items.map((session) => session.id)).toContain((run.output as { session_id: string }).session_id);
   });
 
-  it('fails an agent node whose agent is not in the tenant', async () => {
+  it('refuses to save an agent node whose agent is not in the tenant, and fails a run whose agent was deleted since', async () => {
     const api = new Api();
     const account = await newAccount(api);
-    const workflow = await createWorkflow(api, account, { name: 'Nobody', nodes: [{ id: 'ask', type: 'agent', config: { agent_id: 'agt_01JD0000000000000000000000' } }], edges: [] });
+    const nobody = await account.client.POST('/api/v1/workflows', {
+      body: { name: 'Nobody', nodes: [{ id: 'ask', type: 'agent', config: { agent_id: 'agt_01JD0000000000000000000000' } }], edges: [] },
+    });
+    expect(expectError(nobody, 422, 'validation_error').details).toEqual([{ field: 'nodes[0].config.agent_id', message: 'is not an agent of this tenant' }]);
+
+    const agent = expectStatus(await account.client.POST('/api/v1/agents', { body: { name: 'Leaving', type: 'assistant' } }), 201);
+    const workflow = await createWorkflow(api, account, { name: 'Orphaned', nodes: [{ id: 'ask', type: 'agent', config: { agent_id: agent.id } }], edges: [] });
+    expectStatus(await account.client.DELETE('/api/v1/agents/{agent_id}', { params: { path: { agent_id: agent.id } } }));
     const run = await runSync(api, account, workflow.id, { message: 'hello' });
     expect(run.status).toBe('failed');
     expect(run.error).toEqual({ node_id: 'ask', message: expect.stringContaining('not found') });

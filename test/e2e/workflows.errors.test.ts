@@ -10,6 +10,7 @@ const node = (id: string, type: string, config: Record<string, unknown> = {}) =>
 function everyOperation(client: AgentPlatformClient, workflowId: string, executionId: string): [string, () => Promise<CallResult>][] {
   const workflow = { params: { path: { workflow_id: workflowId } } };
   const execution = { params: { path: { workflow_id: workflowId, execution_id: executionId } } };
+  const version = { params: { path: { workflow_id: workflowId, version: 1 } } };
   return [
     ['GET workflow', () => client.GET('/api/v1/workflows/{workflow_id}', workflow)],
     ['PUT workflow', () => client.PUT('/api/v1/workflows/{workflow_id}', { ...workflow, body: { name: 'mine now' } })],
@@ -17,6 +18,9 @@ function everyOperation(client: AgentPlatformClient, workflowId: string, executi
     ['POST pause', () => client.POST('/api/v1/workflows/{workflow_id}/pause', workflow)],
     ['POST resume', () => client.POST('/api/v1/workflows/{workflow_id}/resume', workflow)],
     ['POST execute', () => client.POST('/api/v1/workflows/{workflow_id}/execute', { ...workflow, body: {} })],
+    ['GET versions', () => client.GET('/api/v1/workflows/{workflow_id}/versions', workflow)],
+    ['GET version', () => client.GET('/api/v1/workflows/{workflow_id}/versions/{version}', version)],
+    ['POST restore', () => client.POST('/api/v1/workflows/{workflow_id}/versions/{version}/restore', version)],
     ['GET executions', () => client.GET('/api/v1/workflows/{workflow_id}/executions', workflow)],
     ['GET execution', () => client.GET('/api/v1/workflows/{workflow_id}/executions/{execution_id}', execution)],
     ['POST cancel', () => client.POST('/api/v1/workflows/{workflow_id}/executions/{execution_id}/cancel', execution)],

@@ -54,6 +54,7 @@ describe('workflows', () => {
       webhook_url: expect.stringMatching(new RegExp(`/hooks/${workflow.id}/orders$`)),
       last_run_at: null,
       statistics: { total_runs: 0, success_rate: 0, avg_duration: '0.00s' },
+      version: 1,
       created_at: expect.stringMatching(ISO_MS),
       updated_at: expect.stringMatching(ISO_MS),
     });

@@ -65,7 +65,7 @@ describe('workflows that wait for people (decisions §13)', () => {
     const event = verifyWebhook(delivery!.body, delivery!.headers, webhook.signing_secret);
     expect(event).toMatchObject({
       type: 'workflow.execution.waiting',
-      data: { execution_id: waiting.id, workflow_id: workflow.id, node_id: 'approve', message: 'Refund 40 EUR to Ana?', expires_at: nodeOf(waiting, 'approve').output!.expires_at },
+      data: { execution_id: waiting.id, workflow_id: workflow.id, node_id: 'approve', message: 'Refund 40 EUR to Ana?', expires_at: (nodeOf(waiting, 'approve').output as { expires_at: string }).expires_at },
     });
 
     const approved = expectStatus(await decide(account.client, waiting, 'approve', 'approve', 'fine by finance'));

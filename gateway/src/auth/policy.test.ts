@@ -88,6 +88,30 @@ describe('the policy table', () => {
     });
   });
 
+  it('guards workflows, their versions and executions with workflows:read / write / execute (decisions §3, §4, §13)', () => {
+    const READ = { auth: 'user-or-key', minRole: 'viewer', scope: 'workflows:read' };
+    const WRITE = { auth: 'user-or-key', minRole: 'member', scope: 'workflows:write' };
+    const EXECUTE = { auth: 'user-or-key', minRole: 'member', scope: 'workflows:execute' };
+    const rows = Object.fromEntries(Object.entries(POLICIES).filter(([key]) => key.includes(' /workflows')));
+    expect(rows).toEqual({
+      'GET /workflows': READ,
+      'POST /workflows': WRITE,
+      'GET /workflows/:workflow_id': READ,
+      'PUT /workflows/:workflow_id': WRITE,
+      'DELETE /workflows/:workflow_id': WRITE,
+      'POST /workflows/:workflow_id/pause': WRITE,
+      'POST /workflows/:workflow_id/resume': WRITE,
+      'POST /workflows/:workflow_id/execute': EXECUTE,
+      'GET /workflows/:workflow_id/versions': READ,
+      'GET /workflows/:workflow_id/versions/:version': READ,
+      'POST /workflows/:workflow_id/versions/:version/restore': WRITE,
+      'GET /workflows/:workflow_id/executions': READ,
+      'GET /workflows/:workflow_id/executions/:execution_id': READ,
+      'POST /workflows/:workflow_id/executions/:execution_id/cancel': EXECUTE,
+      'POST /workflows/:workflow_id/executions/:execution_id/retry': EXECUTE,
+    });
+  });
+
   it('tells the routes without a row from the rows without a route', () => {
     const routed = Object.keys(POLICIES).filter((key) => key !== 'GET /auth/me');
     expect(routeTableDrift([...routed, 'GET /auth/nope', 'GET /auth/nope'])).toEqual({ unlisted: ['GET /auth/nope'], unrouted: ['GET /auth/me'] });

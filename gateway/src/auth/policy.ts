@@ -105,6 +105,10 @@ export const POLICIES = {
   'POST /workflows/:workflow_id/pause': WORKFLOWS_WRITE,
   'POST /workflows/:workflow_id/resume': WORKFLOWS_WRITE,
   'POST /workflows/:workflow_id/execute': WORKFLOWS_EXECUTE,
+  'GET /workflows/:workflow_id/versions': WORKFLOWS_READ,
+  'GET /workflows/:workflow_id/versions/:version': WORKFLOWS_READ,
+  // A restore saves a graph, as a PUT does.
+  'POST /workflows/:workflow_id/versions/:version/restore': WORKFLOWS_WRITE,
   'GET /workflows/:workflow_id/executions': WORKFLOWS_READ,
   'GET /workflows/:workflow_id/executions/:execution_id': WORKFLOWS_READ,
   // Cancelling and retrying act on runs, as execute does.

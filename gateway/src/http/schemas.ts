@@ -17,8 +17,8 @@ export const Timestamp = z.iso
   .datetime({ precision: 3 })
   .meta({ id: 'Timestamp', description: 'ISO 8601 UTC with milliseconds, e.g. 2026-01-02T03:04:05.006Z.' });
 
-/** An integer read from the query string: text that is not a number is 400, out of range 422. */
-export function queryInt(options: { min: number; max: number; fallback: number; description: string }) {
+/** A whole number from the URL's text: text that is not one is 400, one out of range 422 (decisions §2). */
+function wholeNumber(min: number, max: number) {
   return z
     .string()
     .check((ctx) => {
@@ -27,11 +27,22 @@ export function queryInt(options: { min: number; max: number; fallback: number; 
       }
     })
     .transform(Number)
-    .pipe(z.int().min(options.min).max(options.max))
+    .pipe(z.int().min(min).max(max));
+}
+
+/** An integer read from the query string: text that is not a number is 400, out of range 422. */
+export function queryInt(options: { min: number; max: number; fallback: number; description: string }) {
+  return wholeNumber(options.min, options.max)
     .optional()
     .transform((value) => value ?? options.fallback)
     // Documented as the integer it is read as, not as the query string's text.
     .meta({ type: 'integer', minimum: options.min, maximum: options.max, description: `${options.description} Default ${options.fallback}.` });
+}
+
+/** An integer path parameter (a version's number): text that is not a number is 400, out of range 422. */
+export function pathInt(options: { min: number; max: number; description: string }) {
+  // Documented as the integer it is read as, not as the path's text.
+  return wholeNumber(options.min, options.max).meta({ type: 'integer', minimum: options.min, maximum: options.max, description: options.description });
 }
 
 /** A path parameter naming a resource by its id (decisions §1: `<resource>_id`, ids `<prefix>_<ULID>`). */

@@ -90,7 +90,7 @@ export const MCP_TOOLS: readonly McpTool[] = [
     name: 'list_workflows',
     title: 'List workflows',
     description:
-      'Lists the workflows of the tenant, newest first: {items: [{id, name, description, status (draft, active, paused), trigger_type, webhook_url, last_run_at, created_at, updated_at}], total, page, per_page}. Use an id with run_workflow.',
+      'Lists the workflows of the tenant, newest first: {items: [{id, name, description, status (draft, active, paused), trigger_type, webhook_url, last_run_at, version, created_at, updated_at}], total, page, per_page}. Use an id with run_workflow.',
     input: z.object(Paging),
     policy: POLICIES['GET /workflows'],
     readOnly: true,
@@ -103,7 +103,7 @@ export const MCP_TOOLS: readonly McpTool[] = [
     name: 'run_workflow',
     title: 'Run a workflow',
     description:
-      "Runs a workflow (draft or active; a paused one is conflict) with the given input and waits for it, at most 30 s: answers the execution {id, workflow_id, status, trigger, started_at, completed_at, duration_ms, input, output, error, node_executions}. A run that takes longer is answered still running; its id tells which it is.",
+      "Runs a workflow (draft or active; a paused one is conflict) with the given input and waits for it, at most 30 s: answers the execution {id, workflow_id, workflow_version, status, trigger, started_at, completed_at, duration_ms, input, output, error, node_executions}. A run that takes longer is answered still running; its id tells which it is.",
     input: z.object({
       workflow_id: z.string().min(1).describe("The workflow's id (wf_…), as list_workflows gives it."),
       input: z.record(z.string(), z.unknown()).describe("The trigger payload, a JSON object; the workflow's expressions see it as `input`."),

@@ -54,9 +54,10 @@ const METHODS = ['get', 'post', 'put', 'patch', 'delete'];
 
 /**
  * The path parameter a collection segment takes is `<singular>_id`, but for these. An API key is
- * `key_id` (decisions §1); a member is the user it is, by the `usr_` id (as `user_id` in its body).
+ * `key_id` (decisions §1); a member is the user it is, by the `usr_` id (as `user_id` in its body);
+ * a workflow's version is its number, `version` as in its body (decisions §13.1).
  */
-const PARAMETER_OF: Record<string, string> = { 'api-keys': 'key_id', members: 'user_id', 'tool-calls': 'call_id' };
+const PARAMETER_OF: Record<string, string> = { 'api-keys': 'key_id', members: 'user_id', 'tool-calls': 'call_id', versions: 'version' };
 
 function singular(segment: string): string {
   if (segment.endsWith('ies')) return `${segment.slice(0, -3)}y`;

@@ -783,8 +783,8 @@ export interface paths {
         get: operations["listWorkflows"];
         put?: never;
         /**
-         * Create a workflow; it starts as draft
-         * @description The graph is validated as a whole (decisions §7): each problem is a 422 validation_error detail naming its field, e.g. nodes[2].config.path or nodes[1].config.rules[0].if for a CEL rule that does not compile.
+         * Create a workflow; it starts as draft, at version 1
+         * @description The graph is validated as a whole (decisions §7): each problem is a 422 validation_error detail naming its field, e.g. nodes[2].config.path or nodes[1].config.rules[0].if for a CEL rule that does not compile. Each agent node must name an agent of the tenant (nodes[i].config.agent_id). The workflow starts at version 1.
          */
         post: operations["createWorkflow"];
         delete?: never;
@@ -804,7 +804,7 @@ export interface paths {
         get: operations["getWorkflow"];
         /**
          * Change a workflow: the fields sent are replaced, the status is kept
-         * @description Executions already running finish on the graph they started with.
+         * @description Executions already running finish on the graph they started with. Nodes or edges that differ from the current graph make the next version; the name or description alone keep it. As on create, each agent node must name an agent of the tenant (422 naming nodes[i].config.agent_id).
          */
         put: operations["updateWorkflow"];
         post?: never;
@@ -983,6 +983,60 @@ export interface paths {
          * @description The node completes with output {approved, decided_by, comment, decided_at} and the execution continues after it (a condition on nodes.<id>.output.approved can route a rejection). Exactly one decision lands on a node: any other, racing or later, or one after the time-out, is 409.
          */
         post: operations["rejectWorkflowNode"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/workflows/{workflow_id}/versions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List the versions of a workflow, newest first, without their graphs */
+        get: operations["listWorkflowVersions"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/workflows/{workflow_id}/versions/{version}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Get one version of a workflow with its graph */
+        get: operations["getWorkflowVersion"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/workflows/{workflow_id}/versions/{version}/restore": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Make a new version whose graph is this version's
+         * @description The workflow gets the graph, and the trigger type, inbound path and schedule that come from it, as a PUT of that graph would, as the next version; restoring the current graph makes one too. The status is kept, and executions already running finish on their own version.
+         */
+        post: operations["restoreWorkflowVersion"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1237,6 +1291,8 @@ export interface components {
             webhook_url: string;
             last_run_at: components["schemas"]["Timestamp"] | null;
             statistics: components["schemas"]["WorkflowStatistics"];
+            /** @description The version of the current graph: 1 at creation, the next with every change of nodes or edges and every restore. */
+            version: number;
             created_at: components["schemas"]["Timestamp"];
             updated_at: components["schemas"]["Timestamp"];
         };
@@ -1251,8 +1307,25 @@ export interface components {
             /** @description {WEBHOOK_HOST}/{workflow_id}{path of the webhook node} */
             webhook_url: string;
             last_run_at: components["schemas"]["Timestamp"] | null;
+            /** @description The version of the current graph: 1 at creation, the next with every change of nodes or edges and every restore. */
+            version: number;
             created_at: components["schemas"]["Timestamp"];
             updated_at: components["schemas"]["Timestamp"];
+        };
+        WorkflowVersionSummary: {
+            version: number;
+            created_at: components["schemas"]["Timestamp"];
+            /** @description The user whose create, update or restore made this version. */
+            created_by: string;
+        };
+        /** @description One graph the workflow has had; versions never change once made. */
+        WorkflowVersion: {
+            version: number;
+            created_at: components["schemas"]["Timestamp"];
+            /** @description The user whose create, update or restore made this version. */
+            created_by: string;
+            nodes: components["schemas"]["WorkflowNode"][];
+            edges: components["schemas"]["WorkflowEdge"][];
         };
         ExecutionError: {
             node_id: string | null;
@@ -1284,6 +1357,8 @@ export interface components {
             started_at: components["schemas"]["Timestamp"];
             completed_at: components["schemas"]["Timestamp"] | null;
             duration_ms: number | null;
+            /** @description The version of the workflow the execution runs, from start to end, whatever is saved meanwhile. */
+            workflow_version: number;
         };
         WorkflowExecution: {
             id: string;
@@ -1298,6 +1373,8 @@ export interface components {
             started_at: components["schemas"]["Timestamp"];
             completed_at: components["schemas"]["Timestamp"] | null;
             duration_ms: number | null;
+            /** @description The version of the workflow the execution runs, from start to end, whatever is saved meanwhile. */
+            workflow_version: number;
             input: unknown;
             /** @description The output of the last node, or of each last node by id when the run ended in several. */
             output: unknown;
@@ -9559,6 +9636,322 @@ export interface operations {
                 };
             };
             /** @description `validation_error`: The body or the query breaks a rule; `details` names each offending field. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limit_exceeded`: Too many requests; `retry_after` and `Retry-After` say when to try again. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `internal_error`: An unexpected failure; the body holds no internals. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `service_unavailable`: A dependency (a backend service, Redis) is unavailable; retry shortly. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listWorkflowVersions: {
+        parameters: {
+            query?: {
+                /** @description The tenant to act in; default: your first tenant (JWT) or the key's tenant. */
+                tenant_id?: string;
+                /** @description Page number, from 1. Default 1. */
+                page?: number;
+                /** @description Items per page, 1..100. Default 20. */
+                per_page?: number;
+            };
+            header?: never;
+            path: {
+                /** @description The workflow's id (wf_…). */
+                workflow_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        items: components["schemas"]["WorkflowVersionSummary"][];
+                        total: number;
+                        page: number;
+                        per_page: number;
+                    };
+                };
+            };
+            /** @description `invalid_request`: Malformed JSON, a content type other than JSON, or a URL, query or path parameter that cannot be read. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `unauthorized`: No credential, or an invalid, expired or revoked one (with `WWW-Authenticate: Bearer`). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `forbidden`: The credential lacks the role or the API-key scope the operation needs, or names a tenant_id it is no member of. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `not_found`: No such resource in the tenant (one of another tenant is not found either). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `validation_error`: The body or the query breaks a rule; `details` names each offending field. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limit_exceeded`: Too many requests; `retry_after` and `Retry-After` say when to try again. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `internal_error`: An unexpected failure; the body holds no internals. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `service_unavailable`: A dependency (a backend service, Redis) is unavailable; retry shortly. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getWorkflowVersion: {
+        parameters: {
+            query?: {
+                /** @description The tenant to act in; default: your first tenant (JWT) or the key's tenant. */
+                tenant_id?: string;
+            };
+            header?: never;
+            path: {
+                /** @description The workflow's id (wf_…). */
+                workflow_id: string;
+                /** @description The version, from 1. */
+                version: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK: One graph the workflow has had; versions never change once made. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WorkflowVersion"];
+                };
+            };
+            /** @description `invalid_request`: Malformed JSON, a content type other than JSON, or a URL, query or path parameter that cannot be read. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `unauthorized`: No credential, or an invalid, expired or revoked one (with `WWW-Authenticate: Bearer`). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `forbidden`: The credential lacks the role or the API-key scope the operation needs, or names a tenant_id it is no member of. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `not_found`: No such workflow in the tenant, or no such version of it. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `validation_error`: The body or the query breaks a rule; `details` names each offending field. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limit_exceeded`: Too many requests; `retry_after` and `Retry-After` say when to try again. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `internal_error`: An unexpected failure; the body holds no internals. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `service_unavailable`: A dependency (a backend service, Redis) is unavailable; retry shortly. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    restoreWorkflowVersion: {
+        parameters: {
+            query?: {
+                /** @description The tenant to act in; default: your first tenant (JWT) or the key's tenant. */
+                tenant_id?: string;
+            };
+            header?: never;
+            path: {
+                /** @description The workflow's id (wf_…). */
+                workflow_id: string;
+                /** @description The version, from 1. */
+                version: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK: A graph of nodes run on demand, by an inbound webhook or on a schedule. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Workflow"];
+                };
+            };
+            /** @description `invalid_request`: Malformed JSON, a content type other than JSON, or a URL, query or path parameter that cannot be read. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `unauthorized`: No credential, or an invalid, expired or revoked one (with `WWW-Authenticate: Bearer`). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `forbidden`: The credential lacks the role or the API-key scope the operation needs, or names a tenant_id it is no member of. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `not_found`: No such workflow in the tenant, or no such version of it. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `payload_too_large`: The body exceeds the body limit (1 MiB by default). */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `validation_error`: The graph no longer passes: `details` names each field, e.g. nodes[0].config.agent_id for an agent deleted since. */
             422: {
                 headers: {
                     [name: string]: unknown;

@@ -67,6 +67,10 @@ export type Workflow = Schemas['Workflow'];
 export type WorkflowSummary = Schemas['WorkflowSummary'];
 export type WorkflowNode = Schemas['WorkflowNode'];
 export type WorkflowEdge = Schemas['WorkflowEdge'];
+/** One graph a workflow has had, with its nodes and edges (decisions §13.1). */
+export type WorkflowVersion = Schemas['WorkflowVersion'];
+/** A version as the list shows it: number, time and author, without the graph. */
+export type WorkflowVersionSummary = Schemas['WorkflowVersionSummary'];
 /** A workflow execution with its node executions. */
 export type Execution = Schemas['WorkflowExecution'];
 export type ExecutionSummary = Schemas['ExecutionSummary'];

@@ -5,9 +5,11 @@ import { assembleOnDatabase, classifyDbError, closeOrm, requestContext, type Orm
 import { OutboxRelay, type EventBus } from '@agent-platform/kit/events';
 import { GrpcChannel, GrpcServer, type ChannelTransport, type InProcessServing } from '@agent-platform/kit/grpc';
 import { OutboundHttp, OutboundPolicy, type HostResolver } from '@agent-platform/kit/security';
+import { AgentServiceService } from '@agent-platform/proto/agents/v1/agents';
 import { ChatServiceService } from '@agent-platform/proto/agents/v1/chat';
 import { ExecutionServiceService, InboundServiceService, WorkflowServiceService } from '@agent-platform/proto/workflows/v1';
 import { GrpcAgentChat, type AgentChat } from './agents/agent-chat.js';
+import { GrpcAgentDirectory, type AgentDirectory } from './agents/agent-directory.js';
 import type { WorkflowRunnerConfig } from './config.js';
 import { openDatabase } from './database.js';
 import { ExecutionRunner } from './engine/execution-runner.js';
@@ -23,6 +25,8 @@ import { buildIngress } from './ingress/ingress-server.js';
 import { EmailSender } from './integrations/email-integration.js';
 import { Integrations } from './integrations/integrations.js';
 import { Scheduler } from './schedules/scheduler.js';
+import { WorkflowVersionsRepository } from './versions/versions.repository.js';
+import { WorkflowVersionsService } from './versions/versions.service.js';
 import { WORKFLOW_SERVICE_NAME, workflowHandlers } from './workflows/workflows.grpc.js';
 import { WorkflowsRepository } from './workflows/workflows.repository.js';
 import { WorkflowsService } from './workflows/workflows.service.js';
@@ -43,6 +47,8 @@ export interface WorkflowRunnerDeps {
   bus: EventBus;
   /** Adapters chosen from the configuration unless given (tests). */
   agents?: AgentChat;
+  /** Which agents a tenant has, asked when a graph is saved (decisions §13.2). */
+  agentDirectory?: AgentDirectory;
   /** agent-memory in this process (the all-in-one mode) instead of at AGENT_MEMORY_ADDR. */
   agentMemoryTransport?: ChannelTransport;
   /** Resolves integration host names for the SSRF guard and for connecting; default the system's. */
@@ -71,8 +77,10 @@ function assemble(config: WorkflowRunnerConfig, deps: WorkflowRunnerDeps, orm: O
   const policy = new OutboundPolicy({ allowPrivateNetworks: config.allowPrivateNetworks, ...(deps.resolveHost ? { resolve: deps.resolveHost } : {}) });
   const http = new OutboundHttp({ policy, userAgent: USER_AGENT });
   const email = new EmailSender({ smtp: config.smtp });
-  const agentMemory = deps.agents ? undefined : new GrpcChannel(deps.agentMemoryTransport ?? config.agentMemoryAddr, { defaultDeadlineMs: config.grpcDeadlineMs });
+  const agentMemory =
+    deps.agents && deps.agentDirectory ? undefined : new GrpcChannel(deps.agentMemoryTransport ?? config.agentMemoryAddr, { defaultDeadlineMs: config.grpcDeadlineMs });
   const agents = deps.agents ?? new GrpcAgentChat(agentMemory!.client(ChatServiceService));
+  const agentDirectory = deps.agentDirectory ?? new GrpcAgentDirectory(agentMemory!.client(AgentServiceService));
 
   const workflowsRepository = new WorkflowsRepository(em);
   const executionsRepository = new ExecutionsRepository(em);
@@ -87,7 +95,8 @@ function assemble(config: WorkflowRunnerConfig, deps: WorkflowRunnerDeps, orm: O
     pollIntervalMs: config.executionPollIntervalMs,
     logger: logger.child({ component: 'execution-worker' }),
   });
-  const workflows = new WorkflowsService({ em, workflows: workflowsRepository });
+  const versions = new WorkflowVersionsService({ em, workflows: workflowsRepository, versions: new WorkflowVersionsRepository(em), agents: agentDirectory });
+  const workflows = new WorkflowsService({ em, workflows: workflowsRepository, versions });
   const executions = new ExecutionsService({
     workflows: workflowsRepository,
     executions: executionsRepository,
@@ -101,7 +110,7 @@ function assemble(config: WorkflowRunnerConfig, deps: WorkflowRunnerDeps, orm: O
 
   const around = requestContext(orm);
   const server = new GrpcServer({ logger, around, classifyError: classifyDbError })
-    .add(WORKFLOW_SERVICE_NAME, WorkflowServiceService, workflowHandlers(workflows))
+    .add(WORKFLOW_SERVICE_NAME, WorkflowServiceService, workflowHandlers(workflows, versions))
     .add(EXECUTION_SERVICE_NAME, ExecutionServiceService, executionHandlers(executions))
     .add(INBOUND_SERVICE_NAME, InboundServiceService, inboundHandlers(inbound));
 

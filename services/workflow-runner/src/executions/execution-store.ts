@@ -11,6 +11,8 @@ export interface RunnableExecution {
   workflowId: string;
   trigger: ExecutionTrigger;
   graph: WorkflowGraph;
+  /** The workflow's version that `graph` is (decisions §13.1). */
+  workflowVersion: number;
   input: unknown;
   request: InboundRequest | null;
   startedAt: Date;
@@ -50,6 +52,7 @@ interface ExecutionRow {
   workflow_id: string;
   trigger: ExecutionTrigger;
   graph: WorkflowGraph;
+  workflow_version: number;
   input: unknown;
   request: InboundRequest | null;
   started_at: Date;
@@ -88,8 +91,8 @@ export interface Acceptance {
   tick?: Date;
   /** Accepted only while the workflow is active (inbound webhooks). */
   requireActive?: boolean;
-  /** Accepted only while the workflow is still at this version (its `updated_at`). */
-  workflowVersion?: Date;
+  /** Accepted only while the workflow is still as it was read (its `updated_at`). */
+  workflowUpdatedAt?: Date;
 }
 
 interface NodeWrite {
@@ -228,12 +231,13 @@ export class ExecutionStore {
   }
 
   private async writeAccepts(batch: readonly Traced<Acceptance>[]): Promise<boolean[]> {
-    const rows = batch.map(({ execution, started, tick, requireActive, workflowVersion, trace }) => ({
+    const rows = batch.map(({ execution, started, tick, requireActive, workflowUpdatedAt, trace }) => ({
       id: execution.id,
       tenant_id: execution.tenantId,
       workflow_id: execution.workflowId,
       trigger: execution.trigger,
       graph: execution.graph,
+      workflow_version: execution.workflowVersion,
       input: execution.input,
       request: execution.request,
       started_at: execution.startedAt.toISOString(),
@@ -241,7 +245,7 @@ export class ExecutionStore {
       created_by: execution.createdBy,
       tick_at: tick?.toISOString() ?? null,
       require_active: requireActive === true,
-      workflow_version: workflowVersion?.toISOString() ?? null,
+      workflow_updated_at: workflowUpdatedAt?.toISOString() ?? null,
       event_id: started.id,
       subject: eventSubject(started),
       payload: JSON.stringify(started),
@@ -249,20 +253,20 @@ export class ExecutionStore {
     }));
     const accepted = await this.em.fork().execute<{ id: string }[]>(
       `with "rows" as (
-         select * from jsonb_to_recordset(?::jsonb) as r("id" text, "tenant_id" text, "workflow_id" text, "trigger" text, "graph" jsonb, "input" jsonb,
-           "request" jsonb, "started_at" timestamptz, "deadline_at" timestamptz, "created_by" text, "tick_at" timestamptz, "require_active" boolean,
-           "workflow_version" timestamptz, "event_id" text, "subject" text, "payload" text, "trace_context" text)
+         select * from jsonb_to_recordset(?::jsonb) as r("id" text, "tenant_id" text, "workflow_id" text, "trigger" text, "graph" jsonb, "workflow_version" integer,
+           "input" jsonb, "request" jsonb, "started_at" timestamptz, "deadline_at" timestamptz, "created_by" text, "tick_at" timestamptz, "require_active" boolean,
+           "workflow_updated_at" timestamptz, "event_id" text, "subject" text, "payload" text, "trace_context" text)
        ), "allowed" as (
          select r.* from "rows" r join "workflows" w on w."id" = r."workflow_id"
-         where (not r."require_active" or w."status" = 'active') and (r."workflow_version" is null or w."updated_at" = r."workflow_version")
+         where (not r."require_active" or w."status" = 'active') and (r."workflow_updated_at" is null or w."updated_at" = r."workflow_updated_at")
        ), "ticks" as (
          insert into "schedule_ticks" ("workflow_id", "tick_at", "execution_id")
          select "workflow_id", "tick_at", "id" from "allowed" where "tick_at" is not null
          on conflict do nothing
          returning "execution_id"
        ), "execution" as (
-         insert into "executions" ("id", "tenant_id", "workflow_id", "status", "trigger", "graph", "input", "request", "started_at", "deadline_at", "lease_owner", "lease_until", "created_by", "trace_context")
-         select a."id", a."tenant_id", a."workflow_id", 'running', a."trigger", a."graph", a."input", a."request", a."started_at", a."deadline_at", ?, now() + make_interval(secs => ?), a."created_by", a."trace_context"::json
+         insert into "executions" ("id", "tenant_id", "workflow_id", "status", "trigger", "graph", "workflow_version", "input", "request", "started_at", "deadline_at", "lease_owner", "lease_until", "created_by", "trace_context")
+         select a."id", a."tenant_id", a."workflow_id", 'running', a."trigger", a."graph", a."workflow_version", a."input", a."request", a."started_at", a."deadline_at", ?, now() + make_interval(secs => ?), a."created_by", a."trace_context"::json
          from "allowed" a where a."tick_at" is null or a."id" in (select "execution_id" from "ticks")
          returning "id"
        ), "event" as (
@@ -364,7 +368,7 @@ export class ExecutionStore {
          "deadline_at" = case when e."status" = 'waiting' then now() + make_interval(secs => ?) else e."deadline_at" end,
          "status" = 'running', "wake_at" = null
        from "picked" where e."id" = "picked"."id"
-       returning e."id", e."tenant_id", e."workflow_id", e."trigger", e."graph", e."input", e."request", e."started_at", e."deadline_at", e."created_by", e."trace_context"::text as "trace"`,
+       returning e."id", e."tenant_id", e."workflow_id", e."trigger", e."graph", e."workflow_version", e."input", e."request", e."started_at", e."deadline_at", e."created_by", e."trace_context"::text as "trace"`,
       [limit, limit, limit, this.owner, this.leaseSeconds, this.executionTimeoutSeconds],
     );
     if (rows.length === 0) return [];
@@ -375,6 +379,7 @@ export class ExecutionStore {
       workflowId: row.workflow_id,
       trigger: row.trigger,
       graph: row.graph,
+      workflowVersion: row.workflow_version,
       input: row.input,
       request: row.request,
       startedAt: new Date(row.started_at),

@@ -39,6 +39,8 @@ export const ExecutionSchema = defineEntity({
     trigger: p.enum(EXECUTION_TRIGGERS),
     /** The graph the execution started with; later edits of the workflow do not reach it. */
     graph: p.json<WorkflowGraph>().columnType('jsonb').lazy(),
+    /** The workflow's version that `graph` is (decisions §13.1). */
+    workflowVersion: p.integer(),
     input: p.json<unknown>().columnType('jsonb'),
     request: p.json<InboundRequest>().columnType('jsonb').strictNullable(),
     output: p.json<unknown>().columnType('jsonb').strictNullable(),

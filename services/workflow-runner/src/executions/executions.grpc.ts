@@ -52,6 +52,7 @@ function summaryOf(execution: Execution): ExecutionMessage {
     startedAt: execution.startedAt,
     completedAt: execution.completedAt ?? undefined,
     durationMs: execution.durationMs ?? undefined,
+    workflowVersion: execution.workflowVersion,
   };
 }
 

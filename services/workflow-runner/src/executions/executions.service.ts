@@ -26,7 +26,7 @@ export interface ExecutionsServiceOptions {
 export interface StartConditions {
   /** A schedule tick: accepted only if no runner has started this tick yet. */
   tick?: Date;
-  /** Inbound webhooks: accepted only while the workflow is active and still at the version read. */
+  /** Inbound webhooks: accepted only while the workflow is active and unchanged since it was read. */
   whileActive?: boolean;
 }
 
@@ -117,6 +117,7 @@ export class ExecutionsService {
       workflowId: workflow.id,
       trigger,
       graph: { nodes: workflow.nodes, edges: workflow.edges },
+      workflowVersion: workflow.version,
       input,
       request,
       startedAt: now,
@@ -130,7 +131,7 @@ export class ExecutionsService {
       execution,
       started,
       ...(conditions.tick ? { tick: conditions.tick } : {}),
-      ...(conditions.whileActive ? { requireActive: true, workflowVersion: workflow.updatedAt } : {}),
+      ...(conditions.whileActive ? { requireActive: true, workflowUpdatedAt: workflow.updatedAt } : {}),
     });
     if (!accepted) return undefined;
     await this.options.worker.submit(execution);

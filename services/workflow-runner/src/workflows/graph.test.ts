@@ -1,6 +1,6 @@
 import { DomainError, FieldErrors, newId, type FieldError } from '@agent-platform/kit';
 import { describe, expect, it } from 'vitest';
-import { checkGraph, MAX_NODES, predecessorsOf, scheduleOf, successorsOf, triggerNodeOf, triggerTypeOf, webhookPathOf, type WorkflowGraph } from './graph.js';
+import { checkGraph, MAX_NODES, predecessorsOf, sameGraph, scheduleOf, successorsOf, triggerNodeOf, triggerTypeOf, webhookPathOf, type WorkflowGraph } from './graph.js';
 
 function problems(nodes: unknown, edges: unknown = []): FieldError[] {
   const errors = new FieldErrors();
@@ -183,5 +183,26 @@ describe('edges', () => {
     const diamond = [agent('a'), agent('b'), agent('c'), agent('d')];
     const edges = [{ source: 'a', target: 'b' }, { source: 'a', target: 'c' }, { source: 'b', target: 'd' }, { source: 'c', target: 'd' }];
     expect(valid(diamond, edges).edges).toHaveLength(4);
+  });
+});
+
+describe('sameGraph', () => {
+  const http = { id: 'call', type: 'integration', config: { service: 'http', url: 'https://api.example.com/orders', method: 'post', headers: {} } };
+  const first = valid([http, { id: 'next', type: 'condition', config: { rules: [] } }], [{ source: 'call', target: 'next' }]);
+
+  it('sees no change in key order, ignored fields or defaults spelled out (decisions §13.1)', () => {
+    const reordered = { config: { url: 'https://api.example.com/orders', service: 'http' }, type: 'integration', id: 'call', position: { x: 10, y: 20 } };
+    const other = valid([reordered, { type: 'condition', id: 'next', config: { rules: [] } }], [{ target: 'next', source: 'call', label: 'then' }]);
+    expect(sameGraph(first, other)).toBe(true);
+    // What jsonb hands back: the same values, keys in its own order.
+    const reversed = (value: unknown): unknown =>
+      Array.isArray(value) ? value.map(reversed) : typeof value === 'object' && value !== null ? Object.fromEntries(Object.entries(value).reverse().map(([key, item]) => [key, reversed(item)])) : value;
+    expect(sameGraph(first, reversed(first) as WorkflowGraph)).toBe(true);
+  });
+
+  it('sees a changed value, another node order or another edge', () => {
+    expect(sameGraph(first, valid([{ ...http, config: { ...http.config, method: 'GET' } }, { id: 'next', type: 'condition', config: { rules: [] } }], [{ source: 'call', target: 'next' }]))).toBe(false);
+    expect(sameGraph(first, valid([{ id: 'next', type: 'condition', config: { rules: [] } }, http], [{ source: 'call', target: 'next' }]))).toBe(false);
+    expect(sameGraph(first, valid([http, { id: 'next', type: 'condition', config: { rules: [] } }]))).toBe(false);
   });
 });

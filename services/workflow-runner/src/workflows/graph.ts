@@ -248,3 +248,17 @@ export function scheduleOf(graph: WorkflowGraph): ScheduleConfig | undefined {
   const node = graph.nodes.find((candidate) => candidate.type === 'schedule');
   return node?.type === 'schedule' ? node.config : undefined;
 }
+
+/**
+ * Whether two checked graphs are the same, whatever the order of object keys (jsonb reorders them
+ * on the way back): nodes and edges compare in order, since their order is part of the graph.
+ */
+export function sameGraph(a: WorkflowGraph, b: WorkflowGraph): boolean {
+  return canonicalJson(a.nodes) === canonicalJson(b.nodes) && canonicalJson(a.edges) === canonicalJson(b.edges);
+}
+
+function canonicalJson(value: unknown): string {
+  return JSON.stringify(value, (_key, item: unknown) =>
+    isObject(item) ? Object.fromEntries(Object.entries(item).sort(([x], [y]) => (x < y ? -1 : x > y ? 1 : 0))) : item,
+  );
+}

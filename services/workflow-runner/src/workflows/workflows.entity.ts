@@ -21,6 +21,8 @@ export const WorkflowSchema = defineEntity({
     /** The schedule node's cron and IANA time zone; null without a schedule node. */
     scheduleCron: p.text().strictNullable(),
     scheduleTimezone: p.text().strictNullable(),
+    /** The version of the current graph (decisions §13.1); its copy is in workflow_versions. */
+    version: p.integer(),
     /** Who created it: agent nodes talk to agents on this user's behalf. */
     createdBy: p.string(),
     createdAt: p.datetime(),

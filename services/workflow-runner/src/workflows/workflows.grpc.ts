@@ -1,13 +1,17 @@
 import { parsePage } from '@agent-platform/kit';
 import { actorOf, present, type Handlers } from '@agent-platform/kit/grpc';
 import type { Workflow as WorkflowMessage, WorkflowServiceService } from '@agent-platform/proto/workflows/v1';
+import { versionHandlers } from '../versions/versions.grpc.js';
+import type { WorkflowVersionsService } from '../versions/versions.service.js';
 import type { WorkflowsService, WorkflowView } from './workflows.service.js';
 
 export const WORKFLOW_SERVICE_NAME = 'agentplatform.workflows.v1.WorkflowService';
 
-/** WorkflowService: translation only; WorkflowsService decides. */
-export function workflowHandlers(workflows: WorkflowsService): Handlers<typeof WorkflowServiceService> {
+/** WorkflowService: translation only; WorkflowsService and WorkflowVersionsService decide. */
+export function workflowHandlers(workflows: WorkflowsService, versions: WorkflowVersionsService): Handlers<typeof WorkflowServiceService> {
   return {
+    ...versionHandlers(versions),
+
     createWorkflow: async (request, ctx) => {
       const view = await workflows.create(actorOf(ctx), {
         name: request.name,
@@ -43,6 +47,8 @@ export function workflowHandlers(workflows: WorkflowsService): Handlers<typeof W
     pauseWorkflow: async (request, ctx) => ({ workflow: toMessage(await workflows.transition(actorOf(ctx), request.workflowId, 'pause')) }),
 
     resumeWorkflow: async (request, ctx) => ({ workflow: toMessage(await workflows.transition(actorOf(ctx), request.workflowId, 'resume')) }),
+
+    restoreWorkflowVersion: async (request, ctx) => ({ workflow: toMessage(await workflows.restore(actorOf(ctx), request.workflowId, request.version)) }),
   };
 }
 
@@ -67,5 +73,6 @@ function toMessage({ workflow, lastRunAt, statistics }: WorkflowView): WorkflowM
       : undefined,
     createdAt: workflow.createdAt,
     updatedAt: workflow.updatedAt,
+    version: workflow.version,
   };
 }

@@ -4,7 +4,9 @@ import { Workflow, type WorkflowStatus } from './workflows.entity.js';
 
 export type NewWorkflow = Omit<Workflow, 'status' | 'updatedAt'>;
 
-export type WorkflowChanges = Partial<Pick<Workflow, 'name' | 'description' | 'status' | 'triggerType' | 'nodes' | 'edges' | 'webhookPath' | 'scheduleCron' | 'scheduleTimezone'>>;
+export type WorkflowChanges = Partial<
+  Pick<Workflow, 'name' | 'description' | 'status' | 'triggerType' | 'nodes' | 'edges' | 'webhookPath' | 'scheduleCron' | 'scheduleTimezone' | 'version'>
+>;
 
 /** The run history of a workflow, computed from its executions. */
 export interface WorkflowStatistics {
@@ -40,9 +42,12 @@ export class WorkflowsRepository {
     return this.em.findOne(Workflow, { id, tenantId });
   }
 
-  /** Locks the row until the transaction ends: status changes and executions see one state. */
+  /**
+   * Locks the row until the transaction ends: status changes, versions and executions see one
+   * state. Read afresh even when this request loaded it before: what the lock protects is now.
+   */
   findForUpdate(tenantId: string, id: string): Promise<Workflow | null> {
-    return this.em.findOne(Workflow, { id, tenantId }, { lockMode: LockMode.PESSIMISTIC_WRITE });
+    return this.em.findOne(Workflow, { id, tenantId }, { lockMode: LockMode.PESSIMISTIC_WRITE, refresh: true });
   }
 
   /** Newest first, each with the start of its latest execution. */
@@ -90,7 +95,7 @@ export class WorkflowsRepository {
     if (workflow.status !== status) this.em.assign(workflow, { status, updatedAt: now });
   }
 
-  /** Executions, node results and schedule ticks go with it (ON DELETE CASCADE). */
+  /** Versions, executions, node results and schedule ticks go with it (ON DELETE CASCADE). */
   async delete(tenantId: string, id: string): Promise<boolean> {
     return (await this.em.nativeDelete(Workflow, { id, tenantId })) > 0;
   }

@@ -1,5 +1,7 @@
 import { ACCESS, DomainError, FieldErrors, newId, requireAccess, type Actor, type Page } from '@agent-platform/kit';
 import type { EntityManager } from '@agent-platform/kit/db';
+import type { WorkflowVersionsService } from '../versions/versions.service.js';
+import type { WorkflowGraph } from './graph.js';
 import { checkDescription, checkGraphJson, checkName, graphColumns } from './workflow-input.js';
 import type { Workflow, WorkflowStatus } from './workflows.entity.js';
 import type { WorkflowChanges, WorkflowStatistics, WorkflowsRepository } from './workflows.repository.js';
@@ -30,6 +32,8 @@ const TRANSITIONS = {
 export interface WorkflowsServiceOptions {
   em: EntityManager;
   workflows: WorkflowsRepository;
+  /** Where graphs become versions and their references are checked (decisions §13). */
+  versions: WorkflowVersionsService;
 }
 
 /** Workflows of the actor's tenant: validation and lifecycle. */
@@ -47,16 +51,24 @@ export class WorkflowsService {
     const description = request.description === undefined ? null : checkDescription(request.description, errors);
     const graph = checkGraphJson(request.nodesJson, request.edgesJson, errors);
     errors.throwIfAny();
-    const workflow = this.options.workflows.insert({
-      id: newId('workflow'),
-      tenantId: actor.tenantId,
-      name,
-      description,
-      ...graphColumns(graph),
-      createdBy: actor.userId,
-      createdAt: now,
+    await this.options.versions.checkReferences(actor, graph);
+    const workflow = await this.options.em.transactional(async (em) => {
+      const created = this.options.workflows.insert({
+        id: newId('workflow'),
+        tenantId: actor.tenantId,
+        name,
+        description,
+        ...graphColumns(graph),
+        version: 1,
+        createdBy: actor.userId,
+        createdAt: now,
+      });
+      // The workflow's row first: its version references it, and unrelated entities have no set order.
+      await em.flush();
+      this.options.versions.first(created);
+      await em.flush();
+      return created;
     });
-    await this.options.em.flush();
     return { workflow, lastRunAt: null, statistics: emptyStatistics() };
   }
 
@@ -79,14 +91,18 @@ export class WorkflowsService {
     const changes: WorkflowChanges = {};
     if (request.name !== undefined) changes.name = checkName(request.name, errors);
     if (request.description !== undefined) changes.description = checkDescription(request.description, errors);
-    if (request.nodesJson !== undefined || request.edgesJson !== undefined) {
-      const graph = checkGraphJson(request.nodesJson, request.edgesJson, errors, workflow);
-      Object.assign(changes, graphColumns(graph));
-    }
+    // The half not sent is the one read here: the pair saved is the pair checked, whatever a
+    // concurrent update saved meanwhile.
+    let graph: WorkflowGraph | undefined;
+    if (request.nodesJson !== undefined || request.edgesJson !== undefined) graph = checkGraphJson(request.nodesJson, request.edgesJson, errors, workflow);
     errors.throwIfAny();
-    this.options.workflows.update(workflow, changes, now);
-    await this.options.em.flush();
-    return this.withStatistics(workflow);
+    const saved = await this.options.versions.save(actor, id, { changes, ...(graph ? { graph } : {}) }, now);
+    return this.withStatistics(saved);
+  }
+
+  /** decisions §13.1: the workflow at a new version whose graph is `version`'s. */
+  async restore(actor: Actor, id: string, version: number, now = new Date()): Promise<WorkflowView> {
+    return this.withStatistics(await this.options.versions.restore(actor, id, version, now));
   }
 
   async delete(actor: Actor, id: string): Promise<void> {

@@ -7,8 +7,10 @@ import { test as base } from 'vitest';
 import type { AgentChat } from '../../src/agents/agent-chat.js';
 import { migrations, openDatabase } from '../../src/database.js';
 import { buildWorkflowRunnerService, loadWorkflowRunnerConfig } from '../../src/service.js';
+import { TestAgentDirectory } from './agent-directory.js';
 import { echoAgents } from './echo-agents.js';
 
+export { TestAgentDirectory } from './agent-directory.js';
 export { echoAgents } from './echo-agents.js';
 
 // TEST_LOG_LEVEL=debug shows the service's logs while a test is investigated.
@@ -32,13 +34,22 @@ export interface RunnerHarness {
   executions: PromiseClient<typeof ExecutionServiceService>;
   /** The inbound-webhook ingress, `http://127.0.0.1:<port>`. */
   ingressUrl: string;
+  /** The agents each tenant has, as agent nodes are checked against at save. */
+  agents: TestAgentDirectory;
   createWorkflow(tenant: TestTenant, graph: { nodes: unknown[]; edges?: unknown[]; name?: string }): Promise<Workflow>;
   /** Runs by hand and waits for the end (at most 30 s). */
   runSync(tenant: TestTenant, workflowId: string, input?: Record<string, unknown>): Promise<Execution>;
   stop(): Promise<void>;
 }
 
-export async function startRunner(database: TestDatabase, env: Record<string, string> = {}, agents: AgentChat = echoAgents): Promise<RunnerHarness> {
+export interface RunnerOptions {
+  /** Where agent nodes chat; default echoAgents. */
+  agents?: AgentChat;
+  /** Which agents tenants have; default an empty TestAgentDirectory. */
+  directory?: TestAgentDirectory;
+}
+
+export async function startRunner(database: TestDatabase, env: Record<string, string> = {}, options: RunnerOptions = {}): Promise<RunnerHarness> {
   const config = loadWorkflowRunnerConfig({
     DATABASE_URL: database.url,
     GRPC_HOST: '127.0.0.1',
@@ -49,7 +60,8 @@ export async function startRunner(database: TestDatabase, env: Record<string, st
     ...env,
   });
   const bus = new InProcessEventBus({ consumers: [], logger });
-  const service = await buildWorkflowRunnerService(config, { logger, bus, agents });
+  const directory = options.directory ?? new TestAgentDirectory();
+  const service = await buildWorkflowRunnerService(config, { logger, bus, agents: options.agents ?? echoAgents, agentDirectory: directory });
   const { port, ingressPort } = await service.start();
   const channel = new GrpcChannel(`127.0.0.1:${port}`, { defaultDeadlineMs: 40_000 });
   const workflows = channel.client(WorkflowServiceService);
@@ -58,6 +70,7 @@ export async function startRunner(database: TestDatabase, env: Record<string, st
     workflows,
     executions,
     ingressUrl: `http://127.0.0.1:${ingressPort}`,
+    agents: directory,
     async createWorkflow(tenant, graph) {
       const { workflow } = await workflows.createWorkflow(
         { name: graph.name ?? 'Test', nodesJson: JSON.stringify(graph.nodes), edgesJson: JSON.stringify(graph.edges ?? []) },

@@ -32,9 +32,9 @@ const workflowRoutes: FastifyPluginCallbackZod = (app, _options, done) => {
       schema: {
         operationId: 'createWorkflow',
         tags: ['workflows'],
-        summary: 'Create a workflow; it starts as draft',
+        summary: 'Create a workflow; it starts as draft, at version 1',
         description:
-          'The graph is validated as a whole (decisions §7): each problem is a 422 validation_error detail naming its field, e.g. nodes[2].config.path or nodes[1].config.rules[0].if for a CEL rule that does not compile.',
+          'The graph is validated as a whole (decisions §7): each problem is a 422 validation_error detail naming its field, e.g. nodes[2].config.path or nodes[1].config.rules[0].if for a CEL rule that does not compile. Each agent node must name an agent of the tenant (nodes[i].config.agent_id). The workflow starts at version 1.',
         querystring: TenantQuery,
         body: CreateWorkflowBody,
         response: { 201: WorkflowSchema },

@@ -1,6 +1,6 @@
-import type { Execution, NodeExecution, Workflow } from '@agent-platform/proto/workflows/v1';
+import type { Execution, NodeExecution, Workflow, WorkflowVersion } from '@agent-platform/proto/workflows/v1';
 import { z } from 'zod';
-import { iso, pathId, isoOrNull, pageOf, queryInt, TenantQuery, Timestamp } from '../../../../http/schemas.js';
+import { iso, pathId, pathInt, isoOrNull, pageOf, queryInt, TenantQuery, Timestamp } from '../../../../http/schemas.js';
 
 // The gateway checks shapes. What a graph may be (node types, config keys per type, edges, cycles,
 // CEL rules, 200 nodes) is the workflow-runner's to decide; its validation_error names each field
@@ -26,6 +26,8 @@ const EdgeInput = z.record(z.string(), z.unknown()).describe('{source, target}: 
 export const WorkflowParams = z.object({ workflow_id: pathId('workflow', 'wf') });
 export const ExecutionParams = WorkflowParams.extend({ execution_id: pathId('execution', 'exe') });
 export const ExecutionNodeParams = ExecutionParams.extend({ node_id: z.string().min(1).describe("The node's id in the execution's graph.") });
+/** A version is named by its number (decisions §13.1), the one path parameter that is not an id. */
+export const VersionParams = WorkflowParams.extend({ version: pathInt({ min: 1, max: 2_147_483_647, description: 'The version, from 1.' }) });
 
 const WORKFLOW_EXAMPLE = {
   name: 'Triage support tickets',
@@ -108,6 +110,7 @@ export const WorkflowSchema = z
     webhook_url: z.string().describe('{WEBHOOK_HOST}/{workflow_id}{path of the webhook node}'),
     last_run_at: Timestamp.nullable(),
     statistics: Statistics,
+    version: z.int().describe('The version of the current graph: 1 at creation, the next with every change of nodes or edges and every restore.'),
     created_at: Timestamp,
     updated_at: Timestamp,
   })
@@ -115,6 +118,21 @@ export const WorkflowSchema = z
 
 export const WorkflowSummary = WorkflowSchema.omit({ nodes: true, edges: true, statistics: true }).meta({ id: 'WorkflowSummary' });
 export const WorkflowPage = pageOf(WorkflowSummary);
+
+export const WorkflowVersionSummary = z
+  .object({
+    version: z.int(),
+    created_at: Timestamp,
+    created_by: z.string().describe('The user whose create, update or restore made this version.'),
+  })
+  .meta({ id: 'WorkflowVersionSummary' });
+
+export const WorkflowVersionSchema = WorkflowVersionSummary.extend({ nodes: z.array(Node), edges: z.array(Edge) }).meta({
+  id: 'WorkflowVersion',
+  description: 'One graph the workflow has had; versions never change once made.',
+});
+
+export const WorkflowVersionPage = pageOf(WorkflowVersionSummary);
 
 const ExecutionError = z.object({ node_id: z.string().nullable(), message: z.string() }).meta({ id: 'ExecutionError' });
 
@@ -145,6 +163,7 @@ export const ExecutionSummary = z
     started_at: Timestamp,
     completed_at: Timestamp.nullable(),
     duration_ms: z.int().nullable(),
+    workflow_version: z.int().describe('The version of the workflow the execution runs, from start to end, whatever is saved meanwhile.'),
   })
   .meta({ id: 'ExecutionSummary' });
 
@@ -190,6 +209,7 @@ export function workflowSummaryBody(workflow: Workflow, webhookHost: string): z.
     trigger_type: workflow.triggerType,
     webhook_url: `${webhookHost.replace(/\/+$/, '')}/${workflow.webhookPath}`,
     last_run_at: isoOrNull(workflow.lastRunAt),
+    version: workflow.version,
     created_at: iso(workflow.createdAt),
     updated_at: iso(workflow.updatedAt),
   };
@@ -206,6 +226,21 @@ export function executionSummaryBody(execution: Execution): z.output<typeof Exec
     started_at: iso(execution.startedAt),
     completed_at: isoOrNull(execution.completedAt),
     duration_ms: execution.durationMs ?? null,
+    workflow_version: execution.workflowVersion,
+  };
+}
+
+export function versionSummaryBody(version: WorkflowVersion): z.output<typeof WorkflowVersionSummary> {
+  return { version: version.version, created_at: iso(version.createdAt), created_by: version.createdBy };
+}
+
+/** A version with its graph; its absence, or its graph's, is an upstream defect (500). */
+export function versionBody(version: WorkflowVersion | undefined): z.output<typeof WorkflowVersionSchema> {
+  if (!version?.nodesJson || !version.edgesJson) throw new Error('workflow-runner answered without the version and its graph.');
+  return {
+    ...versionSummaryBody(version),
+    nodes: JSON.parse(version.nodesJson) as z.output<typeof Node>[],
+    edges: JSON.parse(version.edgesJson) as z.output<typeof Edge>[],
   };
 }
 

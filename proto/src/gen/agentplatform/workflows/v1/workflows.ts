@@ -43,7 +43,24 @@ export interface Workflow {
   lastRunAt?: Date | undefined;
   statistics: WorkflowStatistics | undefined;
   createdAt: Date | undefined;
-  updatedAt: Date | undefined;
+  updatedAt:
+    | Date
+    | undefined;
+  /** The version of the current graph (decisions §13.1): 1 at creation. */
+  version: number;
+}
+
+/** One version of a workflow's graph (decisions §13.1). */
+export interface WorkflowVersion {
+  version: number;
+  createdAt:
+    | Date
+    | undefined;
+  /** The user whose create, update or restore made it. */
+  createdBy: string;
+  /** The graph as JSON text, as in Workflow; absent in lists. */
+  nodesJson?: string | undefined;
+  edgesJson?: string | undefined;
 }
 
 export interface WorkflowStatistics {
@@ -123,6 +140,36 @@ export interface ResumeWorkflowResponse {
   workflow: Workflow | undefined;
 }
 
+export interface ListWorkflowVersionsRequest {
+  workflowId: string;
+  page: PageRequest | undefined;
+}
+
+export interface ListWorkflowVersionsResponse {
+  /** Newest first, without nodes_json and edges_json. */
+  items: WorkflowVersion[];
+  total: number;
+}
+
+export interface GetWorkflowVersionRequest {
+  workflowId: string;
+  version: number;
+}
+
+export interface GetWorkflowVersionResponse {
+  version: WorkflowVersion | undefined;
+}
+
+export interface RestoreWorkflowVersionRequest {
+  workflowId: string;
+  version: number;
+}
+
+export interface RestoreWorkflowVersionResponse {
+  /** The workflow at its new version. */
+  workflow: Workflow | undefined;
+}
+
 export interface NodeExecution {
   nodeId: string;
   /** pending | running | waiting | completed | failed | skipped */
@@ -163,7 +210,11 @@ export interface Execution {
   nodeExecutions: NodeExecution[];
   startedAt: Date | undefined;
   completedAt?: Date | undefined;
-  durationMs?: number | undefined;
+  durationMs?:
+    | number
+    | undefined;
+  /** The workflow's version the execution runs, from start to end (decisions §13.1). */
+  workflowVersion: number;
 }
 
 export interface ExecuteWorkflowRequest {
@@ -262,6 +313,7 @@ function createBaseWorkflow(): Workflow {
     statistics: undefined,
     createdAt: undefined,
     updatedAt: undefined,
+    version: 0,
   };
 }
 
@@ -302,6 +354,9 @@ export const Workflow: MessageFns<Workflow> = {
     }
     if (message.updatedAt !== undefined) {
       Timestamp.encode(toTimestamp(message.updatedAt), writer.uint32(98).fork()).join();
+    }
+    if (message.version !== 0) {
+      writer.uint32(104).int32(message.version);
     }
     return writer;
   },
@@ -415,6 +470,14 @@ export const Workflow: MessageFns<Workflow> = {
             message.updatedAt = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
             continue;
           }
+          case 13: {
+            if (tag !== 104) {
+              break;
+            }
+
+            message.version = reader.int32();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -469,6 +532,7 @@ export const Workflow: MessageFns<Workflow> = {
         : isSet(object.updated_at)
         ? fromJsonTimestamp(object.updated_at)
         : undefined,
+      version: isSet(object.version) ? globalThis.Number(object.version) : 0,
     };
   },
 
@@ -510,6 +574,9 @@ export const Workflow: MessageFns<Workflow> = {
     if (message.updatedAt !== undefined) {
       obj.updatedAt = message.updatedAt.toISOString();
     }
+    if (message.version !== 0) {
+      obj.version = Math.round(message.version);
+    }
     return obj;
   },
 
@@ -532,6 +599,156 @@ export const Workflow: MessageFns<Workflow> = {
       : undefined;
     message.createdAt = object.createdAt ?? undefined;
     message.updatedAt = object.updatedAt ?? undefined;
+    message.version = object.version ?? 0;
+    return message;
+  },
+};
+
+function createBaseWorkflowVersion(): WorkflowVersion {
+  return { version: 0, createdAt: undefined, createdBy: "", nodesJson: undefined, edgesJson: undefined };
+}
+
+export const WorkflowVersion: MessageFns<WorkflowVersion> = {
+  encode(message: WorkflowVersion, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.version !== 0) {
+      writer.uint32(8).int32(message.version);
+    }
+    if (message.createdAt !== undefined) {
+      Timestamp.encode(toTimestamp(message.createdAt), writer.uint32(18).fork()).join();
+    }
+    if (message.createdBy !== "") {
+      writer.uint32(26).string(message.createdBy);
+    }
+    if (message.nodesJson !== undefined) {
+      writer.uint32(34).string(message.nodesJson);
+    }
+    if (message.edgesJson !== undefined) {
+      writer.uint32(42).string(message.edgesJson);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): WorkflowVersion {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseWorkflowVersion();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 8) {
+              break;
+            }
+
+            message.version = reader.int32();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.createdAt = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.createdBy = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.nodesJson = reader.string();
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.edgesJson = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): WorkflowVersion {
+    return {
+      version: isSet(object.version) ? globalThis.Number(object.version) : 0,
+      createdAt: isSet(object.createdAt)
+        ? fromJsonTimestamp(object.createdAt)
+        : isSet(object.created_at)
+        ? fromJsonTimestamp(object.created_at)
+        : undefined,
+      createdBy: isSet(object.createdBy)
+        ? globalThis.String(object.createdBy)
+        : isSet(object.created_by)
+        ? globalThis.String(object.created_by)
+        : "",
+      nodesJson: isSet(object.nodesJson)
+        ? globalThis.String(object.nodesJson)
+        : isSet(object.nodes_json)
+        ? globalThis.String(object.nodes_json)
+        : undefined,
+      edgesJson: isSet(object.edgesJson)
+        ? globalThis.String(object.edgesJson)
+        : isSet(object.edges_json)
+        ? globalThis.String(object.edges_json)
+        : undefined,
+    };
+  },
+
+  toJSON(message: WorkflowVersion): unknown {
+    const obj: any = {};
+    if (message.version !== 0) {
+      obj.version = Math.round(message.version);
+    }
+    if (message.createdAt !== undefined) {
+      obj.createdAt = message.createdAt.toISOString();
+    }
+    if (message.createdBy !== "") {
+      obj.createdBy = message.createdBy;
+    }
+    if (message.nodesJson !== undefined) {
+      obj.nodesJson = message.nodesJson;
+    }
+    if (message.edgesJson !== undefined) {
+      obj.edgesJson = message.edgesJson;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<WorkflowVersion>, I>>(base?: I): WorkflowVersion {
+    return WorkflowVersion.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<WorkflowVersion>, I>>(object: I): WorkflowVersion {
+    const message = createBaseWorkflowVersion();
+    message.version = object.version ?? 0;
+    message.createdAt = object.createdAt ?? undefined;
+    message.createdBy = object.createdBy ?? "";
+    message.nodesJson = object.nodesJson ?? undefined;
+    message.edgesJson = object.edgesJson ?? undefined;
     return message;
   },
 };
@@ -1762,6 +1979,502 @@ export const ResumeWorkflowResponse: MessageFns<ResumeWorkflowResponse> = {
   },
 };
 
+function createBaseListWorkflowVersionsRequest(): ListWorkflowVersionsRequest {
+  return { workflowId: "", page: undefined };
+}
+
+export const ListWorkflowVersionsRequest: MessageFns<ListWorkflowVersionsRequest> = {
+  encode(message: ListWorkflowVersionsRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.workflowId !== "") {
+      writer.uint32(10).string(message.workflowId);
+    }
+    if (message.page !== undefined) {
+      PageRequest.encode(message.page, writer.uint32(18).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ListWorkflowVersionsRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseListWorkflowVersionsRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.workflowId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.page = PageRequest.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ListWorkflowVersionsRequest {
+    return {
+      workflowId: isSet(object.workflowId)
+        ? globalThis.String(object.workflowId)
+        : isSet(object.workflow_id)
+        ? globalThis.String(object.workflow_id)
+        : "",
+      page: isSet(object.page) ? PageRequest.fromJSON(object.page) : undefined,
+    };
+  },
+
+  toJSON(message: ListWorkflowVersionsRequest): unknown {
+    const obj: any = {};
+    if (message.workflowId !== "") {
+      obj.workflowId = message.workflowId;
+    }
+    if (message.page !== undefined) {
+      obj.page = PageRequest.toJSON(message.page);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ListWorkflowVersionsRequest>, I>>(base?: I): ListWorkflowVersionsRequest {
+    return ListWorkflowVersionsRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ListWorkflowVersionsRequest>, I>>(object: I): ListWorkflowVersionsRequest {
+    const message = createBaseListWorkflowVersionsRequest();
+    message.workflowId = object.workflowId ?? "";
+    message.page = (object.page !== undefined && object.page !== null)
+      ? PageRequest.fromPartial(object.page)
+      : undefined;
+    return message;
+  },
+};
+
+function createBaseListWorkflowVersionsResponse(): ListWorkflowVersionsResponse {
+  return { items: [], total: 0 };
+}
+
+export const ListWorkflowVersionsResponse: MessageFns<ListWorkflowVersionsResponse> = {
+  encode(message: ListWorkflowVersionsResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    for (const v of message.items) {
+      WorkflowVersion.encode(v!, writer.uint32(10).fork()).join();
+    }
+    if (message.total !== 0) {
+      writer.uint32(16).int32(message.total);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ListWorkflowVersionsResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseListWorkflowVersionsResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.items.push(WorkflowVersion.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.total = reader.int32();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ListWorkflowVersionsResponse {
+    return {
+      items: globalThis.Array.isArray(object?.items) ? object.items.map((e: any) => WorkflowVersion.fromJSON(e)) : [],
+      total: isSet(object.total) ? globalThis.Number(object.total) : 0,
+    };
+  },
+
+  toJSON(message: ListWorkflowVersionsResponse): unknown {
+    const obj: any = {};
+    if (message.items?.length) {
+      obj.items = message.items.map((e) => WorkflowVersion.toJSON(e));
+    }
+    if (message.total !== 0) {
+      obj.total = Math.round(message.total);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ListWorkflowVersionsResponse>, I>>(base?: I): ListWorkflowVersionsResponse {
+    return ListWorkflowVersionsResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ListWorkflowVersionsResponse>, I>>(object: I): ListWorkflowVersionsResponse {
+    const message = createBaseListWorkflowVersionsResponse();
+    message.items = object.items?.map((e) => WorkflowVersion.fromPartial(e)) || [];
+    message.total = object.total ?? 0;
+    return message;
+  },
+};
+
+function createBaseGetWorkflowVersionRequest(): GetWorkflowVersionRequest {
+  return { workflowId: "", version: 0 };
+}
+
+export const GetWorkflowVersionRequest: MessageFns<GetWorkflowVersionRequest> = {
+  encode(message: GetWorkflowVersionRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.workflowId !== "") {
+      writer.uint32(10).string(message.workflowId);
+    }
+    if (message.version !== 0) {
+      writer.uint32(16).int32(message.version);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): GetWorkflowVersionRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseGetWorkflowVersionRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.workflowId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.version = reader.int32();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): GetWorkflowVersionRequest {
+    return {
+      workflowId: isSet(object.workflowId)
+        ? globalThis.String(object.workflowId)
+        : isSet(object.workflow_id)
+        ? globalThis.String(object.workflow_id)
+        : "",
+      version: isSet(object.version) ? globalThis.Number(object.version) : 0,
+    };
+  },
+
+  toJSON(message: GetWorkflowVersionRequest): unknown {
+    const obj: any = {};
+    if (message.workflowId !== "") {
+      obj.workflowId = message.workflowId;
+    }
+    if (message.version !== 0) {
+      obj.version = Math.round(message.version);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<GetWorkflowVersionRequest>, I>>(base?: I): GetWorkflowVersionRequest {
+    return GetWorkflowVersionRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<GetWorkflowVersionRequest>, I>>(object: I): GetWorkflowVersionRequest {
+    const message = createBaseGetWorkflowVersionRequest();
+    message.workflowId = object.workflowId ?? "";
+    message.version = object.version ?? 0;
+    return message;
+  },
+};
+
+function createBaseGetWorkflowVersionResponse(): GetWorkflowVersionResponse {
+  return { version: undefined };
+}
+
+export const GetWorkflowVersionResponse: MessageFns<GetWorkflowVersionResponse> = {
+  encode(message: GetWorkflowVersionResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.version !== undefined) {
+      WorkflowVersion.encode(message.version, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): GetWorkflowVersionResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseGetWorkflowVersionResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.version = WorkflowVersion.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): GetWorkflowVersionResponse {
+    return { version: isSet(object.version) ? WorkflowVersion.fromJSON(object.version) : undefined };
+  },
+
+  toJSON(message: GetWorkflowVersionResponse): unknown {
+    const obj: any = {};
+    if (message.version !== undefined) {
+      obj.version = WorkflowVersion.toJSON(message.version);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<GetWorkflowVersionResponse>, I>>(base?: I): GetWorkflowVersionResponse {
+    return GetWorkflowVersionResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<GetWorkflowVersionResponse>, I>>(object: I): GetWorkflowVersionResponse {
+    const message = createBaseGetWorkflowVersionResponse();
+    message.version = (object.version !== undefined && object.version !== null)
+      ? WorkflowVersion.fromPartial(object.version)
+      : undefined;
+    return message;
+  },
+};
+
+function createBaseRestoreWorkflowVersionRequest(): RestoreWorkflowVersionRequest {
+  return { workflowId: "", version: 0 };
+}
+
+export const RestoreWorkflowVersionRequest: MessageFns<RestoreWorkflowVersionRequest> = {
+  encode(message: RestoreWorkflowVersionRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.workflowId !== "") {
+      writer.uint32(10).string(message.workflowId);
+    }
+    if (message.version !== 0) {
+      writer.uint32(16).int32(message.version);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): RestoreWorkflowVersionRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseRestoreWorkflowVersionRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.workflowId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.version = reader.int32();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): RestoreWorkflowVersionRequest {
+    return {
+      workflowId: isSet(object.workflowId)
+        ? globalThis.String(object.workflowId)
+        : isSet(object.workflow_id)
+        ? globalThis.String(object.workflow_id)
+        : "",
+      version: isSet(object.version) ? globalThis.Number(object.version) : 0,
+    };
+  },
+
+  toJSON(message: RestoreWorkflowVersionRequest): unknown {
+    const obj: any = {};
+    if (message.workflowId !== "") {
+      obj.workflowId = message.workflowId;
+    }
+    if (message.version !== 0) {
+      obj.version = Math.round(message.version);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<RestoreWorkflowVersionRequest>, I>>(base?: I): RestoreWorkflowVersionRequest {
+    return RestoreWorkflowVersionRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<RestoreWorkflowVersionRequest>, I>>(
+    object: I,
+  ): RestoreWorkflowVersionRequest {
+    const message = createBaseRestoreWorkflowVersionRequest();
+    message.workflowId = object.workflowId ?? "";
+    message.version = object.version ?? 0;
+    return message;
+  },
+};
+
+function createBaseRestoreWorkflowVersionResponse(): RestoreWorkflowVersionResponse {
+  return { workflow: undefined };
+}
+
+export const RestoreWorkflowVersionResponse: MessageFns<RestoreWorkflowVersionResponse> = {
+  encode(message: RestoreWorkflowVersionResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.workflow !== undefined) {
+      Workflow.encode(message.workflow, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): RestoreWorkflowVersionResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseRestoreWorkflowVersionResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.workflow = Workflow.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): RestoreWorkflowVersionResponse {
+    return { workflow: isSet(object.workflow) ? Workflow.fromJSON(object.workflow) : undefined };
+  },
+
+  toJSON(message: RestoreWorkflowVersionResponse): unknown {
+    const obj: any = {};
+    if (message.workflow !== undefined) {
+      obj.workflow = Workflow.toJSON(message.workflow);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<RestoreWorkflowVersionResponse>, I>>(base?: I): RestoreWorkflowVersionResponse {
+    return RestoreWorkflowVersionResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<RestoreWorkflowVersionResponse>, I>>(
+    object: I,
+  ): RestoreWorkflowVersionResponse {
+    const message = createBaseRestoreWorkflowVersionResponse();
+    message.workflow = (object.workflow !== undefined && object.workflow !== null)
+      ? Workflow.fromPartial(object.workflow)
+      : undefined;
+    return message;
+  },
+};
+
 function createBaseNodeExecution(): NodeExecution {
   return {
     nodeId: "",
@@ -2074,6 +2787,7 @@ function createBaseExecution(): Execution {
     startedAt: undefined,
     completedAt: undefined,
     durationMs: undefined,
+    workflowVersion: 0,
   };
 }
 
@@ -2111,6 +2825,9 @@ export const Execution: MessageFns<Execution> = {
     }
     if (message.durationMs !== undefined) {
       writer.uint32(88).int32(message.durationMs);
+    }
+    if (message.workflowVersion !== 0) {
+      writer.uint32(96).int32(message.workflowVersion);
     }
     return writer;
   },
@@ -2216,6 +2933,14 @@ export const Execution: MessageFns<Execution> = {
             message.durationMs = reader.int32();
             continue;
           }
+          case 12: {
+            if (tag !== 96) {
+              break;
+            }
+
+            message.workflowVersion = reader.int32();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -2269,6 +2994,11 @@ export const Execution: MessageFns<Execution> = {
         : isSet(object.duration_ms)
         ? globalThis.Number(object.duration_ms)
         : undefined,
+      workflowVersion: isSet(object.workflowVersion)
+        ? globalThis.Number(object.workflowVersion)
+        : isSet(object.workflow_version)
+        ? globalThis.Number(object.workflow_version)
+        : 0,
     };
   },
 
@@ -2307,6 +3037,9 @@ export const Execution: MessageFns<Execution> = {
     if (message.durationMs !== undefined) {
       obj.durationMs = Math.round(message.durationMs);
     }
+    if (message.workflowVersion !== 0) {
+      obj.workflowVersion = Math.round(message.workflowVersion);
+    }
     return obj;
   },
 
@@ -2328,6 +3061,7 @@ export const Execution: MessageFns<Execution> = {
     message.startedAt = object.startedAt ?? undefined;
     message.completedAt = object.completedAt ?? undefined;
     message.durationMs = object.durationMs ?? undefined;
+    message.workflowVersion = object.workflowVersion ?? 0;
     return message;
   },
 };
@@ -3614,7 +4348,8 @@ export const WorkflowServiceService = {
    * Errors: validation_error naming each field (decisions §7: unique node ids, known node types,
    * config keys per type, edges between existing nodes, no cycles, at most one trigger node,
    * condition targets that exist, CEL rules that compile, at most 200 nodes, webhook path
-   * beginning with `/`). The workflow starts `draft`.
+   * beginning with `/`; decisions §13.2: each agent node's `nodes[i].config.agent_id` an agent of
+   * the tenant). The workflow starts `draft`, at version 1.
    */
   createWorkflow: {
     path: "/agentplatform.workflows.v1.WorkflowService/CreateWorkflow" as const,
@@ -3648,8 +4383,9 @@ export const WorkflowServiceService = {
     responseDeserialize: (value: Buffer): GetWorkflowResponse => GetWorkflowResponse.decode(value),
   },
   /**
-   * Replaces the fields present; the status is kept. Running executions finish on the graph they
-   * started with. Errors as CreateWorkflow, and not_found.
+   * Replaces the fields present; the status is kept. Nodes or edges that differ from the current
+   * graph make the next version; name and description alone keep it. Running executions finish on
+   * the graph they started with. Errors as CreateWorkflow, and not_found.
    */
   updateWorkflow: {
     path: "/agentplatform.workflows.v1.WorkflowService/UpdateWorkflow" as const,
@@ -3697,6 +4433,55 @@ export const WorkflowServiceService = {
       Buffer.from(ResumeWorkflowResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): ResumeWorkflowResponse => ResumeWorkflowResponse.decode(value),
   },
+  /**
+   * The workflow's versions, newest first, page-numbered, without their graphs (decisions §13.1:
+   * creation is version 1, every update that changes nodes or edges makes the next).
+   * Errors: not_found (the workflow); validation_error naming `page` or `per_page`.
+   */
+  listWorkflowVersions: {
+    path: "/agentplatform.workflows.v1.WorkflowService/ListWorkflowVersions" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: ListWorkflowVersionsRequest): Buffer =>
+      Buffer.from(ListWorkflowVersionsRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): ListWorkflowVersionsRequest => ListWorkflowVersionsRequest.decode(value),
+    responseSerialize: (value: ListWorkflowVersionsResponse): Buffer =>
+      Buffer.from(ListWorkflowVersionsResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): ListWorkflowVersionsResponse => ListWorkflowVersionsResponse.decode(value),
+  },
+  /**
+   * One version with its graph. Errors: validation_error naming `version` when below 1 (versions
+   * count from 1); not_found (the workflow, or the version).
+   */
+  getWorkflowVersion: {
+    path: "/agentplatform.workflows.v1.WorkflowService/GetWorkflowVersion" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: GetWorkflowVersionRequest): Buffer =>
+      Buffer.from(GetWorkflowVersionRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): GetWorkflowVersionRequest => GetWorkflowVersionRequest.decode(value),
+    responseSerialize: (value: GetWorkflowVersionResponse): Buffer =>
+      Buffer.from(GetWorkflowVersionResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): GetWorkflowVersionResponse => GetWorkflowVersionResponse.decode(value),
+  },
+  /**
+   * Makes a new version (the current one + 1) whose graph is that version's, as an update of the
+   * graph would, even when it equals the current graph. Errors: not_found (the workflow, or the
+   * version); validation_error naming `version` when below 1, or as UpdateWorkflow (the graph is
+   * checked again), e.g. `nodes[i].config.agent_id` for an agent that is no longer the tenant's.
+   */
+  restoreWorkflowVersion: {
+    path: "/agentplatform.workflows.v1.WorkflowService/RestoreWorkflowVersion" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: RestoreWorkflowVersionRequest): Buffer =>
+      Buffer.from(RestoreWorkflowVersionRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): RestoreWorkflowVersionRequest => RestoreWorkflowVersionRequest.decode(value),
+    responseSerialize: (value: RestoreWorkflowVersionResponse): Buffer =>
+      Buffer.from(RestoreWorkflowVersionResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): RestoreWorkflowVersionResponse =>
+      RestoreWorkflowVersionResponse.decode(value),
+  },
 } as const;
 
 export interface WorkflowServiceServer extends UntypedServiceImplementation {
@@ -3704,15 +4489,17 @@ export interface WorkflowServiceServer extends UntypedServiceImplementation {
    * Errors: validation_error naming each field (decisions §7: unique node ids, known node types,
    * config keys per type, edges between existing nodes, no cycles, at most one trigger node,
    * condition targets that exist, CEL rules that compile, at most 200 nodes, webhook path
-   * beginning with `/`). The workflow starts `draft`.
+   * beginning with `/`; decisions §13.2: each agent node's `nodes[i].config.agent_id` an agent of
+   * the tenant). The workflow starts `draft`, at version 1.
    */
   createWorkflow: handleUnaryCall<CreateWorkflowRequest, CreateWorkflowResponse>;
   /** Newest first. */
   listWorkflows: handleUnaryCall<ListWorkflowsRequest, ListWorkflowsResponse>;
   getWorkflow: handleUnaryCall<GetWorkflowRequest, GetWorkflowResponse>;
   /**
-   * Replaces the fields present; the status is kept. Running executions finish on the graph they
-   * started with. Errors as CreateWorkflow, and not_found.
+   * Replaces the fields present; the status is kept. Nodes or edges that differ from the current
+   * graph make the next version; name and description alone keep it. Running executions finish on
+   * the graph they started with. Errors as CreateWorkflow, and not_found.
    */
   updateWorkflow: handleUnaryCall<UpdateWorkflowRequest, UpdateWorkflowResponse>;
   /** Deletes the workflow with its executions; running ones stop at their next node. */
@@ -3721,6 +4508,24 @@ export interface WorkflowServiceServer extends UntypedServiceImplementation {
   pauseWorkflow: handleUnaryCall<PauseWorkflowRequest, PauseWorkflowResponse>;
   /** draft | paused → active; idempotent on active. */
   resumeWorkflow: handleUnaryCall<ResumeWorkflowRequest, ResumeWorkflowResponse>;
+  /**
+   * The workflow's versions, newest first, page-numbered, without their graphs (decisions §13.1:
+   * creation is version 1, every update that changes nodes or edges makes the next).
+   * Errors: not_found (the workflow); validation_error naming `page` or `per_page`.
+   */
+  listWorkflowVersions: handleUnaryCall<ListWorkflowVersionsRequest, ListWorkflowVersionsResponse>;
+  /**
+   * One version with its graph. Errors: validation_error naming `version` when below 1 (versions
+   * count from 1); not_found (the workflow, or the version).
+   */
+  getWorkflowVersion: handleUnaryCall<GetWorkflowVersionRequest, GetWorkflowVersionResponse>;
+  /**
+   * Makes a new version (the current one + 1) whose graph is that version's, as an update of the
+   * graph would, even when it equals the current graph. Errors: not_found (the workflow, or the
+   * version); validation_error naming `version` when below 1, or as UpdateWorkflow (the graph is
+   * checked again), e.g. `nodes[i].config.agent_id` for an agent that is no longer the tenant's.
+   */
+  restoreWorkflowVersion: handleUnaryCall<RestoreWorkflowVersionRequest, RestoreWorkflowVersionResponse>;
 }
 
 export interface WorkflowServiceClient extends Client {
@@ -3728,7 +4533,8 @@ export interface WorkflowServiceClient extends Client {
    * Errors: validation_error naming each field (decisions §7: unique node ids, known node types,
    * config keys per type, edges between existing nodes, no cycles, at most one trigger node,
    * condition targets that exist, CEL rules that compile, at most 200 nodes, webhook path
-   * beginning with `/`). The workflow starts `draft`.
+   * beginning with `/`; decisions §13.2: each agent node's `nodes[i].config.agent_id` an agent of
+   * the tenant). The workflow starts `draft`, at version 1.
    */
   createWorkflow(
     request: CreateWorkflowRequest,
@@ -3777,8 +4583,9 @@ export interface WorkflowServiceClient extends Client {
     callback: (error: ServiceError | null, response: GetWorkflowResponse) => void,
   ): ClientUnaryCall;
   /**
-   * Replaces the fields present; the status is kept. Running executions finish on the graph they
-   * started with. Errors as CreateWorkflow, and not_found.
+   * Replaces the fields present; the status is kept. Nodes or edges that differ from the current
+   * graph make the next version; name and description alone keep it. Running executions finish on
+   * the graph they started with. Errors as CreateWorkflow, and not_found.
    */
   updateWorkflow(
     request: UpdateWorkflowRequest,
@@ -3842,6 +4649,66 @@ export interface WorkflowServiceClient extends Client {
     metadata: Metadata,
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: ResumeWorkflowResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * The workflow's versions, newest first, page-numbered, without their graphs (decisions §13.1:
+   * creation is version 1, every update that changes nodes or edges makes the next).
+   * Errors: not_found (the workflow); validation_error naming `page` or `per_page`.
+   */
+  listWorkflowVersions(
+    request: ListWorkflowVersionsRequest,
+    callback: (error: ServiceError | null, response: ListWorkflowVersionsResponse) => void,
+  ): ClientUnaryCall;
+  listWorkflowVersions(
+    request: ListWorkflowVersionsRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: ListWorkflowVersionsResponse) => void,
+  ): ClientUnaryCall;
+  listWorkflowVersions(
+    request: ListWorkflowVersionsRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: ListWorkflowVersionsResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * One version with its graph. Errors: validation_error naming `version` when below 1 (versions
+   * count from 1); not_found (the workflow, or the version).
+   */
+  getWorkflowVersion(
+    request: GetWorkflowVersionRequest,
+    callback: (error: ServiceError | null, response: GetWorkflowVersionResponse) => void,
+  ): ClientUnaryCall;
+  getWorkflowVersion(
+    request: GetWorkflowVersionRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: GetWorkflowVersionResponse) => void,
+  ): ClientUnaryCall;
+  getWorkflowVersion(
+    request: GetWorkflowVersionRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: GetWorkflowVersionResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * Makes a new version (the current one + 1) whose graph is that version's, as an update of the
+   * graph would, even when it equals the current graph. Errors: not_found (the workflow, or the
+   * version); validation_error naming `version` when below 1, or as UpdateWorkflow (the graph is
+   * checked again), e.g. `nodes[i].config.agent_id` for an agent that is no longer the tenant's.
+   */
+  restoreWorkflowVersion(
+    request: RestoreWorkflowVersionRequest,
+    callback: (error: ServiceError | null, response: RestoreWorkflowVersionResponse) => void,
+  ): ClientUnaryCall;
+  restoreWorkflowVersion(
+    request: RestoreWorkflowVersionRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: RestoreWorkflowVersionResponse) => void,
+  ): ClientUnaryCall;
+  restoreWorkflowVersion(
+    request: RestoreWorkflowVersionRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: RestoreWorkflowVersionResponse) => void,
   ): ClientUnaryCall;
 }
 

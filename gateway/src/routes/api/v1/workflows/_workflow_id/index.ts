@@ -41,7 +41,8 @@ const workflowItemRoutes: FastifyPluginCallbackZod = (app, _options, done) => {
         operationId: 'updateWorkflow',
         tags,
         summary: 'Change a workflow: the fields sent are replaced, the status is kept',
-        description: 'Executions already running finish on the graph they started with.',
+        description:
+          'Executions already running finish on the graph they started with. Nodes or edges that differ from the current graph make the next version; the name or description alone keep it. As on create, each agent node must name an agent of the tenant (422 naming nodes[i].config.agent_id).',
         params: WorkflowParams,
         querystring: TenantQuery,
         body: UpdateWorkflowBody,
