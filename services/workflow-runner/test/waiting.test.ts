@@ -164,6 +164,26 @@ describe('approval nodes', { timeout: 60_000 }, () => {
     expect(statusesOf(done)).toEqual({ approve: 'completed', slow: 'completed', after: 'completed' });
   });
 
+  databaseTest('a PUT while a run waits makes a new version but not a new graph for that run, which finishes on its own', async ({ database, onTestFinished }) => {
+    const receiver = await startReceiver();
+    const runner = await startRunner(database, ENV);
+    onTestFinished(() => runner.stop());
+    const tenant = newTenant();
+    const workflow = await runner.createWorkflow(tenant, approvalGraph(receiver.url('/v1')));
+    const waiting = await runner.runSync(tenant, workflow.id, { amount: 3 });
+    expect(waiting).toMatchObject({ status: 'waiting', workflowVersion: 1 });
+    const changed = approvalGraph(receiver.url('/v2'));
+    const { workflow: updated } = await runner.workflows.updateWorkflow({ workflowId: workflow.id, nodesJson: JSON.stringify(changed.nodes) }, { principal: tenant.principal });
+    expect(updated?.version).toBe(2);
+
+    await decide(runner, tenant, waiting, 'approve', true);
+    const done = await until(runner, tenant, workflow.id, waiting.id, 'completed');
+    expect(done.workflowVersion).toBe(1);
+    expect(receiver.received().map((request) => request.path)).toEqual(['/v1']);
+    const next = await runner.runSync(tenant, workflow.id, { amount: 4 });
+    expect(next.workflowVersion).toBe(2);
+  });
+
   databaseTest('cancel reaches a waiting execution: cancelled, its approval failed, a later decision a conflict', async ({ database, onTestFinished }) => {
     const runner = await startRunner(database, ENV);
     onTestFinished(() => runner.stop());
