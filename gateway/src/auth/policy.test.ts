@@ -109,6 +109,8 @@ describe('the policy table', () => {
       'GET /workflows/:workflow_id/executions/:execution_id': READ,
       'POST /workflows/:workflow_id/executions/:execution_id/cancel': EXECUTE,
       'POST /workflows/:workflow_id/executions/:execution_id/retry': EXECUTE,
+      'POST /workflows/:workflow_id/executions/:execution_id/nodes/:node_id/approve': EXECUTE,
+      'POST /workflows/:workflow_id/executions/:execution_id/nodes/:node_id/reject': EXECUTE,
     });
   });
 
