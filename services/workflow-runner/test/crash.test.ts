@@ -110,43 +110,49 @@ describe('a runner SIGKILLed mid-execution', { timeout: 60_000 }, () => {
     expect(peer.received('/charge')).toHaveLength(1);
   });
 
-  databaseTest('an approval waits across a SIGKILL of its runner; approved on another runner, the execution finishes once', async ({ database, onTestFinished }) => {
-    const peer = await startReceiver();
-    const child = await spawnRunner(database, onTestFinished);
-    const tenant = newTenant();
-    const { workflowId, executionId } = await startInChild(
-      child,
-      tenant,
-      [
-        { id: 'approve', type: 'approval', config: { message: 'Ship it?' } },
-        { id: 'ship', type: 'integration', config: { service: 'http', url: peer.url('/ship'), method: 'POST' } },
-      ],
-      [{ source: 'approve', target: 'ship' }],
-    );
-    await vi.waitFor(
-      async () => {
-        const { execution } = await child.executions.getExecution({ workflowId, executionId }, { principal: tenant.principal });
-        expect(execution?.status).toBe('waiting');
-      },
-      { timeout: 10_000, interval: 50 },
-    );
-    await child.kill();
+  describe.each([
+    { outcome: 'approved', decide: true as boolean | undefined, output: { approved: true }, shipped: 1 },
+    { outcome: 'rejected', decide: false as boolean | undefined, output: { approved: false }, shipped: 0 },
+    { outcome: 'timed out', decide: undefined, output: { approved: false, timed_out: true }, shipped: 0 },
+  ])('an approval waiting across a SIGKILL of its runner, then $outcome on another runner', ({ decide, output, shipped }) => {
+    databaseTest('finishes once, announced once', async ({ database, onTestFinished }) => {
+      const peer = await startReceiver();
+      const child = await spawnRunner(database, onTestFinished);
+      const tenant = newTenant();
+      const { workflowId, executionId } = await startInChild(
+        child,
+        tenant,
+        [
+          { id: 'approve', type: 'approval', config: { message: 'Ship it?', timeout_seconds: decide === undefined ? 2 : 3_600 } },
+          { id: 'route', type: 'condition', config: { rules: [{ if: 'nodes.approve.output.approved', goto: 'ship' }] } },
+          { id: 'ship', type: 'integration', config: { service: 'http', url: peer.url('/ship'), method: 'POST' } },
+        ],
+        [{ source: 'approve', target: 'route' }],
+      );
+      await vi.waitFor(
+        async () => {
+          const { execution } = await child.executions.getExecution({ workflowId, executionId }, { principal: tenant.principal });
+          expect(execution?.status).toBe('waiting');
+        },
+        { timeout: 10_000, interval: 50 },
+      );
+      await child.kill();
 
-    const survivor = await startRunner(database, ENV);
-    onTestFinished(() => survivor.stop());
-    await survivor.executions.decideApproval({ workflowId, executionId, nodeId: 'approve', approved: true }, { principal: tenant.principal });
-    await peer.waitFor(1, { match: '/ship' });
-    const execution = await vi.waitFor(
-      async () => {
-        const { execution: read } = await survivor.executions.getExecution({ workflowId, executionId }, { principal: tenant.principal });
-        expect(read?.status).toBe('completed');
-        return read!;
-      },
-      { timeout: 20_000, interval: 100 },
-    );
-    expect(statusesOf(execution)).toEqual({ approve: 'completed', ship: 'completed' });
-    expect(peer.received('/ship')).toHaveLength(1);
-    const announced = await database.query(`select 1 from outbox where payload->>'type' = 'workflow.execution.waiting' and payload->'data'->>'execution_id' = $1`, [executionId]);
-    expect(announced).toHaveLength(1);
+      const survivor = await startRunner(database, ENV);
+      onTestFinished(() => survivor.stop());
+      if (decide !== undefined) await survivor.executions.decideApproval({ workflowId, executionId, nodeId: 'approve', approved: decide }, { principal: tenant.principal });
+      const execution = await vi.waitFor(
+        async () => {
+          const { execution: read } = await survivor.executions.getExecution({ workflowId, executionId }, { principal: tenant.principal });
+          expect(read?.status).toBe('completed');
+          return read!;
+        },
+        { timeout: 20_000, interval: 100 },
+      );
+      expect(JSON.parse(execution.nodeExecutions[0]!.outputJson!)).toMatchObject(output);
+      expect(peer.received('/ship')).toHaveLength(shipped);
+      const announced = await database.query(`select 1 from outbox where payload->>'type' = 'workflow.execution.waiting' and payload->'data'->>'execution_id' = $1`, [executionId]);
+      expect(announced).toHaveLength(1);
+    });
   });
 });
