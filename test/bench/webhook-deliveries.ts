@@ -13,6 +13,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { freePort, startLocalPlatformProcess } from '../e2e/harness/processes.js';
+import { percentile } from './counting-receiver.js';
 import { recordFigure } from './figures.js';
 import { dataOf, signIn, startPlatform } from './platform.js';
 
@@ -20,10 +21,6 @@ const ENDPOINTS = Number(process.env.BENCH_ENDPOINTS ?? 10);
 const EVENTS = Number(process.env.BENCH_EVENTS ?? 500);
 const PACED_EVENTS = Number(process.env.BENCH_PACED_EVENTS ?? 50);
 const PACE_MS = 100;
-
-function percentile(sorted: number[], p: number): number {
-  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] ?? Number.NaN;
-}
 
 async function main(): Promise<void> {
   const latencies: number[] = [];

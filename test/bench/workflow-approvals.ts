@@ -8,14 +8,13 @@
  * (node decided_at → execution completed_at) p50/p99.
  * Run: pnpm bench   (prints figures, asserts nothing)
  */
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Execution } from '@agent-platform/client';
 import autocannon from 'autocannon';
 import { freePort } from '../e2e/harness/processes.js';
+import { percentile, startCountingReceiver } from './counting-receiver.js';
 import { recordFigure } from './figures.js';
 import { QUICK } from './load.js';
 import { dataOf, signIn, startPlatform } from './platform.js';
@@ -23,10 +22,6 @@ import { memoryByRole } from './process-memory.js';
 
 const CONNECTIONS = 50;
 const PARKED = Number(process.env.BENCH_APPROVALS ?? (QUICK ? 2_000 : 10_000));
-
-function percentile(sorted: number[], p: number): number {
-  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] ?? Number.NaN;
-}
 
 const mib = (kib: number | undefined) => (kib ?? 0) / 1024;
 
@@ -41,16 +36,8 @@ async function pool<T>(items: readonly T[], concurrency: number, work: (item: T)
 }
 
 async function main(): Promise<void> {
-  let received = 0;
-  const receiver = createServer((request, response) => {
-    request.resume();
-    request.on('end', () => {
-      received += 1;
-      response.writeHead(200, { 'content-type': 'application/json' }).end('{"ok":true}');
-    });
-  });
-  await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
-  const receiverUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}`;
+  const receiver = await startCountingReceiver();
+  const receiverUrl = receiver.url;
 
   const dataDir = await mkdtemp(join(tmpdir(), 'agent-platform-bench-'));
   const platform = await startPlatform({
@@ -89,7 +76,7 @@ async function main(): Promise<void> {
       const result = await autocannon({
         url: hookUrl,
         method: 'POST',
-        connections: CONNECTIONS,
+        connections: Math.min(CONNECTIONS, amount),
         amount,
         headers: { 'content-type': 'application/json' },
         requests: [{ setupRequest: (request) => ({ ...request, body: JSON.stringify({ id: `r-${++sequence}` }) }) }],
@@ -118,7 +105,7 @@ async function main(): Promise<void> {
     const approvals = await autocannon({
       url: platform.baseUrl,
       method: 'POST',
-      connections: CONNECTIONS,
+      connections: Math.min(CONNECTIONS, ids.length),
       amount: ids.length,
       headers: { authorization: `Bearer ${accessToken}`, 'content-type': 'application/json' },
       requests: [{ setupRequest: (request) => ({ ...request, path: `/api/v1/workflows/${workflow.id}/executions/${ids[next++]}/nodes/check/approve`, body: '{"comment":"ok"}' }) }],
@@ -142,12 +129,11 @@ async function main(): Promise<void> {
     recordFigure(`platform RSS with ${PARKED} executions waiting ÷ with ${PARKED / 10}`, { value: rssAtAll / rssAtTenth, unit: '', better: 'lower' });
     console.log(`  approvals: ${approvals['2xx']} answered 200 (non-2xx ${approvals.non2xx}, errors ${approvals.errors}), ${Math.round((ids.length / approveMs) * 1000)}/s; p50 ${approvals.latency.p50} ms, p99 ${approvals.latency.p99} ms`);
     recordFigure('workflow approvals per second', { value: (ids.length / approveMs) * 1000, unit: '/s', better: 'higher' });
-    console.log(`  completed ${completed} (receiver got ${received}); first approval → all drained ${Math.round(drainedMs / 1000)} s`);
+    console.log(`  completed ${completed} (receiver got ${receiver.received()}); first approval → all drained ${Math.round(drainedMs / 1000)} s`);
     console.log(`  approval → completion: p50 ${percentile(approvalToEnd, 50)} ms, p99 ${percentile(approvalToEnd, 99)} ms, max ${approvalToEnd.at(-1)} ms`);
     recordFigure('workflow approval → completion p50', { value: percentile(approvalToEnd, 50), unit: 'ms', better: 'lower' });
   } finally {
     await platform.stop();
-    receiver.closeAllConnections();
     receiver.close();
     await rm(dataDir, { recursive: true, force: true });
   }

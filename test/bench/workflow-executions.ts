@@ -7,8 +7,6 @@
  * sender saw, and memory. Every execution's history is kept (the default).
  * Run: pnpm bench   (prints figures, asserts nothing)
  */
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -16,27 +14,16 @@ import type { operations } from '@agent-platform/client';
 import autocannon from 'autocannon';
 import { freePort } from '../e2e/harness/processes.js';
 import { dataOf, signIn, startPlatform } from './platform.js';
+import { percentile, startCountingReceiver } from './counting-receiver.js';
 import { recordFigure } from './figures.js';
 import { describeMemory, memoryByRole } from './process-memory.js';
 
 const CONNECTIONS = Number(process.env.BENCH_WORKFLOW_CONNECTIONS ?? 50);
 const SECONDS = Number(process.env.BENCH_WORKFLOW_SECONDS ?? 30);
 
-function percentile(sorted: number[], p: number): number {
-  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] ?? Number.NaN;
-}
-
 async function main(): Promise<void> {
-  let received = 0;
-  const receiver = createServer((request, response) => {
-    request.resume();
-    request.on('end', () => {
-      received += 1;
-      response.writeHead(200, { 'content-type': 'application/json' }).end('{"ok":true}');
-    });
-  });
-  await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
-  const receiverUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}`;
+  const receiver = await startCountingReceiver();
+  const receiverUrl = receiver.url;
 
   const dataDir = await mkdtemp(join(tmpdir(), 'agent-platform-bench-'));
   const platform = await startPlatform({
@@ -99,7 +86,7 @@ async function main(): Promise<void> {
     durations.sort((a, b) => a - b);
 
     console.log(`workflow executions (webhook → condition → http), ${CONNECTIONS} connections for ${SECONDS} s through /hooks:`);
-    console.log(`  accepted ${accepted} (non-2xx ${result.non2xx}, errors ${result.errors}); completed ${completed}, failed ${failed}; receiver got ${received}`);
+    console.log(`  accepted ${accepted} (non-2xx ${result.non2xx}, errors ${result.errors}); completed ${completed}, failed ${failed}; receiver got ${receiver.received()}`);
     console.log(`  completed per second, load start → drained: ${Math.round((completed / drainedMs) * 1000)} (load ${Math.round(loadMs / 1000)} s, drained after ${Math.round(drainedMs / 1000)} s)`);
     recordFigure('workflow executions completed per second', { value: (completed / drainedMs) * 1000, unit: '/s', better: 'higher' });
     console.log(`  trigger → completion (duration_ms): p50 ${percentile(durations, 50)} ms, p99 ${percentile(durations, 99)} ms, max ${durations.at(-1)} ms`);
@@ -107,7 +94,6 @@ async function main(): Promise<void> {
     console.log(`  memory after the drain: ${describeMemory(memory)}`);
   } finally {
     await platform.stop();
-    receiver.closeAllConnections();
     receiver.close();
     await rm(dataDir, { recursive: true, force: true });
   }

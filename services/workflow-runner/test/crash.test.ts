@@ -2,8 +2,8 @@ import { fileURLToPath } from 'node:url';
 import { GrpcChannel } from '@agent-platform/kit/grpc';
 import { spawnChildService, startReceiver, type TestDatabase } from '@agent-platform/kit/testing';
 import { ExecutionServiceService, WorkflowServiceService } from '@agent-platform/proto/workflows/v1';
-import { describe, expect, vi } from 'vitest';
-import { databaseTest, newTenant, startRunner, statusesOf, type TestTenant } from './support/harness.js';
+import { describe, expect } from 'vitest';
+import { databaseTest, executionReaching, newTenant, startRunner, statusesOf, type TestTenant } from './support/harness.js';
 
 const PACKAGE_DIR = fileURLToPath(new URL('..', import.meta.url));
 // Short leases, so the survivor takes over within a second or two of the crash.
@@ -50,14 +50,7 @@ describe('a runner SIGKILLed mid-execution', { timeout: 60_000 }, () => {
 
     const survivor = await startRunner(database, ENV);
     onTestFinished(() => survivor.stop());
-    const execution = await vi.waitFor(
-      async () => {
-        const { execution: read } = await survivor.executions.getExecution({ workflowId, executionId }, { principal: tenant.principal });
-        expect(read?.status).toBe('completed');
-        return read!;
-      },
-      { timeout: 20_000, interval: 100 },
-    );
+    const execution = await executionReaching(survivor.executions, tenant, { workflowId, executionId }, 'completed');
     expect(statusesOf(execution)).toEqual({ first: 'completed', second: 'completed' });
     // The POST had recorded its result: not repeated. The GET (a safe method) was run again.
     expect(peer.received('/first')).toHaveLength(1);
@@ -75,14 +68,7 @@ describe('a runner SIGKILLed mid-execution', { timeout: 60_000 }, () => {
 
     const survivor = await startRunner(database, ENV);
     onTestFinished(() => survivor.stop());
-    const execution = await vi.waitFor(
-      async () => {
-        const { execution: read } = await survivor.executions.getExecution({ workflowId, executionId }, { principal: tenant.principal });
-        expect(read?.status).toBe('failed');
-        return read!;
-      },
-      { timeout: 20_000, interval: 100 },
-    );
+    const execution = await executionReaching(survivor.executions, tenant, { workflowId, executionId }, 'failed');
     expect(execution.error).toEqual({ nodeId: 'charge', message: expect.stringContaining('not repeated') });
     expect(peer.received('/charge')).toHaveLength(1);
   });
@@ -98,14 +84,7 @@ describe('a runner SIGKILLed mid-execution', { timeout: 60_000 }, () => {
 
     const survivor = await startRunner(database, ENV);
     onTestFinished(() => survivor.stop());
-    const execution = await vi.waitFor(
-      async () => {
-        const { execution: read } = await survivor.executions.getExecution({ workflowId, executionId }, { principal: tenant.principal });
-        expect(read?.status).toBe('failed');
-        return read!;
-      },
-      { timeout: 20_000, interval: 100 },
-    );
+    const execution = await executionReaching(survivor.executions, tenant, { workflowId, executionId }, 'failed');
     expect(execution.nodeExecutions[0]).toMatchObject({ status: 'failed', attempts: 1, error: expect.stringContaining('not repeated') });
     expect(peer.received('/charge')).toHaveLength(1);
   });
@@ -129,26 +108,13 @@ describe('a runner SIGKILLed mid-execution', { timeout: 60_000 }, () => {
         ],
         [{ source: 'approve', target: 'route' }],
       );
-      await vi.waitFor(
-        async () => {
-          const { execution } = await child.executions.getExecution({ workflowId, executionId }, { principal: tenant.principal });
-          expect(execution?.status).toBe('waiting');
-        },
-        { timeout: 10_000, interval: 50 },
-      );
+      await executionReaching(child.executions, tenant, { workflowId, executionId }, 'waiting', 10_000);
       await child.kill();
 
       const survivor = await startRunner(database, ENV);
       onTestFinished(() => survivor.stop());
       if (decide !== undefined) await survivor.executions.decideApproval({ workflowId, executionId, nodeId: 'approve', approved: decide }, { principal: tenant.principal });
-      const execution = await vi.waitFor(
-        async () => {
-          const { execution: read } = await survivor.executions.getExecution({ workflowId, executionId }, { principal: tenant.principal });
-          expect(read?.status).toBe('completed');
-          return read!;
-        },
-        { timeout: 20_000, interval: 100 },
-      );
+      const execution = await executionReaching(survivor.executions, tenant, { workflowId, executionId }, 'completed');
       expect(JSON.parse(execution.nodeExecutions[0]!.outputJson!)).toMatchObject(output);
       expect(peer.received('/ship')).toHaveLength(shipped);
       const announced = await database.query(`select 1 from outbox where payload->>'type' = 'workflow.execution.waiting' and payload->'data'->>'execution_id' = $1`, [executionId]);

@@ -1,7 +1,7 @@
 import { startReceiver } from '@agent-platform/kit/testing';
 import type { Execution } from '@agent-platform/proto/workflows/v1';
 import { describe, expect, vi } from 'vitest';
-import { databaseTest, expectError, newTenant, startRunner, statusesOf, type RunnerHarness, type TestTenant } from './support/harness.js';
+import { databaseTest, executionReaching, expectError, newTenant, startRunner, statusesOf, type RunnerHarness, type TestTenant } from './support/harness.js';
 
 // Claims poll often here, so a woken execution is taken up within a tenth of a second.
 const ENV = { EXECUTION_POLL_INTERVAL_MS: '100' };
@@ -15,16 +15,9 @@ async function read(runner: RunnerHarness, tenant: TestTenant, workflowId: strin
   return (await runner.executions.getExecution({ workflowId, executionId }, { principal: tenant.principal })).execution!;
 }
 
-/** Until the execution's status is `status` (the engine's own record, read through the API). */
-async function until(runner: RunnerHarness, tenant: TestTenant, workflowId: string, executionId: string, status: string): Promise<Execution> {
-  return vi.waitFor(
-    async () => {
-      const execution = await read(runner, tenant, workflowId, executionId);
-      expect(execution.status).toBe(status);
-      return execution;
-    },
-    { timeout: 15_000, interval: 50 },
-  );
+/** Until the execution's status is `status`. */
+function until(runner: RunnerHarness, tenant: TestTenant, workflowId: string, executionId: string, status: string): Promise<Execution> {
+  return executionReaching(runner.executions, tenant, { workflowId, executionId }, status, 15_000);
 }
 
 function decide(runner: RunnerHarness, tenant: TestTenant, execution: Execution, nodeId: string, approved: boolean, comment?: string) {

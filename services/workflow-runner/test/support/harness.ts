@@ -3,7 +3,7 @@ import { InProcessEventBus } from '@agent-platform/kit/events';
 import { GrpcChannel, PrincipalKind, type Principal, type PromiseClient } from '@agent-platform/kit/grpc';
 import { databaseFixture, type TestDatabase } from '@agent-platform/kit/testing';
 import { ExecutionServiceService, WorkflowServiceService, type Execution, type Workflow } from '@agent-platform/proto/workflows/v1';
-import { test as base } from 'vitest';
+import { expect, test as base, vi } from 'vitest';
 import type { AgentChat } from '../../src/agents/agent-chat.js';
 import { migrations, openDatabase } from '../../src/database.js';
 import { buildWorkflowRunnerService, loadWorkflowRunnerConfig } from '../../src/service.js';
@@ -115,4 +115,22 @@ export function runnerTest(env: Record<string, string> = {}) {
 
 export function statusesOf(execution: Execution): Record<string, string> {
   return Object.fromEntries(execution.nodeExecutions.map((node) => [node.nodeId, node.status]));
+}
+
+/** The execution, read until its status is `status` (the engine's own record, as the API shows it). */
+export function executionReaching(
+  executions: PromiseClient<typeof ExecutionServiceService>,
+  tenant: TestTenant,
+  ids: { workflowId: string; executionId: string },
+  status: string,
+  timeoutMs = 20_000,
+): Promise<Execution> {
+  return vi.waitFor(
+    async () => {
+      const { execution } = await executions.getExecution(ids, { principal: tenant.principal });
+      expect(execution?.status).toBe(status);
+      return execution!;
+    },
+    { timeout: timeoutMs, interval: 50 },
+  );
 }
