@@ -1,6 +1,6 @@
 import type { Actor } from '../actor.js';
 import { DomainError } from '../errors.js';
-import { PrincipalKind } from './metadata.js';
+import { PrincipalKind, type Principal } from './metadata.js';
 import { requirePrincipal, type CallContext } from './server.js';
 
 const KINDS = new Map<PrincipalKind, Actor['kind']>([
@@ -16,6 +16,15 @@ export function actorOf(ctx: CallContext): Actor {
     throw new DomainError('unauthorized', 'This call needs an authenticated principal.');
   }
   return { kind, userId: principal.userId, tenantId: principal.tenantId, role: principal.role, scopes: principal.scopes };
+}
+
+/**
+ * The principal a service calls another with on the platform's behalf: the user stays who they
+ * are (for the callee's logs and records), in their tenant, at `role` — the least that the call
+ * needs — with no key scopes, whatever the original caller held.
+ */
+export function platformPrincipal(user: { userId: string; tenantId: string }, role: 'viewer' | 'member'): Principal {
+  return { kind: PrincipalKind.KIND_USER, userId: user.userId, apiKeyId: '', tenantId: user.tenantId, role, scopes: [] };
 }
 
 /** proto3 `optional` strings arrive as undefined or, from some clients, as the empty string. */

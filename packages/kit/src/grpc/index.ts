@@ -1,4 +1,4 @@
-export { actorOf, present } from './actor.js';
+export { actorOf, platformPrincipal, present } from './actor.js';
 export { GrpcChannel, type ChannelOptions, type OutgoingCall, type PromiseClient } from './client.js';
 export { HealthRegistry, ServingStatus, type HealthStatus } from './health.js';
 export { PrincipalKind, readPrincipal, writePrincipal, type Principal } from './metadata.js';

@@ -1,5 +1,5 @@
 import { DomainError, type Actor } from '@agent-platform/kit';
-import { PrincipalKind, type PromiseClient } from '@agent-platform/kit/grpc';
+import { platformPrincipal, type PromiseClient } from '@agent-platform/kit/grpc';
 import type { WorkflowServiceService } from '@agent-platform/proto/workflows/v1';
 
 /** Whether a workflow of the actor's tenant has this id (decisions §12: checked at save). */
@@ -21,9 +21,8 @@ export class GrpcWorkflowDirectory implements WorkflowDirectory {
   }
 
   async exists(actor: Actor, workflowId: string): Promise<boolean> {
-    const principal = { kind: PrincipalKind.KIND_USER, userId: actor.userId, apiKeyId: '', tenantId: actor.tenantId, role: 'viewer', scopes: [] };
     try {
-      await this.client().getWorkflow({ workflowId }, { principal });
+      await this.client().getWorkflow({ workflowId }, { principal: platformPrincipal(actor, 'viewer') });
       return true;
     } catch (error) {
       if (error instanceof DomainError && error.code === 'not_found') return false;

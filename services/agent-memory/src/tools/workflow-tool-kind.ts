@@ -1,5 +1,5 @@
 import { DomainError } from '@agent-platform/kit';
-import { PrincipalKind, type Principal, type PromiseClient } from '@agent-platform/kit/grpc';
+import { platformPrincipal, type Principal, type PromiseClient } from '@agent-platform/kit/grpc';
 import type { Execution, ExecutionServiceService } from '@agent-platform/proto/workflows/v1';
 import { untilAborted, type ToolCallRequest, type ToolKind, type ToolOutcome } from './tool-runner.js';
 import type { WorkflowToolConfig } from './tools.entity.js';
@@ -78,7 +78,7 @@ export class WorkflowToolKind implements ToolKind {
  * gains a role by it. The user stays the caller, for the runner's logs.
  */
 function runnerOf(request: ToolCallRequest): Principal {
-  return { kind: PrincipalKind.KIND_USER, userId: request.actor.userId, apiKeyId: '', tenantId: request.actor.tenantId, role: 'member', scopes: [] };
+  return platformPrincipal(request.actor, 'member');
 }
 
 /** The refusals workflow-runner words for callers, as failed outcomes; undefined for the rest. */

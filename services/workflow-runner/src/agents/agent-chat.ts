@@ -1,4 +1,4 @@
-import { PrincipalKind, type PromiseClient } from '@agent-platform/kit/grpc';
+import { platformPrincipal, type PromiseClient } from '@agent-platform/kit/grpc';
 import type { ChatServiceService } from '@agent-platform/proto/agents/v1/chat';
 
 export interface AgentTurn {
@@ -35,15 +35,8 @@ export class GrpcAgentChat implements AgentChat {
   }
 
   async chat(turn: AgentTurn): Promise<AgentReply> {
-    const principal = {
-      kind: PrincipalKind.KIND_USER,
-      userId: turn.userId,
-      apiKeyId: '',
-      tenantId: turn.tenantId,
-      // The least role that may chat with an agent (decisions §3); the author's own may have changed.
-      role: 'member',
-      scopes: [],
-    };
+    // The least role that may chat with an agent (decisions §3); the author's own may have changed.
+    const principal = platformPrincipal(turn, 'member');
     const events = this.client.streamChat({ agentId: turn.agentId, message: turn.message }, { principal, deadlineMs: turn.timeoutMs, signal: turn.signal });
     for await (const event of events) {
       const reply = event.completed;

@@ -1,5 +1,5 @@
 import { DomainError, FieldErrors, type Actor } from '@agent-platform/kit';
-import { PrincipalKind, type PromiseClient } from '@agent-platform/kit/grpc';
+import { platformPrincipal, type PromiseClient } from '@agent-platform/kit/grpc';
 import type { AgentServiceService } from '@agent-platform/proto/agents/v1/agents';
 import type { WorkflowGraph } from '../workflows/graph.js';
 
@@ -21,9 +21,8 @@ export class GrpcAgentDirectory implements AgentDirectory {
   }
 
   async exists(actor: Actor, agentId: string): Promise<boolean> {
-    const principal = { kind: PrincipalKind.KIND_USER, userId: actor.userId, apiKeyId: '', tenantId: actor.tenantId, role: 'viewer', scopes: [] };
     try {
-      await this.client.getAgent({ agentId }, { principal });
+      await this.client.getAgent({ agentId }, { principal: platformPrincipal(actor, 'viewer') });
       return true;
     } catch (error) {
       if (error instanceof DomainError && error.code === 'not_found') return false;
