@@ -40,6 +40,18 @@ export default defineConfig({
           hookTimeout: 120_000,
         },
       },
+      // The console in Debian's chromium, against the all-in-one platform as `pnpm start` runs it.
+      {
+        ...sourceResolution,
+        test: {
+          name: 'console',
+          root: 'test',
+          include: ['console/**/*.test.ts'],
+          globalSetup: ['console/harness/build-console.ts', 'e2e/harness/setup-local.ts'],
+          testTimeout: 60_000,
+          hookTimeout: 120_000,
+        },
+      },
       {
         ...sourceResolution,
         test: {

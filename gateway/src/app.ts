@@ -18,6 +18,7 @@ import configPlugin from './plugins/external/config.js';
 import redis from './plugins/external/redis.js';
 import swagger from './plugins/external/swagger.js';
 import api from './routes/api.js';
+import consoleRoutes, { defaultConsoleDir } from './routes/console.js';
 import healthRoutes from './routes/health.js';
 import hookRoutes from './routes/hooks.js';
 import metricsRoute, { type MetricsHandler } from './routes/metrics.js';
@@ -83,6 +84,7 @@ const gatewayApp: FastifyPluginAsync<GatewayAppOptions> = async (app, options) =
   await app.register(healthRoutes);
   if (options.metrics) await app.register(metricsRoute, { handler: options.metrics });
   await app.register(openapiRoute);
+  await app.register(consoleRoutes, { root: options.config.CONSOLE_DIR ?? defaultConsoleDir() });
   await app.register(hookRoutes);
   await app.register(api, { prefix: '/api/v1', documented: true });
   await app.register(api, { prefix: '/v1', documented: false });

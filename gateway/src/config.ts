@@ -79,6 +79,8 @@ const schema = z.object({
   TRUST_PROXY: env.boolean(false),
   BODY_LIMIT_BYTES: env.positiveInt(1_048_576),
   LOG_LEVEL: env.logLevel(),
+  /** The web console's built files (decisions §15); default: the @agent-platform/console package's dist/. */
+  CONSOLE_DIR: z.string().min(1).optional(),
   /** Spans are exported only when set (kit telemetry); propagation is always on. */
   OTEL_EXPORTER_OTLP_ENDPOINT: z.url().optional(),
 });

@@ -61,6 +61,14 @@ describe.each(SERVICES)('the image of %s', (service) => {
   });
 });
 
+it('puts the built console in the gateway image, and none of the packages bundled into it', async () => {
+  const installed = join(root, 'gateway', 'node_modules/@agent-platform/console');
+  expect(existsSync(join(installed, 'dist/index.html'))).toBe(true);
+  expect(existsSync(join(installed, 'src'))).toBe(false);
+  const packages = await readdir(join(root, 'gateway', 'node_modules/.pnpm'));
+  expect(packages.filter((entry) => /^(react|react-dom|vite|@tanstack\+react-router)@/.test(entry))).toEqual([]);
+});
+
 it('builds the gateway from its image with every route, which @fastify/autoload imports only then', { timeout: 60_000 }, async () => {
   const { nodeOptions } = await imageRuntime();
   // The route plugins are outside the static module graph the test above imports: autoload finds

@@ -79,8 +79,9 @@ async function* streamTurn(
     if (!response.ok) throw new ApiResponseError(response, error);
     const type = response.headers.get('content-type') ?? '';
     if (!stream || !type.startsWith('text/event-stream')) throw new Error(`streamChat: expected a text/event-stream answer, got ${type || 'no body'}`);
+    // The cast: DOM's types give TextDecoderStream a writable side of any BufferSource, Node's of bytes.
     const reader = stream
-      .pipeThrough(new TextDecoderStream())
+      .pipeThrough(new TextDecoderStream() as ReadableWritablePair<string, Uint8Array>)
       .pipeThrough(new EventSourceParserStream({ onError: 'terminate' }))
       .getReader();
     try {

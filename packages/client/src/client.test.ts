@@ -41,9 +41,9 @@ describe('createClient', () => {
     const client = createClient({
       baseUrl: server.url('/'),
       apiKey: 'ap_live_key',
-      fetch: (input, init) => {
-        seen.push(input instanceof Request ? `${input.method} ${input.url}` : String(input));
-        return fetch(input, init);
+      fetch: (request) => {
+        seen.push(`${request.method} ${request.url}`);
+        return fetch(request);
       },
     });
     const { data } = await client.POST('/api/v1/agents/{agent_id}/chat', { params: { path: { agent_id: 'agt_01' } }, body: { message: 'héllo' } });

@@ -12,8 +12,8 @@ export interface CreateClientOptions {
   apiKey?: string;
   /** An access token from `/auth/login` or `/auth/refresh`, sent as `Authorization: Bearer <token>`. */
   accessToken?: string;
-  /** The fetch to send requests with; default `globalThis.fetch`. */
-  fetch?: typeof globalThis.fetch;
+  /** The fetch to send requests with (the client calls it with one Request); default `globalThis.fetch`. */
+  fetch?: (request: Request) => Promise<Response>;
 }
 
 /**

@@ -16,9 +16,19 @@ export interface RunningProcess {
   stop(graceMs?: number): Promise<number | null>;
 }
 
-/** Compiles every service and the gateway to JavaScript (`pnpm build`; incremental, so cheap when nothing changed). */
+/**
+ * What `pnpm build` makes: every service and the gateway compiled to JavaScript, and the console the
+ * gateway serves. Cheap when nothing changed (tsc is incremental; the console is rebuilt only when
+ * a source changed).
+ */
 export function buildServices(): void {
   execFileSync(process.execPath, [createRequire(import.meta.url).resolve('typescript/bin/tsc'), '-b', 'tsconfig.build.json'], { cwd: REPO_ROOT, stdio: 'inherit' });
+  buildConsole();
+}
+
+/** The console the gateway serves, built from the current sources (`--if-stale`: only when one changed). */
+export function buildConsole(): void {
+  execFileSync(process.execPath, ['--import', 'tsx', 'scripts/build.ts', '--if-stale'], { cwd: `${REPO_ROOT}console`, stdio: 'inherit' });
 }
 
 /**

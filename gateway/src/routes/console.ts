@@ -1,0 +1,66 @@
+import { DomainError, errorBody } from '@agent-platform/kit';
+import fastifyStatic from '@fastify/static';
+import type { FastifyPluginAsync, FastifyReply } from 'fastify';
+import { existsSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
+
+/** Where the console's build is when CONSOLE_DIR does not say: the console package's dist/. */
+export function defaultConsoleDir(): string | undefined {
+  try {
+    return join(dirname(createRequire(import.meta.url).resolve('@agent-platform/console/package.json')), 'dist');
+  } catch {
+    return undefined;
+  }
+}
+
+// The console calls only this origin's API; nothing inline, nothing from elsewhere, never framed.
+const CONTENT_SECURITY_POLICY = [
+  "default-src 'self'",
+  "script-src 'self'",
+  "style-src 'self'",
+  "img-src 'self' data:",
+  "connect-src 'self'",
+  "frame-ancestors 'none'",
+  "base-uri 'none'",
+  "form-action 'self'",
+].join('; ');
+
+const CONSOLE_HEADERS = {
+  'content-security-policy': CONTENT_SECURITY_POLICY,
+  'x-content-type-options': 'nosniff',
+  'referrer-policy': 'no-referrer',
+};
+
+/**
+ * The web console (decisions §15) at /console: its files as built, and index.html for every other
+ * path under it (the console routes in the browser). Built files are named by their content, so
+ * they are cached for good; index.html is revalidated at every visit, so a new build is seen at once.
+ */
+const consoleRoutes: FastifyPluginAsync<{ root: string | undefined }> = async (app, { root }) => {
+  app.get('/console', { schema: { hide: true } }, (_request, reply) => reply.redirect('/console/', 301));
+  if (!root || !existsSync(join(root, 'index.html'))) {
+    // Sent as is: the error handler masks every 5xx message, and this one is the fix.
+    const notBuilt = errorBody(new DomainError('service_unavailable', 'The console is not built: run `pnpm build` (`pnpm start` builds it too).'));
+    app.get('/console/*', { schema: { hide: true } }, (_request, reply) => reply.code(503).send(notBuilt));
+    return;
+  }
+  await app.register(fastifyStatic, {
+    root,
+    prefix: '/console/',
+    wildcard: false,
+    index: false,
+    setHeaders: (reply, path) => {
+      reply.headers(CONSOLE_HEADERS).header('cache-control', path.includes('/assets/') ? 'public, max-age=31536000, immutable' : 'no-cache');
+    },
+  });
+  const sendIndex = (reply: FastifyReply) => reply.headers(CONSOLE_HEADERS).header('cache-control', 'no-cache').sendFile('index.html');
+  app.get('/console/', { schema: { hide: true } }, (_request, reply) => sendIndex(reply));
+  app.get('/console/*', { schema: { hide: true } }, (request, reply) => {
+    // A file that is not there (an old build's chunk) is a 404, never the page in its place.
+    if (request.url.startsWith('/console/assets/')) throw new DomainError('not_found', 'No such file.');
+    return sendIndex(reply);
+  });
+};
+
+export default consoleRoutes;

@@ -1,0 +1,82 @@
+import AxeBuilder from '@axe-core/playwright';
+import { mkdir } from 'node:fs/promises';
+import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { expect, inject } from 'vitest';
+import { REPO_ROOT } from '../../e2e/harness/processes.js';
+
+/** Debian's chromium (`.ci/run` installs it); the closed network refuses its background connections. */
+const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+const CHROMIUM_ARGS = ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
+
+export const VIEWPORTS = {
+  desktop: { width: 1280, height: 800 },
+  phone: { width: 390, height: 844 },
+} as const;
+export type ViewportName = keyof typeof VIEWPORTS;
+
+/** Where each page's screenshots are kept (test artefacts, not committed). */
+export const SCREENSHOT_DIR = `${REPO_ROOT}test/console/screenshots`;
+
+export function launchBrowser(): Promise<Browser> {
+  return chromium.launch({ executablePath: CHROMIUM, headless: true, args: CHROMIUM_ARGS });
+}
+
+export interface ConsolePage {
+  page: Page;
+  context: BrowserContext;
+  /** Errors the page logged or threw (CSP violations, failed renders); a test ends with none. */
+  errors: string[];
+}
+
+/** A fresh browser profile on the console of the platform under test. */
+export async function openConsole(browser: Browser, viewport: ViewportName = 'desktop'): Promise<ConsolePage> {
+  const context = await browser.newContext({ baseURL: inject('baseUrl'), viewport: VIEWPORTS[viewport], reducedMotion: 'reduce' });
+  context.setDefaultTimeout(15_000);
+  const page = await context.newPage();
+  const errors: string[] = [];
+  page.on('pageerror', (error) => errors.push(`page error: ${error.message}`));
+  page.on('console', (message) => {
+    // A 4xx the page shows on purpose is logged by the browser as a failed resource load; those are expected.
+    if (message.type() === 'error' && !message.text().startsWith('Failed to load resource')) errors.push(`console: ${message.text()}`);
+  });
+  return { page, context, errors };
+}
+
+/** No serious or critical accessibility violation on the page as it is now. */
+export async function expectAccessible(page: Page): Promise<void> {
+  const { violations } = await new AxeBuilder({ page }).analyze();
+  const serious = violations.filter((violation) => violation.impact === 'serious' || violation.impact === 'critical');
+  expect(serious.map((violation) => `${violation.id}: ${violation.help} (${violation.nodes.map((node) => node.target.join(' ')).join(', ')})`)).toEqual([]);
+}
+
+/**
+ * Checks the page as it is now, then keeps a screenshot of it at desktop and phone width
+ * (`screenshots/<name>-desktop.png`, `-phone.png`) and checks it again at phone width, where the
+ * layout differs.
+ */
+export async function checkPage(page: Page, name: string): Promise<void> {
+  await mkdir(SCREENSHOT_DIR, { recursive: true });
+  const original = page.viewportSize();
+  await expectAccessible(page);
+  await page.screenshot({ path: `${SCREENSHOT_DIR}/${name}-desktop.png`, fullPage: true });
+  await page.setViewportSize(VIEWPORTS.phone);
+  await expectAccessible(page);
+  await page.screenshot({ path: `${SCREENSHOT_DIR}/${name}-phone.png`, fullPage: true });
+  if (original) await page.setViewportSize(original);
+}
+
+let accounts = 0;
+
+/** Registers a new account through the console's own form and lands on its agents page. */
+export async function registerThroughConsole(page: Page, company = 'Console Tests'): Promise<{ email: string; password: string }> {
+  const email = `console-${process.pid}-${Date.now()}-${++accounts}@example.com`;
+  const password = 'correct horse battery staple';
+  await page.goto('/console/register');
+  await page.getByLabel('E-mail').fill(email);
+  await page.getByLabel('Password').fill(password);
+  await page.getByLabel('Full name').fill('Ada Lovelace');
+  await page.getByLabel('Company').fill(company);
+  await page.getByRole('button', { name: 'Create account' }).click();
+  await page.getByRole('heading', { name: 'Agents', level: 1 }).waitFor();
+  return { email, password };
+}
