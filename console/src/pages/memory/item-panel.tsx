@@ -1,0 +1,232 @@
+import type { MemoryHistoryEntry, MemoryUpdate } from '@agent-platform/client';
+import { useMutation } from '@tanstack/react-query';
+import { getRouteApi, Link } from '@tanstack/react-router';
+import { useEffect, useRef, useState, type FormEvent } from 'react';
+import { call } from '../../api/call.js';
+import { useClient, useInvalidate, useTenantQuery } from '../../api/session-context.js';
+import { ErrorNotice, QueryState } from '../../ui/feedback.js';
+import { Field, formValues } from '../../ui/form.js';
+import { Time } from '../../ui/page.js';
+import { EXACT_LINK, formatScore, MetadataList, type ShownItem } from './items-table.js';
+import { BLANK_CONTENT, localValidationError, metadataText, parseJsonObject } from './memory-input.js';
+
+const route = getRouteApi('/app/memory');
+
+/**
+ * One item, opened from the list or a search: what it holds, its edit and delete, and every
+ * change it went through. There is no read of a single item, so what it holds comes from the
+ * list or search it was opened from; its history is read by id, and outlives the item.
+ */
+export function ItemPanel({ itemId, item }: { itemId: string; item: ShownItem | undefined }) {
+  const search = route.useSearch();
+  const client = useClient();
+  const invalidate = useInvalidate();
+  const heading = useRef<HTMLHeadingElement>(null);
+  const [mode, setMode] = useState<'view' | 'edit' | 'confirm-delete'>('view');
+  const history = useTenantQuery(['memory', 'history', itemId], (api) => call(api.GET('/api/v1/memory/{memory_id}/history', { params: { path: { memory_id: itemId } } })));
+  const remove = useMutation({
+    mutationFn: () => call(client.DELETE('/api/v1/memory/{memory_id}', { params: { path: { memory_id: itemId } } })),
+    onSuccess: async () => {
+      setMode('view');
+      heading.current?.focus();
+      await invalidate('memory');
+    },
+  });
+  // Opening an item (it is keyed by its id) takes the reader to it, wherever in the list they were.
+  useEffect(() => heading.current?.focus(), []);
+  const deletion = history.data?.history.findLast((entry) => entry.event === 'DELETE');
+  const backToList = () => {
+    setMode('view');
+    heading.current?.focus();
+  };
+  return (
+    <section className="card memory-item" aria-labelledby="memory-item-title">
+      <div className="memory-item-header">
+        <h2 id="memory-item-title" ref={heading} tabIndex={-1}>
+          Memory item <code>{itemId}</code>
+        </h2>
+        <Link className="button secondary" to="/memory" search={{ ...search, item: undefined }} {...EXACT_LINK}>
+          Close
+        </Link>
+      </div>
+      {deletion ? (
+        <p className="notice memory-deleted" role="status">
+          This item was deleted <Time value={deletion.created_at} />; its history is kept.
+        </p>
+      ) : item ? (
+        <>
+          <ItemFacts item={item} />
+          {mode === 'edit' ? (
+            <EditItem itemId={itemId} item={item} onDone={backToList} />
+          ) : mode === 'confirm-delete' ? (
+            <div className="notice notice-error memory-confirm" role="group" aria-labelledby="memory-confirm-text">
+              <p id="memory-confirm-text">Delete this item? It leaves the agent's memory and its searches at once; its history is kept.</p>
+              <ErrorNotice error={remove.error} title="Could not delete the item" />
+              <div className="form-actions">
+                <button type="button" className="danger" onClick={() => remove.mutate()} disabled={remove.isPending}>
+                  {remove.isPending ? 'Deleting…' : 'Delete item'}
+                </button>
+                <button type="button" className="secondary" onClick={backToList} autoFocus>
+                  Keep it
+                </button>
+              </div>
+            </div>
+          ) : (
+            <div className="form-actions">
+              <button type="button" onClick={() => setMode('edit')}>
+                Edit
+              </button>
+              <button type="button" className="secondary" onClick={() => setMode('confirm-delete')}>
+                Delete
+              </button>
+            </div>
+          )}
+        </>
+      ) : history.data ? (
+        <p className="muted">This item is not among the items shown now (another page, other filters or another search); its history is below.</p>
+      ) : null}
+      <h3>History</h3>
+      <QueryState query={history} loadingLabel="Loading its history…">
+        {(found) => <HistoryTable entries={found.history} />}
+      </QueryState>
+    </section>
+  );
+}
+
+function ItemFacts({ item }: { item: ShownItem }) {
+  return (
+    <dl className="facts">
+      <dt>Content</dt>
+      <dd className="memory-full-content">{item.content}</dd>
+      {item.score === undefined ? null : (
+        <>
+          <dt>Score</dt>
+          <dd>{formatScore(item.score)}</dd>
+        </>
+      )}
+      <dt>Type</dt>
+      <dd>{item.memory_type}</dd>
+      <dt>End user</dt>
+      <dd>{item.user_id ?? <span className="muted">shared by every end user</span>}</dd>
+      <dt>Metadata</dt>
+      <dd>
+        <MetadataList metadata={item.metadata} />
+      </dd>
+      <dt>Created</dt>
+      <dd>
+        <Time value={item.created_at} />
+      </dd>
+      {item.updated_at === undefined ? null : (
+        <>
+          <dt>Updated</dt>
+          <dd>{item.updated_at ? <Time value={item.updated_at} /> : <span className="muted">never</span>}</dd>
+        </>
+      )}
+    </dl>
+  );
+}
+
+/** Changes the content and the metadata (replaced whole); only what changed is sent. */
+function EditItem({ itemId, item, onDone }: { itemId: string; item: ShownItem; onDone: () => void }) {
+  const client = useClient();
+  const invalidate = useInvalidate();
+  const [localError, setLocalError] = useState<unknown>();
+  const mutation = useMutation({
+    mutationFn: (change: MemoryUpdate) => call(client.PATCH('/api/v1/memory/{memory_id}', { params: { path: { memory_id: itemId } }, body: change })),
+    onSuccess: async () => {
+      await invalidate('memory');
+      onDone();
+    },
+  });
+  const error = localError ?? mutation.error;
+  const submit = (event: FormEvent<HTMLFormElement>) => {
+    event.preventDefault();
+    const { content = '', metadata = '' } = formValues(event.currentTarget);
+    setLocalError(undefined);
+    mutation.reset();
+    // The API reads an empty content as none sent (it would keep the old one, or change only the
+    // metadata), so emptied content is refused here with the API's own rule.
+    if (content === '') {
+      setLocalError(localValidationError('content', BLANK_CONTENT));
+      return;
+    }
+    const parsed = parseJsonObject(metadata, 'metadata');
+    if ('error' in parsed) {
+      setLocalError(parsed.error);
+      return;
+    }
+    const newMetadata = parsed.value ?? {};
+    const change: MemoryUpdate = {
+      ...(content === item.content ? {} : { content }),
+      ...(JSON.stringify(newMetadata) === JSON.stringify(item.metadata) ? {} : { metadata: newMetadata }),
+    };
+    // Nothing changed: nothing to record in its history.
+    if (Object.keys(change).length === 0) onDone();
+    else mutation.mutate(change);
+  };
+  return (
+    <form className="memory-edit" onSubmit={submit} aria-labelledby="memory-edit-title" noValidate>
+      <h3 id="memory-edit-title">Edit item</h3>
+      <ErrorNotice error={error} title="Could not save the item" />
+      <Field label="Content" field="content" error={error} hint="New content is embedded again, so searches find it by its new meaning.">
+        <textarea name="content" rows={4} defaultValue={item.content} autoFocus />
+      </Field>
+      <Field label="Metadata" field="metadata" error={error} hint="A JSON object that replaces the metadata whole; empty for none.">
+        <textarea name="metadata" className="code" rows={4} defaultValue={metadataText(item.metadata)} />
+      </Field>
+      <div className="form-actions">
+        <button type="submit" disabled={mutation.isPending}>
+          {mutation.isPending ? 'Saving…' : 'Save changes'}
+        </button>
+        <button type="button" className="secondary" onClick={onDone}>
+          Cancel
+        </button>
+      </div>
+    </form>
+  );
+}
+
+const SOURCES: Record<MemoryHistoryEntry['source'], string> = {
+  api: 'API',
+  extraction: 'Extracted from a chat turn',
+  consolidation: 'Consolidated from a session',
+  document: 'Document',
+};
+
+function HistoryTable({ entries }: { entries: MemoryHistoryEntry[] }) {
+  return (
+    // Focusable, so its columns can be scrolled into view by keyboard at a narrow width.
+    <div className="table-scroll" tabIndex={0} role="region" aria-labelledby="memory-history-caption">
+      <table className="memory-history">
+        <caption id="memory-history-caption">Every change, oldest first</caption>
+        <thead>
+          <tr>
+            <th scope="col">Change</th>
+            <th scope="col">Before</th>
+            <th scope="col">After</th>
+            <th scope="col">Source</th>
+            <th scope="col">Session</th>
+            <th scope="col">When</th>
+          </tr>
+        </thead>
+        <tbody>
+          {entries.map((entry, index) => (
+            // Entries have no id of their own; their order never changes (oldest first, append-only).
+            <tr key={index}>
+              <td>
+                <span className={`badge memory-event-${entry.event.toLowerCase()}`}>{entry.event}</span>
+              </td>
+              <td className="memory-content">{entry.old_content ?? <span className="muted">—</span>}</td>
+              <td className="memory-content">{entry.new_content ?? <span className="muted">—</span>}</td>
+              <td>{SOURCES[entry.source]}</td>
+              <td>{entry.session_id ? <code>{entry.session_id}</code> : <span className="muted">—</span>}</td>
+              <td>
+                <Time value={entry.created_at} />
+              </td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
+  );
+}
