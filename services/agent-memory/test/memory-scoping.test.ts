@@ -173,6 +173,11 @@ describe('history and editing', () => {
     const { item } = await service.memory.addMemory({ agentId: agent.id, memoryType: 'semantic', content: 'x' }, { principal: tenant.principal });
     await expectInvalid(service.memory.updateMemory({ memoryId: item!.id }, { principal: tenant.principal }), 'content');
     await expectInvalid(service.memory.updateMemory({ memoryId: item!.id, content: '  ' }, { principal: tenant.principal }), 'content');
+    // Emptied content is refused as blank, even beside a valid metadata change, which then is not made either.
+    await expectInvalid(service.memory.updateMemory({ memoryId: item!.id, content: '' }, { principal: tenant.principal }), 'content');
+    await expectInvalid(service.memory.updateMemory({ memoryId: item!.id, content: '', metadataJson: '{"channel":"post"}' }, { principal: tenant.principal }), 'content');
+    const { items } = await service.memory.listMemory({ agentId: agent.id, page: undefined }, { principal: tenant.principal });
+    expect(items.map((kept) => [kept.content, kept.metadataJson])).toEqual([['x', '{}']]);
     await expectInvalid(service.memory.updateMemory({ memoryId: item!.id, metadataJson: '[1]' }, { principal: tenant.principal }), 'metadata');
   });
 

@@ -23,7 +23,8 @@ export function memoryHandlers(memory: MemoryService, consolidation: Consolidati
     },
 
     updateMemory: async (request, ctx) => {
-      const item = await memory.update(actorOf(ctx), { memoryId: request.memoryId, content: present(request.content), metadataJson: present(request.metadataJson) });
+      // Empty content is content to check (blank: 422), never "no change": proto3 optional keeps it apart from absent.
+      const item = await memory.update(actorOf(ctx), { memoryId: request.memoryId, content: request.content, metadataJson: present(request.metadataJson) });
       return { item: toMemoryItemMessage(item) };
     },
 
