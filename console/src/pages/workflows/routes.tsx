@@ -1,6 +1,73 @@
-import { createRoute } from '@tanstack/react-router';
+import { createRoute, lazyRouteComponent } from '@tanstack/react-router';
 import { appRoute } from '../../routes/app.js';
-import { Page } from '../../ui/page.js';
 
-export const workflowsRoute = createRoute({ getParentRoute: () => appRoute, path: 'workflows', component: () => <Page title="Workflows">{null}</Page> });
-export const workflowsRoutes = [workflowsRoute] as const;
+const positiveInteger = (value: unknown): number | undefined => {
+  const number = Number(value);
+  return Number.isInteger(number) && number >= 1 ? number : undefined;
+};
+
+const validatePage = (search: Record<string, unknown>): { page?: number } => {
+  const page = positiveInteger(search.page);
+  return page && page > 1 ? { page } : {};
+};
+
+export const WORKFLOW_TABS = ['graph', 'edit', 'versions'] as const;
+export type WorkflowTab = (typeof WORKFLOW_TABS)[number];
+
+export interface WorkflowSearch {
+  tab?: Exclude<WorkflowTab, 'graph'>;
+  /** On the versions tab: the version being viewed. */
+  version?: number;
+  /** On the versions tab: the page of the list. */
+  page?: number;
+}
+
+const validateWorkflowSearch = (search: Record<string, unknown>): WorkflowSearch => {
+  const tab = WORKFLOW_TABS.find((known) => known === search.tab && known !== 'graph') as WorkflowSearch['tab'];
+  const version = positiveInteger(search.version);
+  const page = positiveInteger(search.page);
+  return { ...(tab ? { tab } : {}), ...(tab === 'versions' && version ? { version } : {}), ...(tab === 'versions' && page && page > 1 ? { page } : {}) };
+};
+
+export const EXECUTION_STATUSES = ['running', 'waiting', 'completed', 'failed', 'cancelled'] as const;
+export type ExecutionStatus = (typeof EXECUTION_STATUSES)[number];
+
+export interface ExecutionsSearch {
+  status?: ExecutionStatus;
+  /** The cursor of the page shown (none: the newest). */
+  cursor?: string;
+  /** The cursors of the pages before it, oldest first, so Previous needs no second list. */
+  back?: string[];
+}
+
+const validateExecutionsSearch = (search: Record<string, unknown>): ExecutionsSearch => {
+  const status = EXECUTION_STATUSES.find((known) => known === search.status);
+  const cursor = typeof search.cursor === 'string' && search.cursor !== '' ? search.cursor : undefined;
+  const back = Array.isArray(search.back) ? search.back.filter((item): item is string => typeof item === 'string') : [];
+  return { ...(status ? { status } : {}), ...(cursor ? { cursor } : {}), ...(cursor && back.length > 0 ? { back } : {}) };
+};
+
+export const workflowsRoute = createRoute({
+  getParentRoute: () => appRoute,
+  path: 'workflows',
+  validateSearch: validatePage,
+  component: lazyRouteComponent(() => import('./workflows-page.js'), 'WorkflowsPage'),
+});
+export const workflowRoute = createRoute({
+  getParentRoute: () => appRoute,
+  path: 'workflows/$workflowId',
+  validateSearch: validateWorkflowSearch,
+  component: lazyRouteComponent(() => import('./workflow-page.js'), 'WorkflowPage'),
+});
+export const executionsRoute = createRoute({
+  getParentRoute: () => appRoute,
+  path: 'workflows/$workflowId/executions',
+  validateSearch: validateExecutionsSearch,
+  component: lazyRouteComponent(() => import('./executions-page.js'), 'ExecutionsPage'),
+});
+export const executionRoute = createRoute({
+  getParentRoute: () => appRoute,
+  path: 'workflows/$workflowId/executions/$executionId',
+  component: lazyRouteComponent(() => import('./execution-page.js'), 'ExecutionPage'),
+});
+export const workflowsRoutes = [workflowsRoute, workflowRoute, executionsRoute, executionRoute] as const;

@@ -1,0 +1,138 @@
+import './workflows.css';
+import { getRouteApi, Link, useNavigate } from '@tanstack/react-router';
+import { call } from '../../api/call.js';
+import { useTenantQuery } from '../../api/session-context.js';
+import { Empty, QueryState } from '../../ui/feedback.js';
+import { Page, Time } from '../../ui/page.js';
+import { formatDuration } from './format.js';
+import { EXECUTION_STATUSES, type ExecutionStatus } from './routes.js';
+
+const LIMIT = 20;
+const route = getRouteApi('/app/workflows/$workflowId/executions');
+
+/**
+ * A workflow's executions, newest first, a page at a time by cursor (decisions §5): the cursor of
+ * the page shown and those before it live in the URL, so each page is one request however many
+ * executions there are, and a page can be linked and reloaded.
+ */
+export function ExecutionsPage() {
+  const { workflowId } = route.useParams();
+  const { status, cursor, back = [] } = route.useSearch();
+  const navigate = useNavigate();
+  const workflow = useTenantQuery(['workflows', workflowId], (client) => call(client.GET('/api/v1/workflows/{workflow_id}', { params: { path: { workflow_id: workflowId } } })));
+  const executions = useTenantQuery(['workflows', workflowId, 'executions', 'list', status ?? 'all', cursor ?? ''], (client) =>
+    call(
+      client.GET('/api/v1/workflows/{workflow_id}/executions', {
+        params: { path: { workflow_id: workflowId }, query: { limit: LIMIT, ...(status ? { status } : {}), ...(cursor ? { cursor } : {}) } },
+      }),
+    ),
+  );
+  const go = (search: { status?: ExecutionStatus; cursor?: string; back?: string[] }) => void navigate({ to: '/workflows/$workflowId/executions', params: { workflowId }, search });
+  const previous = () => {
+    const earlier = back.slice(0, -1);
+    const previousCursor = back.at(-1);
+    go({ ...(status ? { status } : {}), ...(previousCursor ? { cursor: previousCursor, back: earlier } : {}) });
+  };
+  return (
+    <Page
+      title={workflow.data ? `Executions of ${workflow.data.name}` : 'Executions'}
+      actions={
+        <button type="button" className="secondary" onClick={() => void executions.refetch()} disabled={executions.isFetching}>
+          {executions.isFetching ? 'Refreshing…' : 'Refresh'}
+        </button>
+      }
+    >
+      <p className="breadcrumbs">
+        <Link to="/workflows">Workflows</Link> › <Link to="/workflows/$workflowId" params={{ workflowId }} search={{}}>
+          {workflow.data?.name ?? 'Workflow'}
+        </Link>
+      </p>
+      <div className="wf-filter">
+        <label htmlFor="execution-status">Status</label>
+        <select
+          id="execution-status"
+          value={status ?? ''}
+          onChange={(event) => {
+            const chosen = EXECUTION_STATUSES.find((known) => known === event.target.value);
+            // A new filter starts again from the newest page.
+            go(chosen ? { status: chosen } : {});
+          }}
+        >
+          <option value="">All</option>
+          {EXECUTION_STATUSES.map((known) => (
+            <option key={known} value={known}>
+              {known}
+            </option>
+          ))}
+        </select>
+      </div>
+      <QueryState query={executions} loadingLabel="Loading executions…">
+        {(list) => (
+          <>
+            <p className="muted" role="status">
+              {list.total === 1 ? '1 execution' : `${list.total.toLocaleString()} executions`}
+              {status ? ` ${status}` : ''}
+            </p>
+            {list.items.length === 0 ? (
+              <Empty title={status ? `No ${status} executions` : 'No executions yet'}>
+                <p>{status ? 'Choose another status, or All.' : 'Run the workflow from its page, or let its trigger start it.'}</p>
+              </Empty>
+            ) : (
+              <div className="table-scroll">
+                <table>
+                  <thead>
+                    <tr>
+                      <th scope="col">Execution</th>
+                      <th scope="col">Status</th>
+                      <th scope="col">Trigger</th>
+                      <th scope="col">Version</th>
+                      <th scope="col">Started</th>
+                      <th scope="col">Duration</th>
+                      <th scope="col">Error</th>
+                    </tr>
+                  </thead>
+                  <tbody>
+                    {list.items.map((execution) => (
+                      <tr key={execution.id}>
+                        <td>
+                          <Link to="/workflows/$workflowId/executions/$executionId" params={{ workflowId, executionId: execution.id }}>
+                            <code>{execution.id}</code>
+                          </Link>
+                        </td>
+                        <td>
+                          <span className={`badge badge-${execution.status}`}>{execution.status}</span>
+                        </td>
+                        <td>{execution.trigger}</td>
+                        <td>{execution.workflow_version}</td>
+                        <td>
+                          <Time value={execution.started_at} />
+                        </td>
+                        <td>{formatDuration(execution.duration_ms)}</td>
+                        <td>{execution.error ? `${execution.error.node_id ? `${execution.error.node_id}: ` : ''}${execution.error.message}` : null}</td>
+                      </tr>
+                    ))}
+                  </tbody>
+                </table>
+              </div>
+            )}
+            {cursor || list.next_cursor ? (
+              <nav className="pager" aria-label="Pages">
+                <button type="button" disabled={!cursor} onClick={previous}>
+                  Previous
+                </button>
+                <span>Page {back.length + (cursor ? 2 : 1)}</span>
+                <button
+                  type="button"
+                  disabled={!list.next_cursor}
+                  onClick={() => list.next_cursor && go({ ...(status ? { status } : {}), cursor: list.next_cursor, back: cursor ? [...back, cursor] : [] })}
+                >
+                  Next
+                </button>
+              </nav>
+            ) : null}
+          </>
+        )}
+      </QueryState>
+    </Page>
+  );
+}
