@@ -101,10 +101,10 @@ describe('signing in (decisions §15)', () => {
       await page.reload();
       await page.getByRole('heading', { name: 'Agents', level: 1 }).waitFor();
       await page.keyboard.press('Tab');
-      expect(await page.evaluate(() => document.activeElement?.textContent)).toBe('Skip to content');
+      expect(await page.locator(':focus').textContent()).toBe('Skip to content');
       // Tab onwards until the navigation's Workflows link has the focus, then follow it.
       for (let presses = 0; presses < 20; presses += 1) {
-        if ((await page.evaluate(() => document.activeElement?.textContent)) === 'Workflows') break;
+        if ((await page.locator(':focus').textContent()) === 'Workflows') break;
         await page.keyboard.press('Tab');
       }
       await page.keyboard.press('Enter');

@@ -49,6 +49,7 @@ export function ExecutionPage() {
     { staleTime: Infinity, enabled: version !== undefined },
   );
   const nodesById = useMemo(() => new Map((graphVersion.data?.nodes ?? []).map((node) => [node.id, node])), [graphVersion.data]);
+  const received = useMemo(() => (execution.data && graphVersion.data ? inputsOf(execution.data, graphVersion.data.edges) : new Map<string, unknown>()), [execution.data, graphVersion.data]);
   return (
     <Page title={workflow.data ? `Execution of ${workflow.data.name}` : 'Execution'} actions={execution.data ? <ExecutionActions execution={execution.data} /> : null}>
       <p className="breadcrumbs">
@@ -67,7 +68,7 @@ export function ExecutionPage() {
               <h2 id="timeline-title">Timeline</h2>
               <ol className="wf-timeline">
                 {found.node_executions.map((nodeExecution) => (
-                  <TimelineItem key={nodeExecution.node_id} execution={found} nodeExecution={nodeExecution} node={nodesById.get(nodeExecution.node_id)} />
+                  <TimelineItem key={nodeExecution.node_id} execution={found} nodeExecution={nodeExecution} node={nodesById.get(nodeExecution.node_id)} input={received.get(nodeExecution.node_id)} />
                 ))}
               </ol>
             </section>
@@ -180,7 +181,25 @@ function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
-function TimelineItem({ execution, nodeExecution, node }: { execution: Execution; nodeExecution: NodeExecution; node: WorkflowNode | undefined }) {
+/**
+ * What each node was handed: a node nothing leads to (the trigger) gets the execution's input;
+ * any other, the outputs of the nodes with an edge into it that produced one, by node id.
+ */
+function inputsOf(execution: Execution, edges: readonly WorkflowEdge[]): Map<string, unknown> {
+  const outputs = new Map(execution.node_executions.filter((node) => node.output !== undefined && node.output !== null).map((node) => [node.node_id, node.output]));
+  const inputs = new Map<string, unknown>();
+  for (const { node_id: nodeId } of execution.node_executions) {
+    const sources = edges.filter((edge) => edge.target === nodeId).map((edge) => edge.source);
+    if (sources.length === 0) inputs.set(nodeId, execution.input);
+    else {
+      const given = sources.filter((source) => outputs.has(source)).map((source) => [source, outputs.get(source)] as const);
+      if (given.length > 0) inputs.set(nodeId, Object.fromEntries(given));
+    }
+  }
+  return inputs;
+}
+
+function TimelineItem({ execution, nodeExecution, node, input }: { execution: Execution; nodeExecution: NodeExecution; node: WorkflowNode | undefined; input: unknown }) {
   const titleId = useId();
   const waitingOutput = nodeExecution.status === 'waiting' && isRecord(nodeExecution.output) ? nodeExecution.output : undefined;
   const isApproval = node?.type === 'approval' || (waitingOutput !== undefined && 'expires_at' in waitingOutput);
@@ -212,7 +231,8 @@ function TimelineItem({ execution, nodeExecution, node }: { execution: Execution
         </p>
       ) : null}
       <div className="wf-json-pair">
-        {node ? <JsonView label="Input (its config)" value={node.config} /> : null}
+        {input === undefined ? null : <JsonView label="Input" value={input} />}
+        {node ? <JsonView label="Config" value={node.config} /> : null}
         {nodeExecution.output === undefined ? null : <JsonView label="Output" value={nodeExecution.output} />}
       </div>
     </li>
