@@ -16,8 +16,11 @@ const REFRESH_TOKEN_KEY = 'agent-platform.console.refresh-token';
 const TENANT_KEY = 'agent-platform.console.tenant';
 /** Refresh this long before the access token expires, so a request never meets an expired one. */
 const REFRESH_AHEAD_MS = 60_000;
-/** Operations outside any tenant: a tenant_id there is not a parameter they take. */
-const UNSCOPED_PATHS = /^\/api\/v1\/(auth\/(register|login|refresh)|tenants\/)/;
+/**
+ * Calls that name no tenant: those outside any (register, login, refresh, a tenant's members by
+ * path), and `/auth/me`, which lists every tenant of the user and would refuse one they just left.
+ */
+const UNSCOPED_PATHS = /^\/api\/v1\/(auth\/(register|login|refresh|me)$|tenants\/)/;
 
 type Listener = () => void;
 
