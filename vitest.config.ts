@@ -40,18 +40,18 @@ export default defineConfig({
           hookTimeout: 120_000,
         },
       },
-      // The console in Debian's chromium, against the all-in-one platform as `pnpm start` runs it.
-      {
+      // The console in Debian's chromium, against each mode; the all-in-one one as `pnpm start` runs it.
+      ...(['local', 'distributed'] as const).map((mode) => ({
         ...sourceResolution,
         test: {
-          name: 'console',
+          name: mode === 'local' ? 'console' : 'console-distributed',
           root: 'test',
           include: ['console/**/*.test.ts'],
-          globalSetup: ['console/harness/build-console.ts', 'e2e/harness/setup-local.ts'],
+          globalSetup: ['console/harness/build-console.ts', `e2e/harness/setup-${mode}.ts`],
           testTimeout: 60_000,
           hookTimeout: 120_000,
         },
-      },
+      })),
       {
         ...sourceResolution,
         test: {

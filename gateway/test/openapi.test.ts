@@ -244,7 +244,7 @@ describe('GET /openapi.json', () => {
     const stream = JSON.stringify(ok?.content?.['text/event-stream']);
     for (const event of ['tool.call', 'tool.result', 'message.delta', 'message.completed', 'event: error']) expect(stream).toContain(event);
     expect(Object.keys(doc.components.schemas['ChatMessage']?.properties ?? {}).sort()).toEqual(
-      ['content', 'created_at', 'id', 'model', 'role', 'session_id', 'status', 'tool_calls', 'usage'].sort(),
+      ['content', 'created_at', 'credits', 'id', 'memories', 'model', 'role', 'session_id', 'status', 'tool_calls', 'usage'].sort(),
     );
     expect(Object.keys(doc.components.schemas['Agent']?.properties ?? {}).sort()).toEqual(
       ['config', 'created_at', 'description', 'id', 'memory_types', 'name', 'status', 'tools', 'type', 'updated_at'].sort(),

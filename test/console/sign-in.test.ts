@@ -95,6 +95,32 @@ describe('signing in (decisions §15)', () => {
     });
   });
 
+  it('is usable by keyboard alone: a skip link, then the navigation and forms by Tab and Enter', async () => {
+    await withConsole(async ({ page }) => {
+      await registerThroughConsole(page);
+      await page.reload();
+      await page.getByRole('heading', { name: 'Agents', level: 1 }).waitFor();
+      await page.keyboard.press('Tab');
+      expect(await page.evaluate(() => document.activeElement?.textContent)).toBe('Skip to content');
+      // Tab onwards until the navigation's Workflows link has the focus, then follow it.
+      for (let presses = 0; presses < 20; presses += 1) {
+        if ((await page.evaluate(() => document.activeElement?.textContent)) === 'Workflows') break;
+        await page.keyboard.press('Tab');
+      }
+      await page.keyboard.press('Enter');
+      await page.getByRole('heading', { name: 'Workflows', level: 1 }).waitFor();
+      // Back to agents, and a new agent made with the keyboard only.
+      await page.getByRole('link', { name: 'Agents' }).focus();
+      await page.keyboard.press('Enter');
+      await page.getByRole('button', { name: 'New agent' }).focus();
+      await page.keyboard.press('Enter');
+      await page.keyboard.type('Keyboard agent');
+      await page.getByRole('button', { name: 'Create agent' }).focus();
+      await page.keyboard.press('Enter');
+      await page.getByRole('heading', { name: 'Keyboard agent', level: 1 }).waitFor();
+    });
+  });
+
   it('switches between the tenants the user belongs to, each showing its own agents', async () => {
     await withConsole(async ({ page }) => {
       const { email } = await registerThroughConsole(page, 'First Company');

@@ -39,6 +39,8 @@ describe('chatting with an agent (the built-in offline model)', () => {
       status: 'completed',
       tool_calls: [],
       usage: { prompt_tokens: expect.any(Number), completion_tokens: expect.any(Number), total_tokens: expect.any(Number) },
+      credits: 1,
+      memories: [],
       session_id: expect.stringMatching(id('ses')),
       model: 'offline',
       created_at: expect.stringMatching(ISO_MS),
@@ -70,6 +72,18 @@ describe('chatting with an agent (the built-in offline model)', () => {
     expectStatus(added, 201);
     const reply = await chat(client, agentId, { message: 'How should we contact the customer? Pigeon?' });
     expect(reply.content).toContain('The customer prefers to be contacted by carrier pigeon.');
+    // The reply names what its context held.
+    expect(reply.memories).toEqual([
+      {
+        id: expectStatus(added, 201).id,
+        content: 'The customer prefers to be contacted by carrier pigeon.',
+        score: expect.any(Number),
+        metadata: {},
+        memory_type: 'semantic',
+        user_id: null,
+        created_at: expect.stringMatching(ISO_MS),
+      },
+    ]);
   });
 
   it('lists sessions newest first and their messages oldest first, and forgets a deleted session', async () => {
@@ -125,6 +139,7 @@ describe('chatting with an agent (the built-in offline model)', () => {
     const long = Array.from({ length: 3_000 }, (_unused, index) => `word${index}`).join(' ');
     const big = await chat(client, agentId, { message: long, session_id: short.session_id });
     expect(big.usage.total_tokens).toBeGreaterThan(2_000);
+    expect([short.credits, big.credits]).toEqual([costOf(short), costOf(big)]);
     const afterBig = await balance(client);
     expect(afterShort - afterBig).toBe(costOf(big));
     expect(costOf(big)).toBeGreaterThan(1);

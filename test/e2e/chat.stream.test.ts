@@ -75,6 +75,8 @@ describe('a streamed chat turn (stream: true)', () => {
       status: 'completed',
       tool_calls: [],
       usage: { prompt_tokens: expect.any(Number), completion_tokens: expect.any(Number), total_tokens: expect.any(Number) },
+      credits: 1,
+      memories: [],
       session_id: expect.stringMatching(id('ses')),
       model: 'offline',
       created_at: expect.stringMatching(ISO_MS),

@@ -36,6 +36,9 @@ describe('memory that manages itself', () => {
     );
     await vi.waitFor(async () => expect((await itemsOf(client, agentId, 'ben')).map((item) => item.content)).toEqual(['I moved to Porto.']), { timeout: 15_000, interval: 100 });
     expect(anaFact).toMatchObject({ user_id: 'ana', memory_type: 'semantic', metadata: { source: 'extraction', session_id: ana.session_id } });
+    // What Ana's session taught the agent, and only that.
+    const learned = expectStatus(await client.GET('/api/v1/memory', { params: { query: { agent_id: agentId, session_id: ana.session_id } } }));
+    expect(learned.items.map((item) => item.content)).toEqual(['I moved to Lisbon.']);
 
     // Ben's turn and searches never reach Ana's fact; hers do.
     // A question: no fact of its own for Ben.

@@ -21,7 +21,7 @@ const { platform, telemetry } = await start().catch((error: unknown) => {
 });
 logger.info({ url: platform.url, startup_ms: Math.round(performance.now() - startedAt) }, 'agent platform is up');
 process.stdout.write(
-  `\nAgent platform running at ${platform.url}\n  REST API  ${platform.url}/api/v1\n  API docs  ${platform.url}/docs\n  Metrics   ${platform.url}/metrics\n  Press Ctrl-C to stop.\n\n`,
+  `\nAgent platform running at ${platform.url}\n  Console   ${platform.url}/console\n  REST API  ${platform.url}/api/v1\n  API docs  ${platform.url}/docs\n  Metrics   ${platform.url}/metrics\n  Press Ctrl-C to stop.\n\n`,
 );
 
 closeWithGrace({ delay: SHUTDOWN_DELAY_MS, logger }, async ({ signal, err }) => {

@@ -27,6 +27,8 @@ function offlineReply(message: string, sessionId: RegExp | string, earlierTurns 
     status: 'completed',
     tool_calls: [],
     usage: { prompt_tokens: ANY_NUMBER, completion_tokens: ANY_NUMBER, total_tokens: ANY_NUMBER },
+    credits: ANY_NUMBER,
+    memories: expect.any(Array) as unknown,
     session_id: typeof sessionId === 'string' ? sessionId : matching(sessionId),
     model: 'offline',
     created_at: matching(ISO_MS),

@@ -97,11 +97,13 @@ describe('agents and chat', () => {
       status: 'completed',
       tool_calls: [],
       usage: { prompt_tokens: expect.any(Number), completion_tokens: expect.any(Number), total_tokens: expect.any(Number) },
+      credits: Math.max(1, Math.ceil(reply.usage.total_tokens / 1000)),
+      memories: [],
       session_id: matching(/^ses_/),
       model: 'offline',
       created_at: matching(ISO_MS),
     });
-    expect(await balance()).toBe(before - Math.max(1, Math.ceil(reply.usage.total_tokens / 1000)));
+    expect(await balance()).toBe(before - reply.credits);
 
     const next = await toolOk<ChatReply>(client, 'chat_with_agent', { agent_id: agent.id, message: 'And when will it arrive?', session_id: reply.session_id });
     expect(next.session_id).toBe(reply.session_id);

@@ -23,6 +23,8 @@ export interface ChatReply {
   status: 'completed' | 'awaiting_approval';
   tool_calls: Record<string, unknown>[];
   usage: { prompt_tokens: number; completion_tokens: number; total_tokens: number };
+  credits: number;
+  memories: Record<string, unknown>[];
   session_id: string;
   model: string;
   created_at: string;

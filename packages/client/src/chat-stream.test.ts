@@ -11,6 +11,8 @@ const REPLY: ChatMessage = {
   status: 'completed',
   tool_calls: [],
   usage: { prompt_tokens: 10, completion_tokens: 6, total_tokens: 16 },
+  credits: 1,
+  memories: [],
   session_id: 'ses_01',
   model: 'offline',
   created_at: '2026-01-02T03:04:05.006Z',

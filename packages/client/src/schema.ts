@@ -1089,60 +1089,6 @@ export interface components {
             created_at: components["schemas"]["Timestamp"];
             updated_at: components["schemas"]["Timestamp"];
         };
-        /** @description Tokens of a turn, as the model provider counts them (or a real tokenizer when it reports none). */
-        TokenUsage: {
-            prompt_tokens: number;
-            completion_tokens: number;
-            total_tokens: number;
-        };
-        /** @description A call of one of the agent's tools that the model asked for in a turn. */
-        ToolCall: {
-            /** @description `call_…`: what approve and reject name. */
-            id: string;
-            /** @description The tool that runs it; null when the model named no tool of the agent. */
-            tool_id: string | null;
-            /** @description The name the model called: the tool's, or `<tool>__<remote tool>` for an MCP server's. */
-            name: string;
-            /** @description The arguments the model gave: a JSON object, or the text it wrote when that was not one. */
-            arguments: unknown;
-            /**
-             * @description awaiting_approval: waits for a decision; approved: decided, running; completed, failed (error says why), rejected: final.
-             * @enum {string}
-             */
-            status: "awaiting_approval" | "approved" | "completed" | "failed" | "rejected";
-            /** @description completed calls: the result (JSON when the tool answered JSON, else text; cut at 64 KiB); otherwise null. */
-            result: unknown;
-            /** @description failed and rejected calls: why; given to the model as the result. */
-            error: string | null;
-            duration_ms: number | null;
-            /** @description Who approved or rejected it (the user, or the creator of the API key used). */
-            decided_by: string | null;
-            decided_at: components["schemas"]["Timestamp"] | null;
-            /** @description The decision's comment. */
-            comment: string | null;
-        };
-        /** @description The agent's reply to a chat turn. */
-        ChatMessage: {
-            id: string;
-            /** @description assistant */
-            role: string;
-            /** @description The answer; may be empty when the turn stopped at calls awaiting approval. */
-            content: string;
-            /**
-             * @description awaiting_approval: the turn stopped at tool calls that need a decision; approve or reject each to continue it.
-             * @enum {string}
-             */
-            status: "completed" | "awaiting_approval";
-            /** @description Every tool call of the turn, in the order the model asked for them. */
-            tool_calls: components["schemas"]["ToolCall"][];
-            /** @description The whole turn's, every model round summed. */
-            usage: components["schemas"]["TokenUsage"];
-            /** @description The session the turn belongs to; pass it back to continue the conversation. */
-            session_id: string;
-            /** @description The model that answered; "offline" for the built-in model. */
-            model: string;
-            created_at: components["schemas"]["Timestamp"];
-        };
         /** @description What a bulk delete removed. */
         MemoryBulkDelete: {
             /** @description Items deleted; each has a DELETE in its history. */
@@ -1216,6 +1162,64 @@ export interface components {
             items_in: number;
             /** @description Semantic memory items written. */
             items_out: number;
+        };
+        /** @description Tokens of a turn, as the model provider counts them (or a real tokenizer when it reports none). */
+        TokenUsage: {
+            prompt_tokens: number;
+            completion_tokens: number;
+            total_tokens: number;
+        };
+        /** @description A call of one of the agent's tools that the model asked for in a turn. */
+        ToolCall: {
+            /** @description `call_…`: what approve and reject name. */
+            id: string;
+            /** @description The tool that runs it; null when the model named no tool of the agent. */
+            tool_id: string | null;
+            /** @description The name the model called: the tool's, or `<tool>__<remote tool>` for an MCP server's. */
+            name: string;
+            /** @description The arguments the model gave: a JSON object, or the text it wrote when that was not one. */
+            arguments: unknown;
+            /**
+             * @description awaiting_approval: waits for a decision; approved: decided, running; completed, failed (error says why), rejected: final.
+             * @enum {string}
+             */
+            status: "awaiting_approval" | "approved" | "completed" | "failed" | "rejected";
+            /** @description completed calls: the result (JSON when the tool answered JSON, else text; cut at 64 KiB); otherwise null. */
+            result: unknown;
+            /** @description failed and rejected calls: why; given to the model as the result. */
+            error: string | null;
+            duration_ms: number | null;
+            /** @description Who approved or rejected it (the user, or the creator of the API key used). */
+            decided_by: string | null;
+            decided_at: components["schemas"]["Timestamp"] | null;
+            /** @description The decision's comment. */
+            comment: string | null;
+        };
+        /** @description The agent's reply to a chat turn. */
+        ChatMessage: {
+            id: string;
+            /** @description assistant */
+            role: string;
+            /** @description The answer; may be empty when the turn stopped at calls awaiting approval. */
+            content: string;
+            /**
+             * @description awaiting_approval: the turn stopped at tool calls that need a decision; approve or reject each to continue it.
+             * @enum {string}
+             */
+            status: "completed" | "awaiting_approval";
+            /** @description Every tool call of the turn, in the order the model asked for them. */
+            tool_calls: components["schemas"]["ToolCall"][];
+            /** @description The whole turn's, every model round summed. */
+            usage: components["schemas"]["TokenUsage"];
+            /** @description What the turn was charged so far: each model round ceil(total_tokens / 1000) credits, at least 1 (decisions §9). */
+            credits: number;
+            /** @description The memories put in the turn's context, most relevant first: the agent's items this turn's end user may see (decisions §14), retrieved for the user's message. */
+            memories: components["schemas"]["MemorySearchResult"][];
+            /** @description The session the turn belongs to; pass it back to continue the conversation. */
+            session_id: string;
+            /** @description The model that answered; "offline" for the built-in model. */
+            model: string;
+            created_at: components["schemas"]["Timestamp"];
         };
         /** @description A conversation with an agent. */
         ChatSession: {
@@ -4487,6 +4491,8 @@ export interface operations {
                 memory_type?: "semantic" | "episodic" | "procedural";
                 /** @description Only this end user's items. */
                 user_id?: string;
+                /** @description Only the items a turn of this chat session added or changed: what the conversation taught the agent (memory extraction, decisions §14). */
+                session_id?: string;
                 /** @description Page number, from 1. Default 1. */
                 page?: number;
                 /** @description Items per page, 1..100. Default 20. */

@@ -19,6 +19,9 @@ describe('Chat with the offline model', () => {
     expect(first.content).toContain('prefers e-mail');
     expect(first.usage!.totalTokens).toBe(first.usage!.promptTokens + first.usage!.completionTokens);
     expect(first.usage!.promptTokens).toBeGreaterThan(0);
+    // The reply names the memories its context held, and what the turn cost.
+    expect(first.memories).toEqual([{ item: expect.objectContaining({ memoryType: 'semantic', content: 'The customer Ana prefers e-mail over phone calls.' }), score: expect.any(Number) }]);
+    expect(first.credits).toBe(Math.max(1, Math.ceil(first.usage!.totalTokens / 1000)));
 
     const second = await service.chat.chat({ agentId: agent.id, message: 'And her order?', sessionId: first.sessionId }, call);
     expect(second.sessionId).toBe(first.sessionId);
@@ -45,6 +48,7 @@ describe('Chat with the offline model', () => {
     const expected = Math.max(1, Math.ceil(reply.usage!.totalTokens / 1000));
     expect(expected).toBeGreaterThan(1);
     expect(service.credits.charges.get(reply.id)).toEqual({ tenantId: tenant.tenantId, amount: expected });
+    expect(reply.credits).toBe(expected);
     expect(service.credits.balanceOf(tenant.tenantId)).toBe(1_000 - expected);
     const [charged] = await service.database.query<{ credits: number; charged_at: Date | null }>(`select credits, charged_at from chat_messages where id = $1`, [reply.id]);
     expect(charged).toMatchObject({ credits: expected, charged_at: expect.any(Date) });

@@ -73,6 +73,25 @@ describe('with the offline model', () => {
     expect(charges.every(([, charge]) => charge.tenantId === tenant.tenantId && charge.amount >= 1)).toBe(true);
   });
 
+  test('lists what a session taught the agent: the items its turns added or changed, no other', async ({ service }) => {
+    const tenant = newTenant();
+    const call = { principal: tenant.principal };
+    const agent = await service.createAgent(tenant);
+    await service.memory.addMemory({ agentId: agent.id, memoryType: 'semantic', content: 'Added through the API, by no session.' }, call);
+    const lisbon = await service.chat.chat({ agentId: agent.id, message: 'I moved to Lisbon.', userId: 'dana' }, call);
+    const faro = await service.chat.chat({ agentId: agent.id, message: 'I live in Faro.', userId: 'eli' }, call);
+    await settled(service.database, agent.id, 2);
+    const learned = async (sessionId: string) =>
+      (await service.memory.listMemory({ agentId: agent.id, sessionId, page: { page: 1, perPage: 100 } }, call)).items.map((item) => item.content);
+    expect(await learned(lisbon.sessionId)).toEqual(['I moved to Lisbon.']);
+    expect(await learned(faro.sessionId)).toEqual(['I live in Faro.']);
+    expect(await learned('ses_00000000000000000000000000')).toEqual([]);
+    const other = await service.createAgent(tenant);
+    expect((await service.memory.listMemory({ agentId: other.id, sessionId: lisbon.sessionId, page: undefined }, call)).items).toEqual([]);
+    const error = await expectError(service.memory.listMemory({ agentId: agent.id, sessionId: 'not-a-session', page: undefined }, call), 'validation_error');
+    expect(error.details).toEqual([{ field: 'session_id', message: expect.stringContaining('session id') }]);
+  });
+
   test('nothing is queued when the agent does not extract, and a turn with no fact changes nothing', async ({ service }) => {
     const tenant = newTenant();
     const off = await service.createAgent(tenant, { configJson: JSON.stringify({ memory_extraction: false }) });

@@ -4,6 +4,7 @@ import type { ChatResponse, ChatServiceService, StreamChatResponse, ToolCall } f
 import type { ChatReply, ChatService, TurnEvent } from './chat.service.js';
 import type { ToolCallView } from './context.js';
 import type { SessionsService } from './sessions.service.js';
+import { toSearchResult } from '../memory/memory.grpc.js';
 
 export const CHAT_SERVICE_NAME = 'agentplatform.agents.v1.ChatService';
 
@@ -92,7 +93,7 @@ function toStreamEvent(event: TurnEvent): StreamChatResponse {
 }
 
 function toMessage(reply: ChatReply): ChatResponse {
-  return { ...reply, role: reply.role, toolCalls: reply.toolCalls.map(toToolCall) };
+  return { ...reply, role: reply.role, toolCalls: reply.toolCalls.map(toToolCall), memories: reply.memories.map(toSearchResult) };
 }
 
 function toToolCall(call: ToolCallView): ToolCall {

@@ -15,6 +15,7 @@ import { type ChatMessageRow, type ChatSession, type ToolCallRow, type ToolCallS
 import type { ChatRepository, FinishedCall, NewMessage, NewToolCall } from './chat.repository.js';
 import { contextOf, outcomeText, toolCallView, type ToolCallView } from './context.js';
 import { turnCost, type Credits } from './credits.js';
+import type { Ranked } from '../memory/hybrid-ranking.js';
 
 export const MESSAGE_MAX = 32_000;
 /** decisions §12: the default of an agent's `config.max_tool_rounds`. */
@@ -62,6 +63,10 @@ export interface ChatReply {
   toolCalls: ToolCallView[];
   /** The whole turn's, every model round summed. */
   usage: Usage;
+  /** The turn's charge so far: each model round's (decisions §9), summed. */
+  credits: number;
+  /** The memories put in the turn's context, most relevant first. */
+  memories: Ranked[];
   sessionId: string;
   model: string;
   createdAt: Date;
@@ -117,6 +122,8 @@ interface Turn {
   toolRounds: number;
   maxToolRounds: number;
   usage: Usage;
+  credits: number;
+  memories: Ranked[];
   calls: ToolCallView[];
   unsaved: { messages: NewMessage[]; calls: NewToolCall[] };
 }
@@ -291,6 +298,8 @@ export class ChatService {
       toolRounds: 0,
       maxToolRounds: max_tool_rounds ?? DEFAULT_MAX_TOOL_ROUNDS,
       usage: { promptTokens: 0, completionTokens: 0, totalTokens: 0 },
+      credits: 0,
+      memories,
       calls: [],
       unsaved: { messages: [], calls: [] },
     };
@@ -314,7 +323,9 @@ export class ChatService {
       const at = new Date();
       const messageId = newId('message');
       turn.usage = sumUsage(turn.usage, completion.usage);
-      const assistant: NewMessage = { id: messageId, role: 'assistant', content: completion.content, toolCallId: null, round: roundOf(completion), createdAt: at };
+      const round = roundOf(completion);
+      turn.credits += round.credits;
+      const assistant: NewMessage = { id: messageId, role: 'assistant', content: completion.content, toolCallId: null, round, createdAt: at };
       turn.unsaved.messages.push(assistant);
       const answer = { id: messageId, content: completion.content, model: completion.model, at };
 
@@ -465,7 +476,8 @@ export class ChatService {
   }
 
   private reply(turn: Turn, answer: { id: string; content: string; model: string; at: Date }, status: ChatReply['status']): ChatReply {
-    return { id: answer.id, role: 'assistant', content: answer.content, status, toolCalls: turn.calls, usage: turn.usage, sessionId: turn.sessionId, model: answer.model, createdAt: answer.at };
+    const { calls: toolCalls, usage, credits, memories, sessionId } = turn;
+    return { id: answer.id, role: 'assistant', content: answer.content, status, toolCalls, usage, credits, memories, sessionId, model: answer.model, createdAt: answer.at };
   }
 
   /**
@@ -488,6 +500,7 @@ export class ChatService {
     for (const row of own) {
       if (row.role === 'assistant' && row.totalTokens !== null) {
         turn.usage = sumUsage(turn.usage, { promptTokens: row.promptTokens ?? 0, completionTokens: row.completionTokens ?? 0, totalTokens: row.totalTokens });
+        turn.credits += row.credits ?? 0;
       }
     }
     return { turn, round };
@@ -557,7 +570,7 @@ function assistantIds(rows: readonly ChatMessageRow[]): string[] {
   return rows.filter((row) => row.role === 'assistant').map((row) => row.id);
 }
 
-function roundOf(completion: ChatCompletion): NewMessage['round'] {
+function roundOf(completion: ChatCompletion): NonNullable<NewMessage['round']> {
   return { ...completion.usage, model: completion.model, credits: turnCost(completion.usage.totalTokens) };
 }
 

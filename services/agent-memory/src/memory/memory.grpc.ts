@@ -1,6 +1,7 @@
 import { parsePage } from '@agent-platform/kit';
 import { actorOf, present, type Handlers } from '@agent-platform/kit/grpc';
-import type { MemoryItem as MemoryItemMessage, MemoryServiceService } from '@agent-platform/proto/agents/v1/memory';
+import type { MemoryItem as MemoryItemMessage, MemoryServiceService, SearchResult } from '@agent-platform/proto/agents/v1/memory';
+import type { Ranked } from './hybrid-ranking.js';
 import type { ConsolidationService } from './consolidation.service.js';
 import type { MemoryItemView } from './memory.repository.js';
 import type { MemoryService } from './memory.service.js';
@@ -18,12 +19,12 @@ export function memoryHandlers(memory: MemoryService, consolidation: Consolidati
         metadataJson: present(request.metadataJson),
         userId: present(request.userId),
       });
-      return { item: toMessage(item) };
+      return { item: toMemoryItemMessage(item) };
     },
 
     updateMemory: async (request, ctx) => {
       const item = await memory.update(actorOf(ctx), { memoryId: request.memoryId, content: present(request.content), metadataJson: present(request.metadataJson) });
-      return { item: toMessage(item) };
+      return { item: toMemoryItemMessage(item) };
     },
 
     searchMemory: async (request, ctx) => {
@@ -36,13 +37,13 @@ export function memoryHandlers(memory: MemoryService, consolidation: Consolidati
         filterJson: present(request.filterJson),
         userId: present(request.userId),
       });
-      return { results: results.map(({ candidate, score }) => ({ item: toMessage(candidate), score })) };
+      return { results: results.map(toSearchResult) };
     },
 
     listMemory: async (request, ctx) => {
-      const selection = { memoryType: present(request.memoryType), userId: present(request.userId) };
+      const selection = { memoryType: present(request.memoryType), userId: present(request.userId), sessionId: present(request.sessionId) };
       const { items, total } = await memory.list(actorOf(ctx), request.agentId, selection, parsePage(request.page));
-      return { items: items.map(toMessage), total };
+      return { items: items.map(toMemoryItemMessage), total };
     },
 
     deleteMemory: async (request, ctx) => {
@@ -92,7 +93,12 @@ export function memoryHandlers(memory: MemoryService, consolidation: Consolidati
   };
 }
 
-function toMessage(item: MemoryItemView): MemoryItemMessage {
+/** A ranked item as searches and chat replies show it. */
+export function toSearchResult({ candidate, score }: Ranked): SearchResult {
+  return { item: toMemoryItemMessage(candidate), score };
+}
+
+export function toMemoryItemMessage(item: MemoryItemView): MemoryItemMessage {
   return {
     id: item.id,
     agentId: item.agentId,

@@ -85,6 +85,8 @@ export interface HistoryView {
 export interface ItemSelection {
   userId: string | undefined;
   memoryType: string | undefined;
+  /** Only the items a turn of this chat session added or changed (its history says so). */
+  sessionId?: string | undefined;
 }
 
 interface CandidateRow {
@@ -224,11 +226,23 @@ export class MemoryRepository {
     limit: number,
     offset: number,
   ): Promise<{ items: MemoryItemView[]; total: number }> {
+    // A session changes few items: their ids first (memory_history_session_idx), then the page of them.
+    const changedBySession =
+      selection.sessionId === undefined
+        ? undefined
+        : (
+            await this.em.execute<{ memory_id: string }[]>(
+              `select distinct "memory_id" from "memory_history" where "session_id" = ? and "tenant_id" = ? and "agent_id" = ?`,
+              [selection.sessionId, tenantId, agentId],
+              'all',
+            )
+          ).map((row) => row.memory_id);
     const where = {
       tenantId,
       agentId,
       ...(selection.memoryType === undefined ? {} : { memoryType: selection.memoryType as MemoryType }),
       ...(selection.userId === undefined ? {} : { userId: selection.userId }),
+      ...(changedBySession === undefined ? {} : { id: { $in: changedBySession } }),
     };
     const [items, total] = await this.em.findAndCount(MemoryItem, where, { orderBy: [{ createdAt: 'desc' }, { id: 'desc' }], limit, offset });
     return { items: items.map(viewOf), total };

@@ -1,4 +1,4 @@
-import { ACCESS, DomainError, FieldErrors, newId, requireAccess, type Actor, type Logger, type Page } from '@agent-platform/kit';
+import { ACCESS, DomainError, FieldErrors, isId, newId, requireAccess, type Actor, type Logger, type Page } from '@agent-platform/kit';
 import type { EntityManager } from '@agent-platform/kit/db';
 import { metrics } from '@opentelemetry/api';
 import type { AgentRecord, MemoryType } from '../agents/agents.entity.js';
@@ -206,6 +206,7 @@ export class MemoryService {
     await this.agent(actor, agentId);
     const errors = new FieldErrors();
     checkUserId(selection.userId, errors);
+    if (selection.sessionId !== undefined && !isId('session', selection.sessionId)) errors.add('session_id', 'is not a session id (ses_…)');
     errors.throwIfAny();
     return this.options.memory.list(actor.tenantId, agentId, selection, page.perPage, page.offset);
   }

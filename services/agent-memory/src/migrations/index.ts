@@ -4,6 +4,7 @@ import { Tools } from './0002-tools.js';
 import { ToolCalls } from './0003-tool-calls.js';
 import { McpTools } from './0004-mcp-tools.js';
 import { MemoryScoping } from './0005-memory-scoping.js';
+import { MemoryBySession } from './0006-memory-by-session.js';
 
 /** Applied in this order at start. Names are stable: they are what the migrations table records. */
 export const migrations: readonly NamedMigration[] = [
@@ -12,4 +13,5 @@ export const migrations: readonly NamedMigration[] = [
   { name: '0003_tool_calls', class: ToolCalls },
   { name: '0004_mcp_tools', class: McpTools },
   { name: '0005_memory_scoping', class: MemoryScoping },
+  { name: '0006_memory_by_session', class: MemoryBySession },
 ];

@@ -62,8 +62,11 @@ const memoryRoutes: FastifyPluginCallbackZod = (app, _options, done) => {
       },
     },
     async (request) => {
-      const { agent_id, memory_type, user_id, page, per_page } = request.query;
-      const answer = await app.agentMemory.memory.listMemory({ agentId: agent_id, memoryType: memory_type, userId: user_id, page: { page, perPage: per_page } }, callAs(request));
+      const { agent_id, memory_type, user_id, session_id, page, per_page } = request.query;
+      const answer = await app.agentMemory.memory.listMemory(
+        { agentId: agent_id, memoryType: memory_type, userId: user_id, sessionId: session_id, page: { page, perPage: per_page } },
+        callAs(request),
+      );
       return { items: answer.items.map(memoryItemBody), total: answer.total, page, per_page };
     },
   );

@@ -54,6 +54,12 @@ export const MemoryListQuery = TenantQuery.extend({
   agent_id: AgentId,
   memory_type: MemoryType.optional().describe('Only this type; absent: every type.'),
   user_id: EndUserId.optional().describe("Only this end user's items."),
+  session_id: z
+    .string()
+    .min(1)
+    .max(64)
+    .optional()
+    .describe('Only the items a turn of this chat session added or changed: what the conversation taught the agent (memory extraction, decisions §14).'),
   ...Paging.shape,
 });
 

@@ -22,6 +22,7 @@ import {
 } from "@grpc/grpc-js";
 import { Timestamp } from "../../../google/protobuf/timestamp.js";
 import { PageRequest } from "../../common/v1/common.js";
+import { SearchResult } from "./memory.js";
 
 export const protobufPackage = "agentplatform.agents.v1";
 
@@ -63,6 +64,13 @@ export interface ChatResponse {
   status: string;
   /** Every tool call of the turn, in the order the model asked for them. */
   toolCalls: ToolCall[];
+  /**
+   * The memories put in the turn's context, most relevant first: the agent's items the end user
+   * may see (decisions §14), retrieved for the user's message.
+   */
+  memories: SearchResult[];
+  /** What the turn was charged so far: each model round ceil(total_tokens / 1000) credits, at least 1. */
+  credits: number;
 }
 
 /** A call of one of the agent's tools that a model asked for (decisions §12). */
@@ -466,6 +474,8 @@ function createBaseChatResponse(): ChatResponse {
     createdAt: undefined,
     status: "",
     toolCalls: [],
+    memories: [],
+    credits: 0,
   };
 }
 
@@ -497,6 +507,12 @@ export const ChatResponse: MessageFns<ChatResponse> = {
     }
     for (const v of message.toolCalls) {
       ToolCall.encode(v!, writer.uint32(74).fork()).join();
+    }
+    for (const v of message.memories) {
+      SearchResult.encode(v!, writer.uint32(82).fork()).join();
+    }
+    if (message.credits !== 0) {
+      writer.uint32(88).int32(message.credits);
     }
     return writer;
   },
@@ -586,6 +602,22 @@ export const ChatResponse: MessageFns<ChatResponse> = {
             message.toolCalls.push(ToolCall.decode(reader, reader.uint32()));
             continue;
           }
+          case 10: {
+            if (tag !== 82) {
+              break;
+            }
+
+            message.memories.push(SearchResult.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 11: {
+            if (tag !== 88) {
+              break;
+            }
+
+            message.credits = reader.int32();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -621,6 +653,10 @@ export const ChatResponse: MessageFns<ChatResponse> = {
         : globalThis.Array.isArray(object?.tool_calls)
         ? object.tool_calls.map((e: any) => ToolCall.fromJSON(e))
         : [],
+      memories: globalThis.Array.isArray(object?.memories)
+        ? object.memories.map((e: any) => SearchResult.fromJSON(e))
+        : [],
+      credits: isSet(object.credits) ? globalThis.Number(object.credits) : 0,
     };
   },
 
@@ -653,6 +689,12 @@ export const ChatResponse: MessageFns<ChatResponse> = {
     if (message.toolCalls?.length) {
       obj.toolCalls = message.toolCalls.map((e) => ToolCall.toJSON(e));
     }
+    if (message.memories?.length) {
+      obj.memories = message.memories.map((e) => SearchResult.toJSON(e));
+    }
+    if (message.credits !== 0) {
+      obj.credits = Math.round(message.credits);
+    }
     return obj;
   },
 
@@ -670,6 +712,8 @@ export const ChatResponse: MessageFns<ChatResponse> = {
     message.createdAt = object.createdAt ?? undefined;
     message.status = object.status ?? "";
     message.toolCalls = object.toolCalls?.map((e) => ToolCall.fromPartial(e)) || [];
+    message.memories = object.memories?.map((e) => SearchResult.fromPartial(e)) || [];
+    message.credits = object.credits ?? 0;
     return message;
   },
 };

@@ -95,7 +95,14 @@ export interface ListMemoryRequest {
     | PageRequest
     | undefined;
   /** Only this end user's items. */
-  userId?: string | undefined;
+  userId?:
+    | string
+    | undefined;
+  /**
+   * Only the items a turn of this chat session added or changed (memory extraction, decisions
+   * §14), newest first as the rest.
+   */
+  sessionId?: string | undefined;
 }
 
 export interface ListMemoryResponse {
@@ -984,7 +991,7 @@ export const SearchMemoryResponse: MessageFns<SearchMemoryResponse> = {
 };
 
 function createBaseListMemoryRequest(): ListMemoryRequest {
-  return { agentId: "", memoryType: undefined, page: undefined, userId: undefined };
+  return { agentId: "", memoryType: undefined, page: undefined, userId: undefined, sessionId: undefined };
 }
 
 export const ListMemoryRequest: MessageFns<ListMemoryRequest> = {
@@ -1000,6 +1007,9 @@ export const ListMemoryRequest: MessageFns<ListMemoryRequest> = {
     }
     if (message.userId !== undefined) {
       writer.uint32(34).string(message.userId);
+    }
+    if (message.sessionId !== undefined) {
+      writer.uint32(42).string(message.sessionId);
     }
     return writer;
   },
@@ -1049,6 +1059,14 @@ export const ListMemoryRequest: MessageFns<ListMemoryRequest> = {
             message.userId = reader.string();
             continue;
           }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.sessionId = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1079,6 +1097,11 @@ export const ListMemoryRequest: MessageFns<ListMemoryRequest> = {
         : isSet(object.user_id)
         ? globalThis.String(object.user_id)
         : undefined,
+      sessionId: isSet(object.sessionId)
+        ? globalThis.String(object.sessionId)
+        : isSet(object.session_id)
+        ? globalThis.String(object.session_id)
+        : undefined,
     };
   },
 
@@ -1096,6 +1119,9 @@ export const ListMemoryRequest: MessageFns<ListMemoryRequest> = {
     if (message.userId !== undefined) {
       obj.userId = message.userId;
     }
+    if (message.sessionId !== undefined) {
+      obj.sessionId = message.sessionId;
+    }
     return obj;
   },
 
@@ -1110,6 +1136,7 @@ export const ListMemoryRequest: MessageFns<ListMemoryRequest> = {
       ? PageRequest.fromPartial(object.page)
       : undefined;
     message.userId = object.userId ?? undefined;
+    message.sessionId = object.sessionId ?? undefined;
     return message;
   },
 };

@@ -2,6 +2,7 @@ import type { ChatResponse, StreamChatResponse, ToolCall, Usage } from '@agent-p
 import { z } from 'zod';
 import type { ServerSentEvent } from '../../../../../../http/sse.js';
 import { EndUserId, iso, isoOrNull, Timestamp } from '../../../../../../http/schemas.js';
+import { SearchResultSchema, searchResultBody } from '../../../memory/schemas.js';
 
 export const ChatBody = z.object({
   // The service decides too (1..32,000 characters, not blank); the bound here spares it a body it would refuse.
@@ -51,6 +52,10 @@ export const ChatMessageSchema = z
       .describe('awaiting_approval: the turn stopped at tool calls that need a decision; approve or reject each to continue it.'),
     tool_calls: z.array(ToolCallSchema).describe('Every tool call of the turn, in the order the model asked for them.'),
     usage: UsageSchema.describe("The whole turn's, every model round summed."),
+    credits: z.int().describe("What the turn was charged so far: each model round ceil(total_tokens / 1000) credits, at least 1 (decisions §9)."),
+    memories: z
+      .array(SearchResultSchema)
+      .describe("The memories put in the turn's context, most relevant first: the agent's items this turn's end user may see (decisions §14), retrieved for the user's message."),
     session_id: z.string().describe('The session the turn belongs to; pass it back to continue the conversation.'),
     model: z.string().describe('The model that answered; "offline" for the built-in model.'),
     created_at: Timestamp,
@@ -109,6 +114,8 @@ export function chatMessageBody(reply: ChatResponse): z.output<typeof ChatMessag
     status: reply.status === 'awaiting_approval' ? 'awaiting_approval' : 'completed',
     tool_calls: reply.toolCalls.map(toolCallBody),
     usage: usageBody(reply.usage),
+    credits: reply.credits,
+    memories: reply.memories.map(searchResultBody),
     session_id: reply.sessionId,
     model: reply.model,
     created_at: iso(reply.createdAt),
