@@ -21,10 +21,6 @@ async function withConsole(run: (console: ConsolePage) => Promise<void>): Promis
   try {
     await run(opened);
     expect(opened.errors).toEqual([]);
-  } catch (error) {
-    await opened.page.screenshot({ path: '/tmp/agents-failure.png', fullPage: true });
-    console.log('ERRORS', opened.errors);
-    throw error;
   } finally {
     await opened.context.close();
   }
@@ -43,6 +39,17 @@ async function createTool(api: AgentPlatformClient, body: Pick<RequestBody<'/api
   const { data, response } = await api.POST('/api/v1/tools', { body: { type: 'http', input_schema: ORDER_SCHEMA, ...body } });
   expect(response.status).toBe(201);
   return data!.id;
+}
+
+/**
+ * In the page (the tests' own types have no DOM, hence the cast): the reply's beginning is shown, its
+ * end not yet, and Send is disabled, all at one moment.
+ */
+function partialReplyWhileSending(): boolean {
+  const { document } = globalThis as unknown as { document: { body: { innerText: string }; querySelectorAll: (selector: string) => Iterable<{ textContent: string | null; disabled: boolean }> } };
+  const text = document.body.innerText;
+  const send = [...document.querySelectorAll('button')].find((button) => button.textContent === 'Send');
+  return text.includes('I am the built-in offline model') && !text.includes('Tool results (1)') && send?.disabled === true;
 }
 
 /** The message the page shows for a control: the last element its aria-describedby names. */
@@ -194,15 +201,7 @@ describe('the playground', () => {
       await message.fill('Where is it? track_order {"order_id": "A-1"}');
       await message.press('Enter');
       // At one moment: the reply's beginning is shown, its end not yet, and Send is disabled.
-      await page.waitForFunction(
-        () => {
-          const text = document.body.innerText;
-          const sendButton = [...document.querySelectorAll('button')].find((button) => button.textContent === 'Send');
-          return text.includes('I am the built-in offline model') && !text.includes('Tool results (1)') && sendButton?.disabled === true;
-        },
-        undefined,
-        { timeout: 20_000, polling: 'raf' },
-      );
+      await page.waitForFunction(partialReplyWhileSending, undefined, { timeout: 20_000, polling: 'raf' });
       await cdp.send('Network.emulateNetworkConditions', { offline: false, latency: 0, downloadThroughput: -1, uploadThroughput: -1 });
       await page.getByText('Tool results (1)', { exact: false }).waitFor();
       await expect.poll(() => send.isDisabled()).toBe(false);
@@ -249,6 +248,16 @@ describe('the playground', () => {
       expect(receiver.received('/refund')).toHaveLength(1);
       await checkPage(page, 'playground-approved');
 
+      // Rejected, with a comment: the call is not run and the turn goes on without it.
+      await message.fill('refund_order {"order_id": "A-2"}');
+      await send.click();
+      await page.getByLabel('Comment on refund_order (optional)').fill('Not this one');
+      await page.getByRole('button', { name: 'Reject' }).click();
+      await expect.poll(() => calls.nth(2).textContent(), { timeout: 10_000 }).toContain('rejected');
+      await page.getByText('Tool results (1)', { exact: false }).nth(2).waitFor();
+      expect(await calls.nth(2).textContent()).toContain('Not this one');
+      expect(receiver.received('/refund')).toHaveLength(1);
+
       // Reloaded, and the session picked again from the list: its history, calls and results.
       await page.reload();
       await page.getByRole('link', { name: 'Playground' }).click();
@@ -262,8 +271,48 @@ describe('the playground', () => {
       expect(history).toContain('refund_order {"order_id": "A-1"}');
       expect(history).toContain('"state": "shipped"');
       expect(history).toContain('Refund approved');
-      expect(await transcript.getByText('Tool results (1)', { exact: false }).count()).toBe(2);
+      expect(history).toContain('Not this one');
+      expect(await transcript.getByText('Tool results (1)', { exact: false }).count()).toBe(3);
       await checkPage(page, 'playground-history');
+    });
+  });
+});
+
+describe('the playground and memory', () => {
+  it('shows the memories a turn used, the facts it taught the agent, its tokens and its credits', async () => {
+    await withConsole(async ({ page }) => {
+      const account = await registerThroughConsole(page);
+      const api = await apiAs(account);
+      // Keeps semantic memory, so it extracts facts from each turn (decisions §14).
+      const { data: agent } = await api.POST('/api/v1/agents', { body: { name: 'Concierge', type: 'assistant' } });
+      const { response } = await api.POST('/api/v1/memory', { body: { agent_id: agent!.id, memory_type: 'semantic', content: 'The customer prefers to be contacted by carrier pigeon.' } });
+      expect(response.status).toBe(201);
+
+      await page.goto(`/console/agents/${agent!.id}?tab=playground`);
+      await page.getByRole('heading', { name: 'New session' }).waitFor();
+      await page.getByLabel('End user (optional)').fill('dana');
+      await page.getByLabel('Message', { exact: true }).fill('How should we contact the customer? Pigeon? I moved to Lisbon.');
+      await page.getByRole('button', { name: 'Send' }).click();
+
+      // The session's only turn.
+      const turn = page.getByRole('list', { name: 'Conversation' });
+      await turn.getByText('Memories used (1)').waitFor();
+      expect(await turn.textContent()).toContain('The customer prefers to be contacted by carrier pigeon.');
+      // Extraction runs after the turn: the page looks for what it taught, and shows it.
+      await turn.getByText('Facts learned (1)').waitFor({ timeout: 20_000 });
+      const learned = (await turn.textContent()) ?? '';
+      expect(learned).toContain('I moved to Lisbon.');
+      expect(learned).toMatch(/Credits:?\s*\d+/);
+      expect(learned).toMatch(/Tokens:?\s*\d+/);
+      const { data: items } = await api.GET('/api/v1/memory', { params: { query: { agent_id: agent!.id, user_id: 'dana' } } });
+      expect(items!.items.map((item) => item.content)).toEqual(['I moved to Lisbon.']);
+      await checkPage(page, 'playground-memory');
+
+      // The session read back: its turn with what it taught.
+      await page.reload();
+      const history = page.getByRole('list', { name: 'Conversation' });
+      await history.getByText('Facts learned (1)').waitFor();
+      expect(await history.textContent()).toContain('I moved to Lisbon.');
     });
   });
 });

@@ -1,4 +1,4 @@
-import type { ChatMessage, ChatSessionMessage, ChatStreamEvent, TokenUsage, ToolCall } from '@agent-platform/client';
+import type { ChatMessage, ChatSessionMessage, ChatStreamEvent, MemoryItem, TokenUsage, ToolCall } from '@agent-platform/client';
 
 /** `requested`: announced by the stream (tool.call), not yet answered by a result. */
 export type CallStatus = ToolCall['status'] | 'requested';
@@ -30,13 +30,18 @@ export interface Turn {
   error: unknown;
   /** The whole reply of a turn streamed here (history has only the stored messages). */
   reply: ChatMessage | undefined;
+  /**
+   * The server's first instant known of the turn (its user message's, or its reply's): memory
+   * changed from then until the next turn's anchor is what this turn taught the agent.
+   */
+  anchor: string | undefined;
 }
 
 let turnCount = 0;
 
 export function startTurn(userMessage: string): Turn {
   turnCount += 1;
-  return { key: `live-${turnCount}`, userMessage, calls: [], text: '', phase: 'streaming', usage: undefined, model: undefined, error: undefined, reply: undefined };
+  return { key: `live-${turnCount}`, userMessage, calls: [], text: '', phase: 'streaming', usage: undefined, model: undefined, error: undefined, reply: undefined, anchor: undefined };
 }
 
 /** The turn after one streamed event. */
@@ -65,7 +70,7 @@ export function applyEvent(turn: Turn, event: ChatStreamEvent): Turn {
 }
 
 function completeTurn(turn: Turn, reply: ChatMessage): Turn {
-  return { ...turn, calls: reply.tool_calls.map(callView), text: reply.content, phase: reply.status, usage: reply.usage, model: reply.model, error: undefined, reply };
+  return { ...turn, calls: reply.tool_calls.map(callView), text: reply.content, phase: reply.status, usage: reply.usage, model: reply.model, error: undefined, reply, anchor: turn.anchor ?? reply.created_at };
 }
 
 /** A decision was sent: the call runs (approved) or is about to be reported rejected; the turn streams again. */
@@ -92,7 +97,7 @@ export function historyTurns(messages: readonly ChatSessionMessage[]): Turn[] {
   const turns: Turn[] = [];
   let current: Turn | undefined;
   const open = (message: ChatSessionMessage, userMessage: string | undefined): Turn => {
-    const turn: Turn = { key: message.id, userMessage, calls: [], text: '', phase: 'completed', usage: undefined, model: undefined, error: undefined, reply: undefined };
+    const turn: Turn = { key: message.id, userMessage, calls: [], text: '', phase: 'completed', usage: undefined, model: undefined, error: undefined, reply: undefined, anchor: message.created_at };
     turns.push(turn);
     return turn;
   };
@@ -117,6 +122,29 @@ export function historyTurns(messages: readonly ChatSessionMessage[]): Turn[] {
 function addUsage(total: TokenUsage | undefined, more: TokenUsage): TokenUsage {
   if (!total) return { ...more };
   return { prompt_tokens: total.prompt_tokens + more.prompt_tokens, completion_tokens: total.completion_tokens + more.completion_tokens, total_tokens: total.total_tokens + more.total_tokens };
+}
+
+/** A memory item a turn's extraction wrote: added by it, or changed by it. */
+export interface LearnedFact {
+  item: MemoryItem;
+  change: 'added' | 'updated';
+}
+
+/**
+ * The session's learned items (GET /memory?session_id) shared out among its turns by when they
+ * changed: each goes to the last turn anchored at or before its latest change.
+ */
+export function factsByTurn(turns: readonly Turn[], items: readonly MemoryItem[]): Map<string, LearnedFact[]> {
+  const anchored = turns.filter((turn): turn is Turn & { anchor: string } => turn.anchor !== undefined).map((turn) => ({ key: turn.key, at: Date.parse(turn.anchor) }));
+  const facts = new Map<string, LearnedFact[]>(anchored.map((turn) => [turn.key, []]));
+  for (const item of items) {
+    const changedAt = Date.parse(item.updated_at ?? item.created_at);
+    const owner = anchored.findLast((turn) => turn.at <= changedAt);
+    if (!owner) continue;
+    const change = Date.parse(item.created_at) >= owner.at ? 'added' : 'updated';
+    facts.get(owner.key)?.push({ item, change });
+  }
+  return facts;
 }
 
 /** JSON for reading: strings as they are, anything else indented. */

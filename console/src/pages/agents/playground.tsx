@@ -1,4 +1,4 @@
-import { ApiResponseError, streamChat, streamToolCallDecision, type Agent, type ChatSession, type ChatSessionMessage, type ChatStreamEvent } from '@agent-platform/client';
+import { ApiResponseError, streamChat, streamToolCallDecision, type Agent, type AgentPlatformClient, type ChatSession, type ChatSessionMessage, type ChatStreamEvent, type MemoryItem } from '@agent-platform/client';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { getRouteApi, useNavigate } from '@tanstack/react-router';
 import { useEffect, useRef, useState, type FormEvent, type KeyboardEvent } from 'react';
@@ -7,7 +7,7 @@ import { useClient, useSession, useTenantQuery } from '../../api/session-context
 import { Empty, ErrorNotice, QueryState } from '../../ui/feedback.js';
 import { Field } from '../../ui/form.js';
 import { Pager, Time } from '../../ui/page.js';
-import { applyEvent, historyTurns, startDecision, startTurn, type Turn } from './chat-turns.js';
+import { applyEvent, factsByTurn, historyTurns, startDecision, startTurn, type Turn } from './chat-turns.js';
 import { ConfirmButton } from './confirm-button.js';
 import { allTools } from './local-error.js';
 import { TurnView } from './turn-view.js';
@@ -17,6 +17,14 @@ const SESSIONS_PER_PAGE = 20;
 /** The API's largest page; a session longer than HISTORY_PAGES of them shows its newest messages. */
 const MESSAGES_PER_PAGE = 100;
 const HISTORY_PAGES = 5;
+/** After a turn, what it taught the agent is looked for this often, at most this many times (extraction runs in the background). */
+const FACTS_POLL_MS = 2_000;
+const FACTS_POLLS = 5;
+
+/** Whether the agent's turns are followed by memory extraction (decisions §14: its default). */
+function extractsFacts(agent: Agent): boolean {
+  return agent.config.memory_extraction ?? agent.memory_types.includes('semantic');
+}
 
 /** Refetches the agent's sessions list (after a turn, a deletion), and nothing else. */
 function useRefreshSessions(agentId: string): () => void {
@@ -129,7 +137,8 @@ interface ConversationProps {
 
 /** A new conversation, or a stored session's history followed by the turns sent here. */
 function Conversation(props: ConversationProps) {
-  if (!props.sessionId) return <Chat {...props} initialTurns={[]} hiddenMessages={0} />;
+  // A new session has taught nothing yet; an agent that does not extract never shows facts.
+  if (!props.sessionId) return <Chat {...props} initialTurns={[]} initialLearned={extractsFacts(props.agent) ? [] : undefined} hiddenMessages={0} />;
   return <SessionHistory {...props} sessionId={props.sessionId} />;
 }
 
@@ -137,19 +146,32 @@ function SessionHistory(props: ConversationProps & { sessionId: string }) {
   const { agent, sessionId } = props;
   // Read once as the session is opened: later turns are kept by the conversation itself. Not
   // cached (gcTime 0), so opening the session again reads it afresh.
-  const history = useTenantQuery(['session-messages', agent.id, sessionId], (client) => sessionMessages(client, agent.id, sessionId), { staleTime: Infinity, gcTime: 0, refetchOnWindowFocus: false, refetchOnReconnect: false });
+  const history = useTenantQuery(
+    ['session-messages', agent.id, sessionId],
+    async (client) => {
+      const [messages, learned] = await Promise.all([sessionMessages(client, agent.id, sessionId), extractsFacts(agent) ? learnedItems(client, agent.id, sessionId) : undefined]);
+      return { ...messages, learned };
+    },
+    { staleTime: Infinity, gcTime: 0, refetchOnWindowFocus: false, refetchOnReconnect: false },
+  );
   return (
     <section className="conversation card" aria-labelledby="conversation-title">
       <h2 id="conversation-title">Conversation</h2>
       <QueryState query={history} loadingLabel="Loading the conversation…">
-        {(loaded) => <Chat {...props} initialTurns={historyTurns(loaded.items)} hiddenMessages={loaded.total - loaded.items.length} embedded />}
+        {(loaded) => <Chat {...props} initialTurns={historyTurns(loaded.items)} initialLearned={loaded.learned} hiddenMessages={loaded.total - loaded.items.length} embedded />}
       </QueryState>
     </section>
   );
 }
 
+/** The memory items the session's turns added or changed (decisions §14), newest first. */
+async function learnedItems(client: AgentPlatformClient, agentId: string, sessionId: string): Promise<MemoryItem[]> {
+  const list = await call(client.GET('/api/v1/memory', { params: { query: { agent_id: agentId, session_id: sessionId, per_page: 100 } } }));
+  return list.items;
+}
+
 /** The session's messages, oldest first; of a long session, the newest HISTORY_PAGES pages. */
-async function sessionMessages(client: ReturnType<typeof useClient>, agentId: string, sessionId: string): Promise<{ items: ChatSessionMessage[]; total: number }> {
+async function sessionMessages(client: AgentPlatformClient, agentId: string, sessionId: string): Promise<{ items: ChatSessionMessage[]; total: number }> {
   const page = (number: number) => call(client.GET('/api/v1/agents/{agent_id}/sessions/{session_id}/messages', { params: { path: { agent_id: agentId, session_id: sessionId }, query: { page: number, per_page: MESSAGES_PER_PAGE } } }));
   const first = await page(1);
   const pages = Math.ceil(first.total / MESSAGES_PER_PAGE);
@@ -161,7 +183,16 @@ async function sessionMessages(client: ReturnType<typeof useClient>, agentId: st
   return { items, total: first.total };
 }
 
-function Chat({ agent, sessionId: initialSessionId, sessionUser, onSessionStarted, initialTurns, hiddenMessages, embedded = false }: ConversationProps & { initialTurns: Turn[]; hiddenMessages: number; embedded?: boolean }) {
+function Chat({
+  agent,
+  sessionId: initialSessionId,
+  sessionUser,
+  onSessionStarted,
+  initialTurns,
+  initialLearned,
+  hiddenMessages,
+  embedded = false,
+}: ConversationProps & { initialTurns: Turn[]; initialLearned: MemoryItem[] | undefined; hiddenMessages: number; embedded?: boolean }) {
   const client = useClient();
   const refreshSessions = useRefreshSessions(agent.id);
   const [turns, setTurns] = useState(initialTurns);
@@ -171,16 +202,22 @@ function Chat({ agent, sessionId: initialSessionId, sessionUser, onSessionStarte
   const [sendError, setSendError] = useState<unknown>(undefined);
   const [announcement, setAnnouncement] = useState('');
   const aborter = useRef<AbortController | undefined>(undefined);
+  const [learned, setLearned] = useState(initialLearned);
+  const [learning, setLearning] = useState<{ error: unknown; watching: boolean }>({ error: undefined, watching: false });
+  /** The current watch for facts: a newer one (or leaving) ends the older. */
+  const watch = useRef(0);
   const mounted = useRef(true);
   useEffect(() => {
     mounted.current = true;
     return () => {
       mounted.current = false;
+      watch.current += 1;
     };
   }, []);
   const tools = useTenantQuery(['tools', 'all'], allTools, { enabled: agent.tools.length > 0 });
   const toolNames = agent.tools.map((id) => tools.data?.find((tool) => tool.id === id)?.name).filter((name): name is string => name !== undefined);
   const streaming = turns.some((turn) => turn.phase === 'streaming');
+  const facts = factsByTurn(turns, learned ?? []);
 
   const update = (key: string, change: (turn: Turn) => Turn) => setTurns((current) => current.map((turn) => (turn.key === key ? change(turn) : turn)));
 
@@ -202,6 +239,7 @@ function Chat({ agent, sessionId: initialSessionId, sessionUser, onSessionStarte
             setSessionId(reply.session_id);
             onSessionStarted(reply.session_id);
           }
+          if (reply.status === 'completed') watchFacts(reply.session_id, reply.created_at);
         } else if (event.event === 'error') {
           ended = true;
           setAnnouncement(`The turn failed: ${event.data.message}`);
@@ -222,6 +260,38 @@ function Chat({ agent, sessionId: initialSessionId, sessionUser, onSessionStarte
       if (aborter.current === controller) aborter.current = undefined;
       refreshSessions();
     }
+  };
+
+  /**
+   * Extraction runs a moment after a turn: the session's learned items are read again every
+   * FACTS_POLL_MS until two reads agree and the turn has its facts (or, without any, after a few
+   * reads), FACTS_POLLS reads at most.
+   */
+  const watchFacts = (session: string, turnTime: string) => {
+    if (!extractsFacts(agent)) return;
+    const generation = (watch.current += 1);
+    const current = () => generation === watch.current;
+    setLearning({ error: undefined, watching: true });
+    void (async () => {
+      let previous: string | undefined;
+      for (let poll = 1; poll <= FACTS_POLLS; poll += 1) {
+        await new Promise((resolve) => setTimeout(resolve, FACTS_POLL_MS));
+        if (!current()) return;
+        try {
+          const items = await learnedItems(client, agent.id, session);
+          if (!current()) return;
+          setLearned(items);
+          const signature = JSON.stringify(items.map((item) => [item.id, item.updated_at, item.content]));
+          const taught = items.some((item) => Date.parse(item.updated_at ?? item.created_at) >= Date.parse(turnTime));
+          if (signature === previous && (taught || poll >= 3)) break;
+          previous = signature;
+        } catch (error) {
+          if (current()) setLearning({ error, watching: false });
+          return;
+        }
+      }
+      if (current()) setLearning({ error: undefined, watching: false });
+    })();
   };
 
   const send = (event?: FormEvent) => {
@@ -276,8 +346,15 @@ function Chat({ agent, sessionId: initialSessionId, sessionUser, onSessionStarte
         <p className="muted">{sessionId ? 'This session has no messages.' : `Say something to ${agent.name}.`}</p>
       ) : (
         <ol className="transcript" aria-label="Conversation">
-          {turns.map((turn) => (
-            <TurnView key={turn.key} turn={turn} canDecide={!streaming && sessionId !== undefined} onDecide={(callId, decision, comment) => decide(turn.key, callId, decision, comment)} />
+          {turns.map((turn, index) => (
+            <TurnView
+              key={turn.key}
+              turn={turn}
+              facts={learned && turn.anchor ? facts.get(turn.key) : undefined}
+              learning={index === turns.length - 1 ? learning : undefined}
+              canDecide={!streaming && sessionId !== undefined}
+              onDecide={(callId, decision, comment) => decide(turn.key, callId, decision, comment)}
+            />
           ))}
         </ol>
       )}

@@ -1,7 +1,7 @@
 import { isApiError } from '@agent-platform/client';
 import { useId, useState } from 'react';
 import { ErrorNotice } from '../../ui/feedback.js';
-import { showJson, type CallView, type Turn } from './chat-turns.js';
+import { showJson, type CallView, type LearnedFact, type Turn } from './chat-turns.js';
 
 const STATUS_LABELS: Record<CallView['status'], string> = {
   requested: 'requested',
@@ -13,7 +13,21 @@ const STATUS_LABELS: Record<CallView['status'], string> = {
 };
 
 /** One turn: the user's message, the agent's tool calls as they happen, its reply and what it cost. */
-export function TurnView({ turn, canDecide, onDecide }: { turn: Turn; canDecide: boolean; onDecide: (callId: string, decision: 'approve' | 'reject', comment: string) => void }) {
+export function TurnView({
+  turn,
+  facts,
+  learning,
+  canDecide,
+  onDecide,
+}: {
+  turn: Turn;
+  /** What the turn taught the agent; undefined when not known (the agent does not extract). */
+  facts: LearnedFact[] | undefined;
+  /** The watch for the latest turn's facts: still looking, or why it could not. */
+  learning: { error: unknown; watching: boolean } | undefined;
+  canDecide: boolean;
+  onDecide: (callId: string, decision: 'approve' | 'reject', comment: string) => void;
+}) {
   const streaming = turn.phase === 'streaming';
   const waiting = streaming && turn.text === '' && !turn.calls.some((call) => call.status === 'requested' || call.status === 'approved');
   return (
@@ -38,8 +52,10 @@ export function TurnView({ turn, canDecide, onDecide }: { turn: Turn; canDecide:
         </div>
       ) : null}
       {turn.phase === 'awaiting_approval' ? <p className="turn-note">Waiting for a decision on a tool call before it continues.</p> : null}
-      {turn.phase === 'stopped' ? <p className="turn-note">Stopped: this turn was not stored.</p> : null}
+      {turn.phase === 'stopped' ? <p className="turn-note">Stopped before the reply was complete: open the session again to see what was stored.</p> : null}
       <TurnError error={turn.error} />
+      {turn.reply ? <MemoriesUsed memories={turn.reply.memories} /> : null}
+      {facts ? <FactsLearned facts={facts} learning={learning} /> : null}
       <TurnFacts turn={turn} />
     </li>
   );
@@ -113,10 +129,58 @@ function TurnError({ error }: { error: unknown }) {
   );
 }
 
+/** The memories put in the turn's context (decisions §14), most relevant first. */
+function MemoriesUsed({ memories }: { memories: NonNullable<Turn['reply']>['memories'] }) {
+  return (
+    <div className="turn-memory">
+      <span className="turn-memory-title">Memories used ({memories.length})</span>
+      {memories.length === 0 ? (
+        <span className="muted"> none</span>
+      ) : (
+        <ul>
+          {memories.map((memory) => (
+            <li key={memory.id}>
+              {memory.content} <span className="badge">{memory.memory_type}</span> <span className="muted">score {memory.score.toFixed(2)}</span>
+              {memory.user_id ? <span className="muted"> · end user {memory.user_id}</span> : null}
+            </li>
+          ))}
+        </ul>
+      )}
+    </div>
+  );
+}
+
+/** What memory extraction took from the turn: items added or changed. */
+function FactsLearned({ facts, learning }: { facts: LearnedFact[]; learning: { error: unknown; watching: boolean } | undefined }) {
+  return (
+    <div className="turn-memory">
+      <span className="turn-memory-title">Facts learned ({facts.length})</span>
+      {facts.length === 0 ? <span className="muted">{learning?.watching ? ' looking for them…' : ' none'}</span> : null}
+      {facts.length > 0 ? (
+        <ul>
+          {facts.map(({ item, change }) => (
+            <li key={item.id}>
+              {item.content} <span className="badge">{change}</span>
+              {item.user_id ? <span className="muted"> · end user {item.user_id}</span> : null}
+            </li>
+          ))}
+        </ul>
+      ) : null}
+      {learning?.error ? <ErrorNotice error={learning.error} title="Could not read what the turn taught" /> : null}
+    </div>
+  );
+}
+
 function TurnFacts({ turn }: { turn: Turn }) {
   if (!turn.usage && !turn.model) return null;
   return (
     <dl className="turn-facts">
+      {turn.reply ? (
+        <>
+          <dt>Credits</dt>
+          <dd>{turn.reply.credits}</dd>
+        </>
+      ) : null}
       {turn.usage ? (
         <>
           <dt>Tokens</dt>
