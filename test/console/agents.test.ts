@@ -2,6 +2,7 @@ import { createClient, type AgentPlatformClient, type RequestBody } from '@agent
 import { startReceiver, type Receiver } from '@agent-platform/kit/testing';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { startMcpServer, text } from '../../services/agent-memory/test/support/mcp-server.js';
 import { checkPage, launchBrowser, openConsole, registerThroughConsole, type ConsolePage } from './harness/browser.js';
 
 let browser: Browser;
@@ -173,6 +174,62 @@ describe('tools', () => {
       expect(saved!.tools).toEqual([tools!.items[0]!.id]);
       await checkPage(page, 'agent-settings-with-tool');
     });
+  });
+});
+
+describe('tools of other types', () => {
+  it("an mcp tool shows its server's tools and refreshes them; a workflow tool names a workflow; a tool is deleted", async () => {
+    const server = await startMcpServer({ tools: { search_issues: { description: 'Finds issues by words.', run: () => text('found') } } });
+    try {
+      await withConsole(async ({ page }) => {
+        const account = await registerThroughConsole(page);
+        const api = await apiAs(account);
+        const { data: workflow } = await api.POST('/api/v1/workflows', {
+          body: { name: 'Order lookup', nodes: [{ id: 'call', type: 'integration', config: { service: 'http', url: receiver.url('/lookup'), method: 'GET' } }], edges: [] },
+        });
+
+        await page.getByRole('link', { name: 'Tools' }).click();
+        await page.getByRole('button', { name: 'New tool' }).click();
+        await page.getByLabel('Type', { exact: true }).selectOption('mcp');
+        await page.getByLabel('Name', { exact: true }).fill('tracker');
+        await page.getByLabel('Server URL').fill(server.url);
+        await page.getByRole('button', { name: 'Create tool' }).click();
+        const tracker = page.getByRole('row').filter({ hasText: 'tracker' });
+        await tracker.getByRole('list', { name: 'Tools of tracker' }).waitFor();
+        expect(await tracker.textContent()).toContain('search_issues');
+
+        server.tools.set('close_issue', { description: 'Closes an issue.', run: () => text('closed') });
+        await page.getByRole('button', { name: 'Refresh the tools of tracker' }).click();
+        await tracker.getByRole('status').filter({ hasText: 'The server lists 2 tools.' }).waitFor();
+        await expect.poll(() => tracker.textContent()).toContain('close_issue');
+
+        // An allowed tool the server does not list: the API's refusal, by name.
+        await page.getByRole('button', { name: 'Edit tracker' }).click();
+        await page.getByLabel('Allowed tools').fill('search_issues\nno_such_tool');
+        await page.getByRole('button', { name: 'Save tool' }).click();
+        await expect.poll(() => page.getByRole('alert').first().textContent(), { timeout: 10_000 }).toContain('config.allowed_tools[1]');
+        expect(await page.locator('form').getByText('no_such_tool:', { exact: false }).count()).toBe(1);
+        await checkPage(page, 'tools-mcp-invalid');
+        await page.getByRole('button', { name: 'Cancel' }).click();
+
+        await page.getByRole('button', { name: 'New tool' }).click();
+        await page.getByLabel('Type', { exact: true }).selectOption('workflow');
+        await page.getByLabel('Name', { exact: true }).fill('run_lookup');
+        await page.getByLabel('Workflow', { exact: true }).selectOption({ label: 'Order lookup' });
+        await page.getByRole('button', { name: 'Create tool' }).click();
+        const lookup = page.getByRole('row').filter({ hasText: 'run_lookup' });
+        await expect.poll(() => lookup.textContent()).toContain(workflow!.id);
+        await checkPage(page, 'tools-types');
+
+        await page.getByRole('button', { name: 'Delete run_lookup' }).click();
+        await page.getByRole('button', { name: 'Delete tool' }).click();
+        await expect.poll(() => lookup.count()).toBe(0);
+        const { data: left } = await api.GET('/api/v1/tools', {});
+        expect(left!.items.map((tool) => tool.name)).toEqual(['tracker']);
+      });
+    } finally {
+      await server.close();
+    }
   });
 });
 

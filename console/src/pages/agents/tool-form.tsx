@@ -2,7 +2,7 @@ import type { RequestBody, Tool } from '@agent-platform/client';
 import { useMutation } from '@tanstack/react-query';
 import { Link } from '@tanstack/react-router';
 import { useId, useState, type FormEvent } from 'react';
-import { call, fieldError } from '../../api/call.js';
+import { call, describeError, fieldError } from '../../api/call.js';
 import { useClient, useInvalidate, useTenantQuery } from '../../api/session-context.js';
 import { ErrorNotice, QueryState } from '../../ui/feedback.js';
 import { Field, formValues } from '../../ui/form.js';
@@ -110,6 +110,7 @@ export function ToolForm({ tool, onDone }: { tool: Tool | undefined; onDone: () 
           <Field label="Allowed tools" field="config.allowed_tools" error={error} hint="The server's tools the model is offered, one name a line; empty: every tool.">
             <textarea name="allowed_tools" rows={3} defaultValue={Array.isArray(tool?.config.allowed_tools) ? (tool.config.allowed_tools as unknown[]).join('\n') : ''} />
           </Field>
+          <AllowedToolsErrors error={error} sent={mutation.variables?.config.allowed_tools ?? []} />
           {tool?.discovered && tool.discovered.length > 0 ? (
             <p className="hint">The server listed: {tool.discovered.map((found) => found.name).join(', ')}.</p>
           ) : null}
@@ -137,6 +138,24 @@ export function ToolForm({ tool, onDone }: { tool: Tool | undefined; onDone: () 
         </button>
       </div>
     </form>
+  );
+}
+
+/** The API names a refused allowed tool by its index in what was sent (config.allowed_tools[i]): said here by its name. */
+function AllowedToolsErrors({ error, sent }: { error: unknown; sent: readonly string[] }) {
+  const refused = describeError(error).fields.flatMap((detail) => {
+    const index = /^config\.allowed_tools\[(\d+)\]$/.exec(detail.field)?.[1];
+    return index === undefined ? [] : [{ name: sent[Number(index)] ?? `#${Number(index) + 1}`, message: detail.message }];
+  });
+  if (refused.length === 0) return null;
+  return (
+    <ul className="field-error allowed-tools-errors">
+      {refused.map((detail) => (
+        <li key={detail.name}>
+          <code>{detail.name}</code>: {detail.message}
+        </li>
+      ))}
+    </ul>
   );
 }
 
