@@ -1,0 +1,229 @@
+import type { Agent, RequestBody, Tool } from '@agent-platform/client';
+import { useMutation } from '@tanstack/react-query';
+import { Link, useNavigate } from '@tanstack/react-router';
+import { useId, useState, type FormEvent } from 'react';
+import { call, fieldError } from '../../api/call.js';
+import { useClient, useInvalidate, useTenantQuery } from '../../api/session-context.js';
+import { Empty, ErrorNotice, QueryState } from '../../ui/feedback.js';
+import { Field, formValues } from '../../ui/form.js';
+import { Time } from '../../ui/page.js';
+import { ConfirmButton } from './confirm-button.js';
+import { allTools } from './local-error.js';
+import { MEMORY_TYPES } from './memory-types.js';
+
+type AgentChange = RequestBody<'/api/v1/agents/{agent_id}', 'patch'>;
+type ConfigChange = NonNullable<AgentChange['config']>;
+
+/** The agent's settings form (PATCH), and deleting the agent. */
+export function AgentSettings({ agent }: { agent: Agent }) {
+  // Kept here: the form below is made anew by the save it reports.
+  const [savedVersion, setSavedVersion] = useState<string | undefined>(undefined);
+  return (
+    <>
+      {/* A new key after every save: the form starts again from what the API now holds. */}
+      <SettingsForm key={agent.updated_at} agent={agent} saved={savedVersion === agent.updated_at} onSaved={setSavedVersion} />
+      <DeleteAgent agent={agent} />
+    </>
+  );
+}
+
+function SettingsForm({ agent, saved, onSaved }: { agent: Agent; saved: boolean; onSaved: (version: string | undefined) => void }) {
+  const client = useClient();
+  const invalidate = useInvalidate();
+  const tools = useTenantQuery(['tools', 'all'], allTools);
+  const mutation = useMutation({
+    mutationFn: (change: AgentChange) => call(client.PATCH('/api/v1/agents/{agent_id}', { params: { path: { agent_id: agent.id } }, body: change })),
+    onSuccess: async (updated) => {
+      onSaved(updated.updated_at);
+      await invalidate('agents');
+    },
+  });
+  const submit = (event: FormEvent<HTMLFormElement>) => {
+    event.preventDefault();
+    onSaved(undefined);
+    const form = event.currentTarget;
+    const data = new FormData(form);
+    const values = formValues(form);
+    const chosen = new Set(data.getAll('tools').filter((value): value is string => typeof value === 'string'));
+    // The agent's order first (the model is offered them in that order), newly ticked ones after.
+    const toolIds = [...agent.tools.filter((id) => chosen.has(id)), ...[...chosen].filter((id) => !agent.tools.includes(id))];
+    mutation.mutate({
+      name: values.name ?? '',
+      type: values.type ?? '',
+      description: values.description ?? '',
+      memory_types: data.getAll('memory_types').filter((value): value is string => typeof value === 'string'),
+      config: configFrom(values),
+      tools: toolIds,
+    });
+  };
+  const error = mutation.error;
+  const sentTools = mutation.variables?.tools ?? [];
+  return (
+    <form className="card" onSubmit={submit} aria-labelledby="agent-settings-title" noValidate>
+      <h2 id="agent-settings-title">Settings</h2>
+      <ErrorNotice error={error} title="Could not save the agent" />
+      {saved && !mutation.isPending ? (
+        <p className="notice notice-info" role="status">
+          Saved.
+        </p>
+      ) : null}
+      <Field label="Name" field="name" error={error}>
+        <input name="name" defaultValue={agent.name} required />
+      </Field>
+      <Field label="Type" field="type" error={error} hint="a-z, 0-9, _ and -, e.g. support">
+        <input name="type" defaultValue={agent.type} required />
+      </Field>
+      <Field label="Description" field="description" error={error}>
+        <textarea name="description" rows={2} defaultValue={agent.description ?? ''} />
+      </Field>
+      <fieldset aria-describedby={fieldError(error, 'memory_types') ? 'memory-types-error' : undefined}>
+        <legend>Memory it keeps</legend>
+        {MEMORY_TYPES.map((memoryType) => (
+          <label key={memoryType} className="checkbox">
+            <input type="checkbox" name="memory_types" value={memoryType} defaultChecked={agent.memory_types.includes(memoryType)} /> {memoryType}
+          </label>
+        ))}
+        <FieldMessage id="memory-types-error" message={fieldError(error, 'memory_types')} />
+      </fieldset>
+
+      <fieldset>
+        <legend>Model settings</legend>
+        <Field label="Model" field="config.model" error={error} hint="Leave empty for the platform's default.">
+          <input name="model" defaultValue={agent.config.model ?? ''} />
+        </Field>
+        <Field label="System prompt" field="config.system_prompt" error={error}>
+          <textarea name="system_prompt" rows={4} defaultValue={agent.config.system_prompt ?? ''} />
+        </Field>
+        <div className="settings-numbers">
+          <Field label="Temperature" field="config.temperature" error={error} hint="0 to 2">
+            <input name="temperature" type="number" step="0.1" inputMode="decimal" defaultValue={agent.config.temperature ?? ''} />
+          </Field>
+          <Field label="Top p" field="config.top_p" error={error} hint="0 to 1">
+            <input name="top_p" type="number" step="0.05" inputMode="decimal" defaultValue={agent.config.top_p ?? ''} />
+          </Field>
+          <Field label="Max tokens" field="config.max_tokens" error={error} hint="Longest reply">
+            <input name="max_tokens" type="number" step="1" inputMode="numeric" defaultValue={agent.config.max_tokens ?? ''} />
+          </Field>
+          <Field label="Max tool rounds" field="config.max_tool_rounds" error={error} hint="1 to 32; default 8">
+            <input name="max_tool_rounds" type="number" step="1" inputMode="numeric" defaultValue={agent.config.max_tool_rounds ?? ''} />
+          </Field>
+        </div>
+        <Field label="Memory extraction" field="config.memory_extraction" error={error} hint="Facts learned from each turn go into semantic memory.">
+          <select name="memory_extraction" defaultValue={agent.config.memory_extraction === undefined ? '' : String(agent.config.memory_extraction)}>
+            <option value="">Default (on when it keeps semantic memory)</option>
+            <option value="true">On</option>
+            <option value="false">Off</option>
+          </select>
+        </Field>
+        <p className="hint">Empty fields take the platform's defaults.</p>
+      </fieldset>
+
+      <fieldset>
+        <legend>Tools it may call</legend>
+        <QueryState query={tools} loadingLabel="Loading tools…">
+          {(list) =>
+            list.length === 0 ? (
+              <Empty title="No tools yet">
+                <p>
+                  <Link to="/tools">Create a tool</Link> to let this agent act: call an HTTP endpoint, run a workflow or use an MCP server.
+                </p>
+              </Empty>
+            ) : (
+              <ToolChoices tools={list} agent={agent} messageOf={(toolId) => messageForTool(error, sentTools, toolId)} />
+            )
+          }
+        </QueryState>
+        <FieldMessage id="tools-error" message={fieldError(error, 'tools')} />
+      </fieldset>
+
+      <div className="form-actions">
+        <button type="submit" disabled={mutation.isPending}>
+          {mutation.isPending ? 'Saving…' : 'Save changes'}
+        </button>
+      </div>
+      <p className="muted">
+        Created <Time value={agent.created_at} />, last changed <Time value={agent.updated_at} />.
+      </p>
+    </form>
+  );
+}
+
+function ToolChoices({ tools, agent, messageOf }: { tools: Tool[]; agent: Agent; messageOf: (toolId: string) => string | undefined }) {
+  const baseId = useId();
+  return (
+    <ul className="tool-choices">
+      {tools.map((tool, index) => {
+        const message = messageOf(tool.id);
+        const errorId = `${baseId}-${index}-error`;
+        return (
+          <li key={tool.id}>
+            <label className="checkbox">
+              <input type="checkbox" name="tools" value={tool.id} defaultChecked={agent.tools.includes(tool.id)} aria-invalid={message ? true : undefined} aria-describedby={message ? errorId : undefined} /> <code>{tool.name}</code>
+            </label>
+            <span className="badge">{tool.type}</span>
+            {tool.requires_approval ? <span className="badge badge-awaiting_approval">needs approval</span> : null}
+            {tool.description ? <span className="muted tool-choice-description">{tool.description}</span> : null}
+            <FieldMessage id={errorId} message={message} />
+          </li>
+        );
+      })}
+    </ul>
+  );
+}
+
+/** The API's message for `tools[i]`, where i is this tool's place in the list that was sent. */
+function messageForTool(error: unknown, sent: readonly string[], toolId: string): string | undefined {
+  const index = sent.indexOf(toolId);
+  return index < 0 ? undefined : fieldError(error, `tools[${index}]`);
+}
+
+function FieldMessage({ id, message }: { id: string; message: string | undefined }) {
+  if (!message) return null;
+  return (
+    <small id={id} className="field-error">
+      {message}
+    </small>
+  );
+}
+
+/** The config as the form says it: only the keys given, so an empty field means the platform default. */
+function configFrom(values: Record<string, string>): ConfigChange {
+  const config: ConfigChange = {};
+  const text = (key: 'model' | 'system_prompt') => {
+    const value = values[key]?.trim();
+    if (value) config[key] = values[key];
+  };
+  const number = (key: 'temperature' | 'top_p' | 'max_tokens' | 'max_tool_rounds') => {
+    const value = values[key]?.trim();
+    if (value) config[key] = Number(value);
+  };
+  text('model');
+  text('system_prompt');
+  number('temperature');
+  number('top_p');
+  number('max_tokens');
+  number('max_tool_rounds');
+  if (values.memory_extraction === 'true' || values.memory_extraction === 'false') config.memory_extraction = values.memory_extraction === 'true';
+  return config;
+}
+
+function DeleteAgent({ agent }: { agent: Agent }) {
+  const client = useClient();
+  const invalidate = useInvalidate();
+  const navigate = useNavigate();
+  const mutation = useMutation({
+    mutationFn: () => call(client.DELETE('/api/v1/agents/{agent_id}', { params: { path: { agent_id: agent.id } } })),
+    onSuccess: async () => {
+      await navigate({ to: '/agents' });
+      await invalidate('agents');
+    },
+  });
+  return (
+    <section className="card danger-zone" aria-labelledby="delete-agent-title">
+      <h2 id="delete-agent-title">Delete this agent</h2>
+      <p>Its sessions, messages, memory items and documents are deleted with it. This cannot be undone.</p>
+      <ErrorNotice error={mutation.error} title="Could not delete the agent" />
+      <ConfirmButton label="Delete agent" question={`Delete ${agent.name} and everything it keeps?`} confirmLabel="Delete permanently" pending={mutation.isPending} onConfirm={() => mutation.mutate()} />
+    </section>
+  );
+}

@@ -1,0 +1,255 @@
+import type { RequestBody, Tool } from '@agent-platform/client';
+import { useMutation } from '@tanstack/react-query';
+import { Link } from '@tanstack/react-router';
+import { useId, useState, type FormEvent } from 'react';
+import { call, describeError, fieldError } from '../../api/call.js';
+import { useClient, useInvalidate, useTenantQuery } from '../../api/session-context.js';
+import { ErrorNotice, QueryState } from '../../ui/feedback.js';
+import { Field, formValues } from '../../ui/form.js';
+import { localValidationError } from './local-error.js';
+
+type ToolBody = RequestBody<'/api/v1/tools', 'post'>;
+type ToolType = ToolBody['type'];
+type ToolConfig = ToolBody['config'];
+
+const METHODS = ['POST', 'GET', 'PUT', 'PATCH', 'DELETE'] as const;
+const TYPE_LABELS: Record<ToolType, string> = { http: 'HTTP endpoint', workflow: 'Workflow', mcp: 'MCP server' };
+const DEFAULT_SCHEMA = JSON.stringify({ type: 'object', properties: {}, required: [] }, null, 2);
+
+interface HeaderRow {
+  key: number;
+  name: string;
+  value: string;
+}
+
+let headerRows = 0;
+const headerRow = (name = '', value = ''): HeaderRow => ({ key: (headerRows += 1), name, value });
+
+/** Create a tool (no `tool`) or replace one (PUT: what the form leaves out is reset). */
+export function ToolForm({ tool, onDone }: { tool: Tool | undefined; onDone: () => void }) {
+  const client = useClient();
+  const invalidate = useInvalidate();
+  const titleId = useId();
+  const [type, setType] = useState<ToolType>(tool?.type ?? 'http');
+  const [headers, setHeaders] = useState<HeaderRow[]>(() => Object.entries(recordOf(tool?.config.headers)).map(([name, value]) => headerRow(name, value)));
+  const [localError, setLocalError] = useState<unknown>(undefined);
+  const mutation = useMutation({
+    mutationFn: (body: ToolBody) => (tool ? call(client.PUT('/api/v1/tools/{tool_id}', { params: { path: { tool_id: tool.id } }, body })) : call(client.POST('/api/v1/tools', { body }))),
+    onSuccess: async () => {
+      // Agents show their tools' names: both lists may change.
+      await Promise.all([invalidate('tools'), invalidate('agents')]);
+      onDone();
+    },
+  });
+  const error = localError ?? mutation.error;
+
+  const submit = (event: FormEvent<HTMLFormElement>) => {
+    event.preventDefault();
+    const values = formValues(event.currentTarget);
+    let inputSchema: Record<string, unknown> | undefined;
+    if (type !== 'mcp') {
+      const parsed = parseSchema(values.input_schema ?? '');
+      if ('error' in parsed) {
+        setLocalError(localValidationError('input_schema', parsed.error));
+        return;
+      }
+      inputSchema = parsed.schema;
+    }
+    setLocalError(undefined);
+    const description = values.description?.trim() ? values.description : undefined;
+    mutation.mutate({
+      name: values.name ?? '',
+      ...(description ? { description } : {}),
+      type,
+      config: configFrom(type, values, headers),
+      ...(inputSchema ? { input_schema: inputSchema } : {}),
+      requires_approval: values.requires_approval === 'on',
+    });
+  };
+
+  return (
+    <form className="card tool-form" onSubmit={submit} aria-labelledby={titleId} noValidate>
+      <h2 id={titleId}>{tool ? `Edit ${tool.name}` : 'New tool'}</h2>
+      <ErrorNotice error={error} title={tool ? 'Could not save the tool' : 'Could not create the tool'} />
+      <Field label="Name" field="name" error={error} hint="What the model calls it by: a-z first, then a-z, 0-9 and _, e.g. lookup_order.">
+        <input name="name" defaultValue={tool?.name ?? ''} required autoFocus autoComplete="off" />
+      </Field>
+      <Field label="Description" field="description" error={error} hint="Shown to the model: what the tool does and when to use it.">
+        <textarea name="description" rows={2} defaultValue={tool?.description ?? ''} />
+      </Field>
+      <Field label="Type" field="type" error={error}>
+        <select name="type" value={type} onChange={(event) => setType(event.target.value as ToolType)}>
+          {(Object.keys(TYPE_LABELS) as ToolType[]).map((value) => (
+            <option key={value} value={value}>
+              {TYPE_LABELS[value]} ({value})
+            </option>
+          ))}
+        </select>
+      </Field>
+
+      {type === 'http' ? (
+        <>
+          <Field label="URL" field="config.url" error={error} hint="Called with the model's arguments as the JSON body (as the query string for GET).">
+            <input name="url" type="url" defaultValue={stringOf(tool?.config.url)} required autoComplete="off" />
+          </Field>
+          <Field label="Method" field="config.method" error={error}>
+            <select name="method" defaultValue={stringOf(tool?.config.method) || 'POST'}>
+              {METHODS.map((method) => (
+                <option key={method}>{method}</option>
+              ))}
+            </select>
+          </Field>
+        </>
+      ) : null}
+      {type === 'workflow' ? <WorkflowChoice error={error} current={stringOf(tool?.config.workflow_id)} /> : null}
+      {type === 'mcp' ? (
+        <>
+          <Field label="Server URL" field="config.url" error={error} hint="The MCP server's Streamable HTTP endpoint; its tools are listed when you save.">
+            <input name="url" type="url" defaultValue={stringOf(tool?.config.url)} required autoComplete="off" />
+          </Field>
+          <Field label="Allowed tools" field="config.allowed_tools" error={error} hint="The server's tools the model is offered, one name a line; empty: every tool.">
+            <textarea name="allowed_tools" rows={3} defaultValue={Array.isArray(tool?.config.allowed_tools) ? (tool.config.allowed_tools as unknown[]).join('\n') : ''} />
+          </Field>
+          <AllowedToolsErrors error={error} sent={mutation.variables?.config.allowed_tools ?? []} />
+          {tool?.discovered && tool.discovered.length > 0 ? (
+            <p className="hint">The server listed: {tool.discovered.map((found) => found.name).join(', ')}.</p>
+          ) : null}
+        </>
+      ) : null}
+      {type !== 'workflow' ? <HeadersEditor headers={headers} onChange={setHeaders} error={error} /> : null}
+
+      {type !== 'mcp' ? (
+        <Field label="Input schema (JSON)" field="input_schema" error={error} hint="A JSON Schema of the arguments the model gives.">
+          <textarea name="input_schema" className="code" rows={8} defaultValue={tool?.input_schema ? JSON.stringify(tool.input_schema, null, 2) : DEFAULT_SCHEMA} spellCheck={false} />
+        </Field>
+      ) : null}
+      <div className="field">
+        <label className="checkbox">
+          <input type="checkbox" name="requires_approval" defaultChecked={tool?.requires_approval ?? false} /> Requires approval
+        </label>
+        <small className="hint">Each call waits for a person to approve or reject it before it runs.</small>
+      </div>
+      <div className="form-actions">
+        <button type="submit" disabled={mutation.isPending}>
+          {mutation.isPending ? 'Saving…' : tool ? 'Save tool' : 'Create tool'}
+        </button>
+        <button type="button" className="secondary" onClick={onDone}>
+          Cancel
+        </button>
+      </div>
+    </form>
+  );
+}
+
+/** The API names a refused allowed tool by its index in what was sent (config.allowed_tools[i]): said here by its name. */
+function AllowedToolsErrors({ error, sent }: { error: unknown; sent: readonly string[] }) {
+  const refused = describeError(error).fields.flatMap((detail) => {
+    const index = /^config\.allowed_tools\[(\d+)\]$/.exec(detail.field)?.[1];
+    return index === undefined ? [] : [{ name: sent[Number(index)] ?? `#${Number(index) + 1}`, message: detail.message }];
+  });
+  if (refused.length === 0) return null;
+  return (
+    <ul className="field-error allowed-tools-errors">
+      {refused.map((detail) => (
+        <li key={detail.name}>
+          <code>{detail.name}</code>: {detail.message}
+        </li>
+      ))}
+    </ul>
+  );
+}
+
+function WorkflowChoice({ error, current }: { error: unknown; current: string }) {
+  const workflows = useTenantQuery(['workflows', 'for-tools'], (client) => call(client.GET('/api/v1/workflows', { params: { query: { per_page: 100 } } })));
+  return (
+    <QueryState query={workflows} loadingLabel="Loading workflows…">
+      {(list) => (
+        <Field
+          label="Workflow"
+          field="config.workflow_id"
+          error={error}
+          hint={
+            list.items.length === 0 ? (
+              <>
+                No workflows yet: <Link to="/workflows">create one</Link> first.
+              </>
+            ) : (
+              'Run with the arguments as its input; its output is the result.'
+            )
+          }
+        >
+          <select name="workflow_id" defaultValue={current}>
+            <option value="">Choose a workflow</option>
+            {current && !list.items.some((workflow) => workflow.id === current) ? <option value={current}>{current}</option> : null}
+            {list.items.map((workflow) => (
+              <option key={workflow.id} value={workflow.id}>
+                {workflow.name}
+              </option>
+            ))}
+          </select>
+        </Field>
+      )}
+    </QueryState>
+  );
+}
+
+function HeadersEditor({ headers, onChange, error }: { headers: HeaderRow[]; onChange: (headers: HeaderRow[]) => void; error: unknown }) {
+  const set = (key: number, change: Partial<HeaderRow>) => onChange(headers.map((row) => (row.key === key ? { ...row, ...change } : row)));
+  const message = fieldError(error, 'config.headers');
+  return (
+    <fieldset>
+      <legend>Headers</legend>
+      <p className="hint">Sent with every request. Values are kept sealed and read back as ***; leave *** to keep the stored value.</p>
+      {headers.length > 0 ? (
+        <ul className="headers">
+          {headers.map((row, index) => (
+            <li key={row.key} className="header-row">
+              <input aria-label={`Header ${index + 1} name`} placeholder="Name" value={row.name} onChange={(event) => set(row.key, { name: event.target.value })} autoComplete="off" />
+              <input aria-label={`Header ${index + 1} value`} placeholder="Value" value={row.value} onChange={(event) => set(row.key, { value: event.target.value })} autoComplete="off" />
+              <button type="button" className="secondary" onClick={() => onChange(headers.filter((other) => other.key !== row.key))} aria-label={`Remove header ${index + 1}`}>
+                Remove
+              </button>
+            </li>
+          ))}
+        </ul>
+      ) : null}
+      {message ? <small className="field-error">{message}</small> : null}
+      <button type="button" className="secondary" onClick={() => onChange([...headers, headerRow()])}>
+        Add header
+      </button>
+    </fieldset>
+  );
+}
+
+function configFrom(type: ToolType, values: Record<string, string>, headers: HeaderRow[]): ToolConfig {
+  const headerValues = Object.fromEntries(headers.filter((row) => row.name.trim() !== '').map((row) => [row.name.trim(), row.value]));
+  const withHeaders = Object.keys(headerValues).length > 0 ? { headers: headerValues } : {};
+  if (type === 'workflow') return { workflow_id: values.workflow_id ?? '' };
+  if (type === 'http') return { url: values.url ?? '', method: values.method ?? 'POST', ...withHeaders };
+  const allowed = (values.allowed_tools ?? '')
+    .split('\n')
+    .map((name) => name.trim())
+    .filter((name) => name !== '');
+  return { url: values.url ?? '', ...withHeaders, allowed_tools: allowed.length > 0 ? allowed : null };
+}
+
+/** The schema text as an object, or why it is not one (said before anything is sent). */
+function parseSchema(text: string): { schema: Record<string, unknown> } | { error: string } {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch (error) {
+    return { error: `Not valid JSON: ${error instanceof Error ? error.message : String(error)}` };
+  }
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) return { error: 'Must be a JSON object, e.g. {"type": "object", "properties": {}}.' };
+  return { schema: parsed as Record<string, unknown> };
+}
+
+function stringOf(value: unknown): string {
+  return typeof value === 'string' ? value : '';
+}
+
+function recordOf(value: unknown): Record<string, string> {
+  if (typeof value !== 'object' || value === null) return {};
+  return Object.fromEntries(Object.entries(value).filter((entry): entry is [string, string] => typeof entry[1] === 'string'));
+}

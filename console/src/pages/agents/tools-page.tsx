@@ -1,0 +1,156 @@
+import type { Tool } from '@agent-platform/client';
+import { useMutation } from '@tanstack/react-query';
+import { getRouteApi, useNavigate } from '@tanstack/react-router';
+import { useState } from 'react';
+import { call } from '../../api/call.js';
+import { useClient, useInvalidate, useTenantQuery } from '../../api/session-context.js';
+import { Empty, ErrorNotice, QueryState } from '../../ui/feedback.js';
+import { Page, Pager, Time } from '../../ui/page.js';
+import { ConfirmButton } from './confirm-button.js';
+import { ToolForm } from './tool-form.js';
+import './agents.css';
+
+const PER_PAGE = 20;
+const route = getRouteApi('/app/tools');
+
+type Editing = { tool: Tool | undefined; key: number } | undefined;
+
+/** The tenant's tools: what agents may call (decisions §12). */
+export function ToolsPage() {
+  const { page = 1 } = route.useSearch();
+  const navigate = useNavigate();
+  const [editing, setEditing] = useState<Editing>(undefined);
+  const tools = useTenantQuery(['tools', page], (client) => call(client.GET('/api/v1/tools', { params: { query: { page, per_page: PER_PAGE } } })));
+  // A new key per opening, so a form never keeps another tool's values.
+  const open = (tool: Tool | undefined) => setEditing((previous) => ({ tool, key: (previous?.key ?? 0) + 1 }));
+  return (
+    <Page
+      title="Tools"
+      actions={
+        <button type="button" onClick={() => open(undefined)} disabled={editing !== undefined && editing.tool === undefined}>
+          New tool
+        </button>
+      }
+    >
+      {editing ? <ToolForm key={editing.key} tool={editing.tool} onDone={() => setEditing(undefined)} /> : null}
+      <QueryState query={tools} loadingLabel="Loading tools…">
+        {(list) =>
+          list.items.length === 0 ? (
+            <Empty title="No tools yet">
+              <p>A tool lets an agent act: call an HTTP endpoint, run one of your workflows, or use the tools of an MCP server. Create one, then choose it in an agent's settings.</p>
+            </Empty>
+          ) : (
+            <>
+              <div className="table-scroll">
+                <table>
+                  <thead>
+                    <tr>
+                      <th scope="col">Name</th>
+                      <th scope="col">Type</th>
+                      <th scope="col">Calls</th>
+                      <th scope="col">Approval</th>
+                      <th scope="col">Changed</th>
+                      <th scope="col">Actions</th>
+                    </tr>
+                  </thead>
+                  <tbody>
+                    {list.items.map((tool) => (
+                      <ToolRow key={tool.id} tool={tool} onEdit={() => open(tool)} onDeleted={() => editing?.tool?.id === tool.id && setEditing(undefined)} />
+                    ))}
+                  </tbody>
+                </table>
+              </div>
+              <Pager page={page} perPage={PER_PAGE} total={list.total} onPage={(next) => void navigate({ to: '/tools', search: { page: next } })} />
+            </>
+          )
+        }
+      </QueryState>
+    </Page>
+  );
+}
+
+function ToolRow({ tool, onEdit, onDeleted }: { tool: Tool; onEdit: () => void; onDeleted: () => void }) {
+  const client = useClient();
+  const invalidate = useInvalidate();
+  const path = { params: { path: { tool_id: tool.id } } };
+  const remove = useMutation({
+    mutationFn: () => call(client.DELETE('/api/v1/tools/{tool_id}', path)),
+    onSuccess: async () => {
+      onDeleted();
+      // Agents that named it no longer do.
+      await Promise.all([invalidate('tools'), invalidate('agents')]);
+    },
+  });
+  const refresh = useMutation({
+    mutationFn: () => call(client.POST('/api/v1/tools/{tool_id}/refresh', path)),
+    onSuccess: () => invalidate('tools'),
+  });
+  return (
+    <tr>
+      <td>
+        <code>{tool.name}</code>
+        {tool.description ? <div className="muted">{tool.description}</div> : null}
+      </td>
+      <td>{tool.type}</td>
+      <td>
+        <ToolTarget tool={tool} />
+        {refresh.isSuccess ? (
+          <p className="notice notice-info" role="status">
+            The server lists {refresh.data.discovered?.length ?? 0} tools.
+          </p>
+        ) : null}
+        <ErrorNotice error={refresh.error} title="Could not refresh its tools" />
+        <ErrorNotice error={remove.error} title="Could not delete the tool" />
+      </td>
+      <td>{tool.requires_approval ? <span className="badge badge-awaiting_approval">required</span> : <span className="muted">no</span>}</td>
+      <td>
+        <Time value={tool.updated_at} />
+      </td>
+      <td>
+        <div className="row-actions">
+          <button type="button" className="secondary" onClick={onEdit} aria-label={`Edit ${tool.name}`}>
+            Edit
+          </button>
+          {tool.type === 'mcp' ? (
+            <button type="button" className="secondary" onClick={() => refresh.mutate()} disabled={refresh.isPending} aria-label={`Refresh the tools of ${tool.name}`}>
+              {refresh.isPending ? 'Refreshing…' : 'Refresh'}
+            </button>
+          ) : null}
+          <ConfirmButton label="Delete" accessibleLabel={`Delete ${tool.name}`} question={`Delete ${tool.name}? Agents stop calling it.`} confirmLabel="Delete tool" pending={remove.isPending} onConfirm={() => remove.mutate()} />
+        </div>
+      </td>
+    </tr>
+  );
+}
+
+/** What a call of the tool reaches: a URL, a workflow, or an MCP server and the tools it lists. */
+function ToolTarget({ tool }: { tool: Tool }) {
+  const config = tool.config;
+  const text = (key: string) => (typeof config[key] === 'string' ? config[key] : undefined);
+  if (tool.type === 'workflow') return <code>{text('workflow_id') ?? '—'}</code>;
+  if (tool.type === 'http') {
+    return (
+      <span>
+        {text('method') ?? 'POST'} <code>{text('url') ?? '—'}</code>
+      </span>
+    );
+  }
+  const discovered = tool.discovered ?? [];
+  return (
+    <div>
+      <code>{text('url') ?? '—'}</code>
+      {discovered.length === 0 ? (
+        <div className="muted">No tools discovered.</div>
+      ) : (
+        <ul className="discovered" aria-label={`Tools of ${tool.name}`}>
+          {discovered.map((found) => (
+            <li key={found.name}>
+              <code>{found.name}</code>
+              {found.description ? <span className="muted"> — {found.description}</span> : null}
+            </li>
+          ))}
+        </ul>
+      )}
+    </div>
+  );
+}
