@@ -24,6 +24,7 @@ await import('./memory-extraction.js');
 await import('./mcp.js');
 await import('./workflow-executions.js');
 await import('./workflow-approvals.js');
+await import('./console.js');
 
 const baselineFile = new URL('./baseline.json', import.meta.url);
 const machine = { cores: availableParallelism(), node: process.version, quick: process.env.BENCH_QUICK === '1' };

@@ -26,11 +26,12 @@ describe('signing in (decisions §15)', () => {
     await withConsole(async ({ page }) => {
       await page.goto('/console/');
       await page.getByRole('heading', { name: 'Sign in' }).waitFor();
+      const formShown = await page.evaluate(() => performance.now());
       // The entry is reported once the frame is presented: wait for it rather than read it at once.
       const paints = () => page.evaluate(() => performance.getEntriesByName('first-contentful-paint').map((entry) => entry.startTime));
       await expect.poll(paints).toHaveLength(1);
       const [firstContentfulPaint = Number.NaN] = await paints();
-      console.log(`console: first contentful paint ${Math.round(firstContentfulPaint)} ms (target ≤ 1000 ms)`);
+      console.log(`console: first contentful paint ${Math.round(firstContentfulPaint)} ms (target ≤ 1000 ms); sign-in form shown by ${Math.round(formShown)} ms`);
       expect(firstContentfulPaint).toBeLessThanOrEqual(1000);
       await checkPage(page, 'sign-in');
     });
