@@ -1,35 +1,13 @@
 import { createClient, type AgentPlatformClient } from '@agent-platform/client';
-import type { Browser, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { checkPage, launchBrowser, openConsole, registerThroughConsole, type ConsolePage } from './harness/browser.js';
+import type { Page } from 'playwright-core';
+import { describe, expect, inject, it } from 'vitest';
+import { checkPage, clientFor, registerThroughConsole, useConsoleBrowser } from './harness/browser.js';
 
-let browser: Browser;
-beforeAll(async () => {
-  browser = await launchBrowser();
-});
-afterAll(async () => {
-  await browser.close();
-});
-
-async function withConsole(run: (console: ConsolePage) => Promise<void>): Promise<void> {
-  const opened = await openConsole(browser);
-  try {
-    await run(opened);
-    expect(opened.errors).toEqual([]);
-  } finally {
-    await opened.context.close();
-  }
-}
-
-async function clientFor(email: string, password: string): Promise<AgentPlatformClient> {
-  const { data: tokens } = await createClient({ baseUrl: inject('baseUrl') }).POST('/api/v1/auth/login', { body: { username: email, password } });
-  return createClient({ baseUrl: inject('baseUrl'), accessToken: tokens!.access_token });
-}
+const { withConsole } = useConsoleBrowser();
 
 /** A new account signed in to the console, with one agent (made through the typed client: setup, not the point). */
 async function signedInWithAgent(page: Page): Promise<{ client: AgentPlatformClient; agentId: string }> {
-  const { email, password } = await registerThroughConsole(page);
-  const client = await clientFor(email, password);
+  const client = await clientFor(await registerThroughConsole(page));
   const { data: agent } = await client.POST('/api/v1/agents', { body: { name: 'Support bot', type: 'support', memory_types: ['semantic', 'episodic'] } });
   return { client, agentId: agent!.id };
 }
@@ -272,7 +250,7 @@ describe('memory (issue point 3)', () => {
       await signedInWithAgent(page);
       const stranger = { email: `stranger-${Date.now()}@example.com`, password: 'correct horse battery staple' };
       await createClient({ baseUrl: inject('baseUrl') }).POST('/api/v1/auth/register', { body: { ...stranger, company: 'Elsewhere' } });
-      const strangerClient = await clientFor(stranger.email, stranger.password);
+      const strangerClient = await clientFor(stranger);
       const { data: foreign } = await strangerClient.POST('/api/v1/agents', { body: { name: 'Foreign agent', type: 'assistant' } });
 
       for (const agentId of ['agt_00000000000000000000000000', foreign!.id]) {

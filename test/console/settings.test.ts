@@ -1,34 +1,11 @@
-import { createClient, type AgentPlatformClient } from '@agent-platform/client';
-import type { Browser, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { checkPage, launchBrowser, openConsole, registerThroughConsole, type ConsolePage } from './harness/browser.js';
+import { createClient } from '@agent-platform/client';
+import type { Page } from 'playwright-core';
+import { describe, expect, inject, it } from 'vitest';
+import { checkPage, clientFor, registerThroughConsole, useConsoleBrowser } from './harness/browser.js';
 
-let browser: Browser;
-beforeAll(async () => {
-  browser = await launchBrowser();
-});
-afterAll(async () => {
-  await browser.close();
-});
-
-async function withConsole(run: (console: ConsolePage) => Promise<void>): Promise<void> {
-  const opened = await openConsole(browser);
-  try {
-    await run(opened);
-    expect(opened.errors).toEqual([]);
-  } finally {
-    await opened.context.close();
-  }
-}
+const { withConsole, openConsole } = useConsoleBrowser();
 
 const PASSWORD = 'correct horse battery staple';
-
-/** The typed client of an account, for what is not the point of a test. */
-async function signInWithClient(account: { email: string; password: string }): Promise<AgentPlatformClient> {
-  const baseUrl = inject('baseUrl');
-  const { data: tokens } = await createClient({ baseUrl }).POST('/api/v1/auth/login', { body: { username: account.email, password: account.password } });
-  return createClient({ baseUrl, accessToken: tokens!.access_token });
-}
 
 /** A second account, made with the typed client: someone to add as a member. */
 async function registerWithClient(fullName: string): Promise<{ email: string; password: string; userId: string }> {
@@ -125,7 +102,7 @@ describe('members', () => {
       expect(await member.getByRole('combobox', { name: `Role of ${second.email}` }).inputValue()).toBe('member');
 
       // The member, signed in to the console in this tenant, may not manage members.
-      const theirs = await openConsole(browser);
+      const theirs = await openConsole();
       try {
         await theirs.page.goto('/console/sign-in');
         await theirs.page.getByLabel('E-mail').fill(second.email);
@@ -142,7 +119,7 @@ describe('members', () => {
         await member.getByRole('button', { name: 'Change role' }).click();
         // Saved once the list, read again, has the new role (the button is then disabled again).
         await expect.poll(() => member.getByRole('button', { name: 'Change role' }).isDisabled()).toBe(true);
-        const me = await (await signInWithClient(second)).GET('/api/v1/auth/me');
+        const me = await (await clientFor(second)).GET('/api/v1/auth/me');
         expect(me.data?.tenants.map((tenant) => `${tenant.name} (${tenant.role})`).sort()).toEqual(['Elsewhere (owner)', 'Member Tests (admin)']);
         await theirs.page.reload();
         const own = theirs.page.getByRole('row').filter({ hasText: '(you)' });
@@ -168,7 +145,7 @@ describe('members', () => {
       await member.getByRole('button', { name: `Remove ${second.email}` }).click();
       await page.getByRole('group', { name: /Remove Grace Hopper/ }).getByRole('button', { name: 'Remove member' }).click();
       await member.waitFor({ state: 'detached' });
-      const after = await (await signInWithClient(second)).GET('/api/v1/auth/me');
+      const after = await (await clientFor(second)).GET('/api/v1/auth/me');
       expect(after.data?.tenants.map((tenant) => tenant.name)).toEqual(['Elsewhere']);
     });
   });

@@ -1,25 +1,8 @@
 import { createClient } from '@agent-platform/client';
-import type { Browser } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { checkPage, launchBrowser, openConsole, registerThroughConsole, type ConsolePage } from './harness/browser.js';
+import { describe, expect, inject, it } from 'vitest';
+import { checkPage, registerThroughConsole, useConsoleBrowser } from './harness/browser.js';
 
-let browser: Browser;
-beforeAll(async () => {
-  browser = await launchBrowser();
-});
-afterAll(async () => {
-  await browser.close();
-});
-
-async function withConsole(run: (console: ConsolePage) => Promise<void>): Promise<void> {
-  const opened = await openConsole(browser);
-  try {
-    await run(opened);
-    expect(opened.errors).toEqual([]);
-  } finally {
-    await opened.context.close();
-  }
-}
+const { withConsole } = useConsoleBrowser();
 
 describe('signing in (decisions §15)', () => {
   it('paints the sign-in page within a second of a first visit', async () => {

@@ -1,36 +1,24 @@
-import { createClient, verifyWebhook, WebhookVerificationError, type AgentPlatformClient } from '@agent-platform/client';
+import { verifyWebhook, WebhookVerificationError, type AgentPlatformClient } from '@agent-platform/client';
 import { startReceiver, type ReceivedRequest, type Receiver } from '@agent-platform/kit/testing';
-import type { Browser, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, inject, it, vi } from 'vitest';
+import type { Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { ofTenant } from '../e2e/harness/deliveries.js';
-import { checkPage, launchBrowser, openConsole, registerThroughConsole, type ConsolePage } from './harness/browser.js';
+import { checkPage, clientFor, registerThroughConsole, useConsoleBrowser } from './harness/browser.js';
 
 // The platform under test allows private-network URLs and retries a second apart
 // (WEBHOOK_RETRY_SCHEDULE=0,1,1,1,1), so a local receiver can stand for a customer's endpoint.
-let browser: Browser;
+const { withConsole } = useConsoleBrowser();
 let receiver: Receiver;
 beforeAll(async () => {
-  [browser, receiver] = await Promise.all([launchBrowser(), startReceiver()]);
+  receiver = await startReceiver();
 });
 afterAll(async () => {
-  await Promise.all([browser.close(), receiver.close()]);
+  await receiver.close();
 });
-
-async function withConsole(run: (console: ConsolePage) => Promise<void>): Promise<void> {
-  const opened = await openConsole(browser);
-  try {
-    await run(opened);
-    expect(opened.errors).toEqual([]);
-  } finally {
-    await opened.context.close();
-  }
-}
 
 /** The typed client of an account the console registered, for what is not the point of a test. */
 async function signInWithClient(account: { email: string; password: string }): Promise<{ client: AgentPlatformClient; tenantId: string }> {
-  const baseUrl = inject('baseUrl');
-  const { data: tokens } = await createClient({ baseUrl }).POST('/api/v1/auth/login', { body: { username: account.email, password: account.password } });
-  const client = createClient({ baseUrl, accessToken: tokens!.access_token });
+  const client = await clientFor(account);
   const { data: me } = await client.GET('/api/v1/auth/me');
   return { client, tenantId: me!.tenants[0]!.id };
 }

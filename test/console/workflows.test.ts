@@ -1,32 +1,9 @@
-import { createClient, type AgentPlatformClient, type RequestBody } from '@agent-platform/client';
-import type { Browser, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { checkPage, launchBrowser, openConsole, registerThroughConsole, type ConsolePage } from './harness/browser.js';
+import type { AgentPlatformClient, RequestBody } from '@agent-platform/client';
+import type { Page } from 'playwright-core';
+import { describe, expect, it } from 'vitest';
+import { checkPage, clientFor, registerThroughConsole, useConsoleBrowser } from './harness/browser.js';
 
-let browser: Browser;
-beforeAll(async () => {
-  browser = await launchBrowser();
-});
-afterAll(async () => {
-  await browser.close();
-});
-
-async function withConsole(run: (console: ConsolePage) => Promise<void>): Promise<void> {
-  const opened = await openConsole(browser);
-  try {
-    await run(opened);
-    expect(opened.errors).toEqual([]);
-  } finally {
-    await opened.context.close();
-  }
-}
-
-/** The typed client as the account the console registered: for setup that is not the point of a test. */
-async function clientOf(account: { email: string; password: string }): Promise<AgentPlatformClient> {
-  const api = createClient({ baseUrl: inject('baseUrl') });
-  const { data: tokens } = await api.POST('/api/v1/auth/login', { body: { username: account.email, password: account.password } });
-  return createClient({ baseUrl: inject('baseUrl'), accessToken: tokens!.access_token });
-}
+const { withConsole } = useConsoleBrowser();
 
 type WorkflowBody = RequestBody<'/api/v1/workflows', 'post'>;
 
@@ -109,7 +86,7 @@ describe('workflows in the console', () => {
 
   it('marks the node the API refused, saves a valid change as a new version and restores the previous one', async () => {
     await withConsole(async ({ page }) => {
-      const client = await clientOf(await registerThroughConsole(page));
+      const client = await clientFor(await registerThroughConsole(page));
       const workflowId = await createWorkflow(client);
       await page.goto(`/console/workflows/${workflowId}?tab=edit`);
       const editor = page.getByLabel('Definition (JSON)');
@@ -157,7 +134,7 @@ describe('workflows in the console', () => {
 
   it('pauses and resumes, runs with an input, and approves the waiting node while the run completes live', async () => {
     await withConsole(async ({ page }) => {
-      const client = await clientOf(await registerThroughConsole(page));
+      const client = await clientFor(await registerThroughConsole(page));
       const workflowId = await createWorkflow(client);
       await page.goto(`/console/workflows/${workflowId}`);
       await page.getByRole('heading', { name: 'Refunds', level: 1 }).waitFor();
@@ -203,7 +180,7 @@ describe('workflows in the console', () => {
 
   it('cancels a waiting run from its page and filters the executions by status; deletes the workflow once confirmed', async () => {
     await withConsole(async ({ page }) => {
-      const client = await clientOf(await registerThroughConsole(page));
+      const client = await clientFor(await registerThroughConsole(page));
       const workflowId = await createWorkflow(client);
       const waiting = await execute(client, workflowId, { amount: 500 });
       const small = await execute(client, workflowId, { amount: 20 });
@@ -244,7 +221,7 @@ describe('workflows in the console', () => {
 
   it('pages through executions by cursor, one page per request, each page in the URL', async () => {
     await withConsole(async ({ page }) => {
-      const client = await clientOf(await registerThroughConsole(page));
+      const client = await clientFor(await registerThroughConsole(page));
       const workflowId = await createWorkflow(client, { name: 'Quick', nodes: [{ id: 'only', type: 'condition', config: { rules: [] } }], edges: [] });
       const started: string[] = [];
       for (let run = 0; run < 23; run++) started.push(await execute(client, workflowId, { run }));

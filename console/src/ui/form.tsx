@@ -4,24 +4,25 @@ import { fieldError } from '../api/call.js';
 
 /**
  * A labelled control with its hint and the API's message for its field (`details[].field`),
- * tied to the control for screen readers.
+ * tied to the control for screen readers. `message` is the page's own, for a control that stands
+ * for more than one of the API's fields; the field's own message comes first.
  */
-export function Field({ label, field, error, hint, children }: { label: string; field?: string; error?: unknown; hint?: ReactNode; children: ReactElement<Record<string, unknown>> }) {
+export function Field({ label, field, error, hint, message, children }: { label: string; field?: string; error?: unknown; hint?: ReactNode; message?: string | undefined; children: ReactElement<Record<string, unknown>> }) {
   const id = useId();
-  const message = field ? fieldError(error, field) : undefined;
-  const described = [hint ? `${id}-hint` : undefined, message ? `${id}-error` : undefined].filter(Boolean).join(' ') || undefined;
+  const shown = (field ? fieldError(error, field) : undefined) ?? message;
+  const described = [hint ? `${id}-hint` : undefined, shown ? `${id}-error` : undefined].filter(Boolean).join(' ') || undefined;
   return (
-    <div className={message ? 'field field-invalid' : 'field'}>
+    <div className={shown ? 'field field-invalid' : 'field'}>
       <label htmlFor={id}>{label}</label>
-      {cloneElement(children, { id, 'aria-describedby': described, 'aria-invalid': message ? true : undefined })}
+      {cloneElement(children, { id, 'aria-describedby': described, 'aria-invalid': shown ? true : undefined })}
       {hint ? (
         <small id={`${id}-hint`} className="hint">
           {hint}
         </small>
       ) : null}
-      {message ? (
+      {shown ? (
         <small id={`${id}-error`} className="field-error">
-          {message}
+          {shown}
         </small>
       ) : null}
     </div>

@@ -1,7 +1,8 @@
 import AxeBuilder from '@axe-core/playwright';
 import { mkdir } from 'node:fs/promises';
+import { createClient, type AgentPlatformClient } from '@agent-platform/client';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
-import { expect, inject } from 'vitest';
+import { afterAll, beforeAll, expect, inject } from 'vitest';
 import { REPO_ROOT } from '../../e2e/harness/processes.js';
 
 /** Debian's chromium (`.ci/run` installs it); the closed network refuses its background connections. */
@@ -40,6 +41,45 @@ export async function openConsole(browser: Browser, viewport: ViewportName = 'de
     if (message.type() === 'error' && !message.text().startsWith('Failed to load resource')) errors.push(`console: ${message.text()}`);
   });
   return { page, context, errors };
+}
+
+/**
+ * One browser for the file's tests (launched before them, closed after), and the way each test
+ * uses it: `withConsole(run)` runs in a fresh profile and fails the test on any error the page
+ * logged; `openConsole()` is another profile (a second user), which its caller closes.
+ */
+export function useConsoleBrowser(): { withConsole: (run: (console: ConsolePage) => Promise<void>, viewport?: ViewportName) => Promise<void>; openConsole: (viewport?: ViewportName) => Promise<ConsolePage> } {
+  let browser: Browser | undefined;
+  beforeAll(async () => {
+    browser = await launchBrowser();
+  });
+  afterAll(async () => {
+    await browser?.close();
+  });
+  const open = (viewport?: ViewportName) => {
+    if (!browser) throw new Error('useConsoleBrowser: the browser is launched in beforeAll, before any test');
+    return openConsole(browser, viewport);
+  };
+  return {
+    openConsole: open,
+    withConsole: async (run, viewport) => {
+      const opened = await open(viewport);
+      try {
+        await run(opened);
+        expect(opened.errors).toEqual([]);
+      } finally {
+        await opened.context.close();
+      }
+    },
+  };
+}
+
+/** The typed client of an account, signed in: for setup that is not the point of a test. */
+export async function clientFor(account: { email: string; password: string }): Promise<AgentPlatformClient> {
+  const baseUrl = inject('baseUrl');
+  const { data: tokens } = await createClient({ baseUrl }).POST('/api/v1/auth/login', { body: { username: account.email, password: account.password } });
+  if (!tokens) throw new Error(`clientFor: ${account.email} could not sign in`);
+  return createClient({ baseUrl, accessToken: tokens.access_token });
 }
 
 /** No serious or critical accessibility violation on the page as it is now. */

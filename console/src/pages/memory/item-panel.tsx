@@ -3,12 +3,18 @@ import { useMutation } from '@tanstack/react-query';
 import { getRouteApi, Link } from '@tanstack/react-router';
 import { useEffect, useRef, useState, type FormEvent } from 'react';
 import { call } from '../../api/call.js';
+import { checkedValue, localValidationError, parseOptionalJsonObject } from '../../api/local-errors.js';
 import { useClient, useInvalidate, useTenantQuery } from '../../api/session-context.js';
+import { ConfirmButton } from '../../ui/confirm-button.js';
+import { DataTable } from '../../ui/data-table.js';
 import { ErrorNotice, QueryState } from '../../ui/feedback.js';
 import { Field, formValues } from '../../ui/form.js';
+import { FormActions } from '../../ui/form-actions.js';
+import { JsonField, jsonObjectText } from '../../ui/json-field.js';
+import { EXACT_LINK } from '../../ui/links.js';
 import { Time } from '../../ui/page.js';
-import { EXACT_LINK, formatScore, MetadataList, type ShownItem } from './items-table.js';
-import { BLANK_CONTENT, localValidationError, metadataText, parseJsonObject } from './memory-input.js';
+import { formatScore, MetadataList, type ShownItem } from './items-table.js';
+import { BLANK_CONTENT, METADATA_EXAMPLE } from './memory-input.js';
 
 const route = getRouteApi('/app/memory');
 
@@ -22,12 +28,11 @@ export function ItemPanel({ itemId, item }: { itemId: string; item: ShownItem | 
   const client = useClient();
   const invalidate = useInvalidate();
   const heading = useRef<HTMLHeadingElement>(null);
-  const [mode, setMode] = useState<'view' | 'edit' | 'confirm-delete'>('view');
+  const [editing, setEditing] = useState(false);
   const history = useTenantQuery(['memory', 'history', itemId], (api) => call(api.GET('/api/v1/memory/{memory_id}/history', { params: { path: { memory_id: itemId } } })));
   const remove = useMutation({
     mutationFn: () => call(client.DELETE('/api/v1/memory/{memory_id}', { params: { path: { memory_id: itemId } } })),
     onSuccess: async () => {
-      setMode('view');
       heading.current?.focus();
       await invalidate('memory');
     },
@@ -35,8 +40,8 @@ export function ItemPanel({ itemId, item }: { itemId: string; item: ShownItem | 
   // Opening an item (it is keyed by its id) takes the reader to it, wherever in the list they were.
   useEffect(() => heading.current?.focus(), []);
   const deletion = history.data?.history.findLast((entry) => entry.event === 'DELETE');
-  const backToList = () => {
-    setMode('view');
+  const backToItem = () => {
+    setEditing(false);
     heading.current?.focus();
   };
   return (
@@ -56,31 +61,26 @@ export function ItemPanel({ itemId, item }: { itemId: string; item: ShownItem | 
       ) : item ? (
         <>
           <ItemFacts item={item} />
-          {mode === 'edit' ? (
-            <EditItem itemId={itemId} item={item} onDone={backToList} />
-          ) : mode === 'confirm-delete' ? (
-            <div className="notice notice-error memory-confirm" role="group" aria-labelledby="memory-confirm-text">
-              <p id="memory-confirm-text">Delete this item? It leaves the agent's memory and its searches at once; its history is kept.</p>
-              <ErrorNotice error={remove.error} title="Could not delete the item" />
-              <div className="form-actions">
-                <button type="button" className="danger" onClick={() => remove.mutate()} disabled={remove.isPending}>
-                  {remove.isPending ? 'Deleting…' : 'Delete item'}
-                </button>
-                <button type="button" className="secondary" onClick={backToList} autoFocus>
-                  Keep it
-                </button>
-              </div>
-            </div>
+          {editing ? (
+            <EditItem itemId={itemId} item={item} onDone={backToItem} />
           ) : (
             <div className="form-actions">
-              <button type="button" onClick={() => setMode('edit')}>
+              <button type="button" onClick={() => setEditing(true)}>
                 Edit
               </button>
-              <button type="button" className="secondary" onClick={() => setMode('confirm-delete')}>
-                Delete
-              </button>
+              <ConfirmButton
+                label="Delete"
+                className="secondary"
+                question="Delete this item? It leaves the agent's memory and its searches at once; its history is kept."
+                confirmLabel="Delete item"
+                cancelLabel="Keep it"
+                pending={remove.isPending}
+                pendingLabel="Deleting…"
+                onConfirm={() => remove.mutate()}
+              />
             </div>
           )}
+          <ErrorNotice error={remove.error} title="Could not delete the item" />
         </>
       ) : history.data ? (
         <p className="muted">This item is not among the items shown now (another page, other filters or another search); its history is below.</p>
@@ -130,58 +130,40 @@ function ItemFacts({ item }: { item: ShownItem }) {
 function EditItem({ itemId, item, onDone }: { itemId: string; item: ShownItem; onDone: () => void }) {
   const client = useClient();
   const invalidate = useInvalidate();
-  const [localError, setLocalError] = useState<unknown>();
   const mutation = useMutation({
-    mutationFn: (change: MemoryUpdate) => call(client.PATCH('/api/v1/memory/{memory_id}', { params: { path: { memory_id: itemId } }, body: change })),
-    onSuccess: async () => {
-      await invalidate('memory');
+    mutationFn: async ({ content, metadata }: { content: string; metadata: string }) => {
+      // The API reads an empty content as none sent (it would keep the old one, or change only the
+      // metadata), so emptied content is refused here with the API's own rule.
+      if (content === '') throw localValidationError('content', BLANK_CONTENT);
+      const newMetadata = checkedValue(parseOptionalJsonObject(metadata, 'metadata', METADATA_EXAMPLE)) ?? {};
+      const change: MemoryUpdate = {
+        ...(content === item.content ? {} : { content }),
+        ...(JSON.stringify(newMetadata) === JSON.stringify(item.metadata) ? {} : { metadata: newMetadata }),
+      };
+      // Nothing changed: nothing to send, nor to record in its history.
+      if (Object.keys(change).length === 0) return false;
+      await call(client.PATCH('/api/v1/memory/{memory_id}', { params: { path: { memory_id: itemId } }, body: change }));
+      return true;
+    },
+    onSuccess: async (sent) => {
+      if (sent) await invalidate('memory');
       onDone();
     },
   });
-  const error = localError ?? mutation.error;
   const submit = (event: FormEvent<HTMLFormElement>) => {
     event.preventDefault();
     const { content = '', metadata = '' } = formValues(event.currentTarget);
-    setLocalError(undefined);
-    mutation.reset();
-    // The API reads an empty content as none sent (it would keep the old one, or change only the
-    // metadata), so emptied content is refused here with the API's own rule.
-    if (content === '') {
-      setLocalError(localValidationError('content', BLANK_CONTENT));
-      return;
-    }
-    const parsed = parseJsonObject(metadata, 'metadata');
-    if ('error' in parsed) {
-      setLocalError(parsed.error);
-      return;
-    }
-    const newMetadata = parsed.value ?? {};
-    const change: MemoryUpdate = {
-      ...(content === item.content ? {} : { content }),
-      ...(JSON.stringify(newMetadata) === JSON.stringify(item.metadata) ? {} : { metadata: newMetadata }),
-    };
-    // Nothing changed: nothing to record in its history.
-    if (Object.keys(change).length === 0) onDone();
-    else mutation.mutate(change);
+    mutation.mutate({ content, metadata });
   };
   return (
     <form className="memory-edit" onSubmit={submit} aria-labelledby="memory-edit-title" noValidate>
       <h3 id="memory-edit-title">Edit item</h3>
-      <ErrorNotice error={error} title="Could not save the item" />
-      <Field label="Content" field="content" error={error} hint="New content is embedded again, so searches find it by its new meaning.">
+      <ErrorNotice error={mutation.error} title="Could not save the item" />
+      <Field label="Content" field="content" error={mutation.error} hint="New content is embedded again, so searches find it by its new meaning.">
         <textarea name="content" rows={4} defaultValue={item.content} autoFocus />
       </Field>
-      <Field label="Metadata" field="metadata" error={error} hint="A JSON object that replaces the metadata whole; empty for none.">
-        <textarea name="metadata" className="code" rows={4} defaultValue={metadataText(item.metadata)} />
-      </Field>
-      <div className="form-actions">
-        <button type="submit" disabled={mutation.isPending}>
-          {mutation.isPending ? 'Saving…' : 'Save changes'}
-        </button>
-        <button type="button" className="secondary" onClick={onDone}>
-          Cancel
-        </button>
-      </div>
+      <JsonField label="Metadata" field="metadata" error={mutation.error} hint="A JSON object that replaces the metadata whole; empty for none." rows={4} defaultValue={jsonObjectText(item.metadata)} />
+      <FormActions submitLabel="Save changes" pendingLabel="Saving…" pending={mutation.isPending} onCancel={onDone} />
     </form>
   );
 }
@@ -195,38 +177,20 @@ const SOURCES: Record<MemoryHistoryEntry['source'], string> = {
 
 function HistoryTable({ entries }: { entries: MemoryHistoryEntry[] }) {
   return (
-    // Focusable, so its columns can be scrolled into view by keyboard at a narrow width.
-    <div className="table-scroll" tabIndex={0} role="region" aria-labelledby="memory-history-caption">
-      <table className="memory-history">
-        <caption id="memory-history-caption">Every change, oldest first</caption>
-        <thead>
-          <tr>
-            <th scope="col">Change</th>
-            <th scope="col">Before</th>
-            <th scope="col">After</th>
-            <th scope="col">Source</th>
-            <th scope="col">Session</th>
-            <th scope="col">When</th>
-          </tr>
-        </thead>
-        <tbody>
-          {entries.map((entry, index) => (
-            // Entries have no id of their own; their order never changes (oldest first, append-only).
-            <tr key={index}>
-              <td>
-                <span className={`badge memory-event-${entry.event.toLowerCase()}`}>{entry.event}</span>
-              </td>
-              <td className="memory-content">{entry.old_content ?? <span className="muted">—</span>}</td>
-              <td className="memory-content">{entry.new_content ?? <span className="muted">—</span>}</td>
-              <td>{SOURCES[entry.source]}</td>
-              <td>{entry.session_id ? <code>{entry.session_id}</code> : <span className="muted">—</span>}</td>
-              <td>
-                <Time value={entry.created_at} />
-              </td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
-    </div>
+    <DataTable
+      caption="Every change, oldest first"
+      className="memory-history"
+      rows={entries}
+      // Entries have no id of their own; their order never changes (oldest first, append-only).
+      rowKey={(_entry, index) => index}
+      columns={[
+        { header: 'Change', cell: (entry) => <span className={`badge memory-event-${entry.event.toLowerCase()}`}>{entry.event}</span> },
+        { header: 'Before', className: 'memory-content', cell: (entry) => entry.old_content ?? <span className="muted">—</span> },
+        { header: 'After', className: 'memory-content', cell: (entry) => entry.new_content ?? <span className="muted">—</span> },
+        { header: 'Source', cell: (entry) => SOURCES[entry.source] },
+        { header: 'Session', cell: (entry) => (entry.session_id ? <code>{entry.session_id}</code> : <span className="muted">—</span>) },
+        { header: 'When', cell: (entry) => <Time value={entry.created_at} /> },
+      ]}
+    />
   );
 }

@@ -1,15 +1,10 @@
 import type { MemoryItem } from '@agent-platform/client';
 import { Link } from '@tanstack/react-router';
+import { DataTable } from '../../ui/data-table.js';
+import { EXACT_LINK } from '../../ui/links.js';
 import { Time } from '../../ui/page.js';
 import { metadataValue, type Metadata } from './memory-input.js';
 import type { MemorySearch } from './routes.js';
-
-/**
- * For links within the memory page, which differ only in their search: the router would call a
- * link active (class and aria-current) whenever its search is part of the current one, so every
- * link to the same agent would be; only a link to exactly this view is.
- */
-export const EXACT_LINK = { activeOptions: { exact: true }, activeProps: {} } as const;
 
 /** An item as the list or a search shows it: a search result has a score and no updated_at. */
 export type ShownItem = Pick<MemoryItem, 'id' | 'content' | 'memory_type' | 'metadata' | 'user_id' | 'created_at'> & { updated_at?: string | null; score?: number };
@@ -17,41 +12,29 @@ export type ShownItem = Pick<MemoryItem, 'id' | 'content' | 'memory_type' | 'met
 /** Items in a table; each item's content opens its detail and history (`item` in the address). */
 export function ItemsTable({ items, search, caption, scored = false }: { items: ShownItem[]; search: MemorySearch; caption: string; scored?: boolean }) {
   return (
-    <div className="table-scroll">
-      <table className="memory-items">
-        <caption>{caption}</caption>
-        <thead>
-          <tr>
-            <th scope="col">Content</th>
-            {scored ? <th scope="col">Score</th> : null}
-            <th scope="col">Type</th>
-            <th scope="col">End user</th>
-            <th scope="col">Metadata</th>
-            <th scope="col">Created</th>
-          </tr>
-        </thead>
-        <tbody>
-          {items.map((item) => (
-            <tr key={item.id} className={item.id === search.item ? 'memory-selected' : undefined}>
-              <td className="memory-content">
-                <Link to="/memory" search={{ ...search, item: item.id }} {...EXACT_LINK}>
-                  {item.content}
-                </Link>
-              </td>
-              {scored ? <td className="memory-score">{item.score === undefined ? '—' : formatScore(item.score)}</td> : null}
-              <td>{item.memory_type}</td>
-              <td>{item.user_id ?? <span className="muted">shared</span>}</td>
-              <td>
-                <MetadataList metadata={item.metadata} />
-              </td>
-              <td>
-                <Time value={item.created_at} />
-              </td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
-    </div>
+    <DataTable
+      caption={caption}
+      className="memory-items"
+      rows={items}
+      rowKey={(item) => item.id}
+      selected={(item) => item.id === search.item}
+      columns={[
+        {
+          header: 'Content',
+          className: 'memory-content',
+          cell: (item) => (
+            <Link to="/memory" search={{ ...search, item: item.id }} {...EXACT_LINK}>
+              {item.content}
+            </Link>
+          ),
+        },
+        scored && { header: 'Score', className: 'memory-score', cell: (item) => (item.score === undefined ? '—' : formatScore(item.score)) },
+        { header: 'Type', cell: (item) => item.memory_type },
+        { header: 'End user', cell: (item) => item.user_id ?? <span className="muted">shared</span> },
+        { header: 'Metadata', cell: (item) => <MetadataList metadata={item.metadata} /> },
+        { header: 'Created', cell: (item) => <Time value={item.created_at} /> },
+      ]}
+    />
   );
 }
 

@@ -5,23 +5,14 @@ import { useState, type FormEvent } from 'react';
 import { call } from '../../api/call.js';
 import { useClient, useInvalidate } from '../../api/session-context.js';
 import { ErrorNotice } from '../../ui/feedback.js';
+import { checkedValue, localValidationError, parseOptionalJsonObject } from '../../api/local-errors.js';
 import { Field, formValues } from '../../ui/form.js';
-import { BLANK_CONTENT, localValidationError, parseJsonObject, parseMetadataFilter } from './memory-input.js';
-import { EXACT_LINK } from './items-table.js';
+import { FormActions } from '../../ui/form-actions.js';
+import { Options } from '../../ui/options.js';
+import { JsonField } from '../../ui/json-field.js';
+import { EXACT_LINK } from '../../ui/links.js';
+import { BLANK_CONTENT, METADATA_EXAMPLE, parseMetadataFilter } from './memory-input.js';
 import { isMemoryType, type MemorySearch } from './routes.js';
-
-function TypeOptions({ memoryTypes, every }: { memoryTypes: readonly string[]; every?: string }) {
-  return (
-    <>
-      {every ? <option value="">{every}</option> : null}
-      {memoryTypes.map((memoryType) => (
-        <option key={memoryType} value={memoryType}>
-          {memoryType}
-        </option>
-      ))}
-    </>
-  );
-}
 
 /** The browse tab's filters: a memory type and an end user, applied to the address. */
 export function BrowseFilters({ search, memoryTypes, error }: { search: MemorySearch; memoryTypes: readonly string[]; error: unknown }) {
@@ -36,20 +27,19 @@ export function BrowseFilters({ search, memoryTypes, error }: { search: MemorySe
     <form key={`${search.memory_type}|${search.user_id}`} className="memory-filters" onSubmit={apply} aria-label="Filter memory">
       <Field label="Memory type">
         <select name="memory_type" defaultValue={search.memory_type ?? ''}>
-          <TypeOptions memoryTypes={memoryTypes} every="Every type" />
+          <Options values={memoryTypes} blank="Every type" />
         </select>
       </Field>
       <Field label="End user" field="user_id" error={error} hint="Only this end user's items (user_id).">
         <input name="user_id" defaultValue={search.user_id ?? ''} />
       </Field>
-      <div className="form-actions">
-        <button type="submit">Apply filters</button>
+      <FormActions submitLabel="Apply filters">
         {search.memory_type || search.user_id ? (
           <Link className="button secondary" to="/memory" search={{ agent_id: search.agent_id }} {...EXACT_LINK}>
             Clear filters
           </Link>
         ) : null}
-      </div>
+      </FormActions>
       <p className="hint memory-filters-note">
         To find items by their metadata, use{' '}
         <Link to="/memory" search={{ agent_id: search.agent_id, memory_type: search.memory_type, user_id: search.user_id, view: 'search' }} {...EXACT_LINK}>
@@ -76,7 +66,7 @@ export function SearchForm({ search, memoryTypes, error, onRepeat }: { search: M
       return;
     }
     const parsed = parseMetadataFilter(filter);
-    if ('error' in parsed) {
+    if (parsed.error) {
       setLocalError(parsed.error);
       return;
     }
@@ -104,7 +94,7 @@ export function SearchForm({ search, memoryTypes, error, onRepeat }: { search: M
       <div className="memory-search-options">
         <Field label="Memory type" field="memory_type" error={shownError}>
           <select name="memory_type" defaultValue={search.memory_type ?? ''}>
-            <TypeOptions memoryTypes={memoryTypes} every="Every type the agent keeps" />
+            <Options values={memoryTypes} blank="Every type the agent keeps" />
           </select>
         </Field>
         <Field label="End user" field="user_id" error={shownError} hint="As this end user's turn would: their items and the shared ones.">
@@ -117,12 +107,8 @@ export function SearchForm({ search, memoryTypes, error, onRepeat }: { search: M
           <input name="min_score" type="number" min={0} max={1} step={0.05} defaultValue={search.min_score ?? ''} />
         </Field>
       </div>
-      <Field label="Metadata filter" field="filter" error={shownError} hint={<>A JSON object; an item must have each key with exactly that value, e.g. {'{"source": "crm"}'}.</>}>
-        <textarea name="filter" className="code" rows={2} defaultValue={search.filter ?? ''} />
-      </Field>
-      <div className="form-actions">
-        <button type="submit">Search</button>
-      </div>
+      <JsonField label="Metadata filter" field="filter" error={shownError} hint={<>A JSON object; an item must have each key with exactly that value, e.g. {METADATA_EXAMPLE}.</>} rows={2} defaultValue={search.filter ?? ''} />
+      <FormActions submitLabel="Search" />
     </form>
   );
 }
@@ -133,55 +119,40 @@ type NewMemoryItem = RequestBody<'/api/v1/memory', 'post'>;
 export function AddMemoryItem({ agent, onDone }: { agent: Agent; onDone: () => void }) {
   const client = useClient();
   const invalidate = useInvalidate();
-  const [localError, setLocalError] = useState<unknown>();
   const mutation = useMutation({
-    mutationFn: (item: NewMemoryItem) => call(client.POST('/api/v1/memory', { body: item })),
+    mutationFn: ({ metadata, ...item }: Omit<NewMemoryItem, 'metadata'> & { metadata: string }) => {
+      const parsed = checkedValue(parseOptionalJsonObject(metadata, 'metadata', METADATA_EXAMPLE));
+      return call(client.POST('/api/v1/memory', { body: { ...item, ...(parsed ? { metadata: parsed } : {}) } }));
+    },
     onSuccess: async () => {
       await invalidate('memory');
       onDone();
     },
   });
-  const error = localError ?? mutation.error;
   const submit = (event: FormEvent<HTMLFormElement>) => {
     event.preventDefault();
     const { content = '', memory_type, user_id = '', metadata = '' } = formValues(event.currentTarget);
-    setLocalError(undefined);
-    mutation.reset();
-    const parsed = parseJsonObject(metadata, 'metadata');
-    if ('error' in parsed) {
-      setLocalError(parsed.error);
-      return;
-    }
     // The agent's own types are the only choices, so the select always holds one.
     const memoryType = isMemoryType(memory_type) ? memory_type : 'semantic';
-    mutation.mutate({ agent_id: agent.id, memory_type: memoryType, content, ...(user_id === '' ? {} : { user_id }), ...(parsed.value ? { metadata: parsed.value } : {}) });
+    mutation.mutate({ agent_id: agent.id, memory_type: memoryType, content, ...(user_id === '' ? {} : { user_id }), metadata });
   };
   return (
     <form className="card" onSubmit={submit} aria-labelledby="new-memory-title" noValidate>
       <h2 id="new-memory-title">Add a memory item</h2>
-      <ErrorNotice error={error} title="Could not add the item" />
-      <Field label="Content" field="content" error={error} hint="What the agent should remember, up to 32,000 characters.">
+      <ErrorNotice error={mutation.error} title="Could not add the item" />
+      <Field label="Content" field="content" error={mutation.error} hint="What the agent should remember, up to 32,000 characters.">
         <textarea name="content" rows={3} autoFocus />
       </Field>
-      <Field label="Memory type" field="memory_type" error={error} hint={`One of the types ${agent.name} keeps.`}>
+      <Field label="Memory type" field="memory_type" error={mutation.error} hint={`One of the types ${agent.name} keeps.`}>
         <select name="memory_type" defaultValue={agent.memory_types[0]}>
-          <TypeOptions memoryTypes={agent.memory_types} />
+          <Options values={agent.memory_types} />
         </select>
       </Field>
-      <Field label="End user" field="user_id" error={error} hint="The end user of your application it belongs to (user_id): only their turns and searches see it. Empty: shared by every end user.">
+      <Field label="End user" field="user_id" error={mutation.error} hint="The end user of your application it belongs to (user_id): only their turns and searches see it. Empty: shared by every end user.">
         <input name="user_id" />
       </Field>
-      <Field label="Metadata" field="metadata" error={error} hint={<>Optional: a JSON object kept with the item, e.g. {'{"source": "crm"}'}.</>}>
-        <textarea name="metadata" className="code" rows={3} />
-      </Field>
-      <div className="form-actions">
-        <button type="submit" disabled={mutation.isPending}>
-          {mutation.isPending ? 'Adding…' : 'Add to memory'}
-        </button>
-        <button type="button" className="secondary" onClick={onDone}>
-          Cancel
-        </button>
-      </div>
+      <JsonField label="Metadata" field="metadata" error={mutation.error} hint={<>Optional: a JSON object kept with the item, e.g. {METADATA_EXAMPLE}.</>} rows={3} />
+      <FormActions submitLabel="Add to memory" pendingLabel="Adding…" pending={mutation.isPending} onCancel={onDone} />
     </form>
   );
 }

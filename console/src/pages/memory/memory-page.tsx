@@ -5,10 +5,11 @@ import { call } from '../../api/call.js';
 import { useTenantQuery } from '../../api/session-context.js';
 import { Empty, QueryState } from '../../ui/feedback.js';
 import { Field } from '../../ui/form.js';
+import { EXACT_LINK } from '../../ui/links.js';
 import { Page, Pager } from '../../ui/page.js';
 import { MEMORY_TYPES } from '../agents/memory-types.js';
 import { ItemPanel } from './item-panel.js';
-import { EXACT_LINK, ItemsTable, type ShownItem } from './items-table.js';
+import { ItemsTable, type ShownItem } from './items-table.js';
 import { AddMemoryItem, BrowseFilters, SearchForm } from './memory-forms.js';
 import { parseMetadataFilter, type MetadataFilter } from './memory-input.js';
 import type { MemorySearch } from './routes.js';
@@ -186,7 +187,7 @@ function searchRequest(search: MemorySearch, agentId: string): { body: SearchBod
   let filter: MetadataFilter | undefined;
   if (search.filter !== undefined) {
     const parsed = parseMetadataFilter(search.filter);
-    if ('error' in parsed) return parsed;
+    if (parsed.error) return { error: parsed.error };
     filter = parsed.value;
   }
   return {

@@ -1,18 +1,19 @@
 import type { ApiKey, CreatedApiKey, RequestBody } from '@agent-platform/client';
 import { useMutation } from '@tanstack/react-query';
 import { getRouteApi, useNavigate } from '@tanstack/react-router';
-import { useState, type FormEvent } from 'react';
+import type { FormEvent } from 'react';
 import { call } from '../../api/call.js';
 import { useClient, useInvalidate, useTenantQuery } from '../../api/session-context.js';
-import { Empty, ErrorNotice, QueryState } from '../../ui/feedback.js';
+import { Empty, ErrorNotice } from '../../ui/feedback.js';
+import { ChoiceFieldset } from '../../ui/choice-fieldset.js';
+import { ConfirmButton } from '../../ui/confirm-button.js';
+import { PagedTable, type Column } from '../../ui/data-table.js';
 import { Field, formValues } from '../../ui/form.js';
-import { Page, Pager, Time } from '../../ui/page.js';
-import { ChoiceFieldset } from './choice-fieldset.js';
-import { ConfirmButton } from './confirm-button.js';
-import { OneTimeSecret } from './one-time-secret.js';
+import { FormActions, useCreateForm } from '../../ui/form-actions.js';
+import { OneTimeSecret } from '../../ui/one-time-secret.js';
+import { Page, Time } from '../../ui/page.js';
 import { SCOPES } from './scopes.js';
 import './settings.css';
-import { ScrollTable } from './scroll-table.js';
 
 const PER_PAGE = 20;
 const route = getRouteApi('/app/settings/api-keys');
@@ -20,82 +21,57 @@ const route = getRouteApi('/app/settings/api-keys');
 export function ApiKeysPage() {
   const { page = 1 } = route.useSearch();
   const navigate = useNavigate();
-  const [creating, setCreating] = useState(false);
-  const [created, setCreated] = useState<CreatedApiKey>();
+  const creating = useCreateForm<CreatedApiKey>();
   const keys = useTenantQuery(['api-keys', page], (client) => call(client.GET('/api/v1/auth/api-keys', { params: { query: { page, per_page: PER_PAGE } } })));
   return (
     <Page
       title="API keys"
       actions={
-        <button
-          type="button"
-          disabled={creating}
-          onClick={() => {
-            setCreated(undefined);
-            setCreating(true);
-          }}
-        >
+        <button type="button" disabled={creating.open} onClick={creating.start}>
           New API key
         </button>
       }
     >
       <p className="muted">A key lets a program call the API in this tenant. It acts with your role, narrowed to the scopes it is given.</p>
-      {created ? (
-        <OneTimeSecret title={`API key “${created.name}” created`} label="API key" secret={created.key} onDismiss={() => setCreated(undefined)}>
+      {creating.made ? (
+        <OneTimeSecret title={`API key “${creating.made.name}” created`} label="API key" secret={creating.made.key} onDismiss={creating.dismiss}>
           <p>
-            Send it as <code>Authorization: Bearer &lt;key&gt;</code>. Lists show only its prefix, <code>{created.key_prefix}</code>.
+            Send it as <code>Authorization: Bearer &lt;key&gt;</code>. Lists show only its prefix, <code>{creating.made.key_prefix}</code>.
           </p>
         </OneTimeSecret>
       ) : null}
-      {creating ? (
-        <CreateApiKey
-          onCreated={(key) => {
-            setCreating(false);
-            setCreated(key);
-          }}
-          onCancel={() => setCreating(false)}
-        />
-      ) : null}
-      <QueryState query={keys} loadingLabel="Loading API keys…">
-        {(list) =>
-          list.items.length === 0 ? (
-            <Empty title="No API keys yet">
-              <p>Create a key for each program that calls the API, so each can be revoked alone.</p>
-            </Empty>
-          ) : (
-            <>
-              <ScrollTable label="API key list">
-                <table>
-                  <thead>
-                    <tr>
-                      <th scope="col">Name</th>
-                      <th scope="col">Key</th>
-                      <th scope="col">Scopes</th>
-                      <th scope="col">Expires</th>
-                      <th scope="col">Last used</th>
-                      <th scope="col">Created</th>
-                      <th scope="col">
-                        <span className="visually-hidden">Actions</span>
-                      </th>
-                    </tr>
-                  </thead>
-                  <tbody>
-                    {list.items.map((key) => (
-                      <ApiKeyRow key={key.id} apiKey={key} />
-                    ))}
-                  </tbody>
-                </table>
-              </ScrollTable>
-              <Pager page={page} perPage={PER_PAGE} total={list.total} onPage={(next) => void navigate({ to: '/settings/api-keys', search: { page: next } })} />
-            </>
-          )
+      {creating.open ? <CreateApiKey onCreated={creating.done} onCancel={creating.cancel} /> : null}
+      <PagedTable
+        query={keys}
+        loadingLabel="Loading API keys…"
+        page={page}
+        perPage={PER_PAGE}
+        onPage={(next) => void navigate({ to: '/settings/api-keys', search: { page: next } })}
+        label="API key list"
+        columns={API_KEY_COLUMNS}
+        rowKey={(key) => key.id}
+        empty={
+          <Empty title="No API keys yet">
+            <p>Create a key for each program that calls the API, so each can be revoked alone.</p>
+          </Empty>
         }
-      </QueryState>
+      />
     </Page>
   );
 }
 
-function ApiKeyRow({ apiKey }: { apiKey: ApiKey }) {
+const API_KEY_COLUMNS: Column<ApiKey>[] = [
+  { header: 'Name', cell: (key) => key.name },
+  { header: 'Key', cell: (key) => <code>{key.key_prefix}…</code> },
+  { header: 'Scopes', cell: (key) => key.scopes.join(', ') },
+  { header: 'Expires', cell: (key) => (key.expires_at ? <Time value={key.expires_at} /> : 'Never') },
+  { header: 'Last used', cell: (key) => (key.last_used_at ? <Time value={key.last_used_at} /> : 'Never') },
+  { header: 'Created', cell: (key) => <Time value={key.created_at} /> },
+  { header: 'Actions', headerHidden: true, cell: (key) => <RevokeApiKey apiKey={key} /> },
+];
+
+/** Revoke, once confirmed; what went wrong is said beside it. */
+function RevokeApiKey({ apiKey }: { apiKey: ApiKey }) {
   const client = useClient();
   const invalidate = useInvalidate();
   const revoke = useMutation({
@@ -104,35 +80,15 @@ function ApiKeyRow({ apiKey }: { apiKey: ApiKey }) {
   });
   return (
     <>
-      <tr>
-        <td>{apiKey.name}</td>
-        <td>
-          <code>{apiKey.key_prefix}…</code>
-        </td>
-        <td>{apiKey.scopes.join(', ')}</td>
-        <td>{apiKey.expires_at ? <Time value={apiKey.expires_at} /> : 'Never'}</td>
-        <td>{apiKey.last_used_at ? <Time value={apiKey.last_used_at} /> : 'Never'}</td>
-        <td>
-          <Time value={apiKey.created_at} />
-        </td>
-        <td>
-          <ConfirmButton
-            label="Revoke"
-            accessibleLabel={`Revoke ${apiKey.name}`}
-            question={`Revoke “${apiKey.name}”? Programs using it stop working at once.`}
-            confirmLabel="Revoke key"
-            pending={revoke.isPending}
-            onConfirm={() => revoke.mutate()}
-          />
-        </td>
-      </tr>
-      {revoke.error ? (
-        <tr>
-          <td colSpan={7}>
-            <ErrorNotice error={revoke.error} title={`Could not revoke “${apiKey.name}”`} />
-          </td>
-        </tr>
-      ) : null}
+      <ConfirmButton
+        label="Revoke"
+        accessibleLabel={`Revoke ${apiKey.name}`}
+        question={`Revoke “${apiKey.name}”? Programs using it stop working at once.`}
+        confirmLabel="Revoke key"
+        pending={revoke.isPending}
+        onConfirm={() => revoke.mutate()}
+      />
+      <ErrorNotice error={revoke.error} title={`Could not revoke “${apiKey.name}”`} />
     </>
   );
 }
@@ -189,14 +145,7 @@ function CreateApiKey({ onCreated, onCancel }: { onCreated: (key: CreatedApiKey)
       <Field label="Expires on" field="expires_at" error={mutation.error} hint="Optional: the key stops working after this day. Leave empty for a key that does not expire.">
         <input name="expires_on" type="date" />
       </Field>
-      <div className="form-actions">
-        <button type="submit" disabled={mutation.isPending}>
-          {mutation.isPending ? 'Creating…' : 'Create API key'}
-        </button>
-        <button type="button" className="secondary" onClick={onCancel}>
-          Cancel
-        </button>
-      </div>
+      <FormActions submitLabel="Create API key" pendingLabel="Creating…" pending={mutation.isPending} onCancel={onCancel} />
     </form>
   );
 }

@@ -5,10 +5,10 @@ import { useState, type FormEvent } from 'react';
 import { call } from '../../api/call.js';
 import { useClient, useInvalidate, useTenantQuery } from '../../api/session-context.js';
 import { Empty, ErrorNotice, QueryState } from '../../ui/feedback.js';
+import { PagedTable, type Column } from '../../ui/data-table.js';
 import { Field, formValues } from '../../ui/form.js';
-import { Page, Pager, Time } from '../../ui/page.js';
+import { Page, Time } from '../../ui/page.js';
 import './settings.css';
-import { ScrollTable } from './scroll-table.js';
 
 const PER_PAGE = 20;
 const route = getRouteApi('/app/settings/credits');
@@ -33,6 +33,25 @@ function rateLimitOf(headers: Headers): RateLimit | undefined {
 }
 
 const numbers = new Intl.NumberFormat();
+
+type LedgerEntry = ResponseBody<'/api/v1/billing/transactions', 'get'>['items'][number];
+
+const LEDGER_COLUMNS: Column<LedgerEntry>[] = [
+  { header: 'When', cell: (entry) => <Time value={entry.created_at} /> },
+  { header: 'Kind', cell: (entry) => entry.kind },
+  { header: 'Description', cell: (entry) => entry.description },
+  {
+    header: 'Amount',
+    className: (entry) => (entry.amount < 0 ? 'amount-debit' : 'amount-credit'),
+    cell: (entry) => (
+      <>
+        {entry.amount > 0 ? '+' : ''}
+        {numbers.format(entry.amount)}
+      </>
+    ),
+  },
+  { header: 'Balance after', cell: (entry) => numbers.format(entry.balance_after) },
+];
 
 export function CreditsPage() {
   const { page = 1 } = route.useSearch();
@@ -98,47 +117,19 @@ export function CreditsPage() {
       ) : null}
 
       <h2 className="section-title">Ledger</h2>
-      <QueryState query={ledger} loadingLabel="Loading the ledger…">
-        {(list) =>
-          list.items.length === 0 ? (
-            <Empty title="No transactions yet" />
-          ) : (
-            <>
-              <ScrollTable label="Ledger entries">
-                <table>
-                  <caption className="visually-hidden">Credit transactions, newest first</caption>
-                  <thead>
-                    <tr>
-                      <th scope="col">When</th>
-                      <th scope="col">Kind</th>
-                      <th scope="col">Description</th>
-                      <th scope="col">Amount</th>
-                      <th scope="col">Balance after</th>
-                    </tr>
-                  </thead>
-                  <tbody>
-                    {list.items.map((entry) => (
-                      <tr key={entry.id}>
-                        <td>
-                          <Time value={entry.created_at} />
-                        </td>
-                        <td>{entry.kind}</td>
-                        <td>{entry.description}</td>
-                        <td className={entry.amount < 0 ? 'amount-debit' : 'amount-credit'}>
-                          {entry.amount > 0 ? '+' : ''}
-                          {numbers.format(entry.amount)}
-                        </td>
-                        <td>{numbers.format(entry.balance_after)}</td>
-                      </tr>
-                    ))}
-                  </tbody>
-                </table>
-              </ScrollTable>
-              <Pager page={page} perPage={PER_PAGE} total={list.total} onPage={(next) => void navigate({ to: '/settings/credits', search: { page: next } })} />
-            </>
-          )
-        }
-      </QueryState>
+      <PagedTable
+        query={ledger}
+        loadingLabel="Loading the ledger…"
+        page={page}
+        perPage={PER_PAGE}
+        onPage={(next) => void navigate({ to: '/settings/credits', search: { page: next } })}
+        label="Ledger entries"
+        caption="Credit transactions, newest first"
+        captionHidden
+        columns={LEDGER_COLUMNS}
+        rowKey={(entry) => entry.id}
+        empty={<Empty title="No transactions yet" />}
+      />
     </Page>
   );
 }

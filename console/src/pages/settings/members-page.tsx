@@ -4,12 +4,14 @@ import { getRouteApi, useNavigate } from '@tanstack/react-router';
 import { useState, type FormEvent } from 'react';
 import { call } from '../../api/call.js';
 import { useClient, useInvalidate, useSession, useTenantQuery } from '../../api/session-context.js';
-import { Empty, ErrorNotice, QueryState } from '../../ui/feedback.js';
+import { Empty, ErrorNotice } from '../../ui/feedback.js';
+import { ConfirmButton } from '../../ui/confirm-button.js';
+import { PagedTable, type Column } from '../../ui/data-table.js';
 import { Field, formValues } from '../../ui/form.js';
-import { Page, Pager, Time } from '../../ui/page.js';
-import { ConfirmButton } from './confirm-button.js';
+import { FormActions, useCreateForm } from '../../ui/form-actions.js';
+import { Options } from '../../ui/options.js';
+import { Page, Time } from '../../ui/page.js';
 import './settings.css';
-import { ScrollTable } from './scroll-table.js';
 
 const PER_PAGE = 20;
 const route = getRouteApi('/app/settings/members');
@@ -32,8 +34,8 @@ export function MembersPage() {
   const { state } = useSession();
   const tenantId = state.tenantId;
   const tenant = state.user?.tenants.find((membership) => membership.id === tenantId);
-  const [adding, setAdding] = useState(false);
-  const [added, setAdded] = useState<Member>();
+  const adding = useCreateForm<Member>();
+  const added = adding.made;
   const members = useTenantQuery(
     ['members', page],
     (client) => call(client.GET('/api/v1/tenants/{tenant_id}/members', { params: { path: { tenant_id: tenantId ?? '' }, query: { page, per_page: PER_PAGE } } })),
@@ -52,14 +54,7 @@ export function MembersPage() {
     <Page
       title="Members"
       actions={
-        <button
-          type="button"
-          disabled={adding}
-          onClick={() => {
-            setAdded(undefined);
-            setAdding(true);
-          }}
-        >
+        <button type="button" disabled={adding.open} onClick={adding.start}>
           Add member
         </button>
       }
@@ -72,133 +67,110 @@ export function MembersPage() {
           {added.email} was added as {added.role}.
         </p>
       ) : null}
-      {adding ? (
-        <AddMember
-          tenantId={tenantId}
-          onAdded={(member) => {
-            setAdding(false);
-            setAdded(member);
-          }}
-          onCancel={() => setAdding(false)}
-        />
-      ) : null}
-      <QueryState query={members} loadingLabel="Loading members…">
-        {(list) =>
-          list.items.length === 0 ? (
-            <Empty title="No members on this page" />
-          ) : (
-            <>
-              <ScrollTable label="Member list">
-                <table>
-                  <thead>
-                    <tr>
-                      <th scope="col">Name</th>
-                      <th scope="col">E-mail</th>
-                      <th scope="col">Role</th>
-                      <th scope="col">Joined</th>
-                      <th scope="col">
-                        <span className="visually-hidden">Actions</span>
-                      </th>
-                    </tr>
-                  </thead>
-                  <tbody>
-                    {list.items.map((member) => (
-                      <MemberRow key={member.user_id} tenantId={tenantId} member={member} />
-                    ))}
-                  </tbody>
-                </table>
-              </ScrollTable>
-              <Pager page={page} perPage={PER_PAGE} total={list.total} onPage={(next) => void navigate({ to: '/settings/members', search: { page: next } })} />
-            </>
-          )
-        }
-      </QueryState>
+      {adding.open ? <AddMember tenantId={tenantId} onAdded={adding.done} onCancel={adding.cancel} /> : null}
+      <PagedTable
+        query={members}
+        loadingLabel="Loading members…"
+        page={page}
+        perPage={PER_PAGE}
+        onPage={(next) => void navigate({ to: '/settings/members', search: { page: next } })}
+        label="Member list"
+        columns={memberColumns(tenantId, state.user?.id)}
+        rowKey={(member) => member.user_id}
+        empty={<Empty title="No members on this page" />}
+      />
     </Page>
   );
 }
 
-function MemberRow({ tenantId, member }: { tenantId: string; member: Member }) {
-  const client = useClient();
+function memberColumns(tenantId: string, myId: string | undefined): Column<Member>[] {
+  return [
+    {
+      header: 'Name',
+      cell: (member) => (
+        <>
+          {member.full_name || <span className="muted">—</span>}
+          {member.user_id === myId ? <span className="muted"> (you)</span> : null}
+        </>
+      ),
+    },
+    { header: 'E-mail', cell: (member) => member.email },
+    { header: 'Role', cell: (member) => (member.role === 'owner' ? <span className="badge">owner</span> : <ChangeRole key={member.role} tenantId={tenantId} member={member} />) },
+    { header: 'Joined', cell: (member) => <Time value={member.created_at} /> },
+    { header: 'Actions', headerHidden: true, cell: (member) => (member.role === 'owner' ? null : <RemoveMember tenantId={tenantId} member={member} />) },
+  ];
+}
+
+/**
+ * After a change of a membership: a change to one's own changes what the session may do, so the
+ * user is read again first (leaving a tenant moves the session to another, whose members are then shown).
+ */
+function useMembershipChanged(tenantId: string, member: Member) {
   const invalidate = useInvalidate();
   const { session, state } = useSession();
-  const [role, setRole] = useState(member.role);
-  const isMe = member.user_id === state.user?.id;
-  const path = { params: { path: { tenant_id: tenantId, user_id: member.user_id } } };
-  // A change to one's own membership changes what the session may do: the user is read again
-  // first (leaving a tenant moves the session to another, whose members are then shown).
-  const afterChange = async (left: boolean) => {
-    if (isMe) {
+  return async (left: boolean) => {
+    if (member.user_id === state.user?.id) {
       // Every call carries the session's tenant, /auth/me included, and the one just left would
       // answer 403 (which ends the session): move to another tenant before reading the user.
-      const elsewhere = state.user?.tenants.find((membership) => membership.id !== tenantId);
+      const elsewhere = state.user.tenants.find((membership) => membership.id !== tenantId);
       if (left && elsewhere) session.switchTenant(elsewhere.id);
       await session.loadUser();
     }
     await invalidate('members');
   };
+}
+
+function membershipPath(tenantId: string, member: Member) {
+  return { params: { path: { tenant_id: tenantId, user_id: member.user_id } } };
+}
+
+function ChangeRole({ tenantId, member }: { tenantId: string; member: Member }) {
+  const client = useClient();
+  const changed = useMembershipChanged(tenantId, member);
+  const [role, setRole] = useState(member.role);
   const changeRole = useMutation({
-    mutationFn: (next: GrantableRole) => call(client.PATCH('/api/v1/tenants/{tenant_id}/members/{user_id}', { ...path, body: { role: next } })),
-    onSuccess: () => afterChange(false),
-  });
-  const remove = useMutation({
-    mutationFn: () => call(client.DELETE('/api/v1/tenants/{tenant_id}/members/{user_id}', path)),
-    onSuccess: () => afterChange(true),
+    mutationFn: (next: GrantableRole) => call(client.PATCH('/api/v1/tenants/{tenant_id}/members/{user_id}', { ...membershipPath(tenantId, member), body: { role: next } })),
+    onSuccess: () => changed(false),
   });
   const submitRole = (event: FormEvent<HTMLFormElement>) => {
     event.preventDefault();
     if (isGrantableRole(role)) changeRole.mutate(role);
   };
-  const label = member.full_name || member.email;
-  const error = changeRole.error ?? remove.error;
   return (
     <>
-      <tr>
-        <td>
-          {member.full_name || <span className="muted">—</span>}
-          {isMe ? <span className="muted"> (you)</span> : null}
-        </td>
-        <td>{member.email}</td>
-        <td>
-          {member.role === 'owner' ? (
-            <span className="badge">owner</span>
-          ) : (
-            <form className="row-actions" onSubmit={submitRole}>
-              <select aria-label={`Role of ${member.email}`} value={role} onChange={(event) => setRole(event.target.value)}>
-                {ROLE_NAMES.map((name) => (
-                  <option key={name} value={name}>
-                    {name}
-                  </option>
-                ))}
-              </select>
-              <button type="submit" className="secondary" disabled={changeRole.isPending || role === member.role}>
-                {changeRole.isPending ? 'Saving…' : 'Change role'}
-              </button>
-            </form>
-          )}
-        </td>
-        <td>
-          <Time value={member.created_at} />
-        </td>
-        <td>
-          {member.role === 'owner' ? null : (
-            <ConfirmButton
-              label="Remove"
-              accessibleLabel={`Remove ${member.email}`}
-              question={isMe ? 'Leave this tenant? You lose access to it.' : `Remove ${label} from this tenant?`}
-              confirmLabel={isMe ? 'Leave tenant' : 'Remove member'}
-              pending={remove.isPending}
-              onConfirm={() => remove.mutate()}
-            />
-          )}
-        </td>
-      </tr>
-      {error ? (
-        <tr>
-          <td colSpan={5}>
-            <ErrorNotice error={error} title={changeRole.error ? `Could not change the role of ${member.email}` : `Could not remove ${member.email}`} />
-          </td>
-        </tr>
-      ) : null}
+      <form className="row-actions" onSubmit={submitRole}>
+        <select aria-label={`Role of ${member.email}`} value={role} onChange={(event) => setRole(event.target.value)}>
+          <Options values={ROLE_NAMES} />
+        </select>
+        <button type="submit" className="secondary" disabled={changeRole.isPending || role === member.role}>
+          {changeRole.isPending ? 'Saving…' : 'Change role'}
+        </button>
+      </form>
+      <ErrorNotice error={changeRole.error} title={`Could not change the role of ${member.email}`} />
+    </>
+  );
+}
+
+function RemoveMember({ tenantId, member }: { tenantId: string; member: Member }) {
+  const client = useClient();
+  const { state } = useSession();
+  const changed = useMembershipChanged(tenantId, member);
+  const remove = useMutation({
+    mutationFn: () => call(client.DELETE('/api/v1/tenants/{tenant_id}/members/{user_id}', membershipPath(tenantId, member))),
+    onSuccess: () => changed(true),
+  });
+  const isMe = member.user_id === state.user?.id;
+  return (
+    <>
+      <ConfirmButton
+        label="Remove"
+        accessibleLabel={`Remove ${member.email}`}
+        question={isMe ? 'Leave this tenant? You lose access to it.' : `Remove ${member.full_name || member.email} from this tenant?`}
+        confirmLabel={isMe ? 'Leave tenant' : 'Remove member'}
+        pending={remove.isPending}
+        onConfirm={() => remove.mutate()}
+      />
+      <ErrorNotice error={remove.error} title={`Could not remove ${member.email}`} />
     </>
   );
 }
@@ -230,21 +202,10 @@ function AddMember({ tenantId, onAdded, onCancel }: { tenantId: string; onAdded:
       </Field>
       <Field label="Role" field="role" error={mutation.error} hint={<RoleHints />}>
         <select name="role" defaultValue="member">
-          {ROLE_NAMES.map((name) => (
-            <option key={name} value={name}>
-              {name}
-            </option>
-          ))}
+          <Options values={ROLE_NAMES} />
         </select>
       </Field>
-      <div className="form-actions">
-        <button type="submit" disabled={mutation.isPending}>
-          {mutation.isPending ? 'Adding…' : 'Add to tenant'}
-        </button>
-        <button type="button" className="secondary" onClick={onCancel}>
-          Cancel
-        </button>
-      </div>
+      <FormActions submitLabel="Add to tenant" pendingLabel="Adding…" pending={mutation.isPending} onCancel={onCancel} />
     </form>
   );
 }

@@ -1,11 +1,6 @@
 import { createRoute, lazyRouteComponent } from '@tanstack/react-router';
 import { appRoute } from '../../routes/app.js';
-
-/** A list's page in the URL, so it can be linked and reloaded; the first page is no parameter. */
-const validatePage = (search: Record<string, unknown>): { page?: number } => {
-  const page = Number(search.page);
-  return Number.isInteger(page) && page > 1 ? { page } : {};
-};
+import { validatePage } from '../../routes/search-params.js';
 
 export const apiKeysRoute = createRoute({
   getParentRoute: () => appRoute,

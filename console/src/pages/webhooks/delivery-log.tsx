@@ -1,19 +1,64 @@
+import type { ResponseBody, WebhookDelivery } from '@agent-platform/client';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { Link } from '@tanstack/react-router';
 import { useEffect, useRef } from 'react';
 import { call } from '../../api/call.js';
 import { useClient, useSession, useTenantQuery } from '../../api/session-context.js';
 import { Empty, ErrorNotice, QueryState } from '../../ui/feedback.js';
+import { DataTable, type Column } from '../../ui/data-table.js';
 import { Time } from '../../ui/page.js';
 import { pollWhilePending, useWebhookRefresh } from './deliveries.js';
 import './webhooks.css';
-import { ScrollTable } from '../settings/scroll-table.js';
 
 const LIMIT = 20;
 
 function ResponseCode({ status }: { status: number | null }) {
   return status === null ? <span className="muted">none</span> : <>{status}</>;
 }
+
+function deliveryColumns(webhookId: string, selected: string | undefined): Column<WebhookDelivery>[] {
+  return [
+    { header: 'Event', cell: (delivery) => <code>{delivery.event_type}</code> },
+    { header: 'Status', cell: (delivery) => <span className={`badge badge-${delivery.status}`}>{delivery.status}</span> },
+    { header: 'Attempts', cell: (delivery) => delivery.attempts },
+    {
+      header: 'Last response',
+      cell: (delivery) => (
+        <>
+          <ResponseCode status={delivery.response_status} />
+          {delivery.attempts > 0 ? <span className="muted"> in {delivery.response_time_ms} ms</span> : null}
+        </>
+      ),
+    },
+    { header: 'Created', cell: (delivery) => <Time value={delivery.created_at} /> },
+    {
+      header: 'Details',
+      headerHidden: true,
+      cell: (delivery) => (
+        <Link
+          to="/webhooks/$webhookId"
+          params={{ webhookId }}
+          search={(previous) => ({ ...previous, delivery: delivery.id })}
+          aria-current={delivery.id === selected ? 'true' : undefined}
+          aria-label={`Attempts of the ${delivery.event_type} delivery of ${new Date(delivery.created_at).toLocaleString()}`}
+        >
+          Attempts
+        </Link>
+      ),
+    },
+  ];
+}
+
+type Attempt = ResponseBody<'/api/v1/webhooks/{webhook_id}/deliveries/{delivery_id}', 'get'>['attempt_log'][number];
+
+const ATTEMPT_COLUMNS: Column<Attempt>[] = [
+  { header: '#', cell: (attempt) => attempt.number },
+  { header: 'Outcome', cell: (attempt) => <span className={`badge badge-${attempt.outcome}`}>{attempt.outcome}</span> },
+  { header: 'Response', cell: (attempt) => <ResponseCode status={attempt.response_status} /> },
+  { header: 'Duration', cell: (attempt) => `${attempt.response_time_ms} ms` },
+  { header: 'Started', cell: (attempt) => <Time value={attempt.started_at} /> },
+  { header: 'Error', className: 'attempt-error', cell: (attempt) => attempt.error ?? <span className="muted">—</span> },
+];
 
 /**
  * The webhook's deliveries, newest first, a page at a time by cursor; the trail of cursors in the
@@ -51,54 +96,15 @@ export function DeliveryLog({ webhookId, cursors, selected }: { webhookId: strin
             </Empty>
           ) : (
             <>
-              <ScrollTable label="Delivery log">
-                <table>
-                  <caption className="visually-hidden">Deliveries, newest first</caption>
-                  <thead>
-                    <tr>
-                      <th scope="col">Event</th>
-                      <th scope="col">Status</th>
-                      <th scope="col">Attempts</th>
-                      <th scope="col">Last response</th>
-                      <th scope="col">Created</th>
-                      <th scope="col">
-                        <span className="visually-hidden">Details</span>
-                      </th>
-                    </tr>
-                  </thead>
-                  <tbody>
-                    {log.items.map((delivery) => (
-                      <tr key={delivery.id} className={delivery.id === selected ? 'selected' : undefined}>
-                        <td>
-                          <code>{delivery.event_type}</code>
-                        </td>
-                        <td>
-                          <span className={`badge badge-${delivery.status}`}>{delivery.status}</span>
-                        </td>
-                        <td>{delivery.attempts}</td>
-                        <td>
-                          <ResponseCode status={delivery.response_status} />
-                          {delivery.attempts > 0 ? <span className="muted"> in {delivery.response_time_ms} ms</span> : null}
-                        </td>
-                        <td>
-                          <Time value={delivery.created_at} />
-                        </td>
-                        <td>
-                          <Link
-                            to="/webhooks/$webhookId"
-                            params={{ webhookId }}
-                            search={(previous) => ({ ...previous, delivery: delivery.id })}
-                            aria-current={delivery.id === selected ? 'true' : undefined}
-                            aria-label={`Attempts of the ${delivery.event_type} delivery of ${new Date(delivery.created_at).toLocaleString()}`}
-                          >
-                            Attempts
-                          </Link>
-                        </td>
-                      </tr>
-                    ))}
-                  </tbody>
-                </table>
-              </ScrollTable>
+              <DataTable
+                label="Delivery log"
+                caption="Deliveries, newest first"
+                captionHidden
+                columns={deliveryColumns(webhookId, selected)}
+                rows={log.items}
+                rowKey={(delivery) => delivery.id}
+                selected={(delivery) => delivery.id === selected}
+              />
               <nav className="pager" aria-label="Delivery pages">
                 {cursors.length > 0 ? (
                   <Link to="/webhooks/$webhookId" params={{ webhookId }} search={(previous) => ({ ...previous, cursors: cursors.slice(0, -1) })} className="button secondary">
@@ -190,43 +196,15 @@ export function DeliveryAttempts({ webhookId, deliveryId }: { webhookId: string;
               </p>
             ) : null}
             <h3>Attempts</h3>
-            {found.attempt_log.length === 0 ? (
-              <Empty title="No attempt yet" />
-            ) : (
-              <ScrollTable label="Attempt log">
-                <table>
-                  <caption className="visually-hidden">Attempts, oldest first</caption>
-                  <thead>
-                    <tr>
-                      <th scope="col">#</th>
-                      <th scope="col">Outcome</th>
-                      <th scope="col">Response</th>
-                      <th scope="col">Duration</th>
-                      <th scope="col">Started</th>
-                      <th scope="col">Error</th>
-                    </tr>
-                  </thead>
-                  <tbody>
-                    {found.attempt_log.map((attempt) => (
-                      <tr key={attempt.number}>
-                        <td>{attempt.number}</td>
-                        <td>
-                          <span className={`badge badge-${attempt.outcome}`}>{attempt.outcome}</span>
-                        </td>
-                        <td>
-                          <ResponseCode status={attempt.response_status} />
-                        </td>
-                        <td>{attempt.response_time_ms} ms</td>
-                        <td>
-                          <Time value={attempt.started_at} />
-                        </td>
-                        <td className="attempt-error">{attempt.error ?? <span className="muted">—</span>}</td>
-                      </tr>
-                    ))}
-                  </tbody>
-                </table>
-              </ScrollTable>
-            )}
+            <DataTable
+              label="Attempt log"
+              caption="Attempts, oldest first"
+              captionHidden
+              columns={ATTEMPT_COLUMNS}
+              rows={found.attempt_log}
+              rowKey={(attempt) => attempt.number}
+              empty={<Empty title="No attempt yet" />}
+            />
           </>
         )}
       </QueryState>

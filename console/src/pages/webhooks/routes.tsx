@@ -1,10 +1,6 @@
 import { createRoute, lazyRouteComponent } from '@tanstack/react-router';
 import { appRoute } from '../../routes/app.js';
-
-const validatePage = (search: Record<string, unknown>): { page?: number } => {
-  const page = Number(search.page);
-  return Number.isInteger(page) && page > 1 ? { page } : {};
-};
+import { cursorTrail, definedOnly, optionalText, validatePage } from '../../routes/search-params.js';
 
 /**
  * A webhook's page: which page of its deliveries is shown (the trail of cursors that led there,
@@ -15,11 +11,7 @@ export interface WebhookSearch {
   delivery?: string;
 }
 
-const validateWebhookSearch = (search: Record<string, unknown>): WebhookSearch => {
-  const cursors = Array.isArray(search.cursors) ? search.cursors.filter((cursor): cursor is string => typeof cursor === 'string' && cursor !== '') : [];
-  const delivery = typeof search.delivery === 'string' && search.delivery !== '' ? search.delivery : undefined;
-  return { ...(cursors.length > 0 ? { cursors } : {}), ...(delivery ? { delivery } : {}) };
-};
+const validateWebhookSearch = (search: Record<string, unknown>): WebhookSearch => definedOnly({ cursors: cursorTrail(search.cursors), delivery: optionalText(search.delivery) });
 
 export const webhooksRoute = createRoute({
   getParentRoute: () => appRoute,

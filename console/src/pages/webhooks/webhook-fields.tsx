@@ -1,7 +1,9 @@
-import { ApiResponseError, WEBHOOK_EVENT_TYPES, type Webhook } from '@agent-platform/client';
+import { WEBHOOK_EVENT_TYPES, type Webhook } from '@agent-platform/client';
 import { useState } from 'react';
+import { parseOptionalJsonObject, type Checked, type JsonObject } from '../../api/local-errors.js';
+import { ChoiceFieldset } from '../../ui/choice-fieldset.js';
 import { Field } from '../../ui/form.js';
-import { ChoiceFieldset } from '../settings/choice-fieldset.js';
+import { JsonField, jsonObjectText } from '../../ui/json-field.js';
 import './webhooks.css';
 
 /** What the create and edit forms read; `metadata` is the JSON text as typed. */
@@ -22,30 +24,9 @@ export function webhookFormText(form: HTMLFormElement): WebhookFormText {
   return { url: text('url').trim(), events, description: text('description'), metadata: text('metadata') };
 }
 
-/**
- * The metadata text as the object the API keeps, or undefined when left empty. JSON that does
- * not parse to an object is refused here, as the API would refuse a field, so the form shows it
- * beside the field.
- */
-export function parseMetadata(text: string): Record<string, unknown> | undefined {
-  if (text.trim() === '') return undefined;
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(text);
-  } catch (error) {
-    throw fieldProblem('metadata', `is not valid JSON (${error instanceof Error ? error.message : String(error)})`);
-  }
-  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw fieldProblem('metadata', 'must be a JSON object, e.g. {"team": "support"}');
-  return parsed as Record<string, unknown>;
-}
-
-/** A problem the console finds before sending, in the API's own error shape (decisions §2), so it shows the same way. */
-function fieldProblem(field: string, message: string): ApiResponseError {
-  return new ApiResponseError(new Response(null, { status: 422, statusText: 'Unprocessable Content' }), {
-    error: 'validation_error',
-    message: 'Check the field marked below.',
-    details: [{ field, message }],
-  });
+/** The metadata text as the object the API keeps, or undefined when left empty. */
+export function parseMetadata(text: string): Checked<JsonObject | undefined> {
+  return parseOptionalJsonObject(text, 'metadata', '{"team": "support"}');
 }
 
 /** The fields of a webhook, for creating one or editing it (`initial`). */
@@ -82,9 +63,7 @@ export function WebhookFields({ error, initial }: { error: unknown; initial?: We
       <Field label="Description" field="description" error={error} hint="A note for people; not sent to the receiver.">
         <input name="description" defaultValue={initial?.description ?? ''} />
       </Field>
-      <Field label="Metadata (JSON)" field="metadata" error={error} hint='Optional: a JSON object kept with the webhook, e.g. {"team": "support"}.'>
-        <textarea name="metadata" className="code" rows={3} spellCheck={false} defaultValue={initial && Object.keys(initial.metadata).length > 0 ? JSON.stringify(initial.metadata, null, 2) : ''} />
-      </Field>
+      <JsonField label="Metadata (JSON)" field="metadata" error={error} hint='Optional: a JSON object kept with the webhook, e.g. {"team": "support"}.' rows={3} defaultValue={initial ? jsonObjectText(initial.metadata) : ''} />
     </>
   );
 }

@@ -3,12 +3,16 @@ import { useMutation } from '@tanstack/react-query';
 import { getRouteApi, Link, useNavigate } from '@tanstack/react-router';
 import { useState, type FormEvent } from 'react';
 import { call } from '../../api/call.js';
+import { checkedValue } from '../../api/local-errors.js';
 import { useClient, useInvalidate, useTenantQuery } from '../../api/session-context.js';
 import { ErrorNotice, QueryState } from '../../ui/feedback.js';
+import { ConfirmButton } from '../../ui/confirm-button.js';
 import { Field } from '../../ui/form.js';
+import { FormActions } from '../../ui/form-actions.js';
+import { Options } from '../../ui/options.js';
+import { JsonText } from '../../ui/json-view.js';
+import { OneTimeSecret } from '../../ui/one-time-secret.js';
 import { Page, Time } from '../../ui/page.js';
-import { ConfirmButton } from '../settings/confirm-button.js';
-import { OneTimeSecret } from '../settings/one-time-secret.js';
 import { DeliveryAttempts, DeliveryLog } from './delivery-log.js';
 import { EventNames } from './event-names.js';
 import { parseMetadata, WebhookFields, webhookFormText, type WebhookFormText } from './webhook-fields.js';
@@ -121,7 +125,7 @@ function WebhookDetail({ webhook }: { webhook: Webhook }) {
         <dt>Description</dt>
         <dd>{webhook.description || <span className="muted">—</span>}</dd>
         <dt>Metadata</dt>
-        <dd>{Object.keys(webhook.metadata).length > 0 ? <pre>{JSON.stringify(webhook.metadata, null, 2)}</pre> : <span className="muted">—</span>}</dd>
+        <dd>{Object.keys(webhook.metadata).length > 0 ? <JsonText value={webhook.metadata} /> : <span className="muted">—</span>}</dd>
         <dt>Created</dt>
         <dd>
           <Time value={webhook.created_at} />
@@ -148,7 +152,7 @@ function EditWebhook({ webhook, onDone }: { webhook: Webhook; onDone: () => void
         client.PATCH('/api/v1/webhooks/{webhook_id}', {
           params: { path: { webhook_id: webhook.id } },
           // Events and metadata replace the whole of what was there.
-          body: { url: text.url, events: text.events, description: text.description.trim(), metadata: parseMetadata(text.metadata) ?? {} },
+          body: { url: text.url, events: text.events, description: text.description.trim(), metadata: checkedValue(parseMetadata(text.metadata)) ?? {} },
         }),
       ),
     onSuccess: async () => {
@@ -167,14 +171,7 @@ function EditWebhook({ webhook, onDone }: { webhook: Webhook; onDone: () => void
       <h2 id="edit-webhook-title">Edit webhook</h2>
       <ErrorNotice error={mutation.error} title="Could not save the webhook" />
       <WebhookFields error={mutation.error} initial={webhook} />
-      <div className="form-actions">
-        <button type="submit" disabled={mutation.isPending}>
-          {mutation.isPending ? 'Saving…' : 'Save changes'}
-        </button>
-        <button type="button" className="secondary" onClick={onDone}>
-          Cancel
-        </button>
-      </div>
+      <FormActions submitLabel="Save changes" pendingLabel="Saving…" pending={mutation.isPending} onCancel={onDone} />
     </form>
   );
 }
@@ -206,11 +203,7 @@ function TestWebhook({ webhook }: { webhook: Webhook }) {
       <div className="test-form">
         <Field label="Event type" field="event_type" error={mutation.error}>
           <select name="event_type" defaultValue={defaultTestType(webhook)}>
-            {WEBHOOK_EVENT_TYPES.map((type) => (
-              <option key={type} value={type}>
-                {type}
-              </option>
-            ))}
+            <Options values={WEBHOOK_EVENT_TYPES} />
           </select>
         </Field>
         <button type="submit" disabled={mutation.isPending}>

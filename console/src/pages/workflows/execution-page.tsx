@@ -3,14 +3,16 @@ import type { Execution, NodeExecution, WorkflowEdge, WorkflowNode } from '@agen
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { getRouteApi, Link, useNavigate } from '@tanstack/react-router';
 import { useId, useMemo, useState } from 'react';
-import { call, fieldError } from '../../api/call.js';
+import { call } from '../../api/call.js';
 import { useClient, useSession, useTenantQuery } from '../../api/session-context.js';
 import { ErrorNotice, QueryState } from '../../ui/feedback.js';
+import { ConfirmButton } from '../../ui/confirm-button.js';
+import { Field } from '../../ui/form.js';
+import { JsonView } from '../../ui/json-view.js';
 import { Page, Time } from '../../ui/page.js';
 import { FINAL_EXECUTION_STATUSES, formatDuration } from './format.js';
 import { drawnGraph } from './graph-model.js';
 import { GraphView } from './graph-view.js';
-import { JsonView } from './json-view.js';
 
 const route = getRouteApi('/app/workflows/$workflowId/executions/$executionId');
 /** How often a live execution is read again: the plan's 60 requests a minute allow no faster. */
@@ -130,14 +132,10 @@ function ExecutionActions({ execution }: { execution: Execution }) {
   const client = useClient();
   const navigate = useNavigate();
   const changed = useExecutionChanged(execution.workflow_id);
-  const [confirming, setConfirming] = useState(false);
   const path = { params: { path: { workflow_id: execution.workflow_id, execution_id: execution.id } } };
   const cancel = useMutation({
     mutationFn: () => call(client.POST('/api/v1/workflows/{workflow_id}/executions/{execution_id}/cancel', path)),
-    onSuccess: async (cancelled) => {
-      setConfirming(false);
-      await changed(cancelled);
-    },
+    onSuccess: (cancelled) => changed(cancelled),
   });
   const retry = useMutation({
     mutationFn: () => call(client.POST('/api/v1/workflows/{workflow_id}/executions/{execution_id}/retry', path)),
@@ -149,20 +147,15 @@ function ExecutionActions({ execution }: { execution: Execution }) {
   return (
     <>
       {isLive(execution.status) ? (
-        confirming ? (
-          <span className="wf-inline-confirm" role="group" aria-label="Confirm cancelling">
-            <button type="button" className="danger" disabled={cancel.isPending} onClick={() => cancel.mutate()}>
-              {cancel.isPending ? 'Cancelling…' : 'Cancel the execution'}
-            </button>
-            <button type="button" className="secondary" onClick={() => setConfirming(false)} autoFocus>
-              Keep it running
-            </button>
-          </span>
-        ) : (
-          <button type="button" className="danger" onClick={() => setConfirming(true)}>
-            Cancel
-          </button>
-        )
+        <ConfirmButton
+          label="Cancel"
+          question="Cancel this execution? Its remaining steps do not run."
+          confirmLabel="Cancel the execution"
+          cancelLabel="Keep it running"
+          pending={cancel.isPending}
+          pendingLabel="Cancelling…"
+          onConfirm={() => cancel.mutate()}
+        />
       ) : null}
       {execution.status === 'failed' ? (
         <button type="button" disabled={retry.isPending} onClick={() => retry.mutate()}>
@@ -243,7 +236,6 @@ function TimelineItem({ execution, nodeExecution, node, input }: { execution: Ex
 function ApprovalDecision({ execution, nodeId, request }: { execution: Execution; nodeId: string; request: Record<string, unknown> }) {
   const client = useClient();
   const changed = useExecutionChanged(execution.workflow_id);
-  const commentId = useId();
   const [comment, setComment] = useState('');
   const decide = useMutation({
     mutationFn: (decision: 'approve' | 'reject') => {
@@ -252,7 +244,6 @@ function ApprovalDecision({ execution, nodeId, request }: { execution: Execution
     },
     onSuccess: (decided) => changed(decided),
   });
-  const commentProblem = fieldError(decide.error, 'comment');
   const message = typeof request.message === 'string' && request.message !== '' ? request.message : 'This step waits for an approval.';
   return (
     <div className="wf-approval" role="group" aria-label={`Approval of ${nodeId}`}>
@@ -265,22 +256,9 @@ function ApprovalDecision({ execution, nodeId, request }: { execution: Execution
         </p>
       ) : null}
       <ErrorNotice error={decide.error} title="Could not record the decision" />
-      <div className={commentProblem ? 'field field-invalid' : 'field'}>
-        <label htmlFor={commentId}>Comment (optional)</label>
-        <textarea
-          id={commentId}
-          rows={2}
-          value={comment}
-          onChange={(event) => setComment(event.target.value)}
-          aria-invalid={commentProblem ? true : undefined}
-          aria-describedby={commentProblem ? `${commentId}-error` : undefined}
-        />
-        {commentProblem ? (
-          <small id={`${commentId}-error`} className="field-error">
-            {commentProblem}
-          </small>
-        ) : null}
-      </div>
+      <Field label="Comment (optional)" field="comment" error={decide.error}>
+        <textarea rows={2} value={comment} onChange={(event) => setComment(event.target.value)} />
+      </Field>
       <div className="form-actions">
         <button type="button" disabled={decide.isPending} onClick={() => decide.mutate('approve')}>
           Approve

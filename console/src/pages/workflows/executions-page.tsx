@@ -1,14 +1,36 @@
 import './workflows.css';
+import type { ExecutionSummary } from '@agent-platform/client';
 import { getRouteApi, Link, useNavigate } from '@tanstack/react-router';
 import { call } from '../../api/call.js';
 import { useTenantQuery } from '../../api/session-context.js';
+import { DataTable, type Column } from '../../ui/data-table.js';
 import { Empty, QueryState } from '../../ui/feedback.js';
+import { Options } from '../../ui/options.js';
 import { Page, Time } from '../../ui/page.js';
 import { formatDuration } from './format.js';
 import { EXECUTION_STATUSES, type ExecutionStatus } from './routes.js';
 
 const LIMIT = 20;
 const route = getRouteApi('/app/workflows/$workflowId/executions');
+
+function executionColumns(workflowId: string): Column<ExecutionSummary>[] {
+  return [
+    {
+      header: 'Execution',
+      cell: (execution) => (
+        <Link to="/workflows/$workflowId/executions/$executionId" params={{ workflowId, executionId: execution.id }}>
+          <code>{execution.id}</code>
+        </Link>
+      ),
+    },
+    { header: 'Status', cell: (execution) => <span className={`badge badge-${execution.status}`}>{execution.status}</span> },
+    { header: 'Trigger', cell: (execution) => execution.trigger },
+    { header: 'Version', cell: (execution) => execution.workflow_version },
+    { header: 'Started', cell: (execution) => <Time value={execution.started_at} /> },
+    { header: 'Duration', cell: (execution) => formatDuration(execution.duration_ms) },
+    { header: 'Error', cell: (execution) => (execution.error ? `${execution.error.node_id ? `${execution.error.node_id}: ` : ''}${execution.error.message}` : null) },
+  ];
+}
 
 /**
  * A workflow's executions, newest first, a page at a time by cursor (decisions §5): the cursor of
@@ -58,12 +80,7 @@ export function ExecutionsPage() {
             go(chosen ? { status: chosen } : {});
           }}
         >
-          <option value="">All</option>
-          {EXECUTION_STATUSES.map((known) => (
-            <option key={known} value={known}>
-              {known}
-            </option>
-          ))}
+          <Options values={EXECUTION_STATUSES} blank="All" />
         </select>
       </div>
       <QueryState query={executions} loadingLabel="Loading executions…">
@@ -73,48 +90,17 @@ export function ExecutionsPage() {
               {list.total === 1 ? '1 execution' : `${list.total.toLocaleString()} executions`}
               {status ? ` ${status}` : ''}
             </p>
-            {list.items.length === 0 ? (
-              <Empty title={status ? `No ${status} executions` : 'No executions yet'}>
-                <p>{status ? 'Choose another status, or All.' : 'Run the workflow from its page, or let its trigger start it.'}</p>
-              </Empty>
-            ) : (
-              <div className="table-scroll">
-                <table>
-                  <thead>
-                    <tr>
-                      <th scope="col">Execution</th>
-                      <th scope="col">Status</th>
-                      <th scope="col">Trigger</th>
-                      <th scope="col">Version</th>
-                      <th scope="col">Started</th>
-                      <th scope="col">Duration</th>
-                      <th scope="col">Error</th>
-                    </tr>
-                  </thead>
-                  <tbody>
-                    {list.items.map((execution) => (
-                      <tr key={execution.id}>
-                        <td>
-                          <Link to="/workflows/$workflowId/executions/$executionId" params={{ workflowId, executionId: execution.id }}>
-                            <code>{execution.id}</code>
-                          </Link>
-                        </td>
-                        <td>
-                          <span className={`badge badge-${execution.status}`}>{execution.status}</span>
-                        </td>
-                        <td>{execution.trigger}</td>
-                        <td>{execution.workflow_version}</td>
-                        <td>
-                          <Time value={execution.started_at} />
-                        </td>
-                        <td>{formatDuration(execution.duration_ms)}</td>
-                        <td>{execution.error ? `${execution.error.node_id ? `${execution.error.node_id}: ` : ''}${execution.error.message}` : null}</td>
-                      </tr>
-                    ))}
-                  </tbody>
-                </table>
-              </div>
-            )}
+            <DataTable
+              label="Execution list"
+              columns={executionColumns(workflowId)}
+              rows={list.items}
+              rowKey={(execution) => execution.id}
+              empty={
+                <Empty title={status ? `No ${status} executions` : 'No executions yet'}>
+                  <p>{status ? 'Choose another status, or All.' : 'Run the workflow from its page, or let its trigger start it.'}</p>
+                </Empty>
+              }
+            />
             {cursor || list.next_cursor ? (
               <nav className="pager" aria-label="Pages">
                 <button type="button" disabled={!cursor} onClick={previous}>

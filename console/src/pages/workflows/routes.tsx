@@ -1,15 +1,6 @@
 import { createRoute, lazyRouteComponent } from '@tanstack/react-router';
 import { appRoute } from '../../routes/app.js';
-
-const positiveInteger = (value: unknown): number | undefined => {
-  const number = Number(value);
-  return Number.isInteger(number) && number >= 1 ? number : undefined;
-};
-
-const validatePage = (search: Record<string, unknown>): { page?: number } => {
-  const page = positiveInteger(search.page);
-  return page && page > 1 ? { page } : {};
-};
+import { cursorTrail, optionalText, pageNumber, positiveInteger, validatePage } from '../../routes/search-params.js';
 
 export const WORKFLOW_TABS = ['graph', 'edit', 'versions'] as const;
 export type WorkflowTab = (typeof WORKFLOW_TABS)[number];
@@ -25,8 +16,8 @@ export interface WorkflowSearch {
 const validateWorkflowSearch = (search: Record<string, unknown>): WorkflowSearch => {
   const tab = WORKFLOW_TABS.find((known) => known === search.tab && known !== 'graph') as WorkflowSearch['tab'];
   const version = positiveInteger(search.version);
-  const page = positiveInteger(search.page);
-  return { ...(tab ? { tab } : {}), ...(tab === 'versions' && version ? { version } : {}), ...(tab === 'versions' && page && page > 1 ? { page } : {}) };
+  const page = pageNumber(search.page);
+  return { ...(tab ? { tab } : {}), ...(tab === 'versions' && version ? { version } : {}), ...(tab === 'versions' && page ? { page } : {}) };
 };
 
 export const EXECUTION_STATUSES = ['running', 'waiting', 'completed', 'failed', 'cancelled'] as const;
@@ -42,8 +33,8 @@ export interface ExecutionsSearch {
 
 const validateExecutionsSearch = (search: Record<string, unknown>): ExecutionsSearch => {
   const status = EXECUTION_STATUSES.find((known) => known === search.status);
-  const cursor = typeof search.cursor === 'string' && search.cursor !== '' ? search.cursor : undefined;
-  const back = Array.isArray(search.back) ? search.back.filter((item): item is string => typeof item === 'string') : [];
+  const cursor = optionalText(search.cursor);
+  const back = cursorTrail(search.back);
   return { ...(status ? { status } : {}), ...(cursor ? { cursor } : {}), ...(cursor && back.length > 0 ? { back } : {}) };
 };
 

@@ -1,14 +1,15 @@
-import type { Workflow } from '@agent-platform/client';
+import type { Workflow, WorkflowVersionSummary } from '@agent-platform/client';
 import { useMutation } from '@tanstack/react-query';
 import { getRouteApi, Link, useNavigate } from '@tanstack/react-router';
 import { useMemo } from 'react';
 import { call } from '../../api/call.js';
 import { useClient, useInvalidate, useTenantQuery } from '../../api/session-context.js';
 import { ErrorNotice, QueryState } from '../../ui/feedback.js';
-import { Pager, Time } from '../../ui/page.js';
+import { PagedTable, type Column } from '../../ui/data-table.js';
+import { JsonView } from '../../ui/json-view.js';
+import { Time } from '../../ui/page.js';
 import { drawnGraph } from './graph-model.js';
 import { GraphView } from './graph-view.js';
-import { JsonView } from './json-view.js';
 
 const PER_PAGE = 20;
 const route = getRouteApi('/app/workflows/$workflowId');
@@ -39,55 +40,48 @@ export function VersionsTab({ workflow }: { workflow: Workflow }) {
           Restored version {restore.variables} as version {restore.data.version}.
         </p>
       ) : null}
-      <QueryState query={versions} loadingLabel="Loading versions…">
-        {(list) => (
-          <>
-            <div className="table-scroll">
-              <table>
-                <thead>
-                  <tr>
-                    <th scope="col">Version</th>
-                    <th scope="col">Made</th>
-                    <th scope="col">By</th>
-                    <th scope="col">
-                      <span className="visually-hidden">Actions</span>
-                    </th>
-                  </tr>
-                </thead>
-                <tbody>
-                  {list.items.map((item) => (
-                    <tr key={item.version} aria-current={item.version === viewed ? 'true' : undefined}>
-                      <td>
-                        <Link to="/workflows/$workflowId" params={{ workflowId: workflow.id }} search={{ tab: 'versions', version: item.version, ...(page > 1 ? { page } : {}) }} aria-label={`View version ${item.version}`}>
-                          Version {item.version}
-                        </Link>{' '}
-                        {item.version === workflow.version ? <span className="badge badge-active">current</span> : null}
-                      </td>
-                      <td>
-                        <Time value={item.created_at} />
-                      </td>
-                      <td>
-                        <code>{item.created_by}</code>
-                      </td>
-                      <td>
-                        {item.version === workflow.version ? null : (
-                          <button type="button" className="secondary" disabled={restore.isPending} onClick={() => restore.mutate(item.version)} aria-label={`Restore version ${item.version}`}>
-                            Restore
-                          </button>
-                        )}
-                      </td>
-                    </tr>
-                  ))}
-                </tbody>
-              </table>
-            </div>
-            <Pager page={page} perPage={PER_PAGE} total={list.total} onPage={(next) => void navigate({ to: '/workflows/$workflowId', params: { workflowId: workflow.id }, search: { tab: 'versions', page: next } })} />
-          </>
-        )}
-      </QueryState>
+      <PagedTable
+        query={versions}
+        loadingLabel="Loading versions…"
+        page={page}
+        perPage={PER_PAGE}
+        onPage={(next) => void navigate({ to: '/workflows/$workflowId', params: { workflowId: workflow.id }, search: { tab: 'versions', page: next } })}
+        label="Version list"
+        columns={versionColumns(workflow, page, restore)}
+        rowKey={(item) => item.version}
+        selected={(item) => item.version === viewed}
+      />
       {viewed ? <VersionView workflowId={workflow.id} version={viewed} /> : null}
     </section>
   );
+}
+
+function versionColumns(workflow: Workflow, page: number, restore: { isPending: boolean; mutate: (version: number) => void }): Column<WorkflowVersionSummary>[] {
+  return [
+    {
+      header: 'Version',
+      cell: (item) => (
+        <>
+          <Link to="/workflows/$workflowId" params={{ workflowId: workflow.id }} search={{ tab: 'versions', version: item.version, ...(page > 1 ? { page } : {}) }} aria-label={`View version ${item.version}`}>
+            Version {item.version}
+          </Link>{' '}
+          {item.version === workflow.version ? <span className="badge badge-active">current</span> : null}
+        </>
+      ),
+    },
+    { header: 'Made', cell: (item) => <Time value={item.created_at} /> },
+    { header: 'By', cell: (item) => <code>{item.created_by}</code> },
+    {
+      header: 'Actions',
+      headerHidden: true,
+      cell: (item) =>
+        item.version === workflow.version ? null : (
+          <button type="button" className="secondary" disabled={restore.isPending} onClick={() => restore.mutate(item.version)} aria-label={`Restore version ${item.version}`}>
+            Restore
+          </button>
+        ),
+    },
+  ];
 }
 
 function VersionView({ workflowId, version }: { workflowId: string; version: number }) {

@@ -5,7 +5,7 @@ import './workflows.css';
 import { BaseEdge, Background, Controls, Handle, MarkerType, Position, ReactFlow, useReactFlow, useStore, type Edge, type EdgeProps, type Node, type NodeChange, type NodeProps } from '@xyflow/react';
 import { useEffect, useMemo, useState } from 'react';
 import { edgePath, layout, NODE_WIDTH, type DrawnGraph, type DrawnNode, type FieldProblem, type Point } from './graph-model.js';
-import { JsonView } from './json-view.js';
+import { JsonView } from '../../ui/json-view.js';
 
 type StepData = { node: DrawnNode; problems: FieldProblem[]; status: string | undefined };
 type StepNode = Node<StepData, 'step'>;

@@ -4,28 +4,31 @@ import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { getRouteApi, Link, useNavigate } from '@tanstack/react-router';
 import { useMemo, useState, type FormEvent } from 'react';
 import { call } from '../../api/call.js';
+import { checkedValue, parseJsonObject } from '../../api/local-errors.js';
 import { useClient, useInvalidate, useSession, useTenantQuery } from '../../api/session-context.js';
 import { ErrorNotice, QueryState } from '../../ui/feedback.js';
+import { ConfirmButton } from '../../ui/confirm-button.js';
+import { FormActions } from '../../ui/form-actions.js';
+import { JsonField } from '../../ui/json-field.js';
+import { EXACT_SEARCH } from '../../ui/links.js';
 import { Page, Time } from '../../ui/page.js';
 import { DefinitionEditor } from './definition-editor.js';
 import { drawnGraph } from './graph-model.js';
 import { GraphView } from './graph-view.js';
-import { JsonField, parseJsonObject } from './json-field.js';
 import { VersionsTab } from './versions-tab.js';
 import { GRAPH_HINT } from './graph-help.js';
 
 const route = getRouteApi('/app/workflows/$workflowId');
-/** The tab is a search parameter: a tab link is current only when the search is exactly its own. */
-const EXACTLY = { exact: true, includeSearch: true };
 
 export function WorkflowPage() {
   const { workflowId } = route.useParams();
   const { tab } = route.useSearch();
-  const [panel, setPanel] = useState<Panel>();
+  const [running, setRunning] = useState(false);
   const workflow = useTenantQuery(['workflows', workflowId], (client) => call(client.GET('/api/v1/workflows/{workflow_id}', { params: { path: { workflow_id: workflowId } } })));
   const transition = useStatusChange(workflowId);
+  const remove = useDeleteWorkflow(workflowId);
   return (
-    <Page title={workflow.data?.name ?? 'Workflow'} actions={workflow.data ? <WorkflowActions workflow={workflow.data} panel={panel} onPanel={setPanel} transition={transition} /> : null}>
+    <Page title={workflow.data?.name ?? 'Workflow'} actions={workflow.data ? <WorkflowActions workflow={workflow.data} running={running} onRunning={setRunning} transition={transition} remove={remove} /> : null}>
       <p className="breadcrumbs">
         <Link to="/workflows">Workflows</Link>
       </p>
@@ -33,14 +36,14 @@ export function WorkflowPage() {
         {(found) => (
           <>
             <ErrorNotice error={transition.error} title={transition.variables === 'pause' ? 'Could not pause the workflow' : 'Could not resume the workflow'} />
-            {panel === 'run' ? <RunWorkflow workflow={found} onClose={() => setPanel(undefined)} /> : null}
-            {panel === 'delete' ? <DeleteWorkflow workflow={found} onClose={() => setPanel(undefined)} /> : null}
+            <ErrorNotice error={remove.error} title="Could not delete the workflow" />
+            {running ? <RunWorkflow workflow={found} onClose={() => setRunning(false)} /> : null}
             <WorkflowFacts workflow={found} />
             <nav className="tabs" aria-label="Workflow">
-              <Link to="/workflows/$workflowId" params={{ workflowId }} search={{}} activeOptions={EXACTLY}>
+              <Link to="/workflows/$workflowId" params={{ workflowId }} search={{}} activeOptions={EXACT_SEARCH}>
                 Graph
               </Link>
-              <Link to="/workflows/$workflowId" params={{ workflowId }} search={{ tab: 'edit' }} activeOptions={EXACTLY}>
+              <Link to="/workflows/$workflowId" params={{ workflowId }} search={{ tab: 'edit' }} activeOptions={EXACT_SEARCH}>
                 Edit as JSON
               </Link>
               <Link to="/workflows/$workflowId" params={{ workflowId }} search={{ tab: 'versions' }} activeOptions={{ includeSearch: true }}>
@@ -98,8 +101,6 @@ function WorkflowFacts({ workflow }: { workflow: Workflow }) {
   );
 }
 
-type Panel = 'run' | 'delete' | undefined;
-
 /** decisions §7: pause takes draft and active, resume takes draft and paused; both idempotent. */
 function useStatusChange(workflowId: string) {
   const client = useClient();
@@ -111,11 +112,23 @@ function useStatusChange(workflowId: string) {
   });
 }
 
-/** Run, pause or resume, delete: the page's actions; run and delete open inline cards on the page. */
-function WorkflowActions({ workflow, panel, onPanel, transition }: { workflow: Workflow; panel: Panel; onPanel: (panel: Panel) => void; transition: ReturnType<typeof useStatusChange> }) {
+/** Run, pause or resume, delete: the page's actions; run opens an inline card on the page, delete asks first. */
+function WorkflowActions({
+  workflow,
+  running,
+  onRunning,
+  transition,
+  remove,
+}: {
+  workflow: Workflow;
+  running: boolean;
+  onRunning: (running: boolean) => void;
+  transition: ReturnType<typeof useStatusChange>;
+  remove: ReturnType<typeof useDeleteWorkflow>;
+}) {
   return (
     <>
-      <button type="button" onClick={() => onPanel(panel === 'run' ? undefined : 'run')} aria-expanded={panel === 'run'}>
+      <button type="button" onClick={() => onRunning(!running)} aria-expanded={running}>
         Run
       </button>
       {workflow.status === 'paused' ? null : (
@@ -128,9 +141,15 @@ function WorkflowActions({ workflow, panel, onPanel, transition }: { workflow: W
           {workflow.status === 'draft' ? 'Activate' : 'Resume'}
         </button>
       )}
-      <button type="button" className="danger" onClick={() => onPanel(panel === 'delete' ? undefined : 'delete')} aria-expanded={panel === 'delete'}>
-        Delete
-      </button>
+      <ConfirmButton
+        label="Delete"
+        question={`Delete ${workflow.name}? The workflow, its versions and its executions are deleted for good.`}
+        confirmLabel="Delete for good"
+        cancelLabel="Keep it"
+        pending={remove.isPending}
+        pendingLabel="Deleting…"
+        onConfirm={() => remove.mutate()}
+      />
     </>
   );
 }
@@ -140,9 +159,11 @@ function RunWorkflow({ workflow, onClose }: { workflow: Workflow; onClose: () =>
   const invalidate = useInvalidate();
   const navigate = useNavigate();
   const [inputText, setInputText] = useState('{}');
-  const [inputProblem, setInputProblem] = useState<string | undefined>();
   const mutation = useMutation({
-    mutationFn: (input: Record<string, unknown>) => call(client.POST('/api/v1/workflows/{workflow_id}/execute', { params: { path: { workflow_id: workflow.id } }, body: { input, async: true } })),
+    mutationFn: (text: string) => {
+      const input = checkedValue(parseJsonObject(text, 'input'));
+      return call(client.POST('/api/v1/workflows/{workflow_id}/execute', { params: { path: { workflow_id: workflow.id } }, body: { input, async: true } }));
+    },
     onSuccess: async (accepted) => {
       await invalidate('workflows');
       await navigate({ to: '/workflows/$workflowId/executions/$executionId', params: { workflowId: workflow.id, executionId: accepted.execution_id } });
@@ -150,56 +171,46 @@ function RunWorkflow({ workflow, onClose }: { workflow: Workflow; onClose: () =>
   });
   const submit = (event: FormEvent<HTMLFormElement>) => {
     event.preventDefault();
-    const parsed = parseJsonObject(inputText);
-    setInputProblem(parsed.problem);
-    if (parsed.value) mutation.mutate(parsed.value);
+    mutation.mutate(inputText);
   };
   return (
     <form className="card" onSubmit={submit} aria-labelledby="run-title" noValidate>
       <h2 id="run-title">Run {workflow.name}</h2>
       <ErrorNotice error={mutation.error} title="Could not start a run" />
-      <JsonField label="Input (JSON)" name="input" rows={6} value={inputText} onChange={setInputText} problem={inputProblem} hint={<>The trigger payload: expressions and templates read it as <code>input</code>.</>} />
-      <div className="form-actions">
-        <button type="submit" disabled={mutation.isPending}>
-          {mutation.isPending ? 'Starting…' : 'Start run'}
-        </button>
-        <button type="button" className="secondary" onClick={onClose}>
-          Cancel
-        </button>
-      </div>
+      <JsonField
+        label="Input (JSON)"
+        field="input"
+        error={mutation.error}
+        className="code json-input"
+        rows={6}
+        value={inputText}
+        onChange={(event) => setInputText(event.target.value)}
+        hint={
+          <>
+            The trigger payload: expressions and templates read it as <code>input</code>.
+          </>
+        }
+      />
+      <FormActions submitLabel="Start run" pendingLabel="Starting…" pending={mutation.isPending} onCancel={onClose} />
     </form>
   );
 }
 
-function DeleteWorkflow({ workflow, onClose }: { workflow: Workflow; onClose: () => void }) {
+/** Deletes the workflow, then goes back to the list. */
+function useDeleteWorkflow(workflowId: string) {
   const client = useClient();
   const navigate = useNavigate();
   const queryClient = useQueryClient();
   const { state } = useSession();
-  const mutation = useMutation({
-    mutationFn: () => call(client.DELETE('/api/v1/workflows/{workflow_id}', { params: { path: { workflow_id: workflow.id } } })),
+  return useMutation({
+    mutationFn: () => call(client.DELETE('/api/v1/workflows/{workflow_id}', { params: { path: { workflow_id: workflowId } } })),
     onSuccess: async () => {
       await queryClient.invalidateQueries({ queryKey: [state.tenantId, 'workflows', 'list'] });
       await navigate({ to: '/workflows' });
       // The workflow's own queries would answer 404 now: drop them rather than refetch them.
-      queryClient.removeQueries({ queryKey: [state.tenantId, 'workflows', workflow.id] });
+      queryClient.removeQueries({ queryKey: [state.tenantId, 'workflows', workflowId] });
     },
   });
-  return (
-    <div className="card wf-confirm" role="group" aria-labelledby="delete-title">
-      <h2 id="delete-title">Delete {workflow.name}?</h2>
-      <p>The workflow, its versions and its executions are deleted for good.</p>
-      <ErrorNotice error={mutation.error} title="Could not delete the workflow" />
-      <div className="form-actions">
-        <button type="button" className="danger" disabled={mutation.isPending} onClick={() => mutation.mutate()}>
-          {mutation.isPending ? 'Deleting…' : 'Delete for good'}
-        </button>
-        <button type="button" className="secondary" onClick={onClose} autoFocus>
-          Keep it
-        </button>
-      </div>
-    </div>
-  );
 }
 
 function GraphTab({ workflow }: { workflow: Workflow }) {
@@ -222,17 +233,17 @@ function EditDefinition({ workflow }: { workflow: Workflow }) {
   const client = useClient();
   const invalidate = useInvalidate();
   const [text, setText] = useState(() => definitionText(workflow));
-  const [localProblem, setLocalProblem] = useState<string | undefined>();
   const mutation = useMutation({
-    mutationFn: (definition: WorkflowDefinition) => call(client.PUT('/api/v1/workflows/{workflow_id}', { params: { path: { workflow_id: workflow.id } }, body: definition })),
+    mutationFn: (written: string) => {
+      // Sent as written: the API checks the definition and names each problem by its path.
+      const definition = checkedValue(parseJsonObject(written, 'definition')) as WorkflowDefinition;
+      return call(client.PUT('/api/v1/workflows/{workflow_id}', { params: { path: { workflow_id: workflow.id } }, body: definition }));
+    },
     onSuccess: () => invalidate('workflows'),
   });
   const submit = (event: FormEvent<HTMLFormElement>) => {
     event.preventDefault();
-    const parsed = parseJsonObject(text);
-    setLocalProblem(parsed.problem);
-    // Sent as written: the API checks the definition and names each problem by its path.
-    if (parsed.value) mutation.mutate(parsed.value);
+    mutation.mutate(text);
   };
   const saved = mutation.isSuccess ? mutation.data : undefined;
   return (
@@ -245,23 +256,17 @@ function EditDefinition({ workflow }: { workflow: Workflow }) {
           Saved: {saved.name} is at version {saved.version}.
         </p>
       ) : null}
-      <DefinitionEditor label="Definition (JSON)" hint={GRAPH_HINT} text={text} onText={setText} localProblem={localProblem} apiError={mutation.error} />
-      <div className="form-actions">
-        <button type="submit" disabled={mutation.isPending}>
-          {mutation.isPending ? 'Saving…' : 'Save'}
-        </button>
-        <button
-          type="button"
-          className="secondary"
-          onClick={() => {
-            setText(definitionText(workflow));
-            setLocalProblem(undefined);
-            mutation.reset();
-          }}
-        >
-          Discard changes
-        </button>
-      </div>
+      <DefinitionEditor label="Definition (JSON)" field="definition" hint={GRAPH_HINT} text={text} onText={setText} error={mutation.error} />
+      <FormActions
+        submitLabel="Save"
+        pendingLabel="Saving…"
+        pending={mutation.isPending}
+        cancelLabel="Discard changes"
+        onCancel={() => {
+          setText(definitionText(workflow));
+          mutation.reset();
+        }}
+      />
     </form>
   );
 }

@@ -1,16 +1,18 @@
 import './workflows.css';
-import type { RequestBody } from '@agent-platform/client';
+import type { RequestBody, WorkflowSummary } from '@agent-platform/client';
 import { useMutation } from '@tanstack/react-query';
 import { getRouteApi, Link, useNavigate } from '@tanstack/react-router';
 import { useState, type FormEvent } from 'react';
 import { call } from '../../api/call.js';
+import { checkedValue, parseJsonObject } from '../../api/local-errors.js';
 import { useClient, useInvalidate, useTenantQuery } from '../../api/session-context.js';
-import { Empty, ErrorNotice, QueryState } from '../../ui/feedback.js';
+import { Empty, ErrorNotice } from '../../ui/feedback.js';
+import { PagedTable, type Column } from '../../ui/data-table.js';
 import { Field, formValues } from '../../ui/form.js';
-import { Page, Pager, Time } from '../../ui/page.js';
+import { FormActions } from '../../ui/form-actions.js';
+import { Page, Time } from '../../ui/page.js';
 import { DefinitionEditor } from './definition-editor.js';
 import { EXAMPLE_GRAPH, GRAPH_HINT } from './graph-help.js';
-import { parseJsonObject } from './json-field.js';
 
 const PER_PAGE = 20;
 const route = getRouteApi('/app/workflows');
@@ -30,56 +32,40 @@ export function WorkflowsPage() {
       }
     >
       {creating ? <CreateWorkflow onDone={() => setCreating(false)} /> : null}
-      <QueryState query={workflows} loadingLabel="Loading workflows…">
-        {(list) =>
-          list.items.length === 0 ? (
-            <Empty title="No workflows yet">
-              <p>A workflow is a graph of steps — conditions, agents, HTTP calls, approvals, waits — run on demand, by an inbound webhook or on a schedule.</p>
-            </Empty>
-          ) : (
-            <>
-              <div className="table-scroll">
-                <table>
-                  <thead>
-                    <tr>
-                      <th scope="col">Name</th>
-                      <th scope="col">Status</th>
-                      <th scope="col">Trigger</th>
-                      <th scope="col">Version</th>
-                      <th scope="col">Last run</th>
-                      <th scope="col">Updated</th>
-                    </tr>
-                  </thead>
-                  <tbody>
-                    {list.items.map((workflow) => (
-                      <tr key={workflow.id}>
-                        <td>
-                          <Link to="/workflows/$workflowId" params={{ workflowId: workflow.id }}>
-                            {workflow.name}
-                          </Link>
-                        </td>
-                        <td>
-                          <span className={`badge badge-${workflow.status}`}>{workflow.status}</span>
-                        </td>
-                        <td>{workflow.trigger_type}</td>
-                        <td>{workflow.version}</td>
-                        <td>{workflow.last_run_at ? <Time value={workflow.last_run_at} /> : <span className="muted">never</span>}</td>
-                        <td>
-                          <Time value={workflow.updated_at} />
-                        </td>
-                      </tr>
-                    ))}
-                  </tbody>
-                </table>
-              </div>
-              <Pager page={page} perPage={PER_PAGE} total={list.total} onPage={(next) => void navigate({ to: '/workflows', search: { page: next } })} />
-            </>
-          )
+      <PagedTable
+        query={workflows}
+        loadingLabel="Loading workflows…"
+        page={page}
+        perPage={PER_PAGE}
+        onPage={(next) => void navigate({ to: '/workflows', search: { page: next } })}
+        label="Workflow list"
+        columns={WORKFLOW_COLUMNS}
+        rowKey={(workflow) => workflow.id}
+        empty={
+          <Empty title="No workflows yet">
+            <p>A workflow is a graph of steps — conditions, agents, HTTP calls, approvals, waits — run on demand, by an inbound webhook or on a schedule.</p>
+          </Empty>
         }
-      </QueryState>
+      />
     </Page>
   );
 }
+
+const WORKFLOW_COLUMNS: Column<WorkflowSummary>[] = [
+  {
+    header: 'Name',
+    cell: (workflow) => (
+      <Link to="/workflows/$workflowId" params={{ workflowId: workflow.id }}>
+        {workflow.name}
+      </Link>
+    ),
+  },
+  { header: 'Status', cell: (workflow) => <span className={`badge badge-${workflow.status}`}>{workflow.status}</span> },
+  { header: 'Trigger', cell: (workflow) => workflow.trigger_type },
+  { header: 'Version', cell: (workflow) => workflow.version },
+  { header: 'Last run', cell: (workflow) => (workflow.last_run_at ? <Time value={workflow.last_run_at} /> : <span className="muted">never</span>) },
+  { header: 'Updated', cell: (workflow) => <Time value={workflow.updated_at} /> },
+];
 
 type NewWorkflow = RequestBody<'/api/v1/workflows', 'post'>;
 
@@ -88,9 +74,12 @@ function CreateWorkflow({ onDone }: { onDone: () => void }) {
   const invalidate = useInvalidate();
   const navigate = useNavigate();
   const [graphText, setGraphText] = useState(() => JSON.stringify(EXAMPLE_GRAPH, null, 2));
-  const [graphProblem, setGraphProblem] = useState<string | undefined>();
   const mutation = useMutation({
-    mutationFn: (workflow: NewWorkflow) => call(client.POST('/api/v1/workflows', { body: workflow })),
+    mutationFn: ({ name, description }: { name: string; description: string }) => {
+      // The graph is sent as written: the API checks it and names each problem by its path.
+      const { nodes, edges } = checkedValue(parseJsonObject(graphText, 'graph')) as Pick<NewWorkflow, 'nodes' | 'edges'>;
+      return call(client.POST('/api/v1/workflows', { body: { name, ...(description ? { description } : {}), ...(nodes === undefined ? {} : { nodes }), ...(edges === undefined ? {} : { edges }) } }));
+    },
     onSuccess: async (workflow) => {
       await invalidate('workflows');
       onDone();
@@ -100,12 +89,7 @@ function CreateWorkflow({ onDone }: { onDone: () => void }) {
   const submit = (event: FormEvent<HTMLFormElement>) => {
     event.preventDefault();
     const { name = '', description = '' } = formValues(event.currentTarget);
-    const parsed = parseJsonObject(graphText);
-    setGraphProblem(parsed.problem);
-    if (!parsed.value) return;
-    // The graph is sent as written: the API checks it and names each problem by its path.
-    const { nodes, edges } = parsed.value as Pick<NewWorkflow, 'nodes' | 'edges'>;
-    mutation.mutate({ name, ...(description ? { description } : {}), ...(nodes === undefined ? {} : { nodes }), ...(edges === undefined ? {} : { edges }) });
+    mutation.mutate({ name, description });
   };
   return (
     <form className="card" onSubmit={submit} aria-labelledby="new-workflow-title" noValidate>
@@ -119,21 +103,14 @@ function CreateWorkflow({ onDone }: { onDone: () => void }) {
       </Field>
       <DefinitionEditor
         label="Graph (JSON: nodes and edges)"
+        field="graph"
         hint={GRAPH_HINT}
         text={graphText}
         onText={setGraphText}
-        localProblem={graphProblem}
-        apiError={mutation.error}
+        error={mutation.error}
         covers={(field) => /^(nodes|edges)\b/.test(field)}
       />
-      <div className="form-actions">
-        <button type="submit" disabled={mutation.isPending}>
-          {mutation.isPending ? 'Creating…' : 'Create workflow'}
-        </button>
-        <button type="button" className="secondary" onClick={onDone}>
-          Cancel
-        </button>
-      </div>
+      <FormActions submitLabel="Create workflow" pendingLabel="Creating…" pending={mutation.isPending} onCancel={onDone} />
     </form>
   );
 }

@@ -1,5 +1,4 @@
 import { useId, useRef, useState, type ReactNode } from 'react';
-import './settings.css';
 
 type CopyState = 'idle' | 'copied' | 'select';
 

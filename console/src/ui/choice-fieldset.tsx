@@ -1,6 +1,5 @@
 import { useId, type ReactNode } from 'react';
-import { describeError } from '../../api/call.js';
-import './settings.css';
+import { describeError } from '../api/call.js';
 
 /**
  * A group of checkboxes or radios with its legend, hint and the API's messages for its field and
