@@ -1,38 +1,19 @@
-import { createClient, type AgentPlatformClient, type RequestBody } from '@agent-platform/client';
+import type { AgentPlatformClient, RequestBody } from '@agent-platform/client';
 import { startReceiver, type Receiver } from '@agent-platform/kit/testing';
-import type { Browser, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import type { Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startMcpServer, text } from '../../services/agent-memory/test/support/mcp-server.js';
-import { checkPage, launchBrowser, openConsole, registerThroughConsole, type ConsolePage } from './harness/browser.js';
+import { checkPage, clientFor, registerThroughConsole, useConsoleBrowser } from './harness/browser.js';
 
-let browser: Browser;
+const { withConsole } = useConsoleBrowser();
 /** What the agents' http tools call: it answers the order it was sent, shipped. */
 let receiver: Receiver;
 beforeAll(async () => {
-  browser = await launchBrowser();
   receiver = await startReceiver((request) => ({ json: { order: request.json ?? null, state: 'shipped' } }));
 });
 afterAll(async () => {
-  await browser.close();
   await receiver.close();
 });
-
-async function withConsole(run: (console: ConsolePage) => Promise<void>): Promise<void> {
-  const opened = await openConsole(browser);
-  try {
-    await run(opened);
-    expect(opened.errors).toEqual([]);
-  } finally {
-    await opened.context.close();
-  }
-}
-
-/** The typed client as the registered user, for setup that is not the point of a test. */
-async function apiAs(account: { email: string; password: string }): Promise<AgentPlatformClient> {
-  const baseUrl = inject('baseUrl');
-  const { data: tokens } = await createClient({ baseUrl }).POST('/api/v1/auth/login', { body: { username: account.email, password: account.password } });
-  return createClient({ baseUrl, accessToken: tokens!.access_token });
-}
 
 const ORDER_SCHEMA = { type: 'object', properties: { order_id: { type: 'string' } }, required: ['order_id'] };
 
@@ -109,8 +90,7 @@ describe('agent settings', () => {
 describe('tools', () => {
   it('are created and edited on the Tools page (errors on their fields) and attached to an agent in its settings', async () => {
     await withConsole(async ({ page }) => {
-      const account = await registerThroughConsole(page);
-      const api = await apiAs(account);
+      const api = await clientFor(await registerThroughConsole(page));
       const { data: agent } = await api.POST('/api/v1/agents', { body: { name: 'Refunds', type: 'support' } });
 
       await page.getByRole('link', { name: 'Tools' }).click();
@@ -182,8 +162,7 @@ describe('tools of other types', () => {
     const server = await startMcpServer({ tools: { search_issues: { description: 'Finds issues by words.', run: () => text('found') } } });
     try {
       await withConsole(async ({ page }) => {
-        const account = await registerThroughConsole(page);
-        const api = await apiAs(account);
+        const api = await clientFor(await registerThroughConsole(page));
         const { data: workflow } = await api.POST('/api/v1/workflows', {
           body: { name: 'Order lookup', nodes: [{ id: 'call', type: 'integration', config: { service: 'http', url: receiver.url('/lookup'), method: 'GET' } }], edges: [] },
         });
@@ -236,8 +215,7 @@ describe('tools of other types', () => {
 describe('the playground', () => {
   it('streams a turn, shows its tool call and result, stops at a gated call until approved, and keeps the session', async () => {
     await withConsole(async ({ page, context }) => {
-      const account = await registerThroughConsole(page);
-      const api = await apiAs(account);
+      const api = await clientFor(await registerThroughConsole(page));
       const track = await createTool(api, { name: 'track_order', description: 'Tracks an order.', config: { url: receiver.url('/track') } });
       const refund = await createTool(api, { name: 'refund_order', description: 'Refunds an order.', config: { url: receiver.url('/refund') }, requires_approval: true });
       const { data: agent } = await api.POST('/api/v1/agents', { body: { name: 'Support', type: 'support', tools: [track, refund], config: { memory_extraction: false } } });
@@ -338,8 +316,7 @@ describe('the playground', () => {
 describe('the playground and memory', () => {
   it('shows the memories a turn used, the facts it taught the agent, its tokens and its credits', async () => {
     await withConsole(async ({ page }) => {
-      const account = await registerThroughConsole(page);
-      const api = await apiAs(account);
+      const api = await clientFor(await registerThroughConsole(page));
       // Keeps semantic memory, so it extracts facts from each turn (decisions §14).
       const { data: agent } = await api.POST('/api/v1/agents', { body: { name: 'Concierge', type: 'assistant' } });
       const { response } = await api.POST('/api/v1/memory', { body: { agent_id: agent!.id, memory_type: 'semantic', content: 'The customer prefers to be contacted by carrier pigeon.' } });

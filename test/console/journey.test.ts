@@ -3,19 +3,17 @@
 // cover its edges; this one covers the way between them.
 import { verifyWebhook } from '@agent-platform/client';
 import { startReceiver, type Receiver } from '@agent-platform/kit/testing';
-import type { Browser, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { checkPage, launchBrowser, openConsole, registerThroughConsole } from './harness/browser.js';
+import { checkPage, registerThroughConsole, useConsoleBrowser } from './harness/browser.js';
 
-let browser: Browser;
+const { withConsole } = useConsoleBrowser();
 let receiver: Receiver;
 beforeAll(async () => {
-  browser = await launchBrowser();
   // The agent's refund tool and the webhook endpoint, both answered here.
   receiver = await startReceiver((request) => (request.path.startsWith('/hooks') ? { status: 204 } : { json: { refunded: request.json ?? null } }));
 });
 afterAll(async () => {
-  await browser.close();
   await receiver.close();
 });
 
@@ -38,8 +36,7 @@ async function openFromNavigation(page: Page, name: string): Promise<void> {
 
 describe('the console end to end', () => {
   it('takes a new user from registration through agents, tools, chat, memory, workflows, approvals and webhooks', { timeout: 180_000 }, async () => {
-    const { page, context, errors } = await openConsole(browser);
-    try {
+    await withConsole(async ({ page, context }) => {
       await registerThroughConsole(page, 'Journey Company');
 
       // A tool that needs a person's approval, made on the Tools page.
@@ -138,10 +135,6 @@ describe('the console end to end', () => {
       await delivery.getByText('delivered').waitFor();
       expect(await delivery.textContent()).toContain('204');
       await checkPage(page, 'journey-webhook');
-
-      expect(errors).toEqual([]);
-    } finally {
-      await context.close();
-    }
+    });
   });
 });

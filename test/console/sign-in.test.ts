@@ -1,6 +1,6 @@
 import { createClient } from '@agent-platform/client';
 import { describe, expect, inject, it } from 'vitest';
-import { checkPage, registerThroughConsole, useConsoleBrowser } from './harness/browser.js';
+import { checkPage, clientFor, registerThroughConsole, useConsoleBrowser } from './harness/browser.js';
 
 const { withConsole } = useConsoleBrowser();
 
@@ -109,11 +109,9 @@ describe('signing in (decisions §15)', () => {
     await withConsole(async ({ page }) => {
       const { email } = await registerThroughConsole(page, 'First Company');
       // A second account invites this user into its tenant, which has an agent of its own.
-      const api = createClient({ baseUrl: inject('baseUrl') });
       const owner = { email: `owner-${Date.now()}@example.com`, password: 'correct horse battery staple' };
-      const { data: registered } = await api.POST('/api/v1/auth/register', { body: { ...owner, company: 'Second Company' } });
-      const { data: tokens } = await api.POST('/api/v1/auth/login', { body: { username: owner.email, password: owner.password } });
-      const ownerClient = createClient({ baseUrl: inject('baseUrl'), accessToken: tokens!.access_token });
+      const { data: registered } = await createClient({ baseUrl: inject('baseUrl') }).POST('/api/v1/auth/register', { body: { ...owner, company: 'Second Company' } });
+      const ownerClient = await clientFor(owner);
       await ownerClient.POST('/api/v1/agents', { body: { name: 'Second company agent', type: 'assistant' } });
       const { response } = await ownerClient.POST('/api/v1/tenants/{tenant_id}/members', { params: { path: { tenant_id: registered!.tenant_id } }, body: { email, role: 'member' } });
       expect(response.status).toBe(201);

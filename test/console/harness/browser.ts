@@ -1,13 +1,10 @@
 import AxeBuilder from '@axe-core/playwright';
 import { mkdir } from 'node:fs/promises';
 import { createClient, type AgentPlatformClient } from '@agent-platform/client';
-import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, expect, inject } from 'vitest';
 import { REPO_ROOT } from '../../e2e/harness/processes.js';
-
-/** Debian's chromium (`.ci/run` installs it); the closed network refuses its background connections. */
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-const CHROMIUM_ARGS = ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
+import { launchChromium } from './chromium.js';
 
 export const VIEWPORTS = {
   desktop: { width: 1280, height: 800 },
@@ -18,10 +15,6 @@ export type ViewportName = keyof typeof VIEWPORTS;
 /** Where each page's screenshots are kept (test artefacts, not committed). */
 export const SCREENSHOT_DIR = `${REPO_ROOT}test/console/screenshots`;
 
-export function launchBrowser(): Promise<Browser> {
-  return chromium.launch({ executablePath: CHROMIUM, headless: true, args: CHROMIUM_ARGS });
-}
-
 export interface ConsolePage {
   page: Page;
   context: BrowserContext;
@@ -30,7 +23,7 @@ export interface ConsolePage {
 }
 
 /** A fresh browser profile on the console of the platform under test. */
-export async function openConsole(browser: Browser, viewport: ViewportName = 'desktop'): Promise<ConsolePage> {
+async function openConsole(browser: Browser, viewport: ViewportName = 'desktop'): Promise<ConsolePage> {
   const context = await browser.newContext({ baseURL: inject('baseUrl'), viewport: VIEWPORTS[viewport], reducedMotion: 'reduce' });
   context.setDefaultTimeout(15_000);
   const page = await context.newPage();
@@ -51,7 +44,7 @@ export async function openConsole(browser: Browser, viewport: ViewportName = 'de
 export function useConsoleBrowser(): { withConsole: (run: (console: ConsolePage) => Promise<void>, viewport?: ViewportName) => Promise<void>; openConsole: (viewport?: ViewportName) => Promise<ConsolePage> } {
   let browser: Browser | undefined;
   beforeAll(async () => {
-    browser = await launchBrowser();
+    browser = await launchChromium();
   });
   afterAll(async () => {
     await browser?.close();

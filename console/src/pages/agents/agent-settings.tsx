@@ -4,15 +4,26 @@ import { Link, useNavigate } from '@tanstack/react-router';
 import { useId, useState, type FormEvent } from 'react';
 import { call, fieldError } from '../../api/call.js';
 import { useClient, useInvalidate, useTenantQuery } from '../../api/session-context.js';
+import { ConfirmButton } from '../../ui/confirm-button.js';
 import { Empty, ErrorNotice, QueryState } from '../../ui/feedback.js';
 import { Field, formValues } from '../../ui/form.js';
+import { FormActions } from '../../ui/form-actions.js';
 import { Time } from '../../ui/page.js';
-import { ConfirmButton } from './confirm-button.js';
-import { allTools } from './local-error.js';
-import { MEMORY_TYPES } from './memory-types.js';
+import { allTools } from './all-tools.js';
+import { checkedValues } from './checked-values.js';
+import { MemoryTypeChoices } from './memory-type-choices.js';
 
 type AgentChange = RequestBody<'/api/v1/agents/{agent_id}', 'patch'>;
 type ConfigChange = NonNullable<AgentChange['config']>;
+type NumberSetting = 'temperature' | 'top_p' | 'max_tokens' | 'max_tool_rounds';
+
+/** The config's numbers, as the form asks for them; an empty one is the platform's default. */
+const NUMBER_SETTINGS: readonly { key: NumberSetting; label: string; hint: string; step: string; inputMode: 'decimal' | 'numeric' }[] = [
+  { key: 'temperature', label: 'Temperature', hint: '0 to 2', step: '0.1', inputMode: 'decimal' },
+  { key: 'top_p', label: 'Top p', hint: '0 to 1', step: '0.05', inputMode: 'decimal' },
+  { key: 'max_tokens', label: 'Max tokens', hint: 'Longest reply', step: '1', inputMode: 'numeric' },
+  { key: 'max_tool_rounds', label: 'Max tool rounds', hint: '1 to 32; default 8', step: '1', inputMode: 'numeric' },
+];
 
 /** The agent's settings form (PATCH), and deleting the agent. */
 export function AgentSettings({ agent }: { agent: Agent }) {
@@ -42,16 +53,15 @@ function SettingsForm({ agent, saved, onSaved }: { agent: Agent; saved: boolean;
     event.preventDefault();
     onSaved(undefined);
     const form = event.currentTarget;
-    const data = new FormData(form);
     const values = formValues(form);
-    const chosen = new Set(data.getAll('tools').filter((value): value is string => typeof value === 'string'));
+    const chosen = new Set(checkedValues(form, 'tools'));
     // The agent's order first (the model is offered them in that order), newly ticked ones after.
     const toolIds = [...agent.tools.filter((id) => chosen.has(id)), ...[...chosen].filter((id) => !agent.tools.includes(id))];
     mutation.mutate({
       name: values.name ?? '',
       type: values.type ?? '',
       description: values.description ?? '',
-      memory_types: data.getAll('memory_types').filter((value): value is string => typeof value === 'string'),
+      memory_types: checkedValues(form, 'memory_types'),
       config: configFrom(values),
       tools: toolIds,
     });
@@ -76,15 +86,7 @@ function SettingsForm({ agent, saved, onSaved }: { agent: Agent; saved: boolean;
       <Field label="Description" field="description" error={error}>
         <textarea name="description" rows={2} defaultValue={agent.description ?? ''} />
       </Field>
-      <fieldset aria-describedby={fieldError(error, 'memory_types') ? 'memory-types-error' : undefined}>
-        <legend>Memory it keeps</legend>
-        {MEMORY_TYPES.map((memoryType) => (
-          <label key={memoryType} className="checkbox">
-            <input type="checkbox" name="memory_types" value={memoryType} defaultChecked={agent.memory_types.includes(memoryType)} /> {memoryType}
-          </label>
-        ))}
-        <FieldMessage id="memory-types-error" message={fieldError(error, 'memory_types')} />
-      </fieldset>
+      <MemoryTypeChoices error={error} checked={agent.memory_types} />
 
       <fieldset>
         <legend>Model settings</legend>
@@ -95,18 +97,11 @@ function SettingsForm({ agent, saved, onSaved }: { agent: Agent; saved: boolean;
           <textarea name="system_prompt" rows={4} defaultValue={agent.config.system_prompt ?? ''} />
         </Field>
         <div className="settings-numbers">
-          <Field label="Temperature" field="config.temperature" error={error} hint="0 to 2">
-            <input name="temperature" type="number" step="0.1" inputMode="decimal" defaultValue={agent.config.temperature ?? ''} />
-          </Field>
-          <Field label="Top p" field="config.top_p" error={error} hint="0 to 1">
-            <input name="top_p" type="number" step="0.05" inputMode="decimal" defaultValue={agent.config.top_p ?? ''} />
-          </Field>
-          <Field label="Max tokens" field="config.max_tokens" error={error} hint="Longest reply">
-            <input name="max_tokens" type="number" step="1" inputMode="numeric" defaultValue={agent.config.max_tokens ?? ''} />
-          </Field>
-          <Field label="Max tool rounds" field="config.max_tool_rounds" error={error} hint="1 to 32; default 8">
-            <input name="max_tool_rounds" type="number" step="1" inputMode="numeric" defaultValue={agent.config.max_tool_rounds ?? ''} />
-          </Field>
+          {NUMBER_SETTINGS.map(({ key, label, hint, step, inputMode }) => (
+            <Field key={key} label={label} field={`config.${key}`} error={error} hint={hint}>
+              <input name={key} type="number" step={step} inputMode={inputMode} defaultValue={agent.config[key] ?? ''} />
+            </Field>
+          ))}
         </div>
         <Field label="Memory extraction" field="config.memory_extraction" error={error} hint="Facts learned from each turn go into semantic memory.">
           <select name="memory_extraction" defaultValue={agent.config.memory_extraction === undefined ? '' : String(agent.config.memory_extraction)}>
@@ -136,11 +131,7 @@ function SettingsForm({ agent, saved, onSaved }: { agent: Agent; saved: boolean;
         <FieldMessage id="tools-error" message={fieldError(error, 'tools')} />
       </fieldset>
 
-      <div className="form-actions">
-        <button type="submit" disabled={mutation.isPending}>
-          {mutation.isPending ? 'Saving…' : 'Save changes'}
-        </button>
-      </div>
+      <FormActions submitLabel="Save changes" pendingLabel="Saving…" pending={mutation.isPending} />
       <p className="muted">
         Created <Time value={agent.created_at} />, last changed <Time value={agent.updated_at} />.
       </p>
@@ -193,16 +184,12 @@ function configFrom(values: Record<string, string>): ConfigChange {
     const value = values[key]?.trim();
     if (value) config[key] = values[key];
   };
-  const number = (key: 'temperature' | 'top_p' | 'max_tokens' | 'max_tool_rounds') => {
-    const value = values[key]?.trim();
-    if (value) config[key] = Number(value);
-  };
   text('model');
   text('system_prompt');
-  number('temperature');
-  number('top_p');
-  number('max_tokens');
-  number('max_tool_rounds');
+  for (const { key } of NUMBER_SETTINGS) {
+    const value = values[key]?.trim();
+    if (value) config[key] = Number(value);
+  }
   if (values.memory_extraction === 'true' || values.memory_extraction === 'false') config.memory_extraction = values.memory_extraction === 'true';
   return config;
 }
@@ -223,7 +210,14 @@ function DeleteAgent({ agent }: { agent: Agent }) {
       <h2 id="delete-agent-title">Delete this agent</h2>
       <p>Its sessions, messages, memory items and documents are deleted with it. This cannot be undone.</p>
       <ErrorNotice error={mutation.error} title="Could not delete the agent" />
-      <ConfirmButton label="Delete agent" question={`Delete ${agent.name} and everything it keeps?`} confirmLabel="Delete permanently" pending={mutation.isPending} onConfirm={() => mutation.mutate()} />
+      <ConfirmButton
+        label="Delete agent"
+        question={`Delete ${agent.name} and everything it keeps?`}
+        confirmLabel="Delete permanently"
+        pending={mutation.isPending}
+        pendingLabel="Deleting…"
+        onConfirm={() => mutation.mutate()}
+      />
     </section>
   );
 }

@@ -1,13 +1,17 @@
-import type { RequestBody } from '@agent-platform/client';
+import type { Agent, RequestBody } from '@agent-platform/client';
 import { useMutation } from '@tanstack/react-query';
 import { getRouteApi, Link, useNavigate } from '@tanstack/react-router';
-import { useState, type FormEvent } from 'react';
+import type { FormEvent } from 'react';
 import { call } from '../../api/call.js';
 import { useClient, useInvalidate, useTenantQuery } from '../../api/session-context.js';
-import { Empty, ErrorNotice, QueryState } from '../../ui/feedback.js';
+import { PagedTable, type Column } from '../../ui/data-table.js';
+import { Empty, ErrorNotice } from '../../ui/feedback.js';
 import { Field, formValues } from '../../ui/form.js';
-import { Page, Pager, Time } from '../../ui/page.js';
-import { DEFAULT_MEMORY_TYPES, MEMORY_TYPES } from './memory-types.js';
+import { FormActions, useCreateForm } from '../../ui/form-actions.js';
+import { Page, Time } from '../../ui/page.js';
+import { checkedValues } from './checked-values.js';
+import { MemoryTypeChoices } from './memory-type-choices.js';
+import { DEFAULT_MEMORY_TYPES } from './memory-types.js';
 
 const PER_PAGE = 20;
 const route = getRouteApi('/app/agents');
@@ -15,66 +19,56 @@ const route = getRouteApi('/app/agents');
 export function AgentsPage() {
   const { page = 1 } = route.useSearch();
   const navigate = useNavigate();
-  const [creating, setCreating] = useState(false);
-  const agents = useTenantQuery(['agents', page], (client) => call(client.GET('/api/v1/agents', { params: { query: { page, per_page: PER_PAGE } } })));
+  // The form's success opens the new agent's page: nothing made is kept here.
+  const creating = useCreateForm();
+  const agents = useTenantQuery(['agents', page], async (client) => {
+    const list = await call(client.GET('/api/v1/agents', { params: { query: { page, per_page: PER_PAGE } } }));
+    // As the other paged lists answer: the table reads `items`.
+    return { items: list.agents, total: list.total };
+  });
   return (
     <Page
       title="Agents"
       actions={
-        <button type="button" onClick={() => setCreating(true)} disabled={creating}>
+        <button type="button" onClick={creating.start} disabled={creating.open}>
           New agent
         </button>
       }
     >
-      {creating ? <CreateAgent onDone={() => setCreating(false)} /> : null}
-      <QueryState query={agents} loadingLabel="Loading agents…">
-        {(list) =>
-          list.agents.length === 0 ? (
-            <Empty title="No agents yet">
-              <p>An agent answers chat turns with its model, its tools and the memory it keeps. Create one to begin.</p>
-            </Empty>
-          ) : (
-            <>
-              <div className="table-scroll">
-                <table>
-                  <thead>
-                    <tr>
-                      <th scope="col">Name</th>
-                      <th scope="col">Type</th>
-                      <th scope="col">Memory</th>
-                      <th scope="col">Status</th>
-                      <th scope="col">Created</th>
-                    </tr>
-                  </thead>
-                  <tbody>
-                    {list.agents.map((agent) => (
-                      <tr key={agent.id}>
-                        <td>
-                          <Link to="/agents/$agentId" params={{ agentId: agent.id }}>
-                            {agent.name}
-                          </Link>
-                        </td>
-                        <td>{agent.type}</td>
-                        <td>{agent.memory_types.join(', ')}</td>
-                        <td>
-                          <span className={`badge badge-${agent.status}`}>{agent.status}</span>
-                        </td>
-                        <td>
-                          <Time value={agent.created_at} />
-                        </td>
-                      </tr>
-                    ))}
-                  </tbody>
-                </table>
-              </div>
-              <Pager page={page} perPage={PER_PAGE} total={list.total} onPage={(next) => void navigate({ to: '/agents', search: { page: next } })} />
-            </>
-          )
+      {creating.open ? <CreateAgent onDone={creating.cancel} /> : null}
+      <PagedTable
+        query={agents}
+        loadingLabel="Loading agents…"
+        page={page}
+        perPage={PER_PAGE}
+        onPage={(next) => void navigate({ to: '/agents', search: { page: next } })}
+        label="Agent list"
+        columns={AGENT_COLUMNS}
+        rowKey={(agent) => agent.id}
+        empty={
+          <Empty title="No agents yet">
+            <p>An agent answers chat turns with its model, its tools and the memory it keeps. Create one to begin.</p>
+          </Empty>
         }
-      </QueryState>
+      />
     </Page>
   );
 }
+
+const AGENT_COLUMNS: Column<Agent>[] = [
+  {
+    header: 'Name',
+    cell: (agent) => (
+      <Link to="/agents/$agentId" params={{ agentId: agent.id }}>
+        {agent.name}
+      </Link>
+    ),
+  },
+  { header: 'Type', cell: (agent) => agent.type },
+  { header: 'Memory', cell: (agent) => agent.memory_types.join(', ') },
+  { header: 'Status', cell: (agent) => <span className={`badge badge-${agent.status}`}>{agent.status}</span> },
+  { header: 'Created', cell: (agent) => <Time value={agent.created_at} /> },
+];
 
 type NewAgent = RequestBody<'/api/v1/agents', 'post'>;
 
@@ -94,12 +88,11 @@ function CreateAgent({ onDone }: { onDone: () => void }) {
     event.preventDefault();
     const form = event.currentTarget;
     const { name = '', type = '', description, system_prompt, model } = formValues(form);
-    const memoryTypes = new FormData(form).getAll('memory_types').filter((value): value is string => typeof value === 'string');
     mutation.mutate({
       name,
       type,
       ...(description ? { description } : {}),
-      memory_types: memoryTypes,
+      memory_types: checkedValues(form, 'memory_types'),
       config: { ...(system_prompt ? { system_prompt } : {}), ...(model ? { model } : {}) },
     });
   };
@@ -116,28 +109,14 @@ function CreateAgent({ onDone }: { onDone: () => void }) {
       <Field label="Description" field="description" error={mutation.error}>
         <textarea name="description" rows={2} />
       </Field>
-      <fieldset>
-        <legend>Memory it keeps</legend>
-        {MEMORY_TYPES.map((memoryType) => (
-          <label key={memoryType} className="checkbox">
-            <input type="checkbox" name="memory_types" value={memoryType} defaultChecked={DEFAULT_MEMORY_TYPES.includes(memoryType)} /> {memoryType}
-          </label>
-        ))}
-      </fieldset>
+      <MemoryTypeChoices error={mutation.error} checked={DEFAULT_MEMORY_TYPES} />
       <Field label="System prompt" field="config.system_prompt" error={mutation.error}>
         <textarea name="system_prompt" rows={3} />
       </Field>
       <Field label="Model" field="config.model" error={mutation.error} hint="Leave empty for the platform's default.">
         <input name="model" />
       </Field>
-      <div className="form-actions">
-        <button type="submit" disabled={mutation.isPending}>
-          {mutation.isPending ? 'Creating…' : 'Create agent'}
-        </button>
-        <button type="button" className="secondary" onClick={onDone}>
-          Cancel
-        </button>
-      </div>
+      <FormActions submitLabel="Create agent" pendingLabel="Creating…" pending={mutation.isPending} onCancel={onDone} />
     </form>
   );
 }

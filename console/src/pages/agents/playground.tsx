@@ -4,12 +4,13 @@ import { getRouteApi, useNavigate } from '@tanstack/react-router';
 import { useEffect, useRef, useState, type FormEvent, type KeyboardEvent } from 'react';
 import { call } from '../../api/call.js';
 import { useClient, useSession, useTenantQuery } from '../../api/session-context.js';
+import { ConfirmButton } from '../../ui/confirm-button.js';
 import { Empty, ErrorNotice, QueryState } from '../../ui/feedback.js';
 import { Field } from '../../ui/form.js';
+import { FormActions } from '../../ui/form-actions.js';
 import { Pager, Time } from '../../ui/page.js';
+import { allTools } from './all-tools.js';
 import { applyEvent, factsByTurn, historyTurns, startDecision, startTurn, type Turn } from './chat-turns.js';
-import { ConfirmButton } from './confirm-button.js';
-import { allTools } from './local-error.js';
 import { TurnView } from './turn-view.js';
 
 const route = getRouteApi('/app/agents/$agentId');
@@ -122,7 +123,15 @@ function SessionItem({ agentId, session, current, onPick, onDeleted }: { agentId
           {session.user_id ? ` · end user ${session.user_id}` : ''}
         </span>
       </button>
-      <ConfirmButton label="Delete" accessibleLabel={`Delete the session started ${started}`} question="Delete this session and its messages?" confirmLabel="Delete session" pending={remove.isPending} onConfirm={() => remove.mutate()} />
+      <ConfirmButton
+        label="Delete"
+        accessibleLabel={`Delete the session started ${started}`}
+        question="Delete this session and its messages?"
+        confirmLabel="Delete session"
+        pending={remove.isPending}
+        pendingLabel="Deleting…"
+        onConfirm={() => remove.mutate()}
+      />
       <ErrorNotice error={remove.error} title="Could not delete the session" />
     </li>
   );
@@ -377,16 +386,8 @@ function Chat({
         <Field label="Message" field="message" error={sendError} hint={<>Enter sends, Shift+Enter adds a line.{toolNames.length > 0 ? ` Tools: ${toolNames.join(', ')}.` : ''}</>}>
           <textarea value={message} onChange={(event) => setMessage(event.target.value)} onKeyDown={onKeyDown} rows={3} />
         </Field>
-        <div className="form-actions">
-          <button type="submit" disabled={streaming}>
-            Send
-          </button>
-          {streaming ? (
-            <button type="button" className="secondary" onClick={() => aborter.current?.abort()}>
-              Stop
-            </button>
-          ) : null}
-        </div>
+        {/* Send keeps its name (disabled) while the reply streams; Stop ends the stream. */}
+        <FormActions submitLabel="Send" pending={streaming} cancelLabel="Stop" onCancel={streaming ? () => aborter.current?.abort() : undefined} />
       </form>
     </>
   );

@@ -1,11 +1,7 @@
 import { createRoute, lazyRouteComponent } from '@tanstack/react-router';
 import { appRoute } from '../../routes/app.js';
+import { definedOnly, optionalText, validatePage } from '../../routes/search-params.js';
 import { AgentsPage } from './agents-page.js';
-
-const validatePage = (search: Record<string, unknown>): { page?: number } => {
-  const page = Number(search.page);
-  return Number.isInteger(page) && page > 1 ? { page } : {};
-};
 
 /** The agent page's tab (Settings when absent) and, on the Playground, the session shown. */
 export interface AgentSearch {
@@ -13,10 +9,7 @@ export interface AgentSearch {
   session?: string;
 }
 
-const validateAgentSearch = (search: Record<string, unknown>): AgentSearch => {
-  if (search.tab !== 'playground') return {};
-  return typeof search.session === 'string' && search.session !== '' ? { tab: 'playground', session: search.session } : { tab: 'playground' };
-};
+const validateAgentSearch = (search: Record<string, unknown>): AgentSearch => (search.tab === 'playground' ? definedOnly<AgentSearch>({ tab: 'playground', session: optionalText(search.session) }) : {});
 
 export const agentsRoute = createRoute({ getParentRoute: () => appRoute, path: 'agents', validateSearch: validatePage, component: AgentsPage });
 export const agentRoute = createRoute({

@@ -4,9 +4,12 @@ import { Link } from '@tanstack/react-router';
 import { useId, useState, type FormEvent } from 'react';
 import { call, describeError, fieldError } from '../../api/call.js';
 import { useClient, useInvalidate, useTenantQuery } from '../../api/session-context.js';
+import { checkedValue, parseJsonObject } from '../../api/local-errors.js';
 import { ErrorNotice, QueryState } from '../../ui/feedback.js';
 import { Field, formValues } from '../../ui/form.js';
-import { localValidationError } from './local-error.js';
+import { FormActions } from '../../ui/form-actions.js';
+import { JsonField } from '../../ui/json-field.js';
+import { Options } from '../../ui/options.js';
 
 type ToolBody = RequestBody<'/api/v1/tools', 'post'>;
 type ToolType = ToolBody['type'];
@@ -32,39 +35,22 @@ export function ToolForm({ tool, onDone }: { tool: Tool | undefined; onDone: () 
   const titleId = useId();
   const [type, setType] = useState<ToolType>(tool?.type ?? 'http');
   const [headers, setHeaders] = useState<HeaderRow[]>(() => Object.entries(recordOf(tool?.config.headers)).map(([name, value]) => headerRow(name, value)));
-  const [localError, setLocalError] = useState<unknown>(undefined);
   const mutation = useMutation({
-    mutationFn: (body: ToolBody) => (tool ? call(client.PUT('/api/v1/tools/{tool_id}', { params: { path: { tool_id: tool.id } }, body })) : call(client.POST('/api/v1/tools', { body }))),
+    mutationFn: (form: ToolFormValues) => {
+      const body = toolBody(form);
+      return tool ? call(client.PUT('/api/v1/tools/{tool_id}', { params: { path: { tool_id: tool.id } }, body })) : call(client.POST('/api/v1/tools', { body }));
+    },
     onSuccess: async () => {
       // Agents show their tools' names: both lists may change.
       await Promise.all([invalidate('tools'), invalidate('agents')]);
       onDone();
     },
   });
-  const error = localError ?? mutation.error;
+  const error = mutation.error;
 
   const submit = (event: FormEvent<HTMLFormElement>) => {
     event.preventDefault();
-    const values = formValues(event.currentTarget);
-    let inputSchema: Record<string, unknown> | undefined;
-    if (type !== 'mcp') {
-      const parsed = parseSchema(values.input_schema ?? '');
-      if ('error' in parsed) {
-        setLocalError(localValidationError('input_schema', parsed.error));
-        return;
-      }
-      inputSchema = parsed.schema;
-    }
-    setLocalError(undefined);
-    const description = values.description?.trim() ? values.description : undefined;
-    mutation.mutate({
-      name: values.name ?? '',
-      ...(description ? { description } : {}),
-      type,
-      config: configFrom(type, values, headers),
-      ...(inputSchema ? { input_schema: inputSchema } : {}),
-      requires_approval: values.requires_approval === 'on',
-    });
+    mutation.mutate({ type, values: formValues(event.currentTarget), headers });
   };
 
   return (
@@ -94,9 +80,7 @@ export function ToolForm({ tool, onDone }: { tool: Tool | undefined; onDone: () 
           </Field>
           <Field label="Method" field="config.method" error={error}>
             <select name="method" defaultValue={stringOf(tool?.config.method) || 'POST'}>
-              {METHODS.map((method) => (
-                <option key={method}>{method}</option>
-              ))}
+              <Options values={METHODS} />
             </select>
           </Field>
         </>
@@ -110,7 +94,7 @@ export function ToolForm({ tool, onDone }: { tool: Tool | undefined; onDone: () 
           <Field label="Allowed tools" field="config.allowed_tools" error={error} hint="The server's tools the model is offered, one name a line; empty: every tool.">
             <textarea name="allowed_tools" rows={3} defaultValue={Array.isArray(tool?.config.allowed_tools) ? (tool.config.allowed_tools as unknown[]).join('\n') : ''} />
           </Field>
-          <AllowedToolsErrors error={error} sent={mutation.variables?.config.allowed_tools ?? []} />
+          <AllowedToolsErrors error={error} sent={allowedTools(mutation.variables?.values ?? {})} />
           {tool?.discovered && tool.discovered.length > 0 ? (
             <p className="hint">The server listed: {tool.discovered.map((found) => found.name).join(', ')}.</p>
           ) : null}
@@ -119,9 +103,14 @@ export function ToolForm({ tool, onDone }: { tool: Tool | undefined; onDone: () 
       {type !== 'workflow' ? <HeadersEditor headers={headers} onChange={setHeaders} error={error} /> : null}
 
       {type !== 'mcp' ? (
-        <Field label="Input schema (JSON)" field="input_schema" error={error} hint="A JSON Schema of the arguments the model gives.">
-          <textarea name="input_schema" className="code" rows={8} defaultValue={tool?.input_schema ? JSON.stringify(tool.input_schema, null, 2) : DEFAULT_SCHEMA} spellCheck={false} />
-        </Field>
+        <JsonField
+          label="Input schema (JSON)"
+          field="input_schema"
+          error={error}
+          hint="A JSON Schema of the arguments the model gives."
+          rows={8}
+          defaultValue={tool?.input_schema ? JSON.stringify(tool.input_schema, null, 2) : DEFAULT_SCHEMA}
+        />
       ) : null}
       <div className="field">
         <label className="checkbox">
@@ -129,14 +118,7 @@ export function ToolForm({ tool, onDone }: { tool: Tool | undefined; onDone: () 
         </label>
         <small className="hint">Each call waits for a person to approve or reject it before it runs.</small>
       </div>
-      <div className="form-actions">
-        <button type="submit" disabled={mutation.isPending}>
-          {mutation.isPending ? 'Saving…' : tool ? 'Save tool' : 'Create tool'}
-        </button>
-        <button type="button" className="secondary" onClick={onDone}>
-          Cancel
-        </button>
-      </div>
+      <FormActions submitLabel={tool ? 'Save tool' : 'Create tool'} pendingLabel="Saving…" pending={mutation.isPending} onCancel={onDone} />
     </form>
   );
 }
@@ -221,28 +203,45 @@ function HeadersEditor({ headers, onChange, error }: { headers: HeaderRow[]; onC
   );
 }
 
+/** What the form holds when submitted: its type, its named controls and its header rows. */
+interface ToolFormValues {
+  type: ToolType;
+  values: Record<string, string>;
+  headers: HeaderRow[];
+}
+
+/**
+ * The request the form says; an input schema that is not a JSON object throws its local
+ * validation error (inside the mutation, so nothing is sent and it shows as the API's would).
+ */
+function toolBody({ type, values, headers }: ToolFormValues): ToolBody {
+  const description = values.description?.trim() ? values.description : undefined;
+  const inputSchema = type === 'mcp' ? undefined : checkedValue(parseJsonObject(values.input_schema ?? '', 'input_schema', '{"type": "object", "properties": {}}'));
+  return {
+    name: values.name ?? '',
+    ...(description ? { description } : {}),
+    type,
+    config: configFrom(type, values, headers),
+    ...(inputSchema ? { input_schema: inputSchema } : {}),
+    requires_approval: values.requires_approval === 'on',
+  };
+}
+
 function configFrom(type: ToolType, values: Record<string, string>, headers: HeaderRow[]): ToolConfig {
   const headerValues = Object.fromEntries(headers.filter((row) => row.name.trim() !== '').map((row) => [row.name.trim(), row.value]));
   const withHeaders = Object.keys(headerValues).length > 0 ? { headers: headerValues } : {};
   if (type === 'workflow') return { workflow_id: values.workflow_id ?? '' };
   if (type === 'http') return { url: values.url ?? '', method: values.method ?? 'POST', ...withHeaders };
-  const allowed = (values.allowed_tools ?? '')
-    .split('\n')
-    .map((name) => name.trim())
-    .filter((name) => name !== '');
+  const allowed = allowedTools(values);
   return { url: values.url ?? '', ...withHeaders, allowed_tools: allowed.length > 0 ? allowed : null };
 }
 
-/** The schema text as an object, or why it is not one (said before anything is sent). */
-function parseSchema(text: string): { schema: Record<string, unknown> } | { error: string } {
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(text);
-  } catch (error) {
-    return { error: `Not valid JSON: ${error instanceof Error ? error.message : String(error)}` };
-  }
-  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) return { error: 'Must be a JSON object, e.g. {"type": "object", "properties": {}}.' };
-  return { schema: parsed as Record<string, unknown> };
+/** The MCP server's tools the form allows, one name a line. */
+function allowedTools(values: Record<string, string>): string[] {
+  return (values.allowed_tools ?? '')
+    .split('\n')
+    .map((name) => name.trim())
+    .filter((name) => name !== '');
 }
 
 function stringOf(value: unknown): string {

@@ -4,9 +4,10 @@ import { getRouteApi, useNavigate } from '@tanstack/react-router';
 import { useState } from 'react';
 import { call } from '../../api/call.js';
 import { useClient, useInvalidate, useTenantQuery } from '../../api/session-context.js';
-import { Empty, ErrorNotice, QueryState } from '../../ui/feedback.js';
-import { Page, Pager, Time } from '../../ui/page.js';
-import { ConfirmButton } from './confirm-button.js';
+import { ConfirmButton } from '../../ui/confirm-button.js';
+import { PagedTable, type Column } from '../../ui/data-table.js';
+import { Empty, ErrorNotice } from '../../ui/feedback.js';
+import { Page, Time } from '../../ui/page.js';
 import { ToolForm } from './tool-form.js';
 import './agents.css';
 
@@ -22,54 +23,57 @@ export function ToolsPage() {
   const [editing, setEditing] = useState<Editing>(undefined);
   const tools = useTenantQuery(['tools', page], (client) => call(client.GET('/api/v1/tools', { params: { query: { page, per_page: PER_PAGE } } })));
   // A new key per opening, so a form never keeps another tool's values.
-  const open = (tool: Tool | undefined) => setEditing((previous) => ({ tool, key: (previous?.key ?? 0) + 1 }));
+  const open = (tool?: Tool) => setEditing((previous) => ({ tool, key: (previous?.key ?? 0) + 1 }));
   return (
     <Page
       title="Tools"
       actions={
-        <button type="button" onClick={() => open(undefined)} disabled={editing !== undefined && editing.tool === undefined}>
+        <button type="button" onClick={() => open()} disabled={editing !== undefined && editing.tool === undefined}>
           New tool
         </button>
       }
     >
       {editing ? <ToolForm key={editing.key} tool={editing.tool} onDone={() => setEditing(undefined)} /> : null}
-      <QueryState query={tools} loadingLabel="Loading tools…">
-        {(list) =>
-          list.items.length === 0 ? (
-            <Empty title="No tools yet">
-              <p>A tool lets an agent act: call an HTTP endpoint, run one of your workflows, or use the tools of an MCP server. Create one, then choose it in an agent's settings.</p>
-            </Empty>
-          ) : (
-            <>
-              <div className="table-scroll">
-                <table>
-                  <thead>
-                    <tr>
-                      <th scope="col">Name</th>
-                      <th scope="col">Type</th>
-                      <th scope="col">Calls</th>
-                      <th scope="col">Approval</th>
-                      <th scope="col">Changed</th>
-                      <th scope="col">Actions</th>
-                    </tr>
-                  </thead>
-                  <tbody>
-                    {list.items.map((tool) => (
-                      <ToolRow key={tool.id} tool={tool} onEdit={() => open(tool)} onDeleted={() => editing?.tool?.id === tool.id && setEditing(undefined)} />
-                    ))}
-                  </tbody>
-                </table>
-              </div>
-              <Pager page={page} perPage={PER_PAGE} total={list.total} onPage={(next) => void navigate({ to: '/tools', search: { page: next } })} />
-            </>
-          )
+      <PagedTable
+        query={tools}
+        loadingLabel="Loading tools…"
+        page={page}
+        perPage={PER_PAGE}
+        onPage={(next) => void navigate({ to: '/tools', search: { page: next } })}
+        label="Tool list"
+        columns={toolColumns({ onEdit: open, onDeleted: (tool) => editing?.tool?.id === tool.id && setEditing(undefined) })}
+        rowKey={(tool) => tool.id}
+        empty={
+          <Empty title="No tools yet">
+            <p>A tool lets an agent act: call an HTTP endpoint, run one of your workflows, or use the tools of an MCP server. Create one, then choose it in an agent's settings.</p>
+          </Empty>
         }
-      </QueryState>
+      />
     </Page>
   );
 }
 
-function ToolRow({ tool, onEdit, onDeleted }: { tool: Tool; onEdit: () => void; onDeleted: () => void }) {
+function toolColumns({ onEdit, onDeleted }: { onEdit: (tool: Tool) => void; onDeleted: (tool: Tool) => void }): Column<Tool>[] {
+  return [
+    {
+      header: 'Name',
+      cell: (tool) => (
+        <>
+          <code>{tool.name}</code>
+          {tool.description ? <div className="muted">{tool.description}</div> : null}
+        </>
+      ),
+    },
+    { header: 'Type', cell: (tool) => tool.type },
+    { header: 'Calls', cell: (tool) => <ToolTarget tool={tool} /> },
+    { header: 'Approval', cell: (tool) => (tool.requires_approval ? <span className="badge badge-awaiting_approval">required</span> : <span className="muted">no</span>) },
+    { header: 'Changed', cell: (tool) => <Time value={tool.updated_at} /> },
+    { header: 'Actions', cell: (tool) => <ToolActions tool={tool} onEdit={() => onEdit(tool)} onDeleted={() => onDeleted(tool)} /> },
+  ];
+}
+
+/** Edit, refresh an MCP server's tools, delete once confirmed; what came of it is said beside them. */
+function ToolActions({ tool, onEdit, onDeleted }: { tool: Tool; onEdit: () => void; onDeleted: () => void }) {
   const client = useClient();
   const invalidate = useInvalidate();
   const path = { params: { path: { tool_id: tool.id } } };
@@ -86,40 +90,34 @@ function ToolRow({ tool, onEdit, onDeleted }: { tool: Tool; onEdit: () => void; 
     onSuccess: () => invalidate('tools'),
   });
   return (
-    <tr>
-      <td>
-        <code>{tool.name}</code>
-        {tool.description ? <div className="muted">{tool.description}</div> : null}
-      </td>
-      <td>{tool.type}</td>
-      <td>
-        <ToolTarget tool={tool} />
-        {refresh.isSuccess ? (
-          <p className="notice notice-info" role="status">
-            The server lists {refresh.data.discovered?.length ?? 0} tools.
-          </p>
-        ) : null}
-        <ErrorNotice error={refresh.error} title="Could not refresh its tools" />
-        <ErrorNotice error={remove.error} title="Could not delete the tool" />
-      </td>
-      <td>{tool.requires_approval ? <span className="badge badge-awaiting_approval">required</span> : <span className="muted">no</span>}</td>
-      <td>
-        <Time value={tool.updated_at} />
-      </td>
-      <td>
-        <div className="row-actions">
-          <button type="button" className="secondary" onClick={onEdit} aria-label={`Edit ${tool.name}`}>
-            Edit
+    <>
+      <div className="row-actions">
+        <button type="button" className="secondary" onClick={onEdit} aria-label={`Edit ${tool.name}`}>
+          Edit
+        </button>
+        {tool.type === 'mcp' ? (
+          <button type="button" className="secondary" onClick={() => refresh.mutate()} disabled={refresh.isPending} aria-label={`Refresh the tools of ${tool.name}`}>
+            {refresh.isPending ? 'Refreshing…' : 'Refresh'}
           </button>
-          {tool.type === 'mcp' ? (
-            <button type="button" className="secondary" onClick={() => refresh.mutate()} disabled={refresh.isPending} aria-label={`Refresh the tools of ${tool.name}`}>
-              {refresh.isPending ? 'Refreshing…' : 'Refresh'}
-            </button>
-          ) : null}
-          <ConfirmButton label="Delete" accessibleLabel={`Delete ${tool.name}`} question={`Delete ${tool.name}? Agents stop calling it.`} confirmLabel="Delete tool" pending={remove.isPending} onConfirm={() => remove.mutate()} />
-        </div>
-      </td>
-    </tr>
+        ) : null}
+        <ConfirmButton
+          label="Delete"
+          accessibleLabel={`Delete ${tool.name}`}
+          question={`Delete ${tool.name}? Agents stop calling it.`}
+          confirmLabel="Delete tool"
+          pending={remove.isPending}
+          pendingLabel="Deleting…"
+          onConfirm={() => remove.mutate()}
+        />
+      </div>
+      {refresh.isSuccess ? (
+        <p className="notice notice-info" role="status">
+          The server lists {refresh.data.discovered?.length ?? 0} tools.
+        </p>
+      ) : null}
+      <ErrorNotice error={refresh.error} title="Could not refresh its tools" />
+      <ErrorNotice error={remove.error} title="Could not delete the tool" />
+    </>
   );
 }
 
