@@ -3,7 +3,7 @@
 //   node --import tsx scripts/build.ts --if-stale  builds only when a source changed since the last build
 // `pnpm start` runs the second, so the console a developer sees is never older than its sources.
 import { createHash } from 'node:crypto';
-import { readdir, readFile, writeFile } from 'node:fs/promises';
+import { readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
@@ -14,7 +14,7 @@ const CONSOLE_DIR = fileURLToPath(new URL('../', import.meta.url));
 const DIST_DIR = join(CONSOLE_DIR, 'dist');
 /** decisions §15 / issue budget: JavaScript of the first load, gzipped. */
 export const FIRST_LOAD_BUDGET_BYTES = 250 * 1024;
-const REPORT_FILE = join(DIST_DIR, 'build-report.json');
+const REPORT_NAME = 'build-report.json';
 
 /** What the bundle is made of: its own sources and the typed client's, bundled from source. */
 const INPUTS = ['index.html', 'vite.config.ts', 'package.json', 'src', '../packages/client/src', '../pnpm-lock.yaml'];
@@ -57,14 +57,14 @@ async function filesUnder(path: string): Promise<string[]> {
 
 async function previousReport(): Promise<BuildReport | undefined> {
   try {
-    return JSON.parse(await readFile(REPORT_FILE, 'utf8')) as BuildReport;
+    return JSON.parse(await readFile(join(DIST_DIR, REPORT_NAME), 'utf8')) as BuildReport;
   } catch {
     return undefined;
   }
 }
 
-async function measure(hash: string): Promise<BuildReport> {
-  const manifest = JSON.parse(await readFile(join(DIST_DIR, '.vite/manifest.json'), 'utf8')) as Record<string, ManifestChunk>;
+async function measure(hash: string, outDir: string): Promise<BuildReport> {
+  const manifest = JSON.parse(await readFile(join(outDir, '.vite/manifest.json'), 'utf8')) as Record<string, ManifestChunk>;
   const entry = Object.entries(manifest).find(([, chunk]) => chunk.isEntry);
   if (!entry) throw new Error('console build: the manifest names no entry chunk');
   const firstLoad = new Set<string>();
@@ -76,10 +76,10 @@ async function measure(hash: string): Promise<BuildReport> {
   };
   visit(entry[0]);
   const sizes = new Map<string, { bytes: number; gzipBytes: number }>();
-  for (const file of await filesUnder(join(DIST_DIR, 'assets'))) {
+  for (const file of await filesUnder(join(outDir, 'assets'))) {
     if (!file.endsWith('.js')) continue;
     const content = await readFile(file);
-    sizes.set(relative(DIST_DIR, file), { bytes: content.length, gzipBytes: (await promisify(gzip)(content, { level: 9 })).length });
+    sizes.set(relative(outDir, file), { bytes: content.length, gzipBytes: (await promisify(gzip)(content, { level: 9 })).length });
   }
   const sum = (files: Iterable<string>) => {
     let bytes = 0;
@@ -100,9 +100,18 @@ if (process.argv.includes('--if-stale') && (await previousReport())?.inputsHash 
 
 // A production build whoever runs it: NODE_ENV from a test runner would otherwise give development React.
 process.env.NODE_ENV = 'production';
-await build({ root: CONSOLE_DIR, configFile: join(CONSOLE_DIR, 'vite.config.ts'), mode: 'production', logLevel: 'warn' });
-const report = await measure(hash);
-await writeFile(REPORT_FILE, `${JSON.stringify(report, null, 2)}\n`);
+// Built beside dist/ and swapped in whole, report included: a gateway serving dist/ (or another
+// build running at the same time) never sees it half written or emptied.
+const outDir = join(CONSOLE_DIR, `dist-${process.pid}`);
+await build({ root: CONSOLE_DIR, configFile: join(CONSOLE_DIR, 'vite.config.ts'), mode: 'production', logLevel: 'warn', build: { outDir } });
+const report = await measure(hash, outDir);
+await writeFile(join(outDir, REPORT_NAME), `${JSON.stringify(report, null, 2)}\n`);
+const replaced = join(CONSOLE_DIR, `dist-old-${process.pid}`);
+await rename(DIST_DIR, replaced).catch((error: NodeJS.ErrnoException) => {
+  if (error.code !== 'ENOENT') throw error;
+});
+await rename(outDir, DIST_DIR);
+await rm(replaced, { recursive: true, force: true });
 process.stdout.write(
   `console: first load ${kB(report.firstLoad.gzipBytes)} of JavaScript gzipped (budget ${kB(FIRST_LOAD_BUDGET_BYTES)}; ${kB(report.firstLoad.bytes)} raw), ` +
     `all chunks ${kB(report.totalJs.gzipBytes)} gzipped\n`,

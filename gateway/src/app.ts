@@ -84,7 +84,7 @@ const gatewayApp: FastifyPluginAsync<GatewayAppOptions> = async (app, options) =
   await app.register(healthRoutes);
   if (options.metrics) await app.register(metricsRoute, { handler: options.metrics });
   await app.register(openapiRoute);
-  await app.register(consoleRoutes, { root: options.config.CONSOLE_DIR ?? defaultConsoleDir() });
+  await app.register(consoleRoutes, { root: options.config.CONSOLE_DIR ?? defaultConsoleDir(), bodyLimit });
   await app.register(hookRoutes);
   await app.register(api, { prefix: '/api/v1', documented: true });
   await app.register(api, { prefix: '/v1', documented: false });

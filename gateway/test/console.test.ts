@@ -77,10 +77,23 @@ describe('the console at /console (decisions §15)', () => {
     }
   });
 
-  it('says how to build the console when it is not built', async () => {
+  it('says how to build the console until it is built, then serves the build without a restart', async () => {
     const response = await unbuilt.app.inject({ method: 'GET', url: '/console/agents' });
     expect(response.statusCode).toBe(503);
     expect(response.json()).toMatchObject({ error: 'service_unavailable', message: expect.stringContaining('pnpm build') });
+
+    await mkdir(join(dir, 'empty', 'assets'));
+    await writeFile(join(dir, 'empty', 'index.html'), INDEX);
+    await writeFile(join(dir, 'empty', 'assets', 'index-abc123.js'), SCRIPT);
+    expect((await unbuilt.app.inject({ method: 'GET', url: '/console/agents' })).body).toBe(INDEX);
+    expect((await unbuilt.app.inject({ method: 'GET', url: '/console/assets/index-abc123.js' })).body).toBe(SCRIPT);
+  });
+
+  it('serves a file a rebuild wrote while it runs (a watching build, Tilt)', async () => {
+    await writeFile(join(dir, 'built', 'assets', 'page-new456.js'), 'console.log("rebuilt")');
+    const response = await built.app.inject({ method: 'GET', url: '/console/assets/page-new456.js' });
+    expect(response.statusCode).toBe(200);
+    expect(response.body).toBe('console.log("rebuilt")');
   });
 
   it('leaves the API alone', async () => {

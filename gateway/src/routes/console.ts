@@ -1,9 +1,10 @@
 import { DomainError, errorBody } from '@agent-platform/kit';
 import fastifyStatic from '@fastify/static';
-import type { FastifyPluginAsync, FastifyReply } from 'fastify';
+import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
+import { sendError } from '../http/errors.js';
 
 /** Where the console's build is when CONSOLE_DIR does not say: the console package's dist/. */
 export function defaultConsoleDir(): string | undefined {
@@ -32,35 +33,46 @@ const CONSOLE_HEADERS = {
   'referrer-policy': 'no-referrer',
 };
 
+// Sent as is: the error handler masks every 5xx message, and this one is the fix.
+const NOT_BUILT = errorBody(new DomainError('service_unavailable', 'The console is not built: run `pnpm build` (`pnpm start` builds it too).'));
+
 /**
  * The web console (decisions §15) at /console: its files as built, and index.html for every other
  * path under it (the console routes in the browser). Built files are named by their content, so
  * they are cached for good; index.html is revalidated at every visit, so a new build is seen at once.
+ * Files are looked up at each request, not listed at start: a build made while the gateway runs
+ * (Tilt's watch, `pnpm build`) is served as it is, and a gateway started before the first build
+ * serves the console once it exists.
  */
-const consoleRoutes: FastifyPluginAsync<{ root: string | undefined }> = async (app, { root }) => {
+const consoleRoutes: FastifyPluginAsync<{ root: string | undefined; bodyLimit: number }> = async (app, { root, bodyLimit }) => {
   app.get('/console', { schema: { hide: true } }, (_request, reply) => reply.redirect('/console/', 301));
-  if (!root || !existsSync(join(root, 'index.html'))) {
-    // Sent as is: the error handler masks every 5xx message, and this one is the fix.
-    const notBuilt = errorBody(new DomainError('service_unavailable', 'The console is not built: run `pnpm build` (`pnpm start` builds it too).'));
-    app.get('/console/*', { schema: { hide: true } }, (_request, reply) => reply.code(503).send(notBuilt));
-    return;
-  }
-  await app.register(fastifyStatic, {
-    root,
-    prefix: '/console/',
-    wildcard: false,
-    index: false,
-    setHeaders: (reply, path) => {
-      reply.headers(CONSOLE_HEADERS).header('cache-control', path.includes('/assets/') ? 'public, max-age=31536000, immutable' : 'no-cache');
+  await app.register(
+    async (scope) => {
+      if (root === undefined) {
+        scope.get('/*', { schema: { hide: true } }, (_request, reply) => reply.code(503).send(NOT_BUILT));
+        return;
+      }
+      await scope.register(fastifyStatic, {
+        root,
+        prefix: '/',
+        index: false,
+        setHeaders: (reply, path) => {
+          reply.headers(CONSOLE_HEADERS).header('cache-control', path.includes('/assets/') ? 'public, max-age=31536000, immutable' : 'no-cache');
+        },
+      });
+      const sendPage = (reply: FastifyReply) =>
+        existsSync(join(root, 'index.html')) ? reply.headers(CONSOLE_HEADERS).header('cache-control', 'no-cache').sendFile('index.html') : reply.code(503).send(NOT_BUILT);
+      // Only /console/: /console itself redirects here.
+      scope.get('/', { schema: { hide: true }, prefixTrailingSlash: 'slash' }, (_request, reply) => sendPage(reply));
+      // What no built file answers: a page the console routes in the browser, or a file that is not there.
+      scope.setNotFoundHandler((request: FastifyRequest, reply: FastifyReply) => {
+        // A file that is not there (an old build's chunk) is a 404, never the page in its place.
+        if (request.url.startsWith('/console/assets/')) return sendError(new DomainError('not_found', 'No such file.'), request, reply, bodyLimit);
+        return sendPage(reply);
+      });
     },
-  });
-  const sendIndex = (reply: FastifyReply) => reply.headers(CONSOLE_HEADERS).header('cache-control', 'no-cache').sendFile('index.html');
-  app.get('/console/', { schema: { hide: true } }, (_request, reply) => sendIndex(reply));
-  app.get('/console/*', { schema: { hide: true } }, (request, reply) => {
-    // A file that is not there (an old build's chunk) is a 404, never the page in its place.
-    if (request.url.startsWith('/console/assets/')) throw new DomainError('not_found', 'No such file.');
-    return sendIndex(reply);
-  });
+    { prefix: '/console' },
+  );
 };
 
 export default consoleRoutes;
