@@ -6,6 +6,12 @@ import type { HttpToolConfig } from './tools.entity.js';
 /** How much of a non-2xx answer's body its error quotes, characters. */
 const ERROR_BODY_CHARS = 200;
 
+/**
+ * A caller's deadline is kept by its signal (ToolRunner aborts it then); the request's own clock
+ * runs this much longer, so the two never race to say why the call ended.
+ */
+const DEADLINE_BACKSTOP_MS = 1_000;
+
 export interface HttpToolKindOptions {
   /** Behind the SSRF guard of decisions §8.3: the policy's, with ALLOW_PRIVATE_NETWORK_URLS. */
   http: OutboundHttp;
@@ -56,7 +62,7 @@ export class HttpToolKind implements ToolKind {
         method: config.method,
         headers,
         ...(target.body === undefined ? {} : { body: target.body }),
-        timeoutMs: request.deadlineAt === undefined ? this.options.timeoutMs : Math.max(1, request.deadlineAt - Date.now()),
+        timeoutMs: request.deadlineAt === undefined ? this.options.timeoutMs : Math.max(1, request.deadlineAt - Date.now()) + DEADLINE_BACKSTOP_MS,
         maxResponseBytes: RESULT_MAX_BYTES,
         signal: request.signal,
       });
