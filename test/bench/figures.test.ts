@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { compareWithBaseline, type Figure } from './figures.js';
+import { compareWithBaseline, describeTargets, type Figure } from './figures.js';
 
 const higher = (value: number): Figure => ({ value, unit: 'req/s', better: 'higher' });
 const lower = (value: number): Figure => ({ value, unit: 'ms', better: 'lower' });
@@ -22,5 +22,16 @@ describe('compareWithBaseline', () => {
     const { regressions, lines } = compareWithBaseline({ gone: higher(1) }, { fresh: higher(1) });
     expect(regressions).toEqual([]);
     expect(lines).toEqual(['  new       fresh: 1.000 req/s', '  missing   gone']);
+  });
+});
+
+describe('describeTargets', () => {
+  it('puts each target beside its figure and says whether it was met, in either direction of better', () => {
+    const lines = describeTargets({
+      throughput: { ...higher(1600), target: 1500 },
+      latency: { ...lower(24), target: 20 },
+      untargeted: higher(5),
+    });
+    expect(lines).toEqual(['  met     throughput: 1600 req/s (target ≥ 1500 req/s)', '  NOT MET latency: 24 ms (target ≤ 20 ms)']);
   });
 });

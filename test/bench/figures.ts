@@ -6,6 +6,8 @@ export interface Figure {
   value: number;
   unit: string;
   better: 'higher' | 'lower';
+  /** What the figure is held to (an issue's goal), when it has one: at least it if higher is better, at most if lower. */
+  target?: number;
 }
 
 export interface Baseline {
@@ -49,6 +51,15 @@ export function compareWithBaseline(baseline: Record<string, Figure>, current: R
   }
   for (const name of Object.keys(baseline)) if (!(name in current)) lines.push(`  missing   ${name}`);
   return { lines, regressions };
+}
+
+/** Every figure with a target, the target beside it and whether this run met it. */
+export function describeTargets(figures: Record<string, Figure>): string[] {
+  return Object.entries(figures).flatMap(([name, figure]) => {
+    if (figure.target === undefined) return [];
+    const met = figure.better === 'higher' ? figure.value >= figure.target : figure.value <= figure.target;
+    return [`  ${met ? 'met    ' : 'NOT MET'} ${name}: ${format(figure)} (target ${figure.better === 'higher' ? '≥' : '≤'} ${format({ ...figure, value: figure.target })})`];
+  });
 }
 
 function format(figure: Figure): string {

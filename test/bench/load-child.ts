@@ -14,6 +14,7 @@ const result = await autocannon({
   duration: options.seconds,
   headers: options.headers ?? {},
   ...(options.body === undefined ? {} : { body: options.body }),
+  ...(options.overallRate === undefined ? {} : { overallRate: options.overallRate }),
 });
 process.stdout.write(
   `${JSON.stringify({ requestsPerSecond: result.requests.average, p50: result.latency.p50, p99: result.latency.p99, non2xx: result.non2xx, errors: result.errors, total: result.requests.total })}\n`,

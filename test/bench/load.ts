@@ -1,6 +1,7 @@
 import { availableParallelism } from 'node:os';
 import { startProcess, waitForOutput, type RunningProcess } from '../e2e/harness/processes.js';
 import { recordFigure } from './figures.js';
+import { cpuSample, cpuSince } from './process-memory.js';
 
 export interface LoadOptions {
   url: string;
@@ -9,6 +10,8 @@ export interface LoadOptions {
   body?: string;
   connections: number;
   seconds: number;
+  /** Requests per second across all connections; unset, as many as the server answers. */
+  overallRate?: number;
 }
 
 export interface LoadResult {
@@ -41,31 +44,82 @@ export function describeLoad(result: LoadResult): string {
 /** A bare Fastify route (GET and POST /) in a process of its own: the ceiling routes are compared with. */
 export async function startBareServer(): Promise<{ url: string; process: RunningProcess }> {
   const bare = startProcess(process.execPath, ['--import', 'tsx', 'test/bench/bare-server.ts'], {});
-  const listening = /listening (\d+)/;
-  await waitForOutput('the bare Fastify server', bare, (output) => listening.test(output), 30_000);
-  const port = Number(listening.exec(bare.output())?.[1]);
+  const port = Number((await listeningLine('the bare Fastify server', bare))[1]);
   return { url: `http://127.0.0.1:${port}/`, process: bare };
 }
 
 /**
- * The route against the bare server, each loaded twice, alternating (bare, route, bare, route) so a
- * machine that speeds up or slows down during the run skews neither side. Prints every run and the
- * headline: the route's mean req/s as a share of the bare route's.
+ * The one-process peer (test/bench/peer-server.ts) on the PostgreSQL server of `postgresUrl`, in a
+ * process of its own: its GET /api/v1/auth/me and the bearer token it answers.
  */
-export async function compareWithBare(label: string, route: Omit<LoadOptions, 'connections' | 'seconds'>, bareUrl: string): Promise<number> {
+export async function startPeerServer(postgresUrl: string): Promise<{ route: RouteLoad; process: RunningProcess }> {
+  const peer = startProcess(process.execPath, ['--import', 'tsx', 'test/bench/peer-server.ts', postgresUrl], {});
+  const [, port, token] = await listeningLine('the one-process peer', peer);
+  return { route: { url: `http://127.0.0.1:${port}/api/v1/auth/me`, headers: { authorization: `Bearer ${token}` } }, process: peer };
+}
+
+async function listeningLine(what: string, running: RunningProcess): Promise<string[]> {
+  const listening = /listening (\d+) ?(\S*)/;
+  await waitForOutput(what, running, (output) => listening.test(output), 60_000);
+  return listening.exec(running.output()) ?? [];
+}
+
+export type RouteLoad = Omit<LoadOptions, 'connections' | 'seconds'>;
+
+/** What a route's share of another is held to (issue 24): printed beside the figure. */
+export interface ComparisonTargets {
+  shareOfPeer?: number;
+  p99Ms?: number;
+}
+
+/**
+ * The route against the bare server (and the one-process peer, when given), each loaded twice in
+ * alternating rounds (bare, peer, route, bare, peer, route) so a machine that speeds up or slows
+ * down during the run skews no side. Prints every run and the headlines: the route's mean req/s as
+ * a share of the bare route's and of the peer's.
+ */
+export async function compareWithBare(
+  label: string,
+  route: RouteLoad,
+  bareUrl: string,
+  options: { peer?: RouteLoad; targets?: ComparisonTargets } = {},
+): Promise<number> {
   const shape = { connections: CONNECTIONS, seconds: LOAD_SECONDS };
-  const bareLoad = { url: bareUrl, ...shape, ...(route.method ? { method: route.method } : {}), ...(route.body === undefined ? {} : { body: route.body, headers: { 'content-type': 'application/json' } }) };
-  const runs: { bare: LoadResult; route: LoadResult }[] = [];
-  for (let round = 0; round < 2; round += 1) runs.push({ bare: await runLoad(bareLoad), route: await runLoad({ ...route, ...shape }) });
-  const mean = (values: number[]) => values.reduce((sum, value) => sum + value, 0) / values.length;
-  const ratio = mean(runs.map((run) => run.route.requestsPerSecond)) / mean(runs.map((run) => run.bare.requestsPerSecond));
-  console.log(`${label} vs a bare Fastify route (${CONNECTIONS} connections, ${LOAD_SECONDS} s each, load generator in its own process, ${availableParallelism()} cores):`);
+  const bareLoad = { url: bareUrl, ...(route.method ? { method: route.method } : {}), ...(route.body === undefined ? {} : { body: route.body, headers: { 'content-type': 'application/json' } }) };
+  const sides = { bare: bareLoad, ...(options.peer ? { peer: options.peer } : {}), route };
+  const runs: Record<string, LoadResult>[] = [];
+  for (let round = 0; round < 2; round += 1) {
+    const results: Record<string, LoadResult> = {};
+    for (const [side, load] of Object.entries(sides)) results[side] = await runLoad({ ...load, ...shape });
+    runs.push(results);
+  }
+  const meanRate = (side: string) => runs.reduce((sum, run) => sum + (run[side]?.requestsPerSecond ?? 0), 0) / runs.length;
+  const ratio = meanRate('route') / meanRate('bare');
+  const p99 = Math.max(...runs.map((run) => run['route']?.p99 ?? 0));
+  console.log(`${label} vs a bare Fastify route${options.peer ? ' and the one-process peer' : ''} (${CONNECTIONS} connections, ${LOAD_SECONDS} s each, load generator in its own process, ${availableParallelism()} cores):`);
   runs.forEach((run, index) => {
-    console.log(`  round ${index + 1}: bare ${describeLoad(run.bare)}`);
-    console.log(`  round ${index + 1}: route ${describeLoad(run.route)}`);
+    for (const [side, result] of Object.entries(run)) console.log(`  round ${index + 1}: ${side.padEnd(5)} ${describeLoad(result)}`);
   });
   console.log(`  ratio ${label} ÷ bare: ${ratio.toFixed(3)}`);
   recordFigure(`${label}: share of a bare route`, { value: ratio, unit: '', better: 'higher' });
-  recordFigure(`${label}: p99`, { value: Math.max(...runs.map((run) => run.route.p99)), unit: 'ms', better: 'lower' });
+  if (options.peer) {
+    const ofPeer = meanRate('route') / meanRate('peer');
+    console.log(`  ratio peer ÷ bare: ${(meanRate('peer') / meanRate('bare')).toFixed(3)}; ${label} ÷ peer: ${ofPeer.toFixed(3)}`);
+    recordFigure(`${label}: share of the one-process peer`, { value: ofPeer, unit: '', better: 'higher', ...(options.targets?.shareOfPeer === undefined ? {} : { target: options.targets.shareOfPeer }) });
+  }
+  recordFigure(`${label}: p99`, { value: p99, unit: 'ms', better: 'lower', ...(options.targets?.p99Ms === undefined ? {} : { target: options.targets.p99Ms }) });
   return ratio;
+}
+
+/** The paced rate CPU per request is measured at: well below every side's ceiling, so no side is starved. */
+export const PACED_RATE = 2_000;
+
+/**
+ * CPU time per request (user + system, µs) of each role of `pid`'s process tree while `route` is
+ * loaded at a fixed PACED_RATE: steadier than req/s on a machine whose other load comes and goes.
+ */
+export async function cpuPerRequest(pid: number, route: RouteLoad): Promise<Map<string, number>> {
+  const before = cpuSample(pid);
+  const result = await runLoad({ ...route, connections: CONNECTIONS, seconds: LOAD_SECONDS, overallRate: PACED_RATE });
+  return new Map([...cpuSince(before, pid)].map(([role, ms]) => [role, (1000 * ms) / result.total]));
 }

@@ -17,9 +17,11 @@ function processTree(rootPid: number): { pid: number; role: string }[] {
     try {
       const status = readFileSync(`/proc/${pid}/status`, 'utf8');
       parents.set(pid, Number(/PPid:\s+(\d+)/.exec(status)?.[1]));
-      // Node names its main thread `MainThread`, so processes are told apart by their command line.
-      const cmdline = readFileSync(`/proc/${pid}/cmdline`, 'utf8');
-      roles.set(pid, cmdline.includes('main.ts') ? 'platform' : cmdline.includes('postgres') ? 'postgres' : 'other');
+      // Node names its main thread `MainThread`, so processes are told apart by their command line:
+      // PostgreSQL's by the program (a backend retitles itself `postgres: …`), not by an argument.
+      const argv = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0');
+      const program = argv[0]?.split('/').at(-1) ?? '';
+      roles.set(pid, argv.some((arg) => arg.endsWith('main.ts')) ? 'platform' : program.startsWith('postgres') ? 'postgres' : 'other');
     } catch {
       // The process ended while we looked.
     }
@@ -55,22 +57,34 @@ export function memoryByRole(rootPid: number): Map<string, Memory> {
   );
 }
 
-/**
- * CPU time (user + system, milliseconds) used so far by `rootPid`'s tree, by role. Per request it
- * is steadier than req/s on a machine with other load, which slows a run down but costs it little.
- */
-export function cpuByRole(rootPid: number): Map<string, number> {
+/** CPU time (user + system, milliseconds) used so far by each process of a tree, with its role. */
+export type CpuSample = Map<number, { role: string; ms: number }>;
+
+export function cpuSample(rootPid: number): CpuSample {
   const ticksPerMs = 100 / 1000; // USER_HZ
-  return sumByRole(
-    rootPid,
-    0,
-    (pid) => {
+  const sample: CpuSample = new Map();
+  for (const { pid, role } of processTree(rootPid)) {
+    try {
       // Fields after the command name (which may hold spaces): utime and stime are the 12th and 13th.
       const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
-      return (Number(fields[11]) + Number(fields[12])) / ticksPerMs;
-    },
-    (a, b) => a + b,
-  );
+      sample.set(pid, { role, ms: (Number(fields[11]) + Number(fields[12])) / ticksPerMs });
+    } catch {
+      // Gone.
+    }
+  }
+  return sample;
+}
+
+/**
+ * CPU time (milliseconds) `rootPid`'s tree used since `before`, by role: per process, so one that
+ * started meanwhile (a PostgreSQL backend) counts from zero and one that ended takes nothing away.
+ * Per request it is steadier than req/s on a machine with other load, which slows a run down but
+ * costs it little.
+ */
+export function cpuSince(before: CpuSample, rootPid: number): Map<string, number> {
+  const used = new Map<string, number>();
+  for (const [pid, { role, ms }] of cpuSample(rootPid)) used.set(role, (used.get(role) ?? 0) + ms - (before.get(pid)?.ms ?? 0));
+  return used;
 }
 
 export function describeMemory(totals: Map<string, Memory>): string {

@@ -17,7 +17,7 @@ import { freePort, startLocalPlatformProcess } from '../e2e/harness/processes.js
 import { describeLoad, runLoad } from './load.js';
 import { documentText } from './documents.js';
 import { dataOf, signIn } from './platform.js';
-import { cpuByRole } from './process-memory.js';
+import { cpuSample, cpuSince } from './process-memory.js';
 
 interface ProfileNode {
   id: number;
@@ -74,11 +74,11 @@ if (!load) throw new Error(`unknown route ${route}: auth-me, agent, search, chat
 await runLoad({ ...load, connections: 50, seconds: Number(process.env.BENCH_PROFILE_WARMUP_SECONDS ?? 3) });
 // Profile timestamps and hrtime share the monotonic clock: only samples taken under load count.
 const loadStarted = process.hrtime.bigint() / 1000n;
-const cpuBefore = cpuByRole(platform.child.pid!);
+const cpuBefore = cpuSample(platform.child.pid!);
 const result = await runLoad({ ...load, connections: 50, seconds });
-const cpuAfter = cpuByRole(platform.child.pid!);
+const cpuUsed = cpuSince(cpuBefore, platform.child.pid!);
 const loadEnded = process.hrtime.bigint() / 1000n;
-const perRequest = (role: string) => ((1000 * ((cpuAfter.get(role) ?? 0) - (cpuBefore.get(role) ?? 0))) / result.total).toFixed(0);
+const perRequest = (role: string) => ((1000 * (cpuUsed.get(role) ?? 0)) / result.total).toFixed(0);
 console.log(`${describeLoad(result)}; CPU per request: platform ${perRequest('platform')} µs, PostgreSQL ${perRequest('postgres')} µs`);
 await platform.stop();
 

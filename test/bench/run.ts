@@ -4,7 +4,7 @@
 // regression of more than 30 %; `--write-baseline` records this run's figures as the new baseline.
 import { readFile, writeFile } from 'node:fs/promises';
 import { availableParallelism } from 'node:os';
-import { compareWithBaseline, recordedFigures, REGRESSION_TOLERANCE, type Baseline } from './figures.js';
+import { compareWithBaseline, describeTargets, recordedFigures, REGRESSION_TOLERANCE, type Baseline } from './figures.js';
 
 if (process.argv.includes('--quick')) {
   process.env.BENCH_QUICK = '1';
@@ -25,6 +25,9 @@ await import('./mcp.js');
 await import('./workflow-executions.js');
 await import('./workflow-approvals.js');
 await import('./console.js');
+
+const targets = describeTargets(recordedFigures());
+if (targets.length > 0) console.log(`figures against their targets:\n${targets.join('\n')}`);
 
 const baselineFile = new URL('./baseline.json', import.meta.url);
 const machine = { cores: availableParallelism(), node: process.version, quick: process.env.BENCH_QUICK === '1' };

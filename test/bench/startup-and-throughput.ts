@@ -4,16 +4,17 @@
  *  - resident memory of the platform process and of its embedded PostgreSQL,
  *  - req/s and latency of authenticated GET /api/v1/auth/me and GET /api/v1/agents/{id} at 50
  *    connections, next to a bare Fastify route in a process of its own, each loaded twice,
- *    alternating, from a load generator in a third process: the ratio is what to compare; then
- *    the same through the distributed mode (a process per service, this machine's servers).
+ *    alternating, from a load generator in a third process: the ratio is what to compare; /auth/me
+ *    also beside the one-process peer (peer-server.ts) on the same PostgreSQL server; then the same
+ *    through the distributed mode (a process per service, this machine's servers).
  * Run: pnpm bench   (about a minute; prints figures, asserts nothing)
  */
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { freePort } from '../e2e/harness/processes.js';
-import { startDistributedPlatform } from '../e2e/harness/setup-distributed.js';
-import { compareWithBare, startBareServer } from './load.js';
+import { ADMIN_URL, startDistributedPlatform } from '../e2e/harness/setup-distributed.js';
+import { compareWithBare, cpuPerRequest, PACED_RATE, startBareServer, startPeerServer } from './load.js';
 import { dataOf, signIn, startPlatform } from './platform.js';
 import { recordFigure } from './figures.js';
 import { describeMemory, memoryByRole } from './process-memory.js';
@@ -40,7 +41,9 @@ async function main(): Promise<void> {
 
     const bare = await startBareServer();
     try {
-      await compareReads(warm.baseUrl, bare.url, 'all-in-one');
+      // The peer's tables in the all-in-one's own PostgreSQL server, as the peer would have one.
+      const embeddedPostgres = `postgres://postgres:${encodeURIComponent((await readFile(join(dataDir, 'postgres-password'), 'utf8')).trim())}@127.0.0.1:${pgPort}/postgres`;
+      await compareReads(warm.baseUrl, bare.url, 'all-in-one', embeddedPostgres, warm.child.pid);
       console.log(`memory after load: ${describeMemory(memoryByRole(warm.child.pid!))}`);
       await warm.stop();
 
@@ -48,7 +51,7 @@ async function main(): Promise<void> {
       // the PostgreSQL, NATS and Redis servers of this machine.
       const distributed = await startDistributedPlatform({ RATE_LIMITS: env.RATE_LIMITS });
       try {
-        await compareReads(distributed.baseUrl, bare.url, 'distributed');
+        await compareReads(distributed.baseUrl, bare.url, 'distributed', ADMIN_URL);
       } finally {
         await distributed.stop();
       }
@@ -60,12 +63,35 @@ async function main(): Promise<void> {
   }
 }
 
-/** Authenticated reads of one platform against the bare route; `mode` names the figures. */
-async function compareReads(baseUrl: string, bareUrl: string, mode: string): Promise<void> {
+/**
+ * Authenticated reads of one platform against the bare route, /auth/me also against the peer on
+ * the PostgreSQL server of `postgresUrl`; `mode` names the figures. The targets are issue 24's.
+ */
+async function compareReads(baseUrl: string, bareUrl: string, mode: string, postgresUrl: string, platformPid?: number): Promise<void> {
   const { client, accessToken } = await signIn(baseUrl);
   const authorization = { authorization: `Bearer ${accessToken}` };
   const { id: agentId } = dataOf(await client.POST('/api/v1/agents', { body: { name: 'Bench', type: 'assistant' } }), 'creating an agent');
-  await compareWithBare(`${mode}: authenticated GET /api/v1/auth/me`, { url: `${baseUrl}/api/v1/auth/me`, headers: authorization }, bareUrl);
+  const peer = await startPeerServer(postgresUrl);
+  try {
+    await compareWithBare(`${mode}: authenticated GET /api/v1/auth/me`, { url: `${baseUrl}/api/v1/auth/me`, headers: authorization }, bareUrl, {
+      peer: peer.route,
+      ...(mode === 'all-in-one' ? { targets: { shareOfPeer: 0.6, p99Ms: 20 } } : {}),
+    });
+    // Where the platform is one process, its CPU per request beside the peer's tells the cost apart from the noise.
+    if (platformPid !== undefined) {
+      const platformCpu = await cpuPerRequest(platformPid, { url: `${baseUrl}/api/v1/auth/me`, headers: authorization });
+      const peerCpu = await cpuPerRequest(peer.process.child.pid!, peer.route);
+      const platformUs = platformCpu.get('platform') ?? 0;
+      const peerUs = peerCpu.get('other') ?? 0;
+      console.log(
+        `${mode}: CPU per authenticated GET /api/v1/auth/me at ${PACED_RATE} req/s: platform process ${platformUs.toFixed(0)} µs (its PostgreSQL ${(platformCpu.get('postgres') ?? 0).toFixed(0)} µs), the peer ${peerUs.toFixed(0)} µs; platform ÷ peer ${(platformUs / peerUs).toFixed(2)}`,
+      );
+      recordFigure(`${mode}: CPU per authenticated GET /api/v1/auth/me, platform process`, { value: platformUs, unit: 'µs', better: 'lower' });
+      recordFigure(`${mode}: CPU per authenticated GET /api/v1/auth/me, platform ÷ peer`, { value: platformUs / peerUs, unit: '×', better: 'lower' });
+    }
+  } finally {
+    await peer.process.stop();
+  }
   await compareWithBare(`${mode}: authenticated GET /api/v1/agents/{agent_id}`, { url: `${baseUrl}/api/v1/agents/${agentId}`, headers: authorization }, bareUrl);
 }
 

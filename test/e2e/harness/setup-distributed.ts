@@ -5,7 +5,7 @@ import { startTestNatsServer } from '@agent-platform/kit/testing';
 import { buildServices, COMMON_ENV, freePort, httpOk, startCompiledService, waitUntil, type RunningProcess } from './processes.js';
 import { startSmtpPeer } from '@agent-platform/workflow-runner/testing';
 
-const ADMIN_URL = process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+export const ADMIN_URL = process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 const REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
 
 /** The e2e suites' distributed mode: the platform below, its address provided to the tests. */
