@@ -1,6 +1,6 @@
 import { startTelemetry } from '@agent-platform/kit/telemetry';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { as, newAccount, startHarness, type Harness } from './support/harness.js';
+import { newAccount, startHarness, type Harness } from './support/harness.js';
 
 // Installs W3C propagation and an async context manager, as main and the launcher do.
 await startTelemetry({ serviceName: 'gateway-test' });
@@ -45,16 +45,15 @@ describe('X-Request-Id', () => {
 });
 
 describe('traceparent', () => {
+  // Over a socket, as callers come: the HTTP instrumentation continues their trace for the whole
+  // request (spans of each hook and handler are @fastify/otel's, loaded only when exporting).
   it("continues the caller's trace into the gRPC calls, in hooks and in handlers", async () => {
     const account = await newAccount(h.app);
     const traceId = '4bf92f3577b34da6a3ce929d0e0e4736';
-    const response = await as(h.app, account.token, {
-      method: 'GET',
-      url: '/api/v1/auth/me',
-      query: { tenant_id: account.tenantId },
-      headers: { traceparent: `00-${traceId}-00f067aa0ba902b7-01` },
+    const response = await fetch(`${h.url}/api/v1/auth/me?tenant_id=${account.tenantId}`, {
+      headers: { authorization: `Bearer ${account.token}`, traceparent: `00-${traceId}-00f067aa0ba902b7-01` },
     });
-    expect(response.statusCode).toBe(200);
+    expect(response.status).toBe(200);
     expect(h.identity.callsOf('ResolveMembership').at(-1)?.traceId).toBe(traceId);
     expect(h.identity.callsOf('GetCurrentUser').at(-1)?.traceId).toBe(traceId);
   });

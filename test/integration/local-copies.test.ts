@@ -50,7 +50,7 @@ async function holdPort(defer: Defer): Promise<number> {
 }
 
 describe('two copies on one machine', () => {
-  it('run side by side with only PORT and DATA_DIR differing, each serving /healthz and its own /metrics', { timeout: 240_000 }, async () => {
+  it('run side by side with only PORT and DATA_DIR differing, each serving /healthz and its own /metrics, requests by route', { timeout: 240_000 }, async () => {
     const [first, second] = await Promise.all([temporaryDirectory('agent-platform-copy-a-', defer), temporaryDirectory('agent-platform-copy-b-', defer)]);
     // One after the other, as a user starts them: the second finds every default port of the first taken.
     const a = await startServing({ DATA_DIR: first, PORT: String(await freePort()) });
@@ -58,12 +58,15 @@ describe('two copies on one machine', () => {
 
     for (const copy of [a, b]) {
       expect((await fetch(`${copy.url}/healthz`)).status).toBe(200);
+      expect((await fetch(`${copy.url}/api/v1/agents/agent_unknown`)).status).toBe(401);
       const metrics = await fetch(`${copy.url}/metrics`);
       expect(metrics.status).toBe(200);
       expect(metrics.headers.get('content-type')).toMatch(/^text\/plain/);
       // Served by the copy itself: its own process, in the all-in-one mode's service name.
       const text = await metrics.text();
       expect(text).toMatch(new RegExp(`^target_info\\{[^}]*service_name="local"[^}]*process_pid="${copy.child.pid}"`, 'm'));
+      // The route, not the path: the label stays one series per route whatever the ids.
+      expect(text).toMatch(/^http_server_request_duration_count\{[^}]*http_route="\/api\/v1\/agents\/:agent_id"[^}]*\} 1$/m);
     }
 
     expect(await b.stop(60_000)).toBe(0);

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
+import { nameHttpRoute } from '@agent-platform/kit';
 import fp from 'fastify-plugin';
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
@@ -12,14 +13,16 @@ export function requestIdOf(request: IncomingMessage): string {
 
 /**
  * Every response carries X-Request-Id, and each request gets one access-log line when its response
- * is sent (with its request id, and the trace id the logger adds). Tracing is not done here:
- * `@fastify/otel` (started with the kit's telemetry) continues the caller's `traceparent` and runs
- * every hook and handler in the request's span, so the kit's gRPC clients carry the trace onwards.
+ * is sent (with its request id, and the trace id the logger adds). Tracing is not done here: the
+ * HTTP instrumentation continues the caller's `traceparent` and runs the request in its span (with
+ * `@fastify/otel`'s spans of each hook and handler below it when spans are exported), so the kit's
+ * gRPC clients carry the trace onwards; this names the route on it.
  */
 export default fp(
   (app, _options, done) => {
     app.addHook('onRequest', (request, reply, next) => {
       reply.header('x-request-id', request.id);
+      nameHttpRoute(request.routeOptions.url);
       next();
     });
 

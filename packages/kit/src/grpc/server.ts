@@ -176,10 +176,15 @@ export class GrpcServer {
   private begin(path: string, metadata: Metadata, signal: AbortSignal, tracedByTransport: boolean) {
     const call = startServerCall(path, metadata, tracedByTransport);
     const requestId = readRequestId(metadata);
+    const parentLogger = this.options.logger;
+    let logger: Logger | undefined;
     const ctx: CallContext = {
       principal: readPrincipal(metadata),
       requestId,
-      logger: this.options.logger.child({ rpc: path, ...(requestId ? { request_id: requestId } : {}) }),
+      // Made on first use: most calls log nothing, and a child logger costs a share of a fast call.
+      get logger() {
+        return (logger ??= parentLogger.child({ rpc: path, ...(requestId ? { request_id: requestId } : {}) }));
+      },
       signal,
     };
     return { ctx, call };

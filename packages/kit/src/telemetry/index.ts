@@ -58,12 +58,17 @@ let running: Running | undefined;
 
 /**
  * The maintained instrumentations every process loads: gRPC (the network transport), HTTP in and
- * out, fetch/undici (webhook attempts, model and integration calls), PostgreSQL, Redis, and
- * Fastify's routes and hooks. Each patches its module when it is first loaded, so they take
- * effect only for modules loaded after `startTelemetry` — which is why processes load it with
- * `--import @agent-platform/kit/telemetry/register`.
+ * out, fetch/undici (webhook attempts, model and integration calls), PostgreSQL, Redis, and, when
+ * spans are exported, Fastify's routes and hooks. Each patches its module when it is first loaded,
+ * so they take effect only for modules loaded after `startTelemetry` — which is why processes load
+ * it with `--import @agent-platform/kit/telemetry/register`.
+ *
+ * `@fastify/otel` only makes spans (one per hook and handler): with nothing recording them every
+ * request would pay for placeholders. The route it names for the HTTP span and metrics, the
+ * servers name themselves (`nameHttpRoute`).
  */
-export function instrumentations(): Instrumentation[] {
+export function instrumentations(options: { exporting: boolean }): Instrumentation[] {
+  const fastify = options.exporting ? [new FastifyOtelInstrumentation({ registerOnInitialization: true, ignorePaths: (route) => UNTRACED_PATHS.has(route.url) })] : [];
   return [
     new HttpInstrumentation({
       ignoreIncomingRequestHook: (request: IncomingMessage) => UNTRACED_PATHS.has(request.url?.split('?')[0] ?? ''),
@@ -72,7 +77,7 @@ export function instrumentations(): Instrumentation[] {
     new GrpcInstrumentation(),
     new PgInstrumentation({ requireParentSpan: true }),
     new IORedisInstrumentation({ requireParentSpan: true }),
-    new FastifyOtelInstrumentation({ registerOnInitialization: true, ignorePaths: (route) => UNTRACED_PATHS.has(route.url) }),
+    ...fastify,
   ];
 }
 
@@ -100,7 +105,7 @@ function startSdk(settings: TelemetrySettings): Running {
   const prometheus = new PrometheusExporter({ preventServerStart: true });
   const sdk = new NodeSDK({
     serviceName: process.env.OTEL_SERVICE_NAME ?? settings.serviceName,
-    instrumentations: instrumentations(),
+    instrumentations: instrumentations({ exporting: Boolean(settings.otlpEndpoint) }),
     spanProcessors: settings.otlpEndpoint
       ? [new BatchSpanProcessor({ exporter: new OTLPTraceExporter({ url: `${settings.otlpEndpoint.replace(/\/$/, '')}/v1/traces` }) })]
       : [],
