@@ -1,9 +1,17 @@
 import { createClient, type AgentPlatformClient } from '@agent-platform/client';
 import { startLocalPlatformProcess, type LocalPlatformProcess } from '../e2e/harness/processes.js';
 
-/** `pnpm start` exactly as a developer runs it, on `dataDir`, with the services on free ports. */
+/**
+ * `pnpm start` exactly as a developer runs it, on `dataDir`, with the services on free ports.
+ * BENCH_CPU_PROF_DIR: its entry point runs under --cpu-prof instead and writes its profile there on
+ * stop (one file per thread), for the self-time scripts or DevTools.
+ */
 export function startPlatform(options: { dataDir: string; port: number; env?: Record<string, string> }): Promise<LocalPlatformProcess> {
-  return startLocalPlatformProcess({ ...options, env: { LOG_LEVEL: 'warn', ...options.env }, via: 'pnpm' });
+  const env = { LOG_LEVEL: 'warn', ...options.env };
+  const profileDir = process.env.BENCH_CPU_PROF_DIR;
+  return profileDir
+    ? startLocalPlatformProcess({ ...options, env, nodeOptions: ['--cpu-prof', '--cpu-prof-dir', profileDir] })
+    : startLocalPlatformProcess({ ...options, env, via: 'pnpm' });
 }
 
 /** The data of a typed call, or an error naming `what` with the status and the API's error body. */

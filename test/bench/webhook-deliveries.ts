@@ -12,7 +12,7 @@ import type { AddressInfo } from 'node:net';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { freePort, startLocalPlatformProcess } from '../e2e/harness/processes.js';
+import { freePort } from '../e2e/harness/processes.js';
 import { percentile } from './counting-receiver.js';
 import { recordFigure } from './figures.js';
 import { dataOf, signIn, startPlatform } from './platform.js';
@@ -45,11 +45,7 @@ async function main(): Promise<void> {
 
   const dataDir = await mkdtemp(join(tmpdir(), 'agent-platform-bench-'));
   const platformOptions = { dataDir, port: await freePort(), env: { ALLOW_PRIVATE_NETWORK_URLS: 'true', RATE_LIMITS: 'free:0/0,pro:0/0,enterprise:0/0' } };
-  // BENCH_CPU_PROF_DIR: the platform runs under --cpu-prof and writes its profile there on stop.
-  const profileDir = process.env.BENCH_CPU_PROF_DIR;
-  const platform = profileDir
-    ? await startLocalPlatformProcess({ ...platformOptions, env: { LOG_LEVEL: 'warn', ...platformOptions.env }, nodeOptions: ['--cpu-prof', '--cpu-prof-dir', profileDir] })
-    : await startPlatform(platformOptions);
+  const platform = await startPlatform(platformOptions);
   try {
     const { client } = await signIn(platform.baseUrl);
     const purchase = async () => dataOf(await client.POST('/api/v1/billing/purchases', { body: { credits: 1 } }), 'a purchase');

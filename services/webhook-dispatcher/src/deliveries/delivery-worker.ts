@@ -43,6 +43,9 @@ const attemptDuration = meter.createHistogram('webhook.delivery.attempt.duration
   advice: { explicitBucketBoundaries: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30] },
 });
 
+/** Endpoints whose opened signing keys are kept; past it the oldest are opened again when next used. */
+const KEPT_SIGNING_KEYS = 10_000;
+
 /** What a record found: all well, the endpoint changed since the claim, or the lease (or the record) lost. */
 type Verdict = 'ok' | 'changed' | 'lost';
 
@@ -67,6 +70,8 @@ export class DeliveryWorker {
   private readonly loop: LeasedWorkLoop<ClaimedRun>;
   /** Endpoints whose run is in process here. */
   private readonly serving = new Set<string>();
+  /** Signing keys by endpoint and sealed secret (signingKeysOf). */
+  private readonly openedKeys = new Map<string, SigningKeys>();
   private stopping = false;
 
   constructor(options: DeliveryWorkerOptions) {
@@ -107,6 +112,21 @@ export class DeliveryWorker {
     return this.loop.stop(graceMs);
   }
 
+  /**
+   * The run's endpoint's keys, opened once per sealed secret rather than per run: a busy endpoint is
+   * claimed run after run. A rotated secret is sealed anew, so it is a new entry.
+   */
+  private signingKeysOf(run: ClaimedRun): SigningKeys {
+    const entry = `${run.webhookId}\u0000${run.secretSealed}`;
+    let keys = this.openedKeys.get(entry);
+    if (keys === undefined) {
+      keys = signingKeys(this.options.secrets.open(run.secretSealed, run.webhookId));
+      if (this.openedKeys.size >= KEPT_SIGNING_KEYS) this.openedKeys.delete(this.openedKeys.keys().next().value!);
+      this.openedKeys.set(entry, keys);
+    }
+    return keys;
+  }
+
   private async serveTracked(run: ClaimedRun, signal: AbortSignal): Promise<void> {
     this.serving.add(run.webhookId);
     try {
@@ -125,7 +145,7 @@ export class DeliveryWorker {
   private async serve(run: ClaimedRun, signal: AbortSignal): Promise<void> {
     let keys: SigningKeys;
     try {
-      keys = signingKeys(this.options.secrets.open(run.secretSealed, run.webhookId));
+      keys = this.signingKeysOf(run);
     } catch (error) {
       // Our configuration is wrong, not the receiver: spend none of its attempts. The lease
       // expires and the run is tried again, hopefully with the right key by then.

@@ -1,4 +1,4 @@
-import type { EntityManager } from '@agent-platform/kit/db';
+import { PreparedStatement, type EntityManager } from '@agent-platform/kit/db';
 import { captureTraceContext, eventSubject, parseTraceCarrier, type EventEnvelope, type TraceCarrier } from '@agent-platform/kit/events';
 import { Batcher } from '@agent-platform/kit/work';
 import type { WorkflowGraph } from '../workflows/graph.js';
@@ -83,6 +83,86 @@ const NODE_UPSERT = `on conflict ("execution_id", "node_id") do update set "stat
   "attempts" = excluded."attempts", "wake_at" = excluded."wake_at"`;
 /** Writes in one statement at most this many executions' worth. */
 const MAX_BATCH = 200;
+
+/*
+ * The group-committed writes, as named prepared statements: each carries a batch as JSON, and as
+ * values the batch stays out of the SQL text (MikroORM would escape it into the statement, and
+ * PostgreSQL parse it, on every call).
+ */
+const acceptStatement = new PreparedStatement<{ id: string }>('runner_accept_executions', `
+      with "rows" as (
+         select * from jsonb_to_recordset(?::jsonb) as r("id" text, "tenant_id" text, "workflow_id" text, "trigger" text, "graph" jsonb, "workflow_version" integer,
+           "input" jsonb, "request" jsonb, "started_at" timestamptz, "deadline_at" timestamptz, "created_by" text, "tick_at" timestamptz, "require_active" boolean,
+           "workflow_updated_at" timestamptz, "event_id" text, "subject" text, "payload" text, "trace_context" text)
+       ), "allowed" as (
+         select r.* from "rows" r join "workflows" w on w."id" = r."workflow_id"
+         where (not r."require_active" or w."status" = 'active') and (r."workflow_updated_at" is null or w."updated_at" = r."workflow_updated_at")
+       ), "ticks" as (
+         insert into "schedule_ticks" ("workflow_id", "tick_at", "execution_id")
+         select "workflow_id", "tick_at", "id" from "allowed" where "tick_at" is not null
+         on conflict do nothing
+         returning "execution_id"
+       ), "execution" as (
+         insert into "executions" ("id", "tenant_id", "workflow_id", "status", "trigger", "graph", "workflow_version", "input", "request", "started_at", "deadline_at", "lease_owner", "lease_until", "created_by", "trace_context")
+         select a."id", a."tenant_id", a."workflow_id", 'running', a."trigger", a."graph", a."workflow_version", a."input", a."request", a."started_at", a."deadline_at", ?, now() + make_interval(secs => ?), a."created_by", a."trace_context"::json
+         from "allowed" a where a."tick_at" is null or a."id" in (select "execution_id" from "ticks")
+         returning "id"
+       ), "event" as (
+         insert into "outbox" ("id", "subject", "payload", "trace_context", "created_at")
+         select a."event_id", a."subject", a."payload"::json, a."trace_context"::json, a."started_at" from "allowed" a join "execution" e on e."id" = a."id"
+       )
+       select "id" from "execution"`);
+
+const nodesStatement = new PreparedStatement<{ id: string }>('runner_save_nodes', `
+      with "held" as (
+         select "id" from "executions" where "id" in (select jsonb_array_elements_text(?::jsonb)) and "lease_owner" = ? and "status" = 'running'
+       ), "saved" as (
+         insert into "node_executions" (${NODE_COLUMNS})
+         select n.* from ${NODE_RECORDSET} where n."execution_id" in (select "id" from "held")
+         ${NODE_UPSERT}
+       ), "events" as (
+         insert into "outbox" ("id", "subject", "payload", "trace_context", "created_at")
+         select e."id", e."subject", e."payload"::json, e."trace_context"::json, e."created_at"
+         from jsonb_to_recordset(?::jsonb) as e("execution_id" text, "id" text, "subject" text, "payload" text, "trace_context" text, "created_at" timestamptz)
+         where e."execution_id" in (select "id" from "held")
+       )
+       select "id" from "held"`);
+
+const finishStatement = new PreparedStatement<{ id: string }>('runner_finish_executions', `
+      with "rows" as (
+         select * from jsonb_to_recordset(?::jsonb) as r("id" text, "status" text, "output" jsonb, "error" jsonb, "completed_at" timestamptz, "duration_ms" integer,
+           "event_id" text, "subject" text, "payload" text, "event_created_at" timestamptz, "trace_context" text)
+       ), "finished" as (
+         update "executions" e set "status" = r."status", "output" = r."output", "error" = r."error", "completed_at" = r."completed_at",
+           "duration_ms" = r."duration_ms", "lease_owner" = null, "lease_until" = null, "wake_at" = null
+         from "rows" r
+         where e."id" = r."id" and e."lease_owner" = ? and e."status" = 'running'
+         returning e."id"
+       ), "saved" as (
+         insert into "node_executions" (${NODE_COLUMNS})
+         select n.* from ${NODE_RECORDSET} where n."execution_id" in (select "id" from "finished")
+         ${NODE_UPSERT}
+       ), "events" as (
+         insert into "outbox" ("id", "subject", "payload", "trace_context", "created_at")
+         select r."event_id", r."subject", r."payload"::json, r."trace_context"::json, r."event_created_at"
+         from "rows" r join "finished" f on f."id" = r."id" where r."event_id" is not null
+       )
+       select "id" from "finished"`);
+
+const parkStatement = new PreparedStatement<{ id: string }>('runner_park_executions', `
+      with "rows" as (
+         select * from jsonb_to_recordset(?::jsonb) as r("id" text, "wake_at" timestamptz)
+       ), "parked" as (
+         update "executions" e set "status" = 'waiting', "lease_owner" = null, "lease_until" = null, "wake_at" = coalesce(e."wake_at", r."wake_at")
+         from "rows" r
+         where e."id" = r."id" and e."lease_owner" = ? and e."status" = 'running'
+         returning e."id"
+       ), "saved" as (
+         insert into "node_executions" (${NODE_COLUMNS})
+         select n.* from ${NODE_RECORDSET} where n."execution_id" in (select "id" from "parked")
+         ${NODE_UPSERT}
+       )
+       select "id" from "parked"`);
 
 export interface Acceptance {
   execution: Omit<RunnableExecution, 'recorded'>;
@@ -179,22 +259,7 @@ export class ExecutionStore {
 
   private async writeParks(batch: readonly ParkWrite[]): Promise<boolean[]> {
     const rows = batch.map(({ executionId, wakeAt }) => ({ id: executionId, wake_at: wakeAt.toISOString() }));
-    const parked = await this.em.fork().execute<{ id: string }[]>(
-      `with "rows" as (
-         select * from jsonb_to_recordset(?::jsonb) as r("id" text, "wake_at" timestamptz)
-       ), "parked" as (
-         update "executions" e set "status" = 'waiting', "lease_owner" = null, "lease_until" = null, "wake_at" = coalesce(e."wake_at", r."wake_at")
-         from "rows" r
-         where e."id" = r."id" and e."lease_owner" = ? and e."status" = 'running'
-         returning e."id"
-       ), "saved" as (
-         insert into "node_executions" (${NODE_COLUMNS})
-         select n.* from ${NODE_RECORDSET} where n."execution_id" in (select "id" from "parked")
-         ${NODE_UPSERT}
-       )
-       select "id" from "parked"`,
-      [JSON.stringify(rows), this.owner, nodesJson(batch)],
-    );
+    const parked = await parkStatement.rows(this.em, [JSON.stringify(rows), this.owner, nodesJson(batch)]);
     const ids = new Set(parked.map((row) => row.id));
     return batch.map((write) => ids.has(write.executionId));
   }
@@ -251,52 +316,13 @@ export class ExecutionStore {
       payload: JSON.stringify(started),
       trace_context: trace,
     }));
-    const accepted = await this.em.fork().execute<{ id: string }[]>(
-      `with "rows" as (
-         select * from jsonb_to_recordset(?::jsonb) as r("id" text, "tenant_id" text, "workflow_id" text, "trigger" text, "graph" jsonb, "workflow_version" integer,
-           "input" jsonb, "request" jsonb, "started_at" timestamptz, "deadline_at" timestamptz, "created_by" text, "tick_at" timestamptz, "require_active" boolean,
-           "workflow_updated_at" timestamptz, "event_id" text, "subject" text, "payload" text, "trace_context" text)
-       ), "allowed" as (
-         select r.* from "rows" r join "workflows" w on w."id" = r."workflow_id"
-         where (not r."require_active" or w."status" = 'active') and (r."workflow_updated_at" is null or w."updated_at" = r."workflow_updated_at")
-       ), "ticks" as (
-         insert into "schedule_ticks" ("workflow_id", "tick_at", "execution_id")
-         select "workflow_id", "tick_at", "id" from "allowed" where "tick_at" is not null
-         on conflict do nothing
-         returning "execution_id"
-       ), "execution" as (
-         insert into "executions" ("id", "tenant_id", "workflow_id", "status", "trigger", "graph", "workflow_version", "input", "request", "started_at", "deadline_at", "lease_owner", "lease_until", "created_by", "trace_context")
-         select a."id", a."tenant_id", a."workflow_id", 'running', a."trigger", a."graph", a."workflow_version", a."input", a."request", a."started_at", a."deadline_at", ?, now() + make_interval(secs => ?), a."created_by", a."trace_context"::json
-         from "allowed" a where a."tick_at" is null or a."id" in (select "execution_id" from "ticks")
-         returning "id"
-       ), "event" as (
-         insert into "outbox" ("id", "subject", "payload", "trace_context", "created_at")
-         select a."event_id", a."subject", a."payload"::json, a."trace_context"::json, a."started_at" from "allowed" a join "execution" e on e."id" = a."id"
-       )
-       select "id" from "execution"`,
-      [JSON.stringify(rows), this.owner, this.leaseSeconds],
-    );
+    const accepted = await acceptStatement.rows(this.em, [JSON.stringify(rows), this.owner, this.leaseSeconds]);
     const ids = new Set(accepted.map((row) => row.id));
     return batch.map(({ execution }) => ids.has(execution.id));
   }
 
   private async writeNodes(batch: readonly Traced<NodeWriteWithEvents>[]): Promise<boolean[]> {
-    const held = await this.em.fork().execute<{ id: string }[]>(
-      `with "held" as (
-         select "id" from "executions" where "id" in (?) and "lease_owner" = ? and "status" = 'running'
-       ), "saved" as (
-         insert into "node_executions" (${NODE_COLUMNS})
-         select n.* from ${NODE_RECORDSET} where n."execution_id" in (select "id" from "held")
-         ${NODE_UPSERT}
-       ), "events" as (
-         insert into "outbox" ("id", "subject", "payload", "trace_context", "created_at")
-         select e."id", e."subject", e."payload"::json, e."trace_context"::json, e."created_at"
-         from jsonb_to_recordset(?::jsonb) as e("execution_id" text, "id" text, "subject" text, "payload" text, "trace_context" text, "created_at" timestamptz)
-         where e."execution_id" in (select "id" from "held")
-       )
-       select "id" from "held"`,
-      [batch.map((write) => write.executionId), this.owner, nodesJson(batch), eventsJson(batch)],
-    );
+    const held = await nodesStatement.rows(this.em, [JSON.stringify(batch.map((write) => write.executionId)), this.owner, nodesJson(batch), eventsJson(batch)]);
     const ids = new Set(held.map((row) => row.id));
     return batch.map((write) => ids.has(write.executionId));
   }
@@ -315,28 +341,7 @@ export class ExecutionStore {
       event_created_at: event?.created_at ?? null,
       trace_context: trace,
     }));
-    const finished = await this.em.fork().execute<{ id: string }[]>(
-      `with "rows" as (
-         select * from jsonb_to_recordset(?::jsonb) as r("id" text, "status" text, "output" jsonb, "error" jsonb, "completed_at" timestamptz, "duration_ms" integer,
-           "event_id" text, "subject" text, "payload" text, "event_created_at" timestamptz, "trace_context" text)
-       ), "finished" as (
-         update "executions" e set "status" = r."status", "output" = r."output", "error" = r."error", "completed_at" = r."completed_at",
-           "duration_ms" = r."duration_ms", "lease_owner" = null, "lease_until" = null, "wake_at" = null
-         from "rows" r
-         where e."id" = r."id" and e."lease_owner" = ? and e."status" = 'running'
-         returning e."id"
-       ), "saved" as (
-         insert into "node_executions" (${NODE_COLUMNS})
-         select n.* from ${NODE_RECORDSET} where n."execution_id" in (select "id" from "finished")
-         ${NODE_UPSERT}
-       ), "events" as (
-         insert into "outbox" ("id", "subject", "payload", "trace_context", "created_at")
-         select r."event_id", r."subject", r."payload"::json, r."trace_context"::json, r."event_created_at"
-         from "rows" r join "finished" f on f."id" = r."id" where r."event_id" is not null
-       )
-       select "id" from "finished"`,
-      [JSON.stringify(rows), this.owner, nodesJson(batch.map(({ executionId, records }) => ({ executionId, records })))],
-    );
+    const finished = await finishStatement.rows(this.em, [JSON.stringify(rows), this.owner, nodesJson(batch.map(({ executionId, records }) => ({ executionId, records })))]);
     const ids = new Set(finished.map((row) => row.id));
     return batch.map((write) => ids.has(write.executionId));
   }
