@@ -1,4 +1,4 @@
-import { DomainError } from '@agent-platform/kit';
+import { DomainError, type InProcessHttp } from '@agent-platform/kit';
 import type { ChannelTransport } from '@agent-platform/kit/grpc';
 import type { FastifyPluginAsync } from 'fastify';
 import fp from 'fastify-plugin';
@@ -40,6 +40,8 @@ export interface BackendTransports {
   agentMemory?: ChannelTransport;
   webhookDispatcher?: ChannelTransport;
   workflowRunner?: ChannelTransport;
+  /** The workflow-runner's inbound-webhook ingress, for `/hooks` (else WORKFLOW_INGRESS_URL). */
+  workflowIngress?: InProcessHttp;
 }
 
 /**
@@ -85,7 +87,7 @@ const gatewayApp: FastifyPluginAsync<GatewayAppOptions> = async (app, options) =
   if (options.metrics) await app.register(metricsRoute, { handler: options.metrics });
   await app.register(openapiRoute);
   await app.register(consoleRoutes, { root: options.config.CONSOLE_DIR ?? defaultConsoleDir(), bodyLimit });
-  await app.register(hookRoutes);
+  await app.register(hookRoutes, { ingress: backends.workflowIngress });
   await app.register(api, { prefix: '/api/v1', documented: true });
   await app.register(api, { prefix: '/v1', documented: false });
 };

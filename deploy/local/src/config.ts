@@ -37,8 +37,8 @@ const schema = z.object({
   JWT_KEY_ENCRYPTION_KEY: env.aesKey().optional(),
   /**
    * How the services call each other in this process: `in-process` skips HTTP/2 (calls still
-   * cross protobuf and the same handlers); `network` uses the loopback ports as the distributed
-   * mode does.
+   * cross protobuf and the same handlers) and hands `/hooks` to the runner's ingress without a
+   * socket; `network` uses the loopback ports as the distributed mode does.
    */
   GRPC_TRANSPORT: z.enum(['in-process', 'network']).default('in-process'),
   OTEL_EXPORTER_OTLP_ENDPOINT: z.url().optional(),

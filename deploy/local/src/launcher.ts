@@ -160,6 +160,7 @@ export async function startLocalPlatform(config: LocalConfig, logger: Logger, op
             agentMemory: agentMemory.inProcess,
             webhookDispatcher: webhookDispatcher.inProcess,
             workflowRunner: workflowRunner.inProcess,
+            workflowIngress: workflowRunner.inProcessIngress,
           },
           launcher.GRPC_TRANSPORT,
           options.wrapBackends,

@@ -1,4 +1,4 @@
-import { DomainError, isId } from '@agent-platform/kit';
+import { DomainError, isId, type InProcessHttp } from '@agent-platform/kit';
 import httpProxy from '@fastify/http-proxy';
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import { LRUCache } from 'lru-cache';
@@ -12,13 +12,21 @@ interface InboundOwner {
 /** Where the inbound address's owner is remembered: two gRPC calls saved per hook (seconds). */
 const OWNER_TTL_MS = 5_000;
 
+export interface HookRoutesOptions {
+  /** The ingress in this process (the all-in-one mode); without it, WORKFLOW_INGRESS_URL over HTTP. */
+  ingress?: InProcessHttp | undefined;
+}
+
+/** Response headers a socket's HTTP stack sets for itself: not copied from the ingress's answer. */
+const HOP_BY_HOP = new Set(['connection', 'content-length', 'keep-alive', 'transfer-encoding', 'date']);
+
 /**
  * `/hooks/*`: inbound workflow webhooks (decisions §7), forwarded untouched — method, headers, raw
  * body — to the workflow-runner's ingress, which answers them. Before forwarding, the request is
  * counted against the plan limits of the tenant that owns the workflow (429 with the usual
  * headers); an address of no active workflow is 404 here already. POST only: other methods are 404.
  */
-const hookRoutes: FastifyPluginAsync = async (app) => {
+const hookRoutes: FastifyPluginAsync<HookRoutesOptions> = async (app, options) => {
   const owners = new LRUCache<string, InboundOwner>({ max: 10_000, ttl: OWNER_TTL_MS });
   const bodyLimit = app.config.BODY_LIMIT_BYTES;
 
@@ -52,6 +60,31 @@ const hookRoutes: FastifyPluginAsync = async (app) => {
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('*', { parseAs: 'buffer' }, (_request, body, done) => done(null, body));
 
+  const unavailable = (reply: FastifyReply, error: unknown) => {
+    reply.request.log.warn({ err: error }, 'the workflow-runner ingress did not answer');
+    sendError(new DomainError('service_unavailable', 'Inbound webhooks are unavailable; retry later.'), reply.request, reply, bodyLimit);
+  };
+
+  const { ingress } = options;
+  if (ingress) {
+    // The same exchange as the proxy's below, handed to the ingress without a socket.
+    const forward = async (request: FastifyRequest, reply: FastifyReply) => {
+      let answer;
+      try {
+        answer = await ingress({ method: request.method, url: request.url, headers: request.headers, body: Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0) });
+      } catch (error) {
+        unavailable(reply, error);
+        return reply;
+      }
+      for (const [name, value] of Object.entries(answer.headers)) if (value !== undefined && !HOP_BY_HOP.has(name)) reply.header(name, value);
+      return reply.code(answer.statusCode).send(answer.body);
+    };
+    const preHandler = (request: FastifyRequest, reply: FastifyReply) => countAgainstOwner(request, reply);
+    app.post('/hooks', { preHandler }, forward);
+    app.post('/hooks/*', { preHandler }, forward);
+    return;
+  }
+
   await app.register(httpProxy, {
     upstream: app.config.WORKFLOW_INGRESS_URL,
     prefix: '/hooks',
@@ -66,10 +99,7 @@ const hookRoutes: FastifyPluginAsync = async (app) => {
       countAgainstOwner(request, reply).then(() => done(), done);
     },
     replyOptions: {
-      onError: (reply, { error }) => {
-        reply.request.log.warn({ err: error }, 'the workflow-runner ingress did not answer');
-        sendError(new DomainError('service_unavailable', 'Inbound webhooks are unavailable; retry later.'), reply.request as FastifyRequest, reply as FastifyReply, bodyLimit);
-      },
+      onError: (reply, { error }) => unavailable(reply as FastifyReply, error),
     },
   });
 };

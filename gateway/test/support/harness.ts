@@ -94,7 +94,7 @@ export async function startHarness(env: Record<string, string> = {}, gatewayLogg
           workflowRunner: new Upstream(real.workflowRunner),
         };
         const { identity, agentMemory, webhooks, workflowRunner } = upstreams;
-        return { identity, agentMemory, webhookDispatcher: webhooks, workflowRunner };
+        return { identity, agentMemory, webhookDispatcher: webhooks, workflowRunner, workflowIngress: real.workflowIngress };
       },
     },
   );

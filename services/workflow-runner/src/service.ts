@@ -1,6 +1,6 @@
 import { hostname } from 'node:os';
 import { randomBytes } from 'node:crypto';
-import type { Logger } from '@agent-platform/kit';
+import type { InProcessHttp, Logger } from '@agent-platform/kit';
 import { assembleOnDatabase, classifyDbError, closeOrm, requestContext, type Orm } from '@agent-platform/kit/db';
 import { OutboxRelay, type EventBus } from '@agent-platform/kit/events';
 import { GrpcChannel, GrpcServer, type ChannelTransport, type InProcessServing } from '@agent-platform/kit/grpc';
@@ -21,7 +21,7 @@ import { ExecutionsRepository } from './executions/executions.repository.js';
 import { ExecutionsService } from './executions/executions.service.js';
 import { INBOUND_SERVICE_NAME, inboundHandlers } from './ingress/inbound.grpc.js';
 import { InboundService } from './ingress/inbound.service.js';
-import { buildIngress } from './ingress/ingress-server.js';
+import { buildIngress, inProcessIngress } from './ingress/ingress-server.js';
 import { EmailSender } from './integrations/email-integration.js';
 import { Integrations } from './integrations/integrations.js';
 import { Scheduler } from './schedules/scheduler.js';
@@ -38,6 +38,8 @@ export { migrations, openDatabase } from './database.js';
 export interface WorkflowRunnerService extends InProcessServing {
   /** `port` is gRPC's, `ingressPort` the inbound webhooks' HTTP port. */
   start(): Promise<{ port: number; ingressPort: number }>;
+  /** The inbound webhooks' ingress without its port, for the all-in-one gateway's `/hooks`. */
+  readonly inProcessIngress: InProcessHttp;
   stop(): Promise<void>;
 }
 
@@ -123,14 +125,17 @@ function assemble(config: WorkflowRunnerConfig, deps: WorkflowRunnerDeps, orm: O
   });
 
   let started = false;
+  let ingressServing = false;
   return {
     inProcess: server.inProcess(),
+    inProcessIngress: inProcessIngress(ingress, () => ingressServing),
     async start() {
       const port = await server.listen(config.grpcHost, config.grpcPort);
       started = true;
       await ingress.listen({ host: config.ingressHost, port: config.ingressPort });
       const address = ingress.server.address();
       const ingressPort = typeof address === 'object' && address !== null ? address.port : config.ingressPort;
+      ingressServing = true;
       await relay.start();
       worker.start();
       scheduler.start();
@@ -139,6 +144,7 @@ function assemble(config: WorkflowRunnerConfig, deps: WorkflowRunnerDeps, orm: O
     },
     async stop() {
       await scheduler.stop();
+      ingressServing = false;
       if (started) await ingress.close();
       await worker.stop(WORKER_STOP_GRACE_MS);
       if (started) await server.stop(GRPC_SHUTDOWN_GRACE_MS);

@@ -1,4 +1,4 @@
-import { createLogger, newId } from '@agent-platform/kit';
+import { createLogger, newId, type InProcessHttp } from '@agent-platform/kit';
 import { InProcessEventBus } from '@agent-platform/kit/events';
 import { GrpcChannel, PrincipalKind, type Principal, type PromiseClient } from '@agent-platform/kit/grpc';
 import { databaseFixture, type TestDatabase } from '@agent-platform/kit/testing';
@@ -34,6 +34,8 @@ export interface RunnerHarness {
   executions: PromiseClient<typeof ExecutionServiceService>;
   /** The inbound-webhook ingress, `http://127.0.0.1:<port>`. */
   ingressUrl: string;
+  /** The same ingress without its port, as the all-in-one gateway calls it. */
+  inProcessIngress: InProcessHttp;
   /** The agents each tenant has, as agent nodes are checked against at save. */
   agents: TestAgentDirectory;
   createWorkflow(tenant: TestTenant, graph: { nodes: unknown[]; edges?: unknown[]; name?: string }): Promise<Workflow>;
@@ -70,6 +72,7 @@ export async function startRunner(database: TestDatabase, env: Record<string, st
     workflows,
     executions,
     ingressUrl: `http://127.0.0.1:${ingressPort}`,
+    inProcessIngress: service.inProcessIngress,
     agents: directory,
     async createWorkflow(tenant, graph) {
       const { workflow } = await workflows.createWorkflow(
