@@ -66,9 +66,10 @@ async function listeningLine(what: string, running: RunningProcess): Promise<str
 
 export type RouteLoad = Omit<LoadOptions, 'connections' | 'seconds'>;
 
-/** What a route's share of another is held to (issue 24): printed beside the figure. */
+/** What a route is held to (issue 24), printed beside its figures; a throughput target adds its req/s figure. */
 export interface ComparisonTargets {
   shareOfPeer?: number;
+  requestsPerSecond?: number;
   p99Ms?: number;
 }
 
@@ -106,6 +107,9 @@ export async function compareWithBare(
     const ofPeer = meanRate('route') / meanRate('peer');
     console.log(`  ratio peer ÷ bare: ${(meanRate('peer') / meanRate('bare')).toFixed(3)}; ${label} ÷ peer: ${ofPeer.toFixed(3)}`);
     recordFigure(`${label}: share of the one-process peer`, { value: ofPeer, unit: '', better: 'higher', ...(options.targets?.shareOfPeer === undefined ? {} : { target: options.targets.shareOfPeer }) });
+  }
+  if (options.targets?.requestsPerSecond !== undefined) {
+    recordFigure(`${label}: req/s`, { value: meanRate('route'), unit: 'req/s', better: 'higher', target: options.targets.requestsPerSecond });
   }
   recordFigure(`${label}: p99`, { value: p99, unit: 'ms', better: 'lower', ...(options.targets?.p99Ms === undefined ? {} : { target: options.targets.p99Ms }) });
   return ratio;
