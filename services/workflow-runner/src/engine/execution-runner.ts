@@ -24,6 +24,12 @@ export class ExecutionStop extends Error {
   }
 }
 
+/**
+ * What ends any node still running when its run is over. Made once: `abort()` without a reason
+ * makes a DOMException, stack and all, at the end of every execution.
+ */
+const RUN_OVER = new Error('the execution run is over');
+
 export interface ExecutionRunnerOptions {
   store: ExecutionStore;
   nodes: NodeRunners;
@@ -129,7 +135,7 @@ class Run {
       return this.waiting.size > 0 ? await this.park() : await this.finish(null);
     } finally {
       this.signal.removeEventListener('abort', onStop);
-      this.nodesStop.abort();
+      this.nodesStop.abort(RUN_OVER);
     }
   }
 
