@@ -81,6 +81,15 @@ const NODE_COLUMNS = `"execution_id", "node_id", "status", "started_at", "comple
 const NODE_UPSERT = `on conflict ("execution_id", "node_id") do update set "status" = excluded."status", "started_at" = excluded."started_at",
   "completed_at" = excluded."completed_at", "duration_ms" = excluded."duration_ms", "output" = excluded."output", "error" = excluded."error",
   "attempts" = excluded."attempts", "wake_at" = excluded."wake_at"`;
+/** The CTE that upserts the node records of the JSON parameter whose executions `held` (a CTE's name) lists. */
+function savedNodesOf(held: string): string {
+  return `"saved" as (
+         insert into "node_executions" (${NODE_COLUMNS})
+         select n.* from ${NODE_RECORDSET} where n."execution_id" in (select "id" from "${held}")
+         ${NODE_UPSERT}
+       )`;
+}
+
 /** Writes in one statement at most this many executions' worth. */
 const MAX_BATCH = 200;
 
@@ -116,11 +125,7 @@ const acceptStatement = new PreparedStatement<{ id: string }>('runner_accept_exe
 const nodesStatement = new PreparedStatement<{ id: string }>('runner_save_nodes', `
       with "held" as (
          select "id" from "executions" where "id" in (select jsonb_array_elements_text(?::jsonb)) and "lease_owner" = ? and "status" = 'running'
-       ), "saved" as (
-         insert into "node_executions" (${NODE_COLUMNS})
-         select n.* from ${NODE_RECORDSET} where n."execution_id" in (select "id" from "held")
-         ${NODE_UPSERT}
-       ), "events" as (
+       ), ${savedNodesOf('held')}, "events" as (
          insert into "outbox" ("id", "subject", "payload", "trace_context", "created_at")
          select e."id", e."subject", e."payload"::json, e."trace_context"::json, e."created_at"
          from jsonb_to_recordset(?::jsonb) as e("execution_id" text, "id" text, "subject" text, "payload" text, "trace_context" text, "created_at" timestamptz)
@@ -138,11 +143,7 @@ const finishStatement = new PreparedStatement<{ id: string }>('runner_finish_exe
          from "rows" r
          where e."id" = r."id" and e."lease_owner" = ? and e."status" = 'running'
          returning e."id"
-       ), "saved" as (
-         insert into "node_executions" (${NODE_COLUMNS})
-         select n.* from ${NODE_RECORDSET} where n."execution_id" in (select "id" from "finished")
-         ${NODE_UPSERT}
-       ), "events" as (
+       ), ${savedNodesOf('finished')}, "events" as (
          insert into "outbox" ("id", "subject", "payload", "trace_context", "created_at")
          select r."event_id", r."subject", r."payload"::json, r."trace_context"::json, r."event_created_at"
          from "rows" r join "finished" f on f."id" = r."id" where r."event_id" is not null
@@ -157,11 +158,7 @@ const parkStatement = new PreparedStatement<{ id: string }>('runner_park_executi
          from "rows" r
          where e."id" = r."id" and e."lease_owner" = ? and e."status" = 'running'
          returning e."id"
-       ), "saved" as (
-         insert into "node_executions" (${NODE_COLUMNS})
-         select n.* from ${NODE_RECORDSET} where n."execution_id" in (select "id" from "parked")
-         ${NODE_UPSERT}
-       )
+       ), ${savedNodesOf('parked')}
        select "id" from "parked"`);
 
 export interface Acceptance {
