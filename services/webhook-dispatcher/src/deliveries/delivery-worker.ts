@@ -70,8 +70,8 @@ export class DeliveryWorker {
   private readonly loop: LeasedWorkLoop<ClaimedRun>;
   /** Endpoints whose run is in process here. */
   private readonly serving = new Set<string>();
-  /** Signing keys by endpoint and sealed secret (signingKeysOf). */
-  private readonly openedKeys = new Map<string, SigningKeys>();
+  /** Each endpoint's signing keys with the sealed secret they were opened from (signingKeysOf). */
+  private readonly openedKeys = new Map<string, { sealed: string; keys: SigningKeys }>();
   private stopping = false;
 
   constructor(options: DeliveryWorkerOptions) {
@@ -114,16 +114,15 @@ export class DeliveryWorker {
 
   /**
    * The run's endpoint's keys, opened once per sealed secret rather than per run: a busy endpoint is
-   * claimed run after run. A rotated secret is sealed anew, so it is a new entry.
+   * claimed run after run. A rotated secret is sealed anew, and its keys replace the old ones.
    */
   private signingKeysOf(run: ClaimedRun): SigningKeys {
-    const entry = `${run.webhookId}\u0000${run.secretSealed}`;
-    let keys = this.openedKeys.get(entry);
-    if (keys === undefined) {
-      keys = signingKeys(this.options.secrets.open(run.secretSealed, run.webhookId));
-      if (this.openedKeys.size >= KEPT_SIGNING_KEYS) this.openedKeys.delete(this.openedKeys.keys().next().value!);
-      this.openedKeys.set(entry, keys);
-    }
+    const opened = this.openedKeys.get(run.webhookId);
+    if (opened?.sealed === run.secretSealed) return opened.keys;
+    const keys = signingKeys(this.options.secrets.open(run.secretSealed, run.webhookId));
+    this.openedKeys.delete(run.webhookId);
+    if (this.openedKeys.size >= KEPT_SIGNING_KEYS) this.openedKeys.delete(this.openedKeys.keys().next().value!);
+    this.openedKeys.set(run.webhookId, { sealed: run.secretSealed, keys });
     return keys;
   }
 
