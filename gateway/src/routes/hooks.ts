@@ -1,4 +1,4 @@
-import { DomainError, isId, type InProcessHttp } from '@agent-platform/kit';
+import { DomainError, isId, withoutSocketHeaders, type InProcessHttp } from '@agent-platform/kit';
 import httpProxy from '@fastify/http-proxy';
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import { LRUCache } from 'lru-cache';
@@ -16,9 +16,6 @@ export interface HookRoutesOptions {
   /** The ingress in this process (the all-in-one mode); without it, WORKFLOW_INGRESS_URL over HTTP. */
   ingress?: InProcessHttp | undefined;
 }
-
-/** Response headers a socket's HTTP stack sets for itself: not copied from the ingress's answer. */
-const HOP_BY_HOP = new Set(['connection', 'content-length', 'keep-alive', 'transfer-encoding', 'date']);
 
 /**
  * `/hooks/*`: inbound workflow webhooks (decisions §7), forwarded untouched — method, headers, raw
@@ -62,7 +59,8 @@ const hookRoutes: FastifyPluginAsync<HookRoutesOptions> = async (app, options) =
 
   const unavailable = (reply: FastifyReply, error: unknown) => {
     reply.request.log.warn({ err: error }, 'the workflow-runner ingress did not answer');
-    sendError(new DomainError('service_unavailable', 'Inbound webhooks are unavailable; retry later.'), reply.request, reply, bodyLimit);
+    // Its text is replaced by the fixed text of every 503 (http/errors.ts).
+    sendError(new DomainError('service_unavailable', 'The workflow-runner ingress did not answer.'), reply.request, reply, bodyLimit);
   };
 
   const { ingress } = options;
@@ -76,8 +74,7 @@ const hookRoutes: FastifyPluginAsync<HookRoutesOptions> = async (app, options) =
         unavailable(reply, error);
         return reply;
       }
-      for (const [name, value] of Object.entries(answer.headers)) if (value !== undefined && !HOP_BY_HOP.has(name)) reply.header(name, value);
-      return reply.code(answer.statusCode).send(answer.body);
+      return reply.code(answer.statusCode).headers(withoutSocketHeaders(answer.headers)).send(answer.body);
     };
     const preHandler = (request: FastifyRequest, reply: FastifyReply) => countAgainstOwner(request, reply);
     app.post('/hooks', { preHandler }, forward);

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import type { Logger } from '@agent-platform/kit';
+import type { InProcessHttp, Logger } from '@agent-platform/kit';
 import type { FastifyInstance, InjectOptions } from 'fastify';
 import { expect } from 'vitest';
 import { startTestPlatform, type TestPlatform } from '../../../test/support/platform.js';
@@ -64,6 +64,8 @@ export interface Harness {
   webhooks: Upstream;
   workflowRunner: Upstream;
   clock: TestClock;
+  /** Makes the runner's in-process ingress refuse every request (as a stopped runner's does), or serve again. */
+  setIngressDown(down: boolean): void;
   close(): Promise<void>;
 }
 
@@ -75,6 +77,7 @@ export interface Harness {
  */
 export async function startHarness(env: Record<string, string> = {}, gatewayLogger?: Logger): Promise<Harness> {
   const clock = new TestClock();
+  let ingressDown = false;
   let upstreams: Pick<Harness, 'identity' | 'agentMemory' | 'webhooks' | 'workflowRunner'> | undefined;
   const platform = await startTestPlatform(
     {
@@ -94,12 +97,16 @@ export async function startHarness(env: Record<string, string> = {}, gatewayLogg
           workflowRunner: new Upstream(real.workflowRunner),
         };
         const { identity, agentMemory, webhooks, workflowRunner } = upstreams;
-        return { identity, agentMemory, webhookDispatcher: webhooks, workflowRunner, workflowIngress: real.workflowIngress };
+        const workflowIngress: InProcessHttp = (request) => (ingressDown ? Promise.reject(new Error('The ingress is down (test).')) : real.workflowIngress(request));
+        return { identity, agentMemory, webhookDispatcher: webhooks, workflowRunner, workflowIngress };
       },
     },
   );
   if (!upstreams) throw new Error('the launcher did not hand the gateway its transports');
-  return { app: platform.gateway.app, url: platform.url, platform, clock, ...upstreams, close: () => platform.stop() };
+  const setIngressDown = (down: boolean) => {
+    ingressDown = down;
+  };
+  return { app: platform.gateway.app, url: platform.url, platform, clock, ...upstreams, setIngressDown, close: () => platform.stop() };
 }
 
 export function uniqueEmail(label = 'user'): string {

@@ -20,3 +20,13 @@ export interface InProcessHttpAnswer {
  * when the server is not serving, as a refused connection would.
  */
 export type InProcessHttp = (request: InProcessHttpRequest) => Promise<InProcessHttpAnswer>;
+
+/** Headers a socket's HTTP stack sets or ends for itself; between servers of one process they mean nothing. */
+const SOCKET_HEADERS = new Set(['connection', 'content-length', 'date', 'keep-alive', 'transfer-encoding', 'upgrade']);
+
+/** `headers` without those a socket's HTTP stack owns, for a request or an answer handed on in process. */
+export function withoutSocketHeaders<V>(headers: Record<string, V | undefined>): Record<string, V> {
+  const kept: Record<string, V> = {};
+  for (const [name, value] of Object.entries(headers)) if (value !== undefined && !SOCKET_HEADERS.has(name)) kept[name] = value;
+  return kept;
+}

@@ -19,7 +19,7 @@ export { settlesWithin, TimeoutError, withTimeout } from './timeout.js';
 export { systemClock, type Clock } from './clock.js';
 export { createLogger, type Logger, type LoggerSettings } from './logger.js';
 export { nameHttpRoute } from './telemetry/http-route.js';
-export type { InProcessHttp, InProcessHttpAnswer, InProcessHttpRequest } from './in-process-http.js';
+export { withoutSocketHeaders, type InProcessHttp, type InProcessHttpAnswer, type InProcessHttpRequest } from './in-process-http.js';
 export {
   ACCESS,
   ALL_SCOPES,

@@ -1,4 +1,4 @@
-import { DomainError, errorBody, httpStatusOf, nameHttpRoute, type InProcessHttp, type Logger } from '@agent-platform/kit';
+import { DomainError, errorBody, httpStatusOf, nameHttpRoute, withoutSocketHeaders, type InProcessHttp, type Logger } from '@agent-platform/kit';
 import Fastify, { type FastifyInstance } from 'fastify';
 import type { InboundService } from './inbound.service.js';
 
@@ -63,9 +63,6 @@ function flatHeaders(headers: Record<string, string | string[] | undefined>): Re
   return flat;
 }
 
-/** What a socket's HTTP stack adds or ends: light-my-request sets its own length. */
-const HOP_BY_HOP = new Set(['connection', 'content-length', 'keep-alive', 'transfer-encoding', 'upgrade']);
-
 /**
  * The ingress for a caller in this process (the all-in-one gateway): the request goes through the
  * ingress's own routes, parsers and error answers by `inject`, with no socket between. Taken while
@@ -74,9 +71,8 @@ const HOP_BY_HOP = new Set(['connection', 'content-length', 'keep-alive', 'trans
 export function inProcessIngress(app: FastifyInstance, serving: () => boolean): InProcessHttp {
   return async (request) => {
     if (!serving()) throw new Error('The workflow-runner ingress is not serving.');
-    const headers: Record<string, string | string[]> = {};
-    for (const [name, value] of Object.entries(request.headers)) if (value !== undefined && !HOP_BY_HOP.has(name)) headers[name] = value;
-    const answer = await app.inject({ method: request.method as 'POST', url: request.url, headers, payload: request.body });
+    // light-my-request sets the length of the body it is given.
+    const answer = await app.inject({ method: request.method as 'POST', url: request.url, headers: withoutSocketHeaders(request.headers), payload: request.body });
     return { statusCode: answer.statusCode, headers: answer.headers, body: answer.rawPayload };
   };
 }
