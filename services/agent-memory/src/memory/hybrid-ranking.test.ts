@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { normalised } from '../models/embedder.js';
-import { fullTextTerms, coverage, meaningfulWords, rank, singular, VECTOR_WEIGHT } from './hybrid-ranking.js';
+import { fullTextWords, coverage, meaningfulWords, rank, singular, VECTOR_WEIGHT } from './hybrid-ranking.js';
 import type { Candidate } from './memory.repository.js';
 
 function candidate(id: string, content: string, vector: number[], createdAt = new Date(0)): Candidate {
@@ -20,8 +20,8 @@ describe('lexical matching', () => {
   });
 
   it('asks full-text search for any of the meaningful words, never with "or" as a word', () => {
-    expect(fullTextTerms('Where is ord_4821, or INV-2?')).toEqual({ all: 'ord 4821 inv 2', any: 'ord or 4821 or inv or 2' });
-    expect(fullTextTerms('who is it').any).toBe('who or is or it');
+    expect(fullTextWords('Where is ord_4821, or INV-2?')).toEqual(['ord', '4821', 'inv', '2']);
+    expect(fullTextWords('who is it')).toEqual(['who', 'is', 'it']);
   });
 });
 

@@ -24,15 +24,14 @@ export function words(text: string): string[] {
 }
 
 /**
- * The query's meaningful words for websearch_to_tsquery: every one of them (`a b c`) and any of
- * them (`a or b or c`). Function words would match nearly every item for nothing.
+ * The query's meaningful words for full-text matching (websearch_to_tsquery takes `a b c` as all
+ * of them and `a or b or c` as any). Function words would match nearly every item for nothing.
  */
-export function fullTextTerms(query: string): { all: string; any: string } {
+export function fullTextWords(query: string): string[] {
   // "or" would be read as the operator itself; it carries no meaning worth matching.
   const every = [...new Set(words(query))].filter((word) => word !== 'or');
   const meaningful = every.filter((word) => !STOP_WORDS.has(word));
-  const terms = meaningful.length > 0 ? meaningful : every;
-  return { all: terms.join(' '), any: terms.join(' or ') };
+  return meaningful.length > 0 ? meaningful : every;
 }
 
 /**

@@ -2,6 +2,7 @@ import { PreparedStatement, type EntityManager, type StatementValue } from '@age
 import type { MemoryType } from '../agents/agents.entity.js';
 import type { VectorRecord, VectorSource } from '../vectors/vector-store.js';
 import { MemoryDocument, MemoryHistoryEntry, MemoryItem, type MemoryHistoryEvent, type MemorySource } from './memory.entity.js';
+import { WordCounts } from './word-counts.js';
 
 export interface NewMemoryItem {
   id: string;
@@ -117,15 +118,25 @@ export function fromBytes(bytes: Buffer): Float32Array {
 // Matches ranked per full-text query, at most. Beyond what a selective word matches, a sample
 // this size is as good as a larger one: the vector half and the exact re-scoring do the rest.
 const LEXICAL_SCAN_MAX = 200;
+// Words of one query counted, at most: a longer query is matched as one of common words.
+const COUNTED_WORDS_MAX = 32;
 
 /**
  * What every search statement is confined to: one agent of one tenant, its memory types, one
  * embedding model, and the audience's items (the first of the last two markers is true for every
  * item; else the second names the end user, whose items join the shared ones).
  */
-const SCOPE = `"tenant_id" = ? and "agent_id" = ? and "memory_type" = any(string_to_array(?, ',')) and "embedding_model" = ?
+const SCOPE = scopeSql('"agent_id" = ?');
+const FILTERED_SCOPE = filteredScopeSql(SCOPE);
+
+function filteredScopeSql(scope: string): string {
+  return `${scope} and "metadata" @> ?::jsonb`;
+}
+
+function scopeSql(agentCondition: string): string {
+  return `"tenant_id" = ? and ${agentCondition} and "memory_type" = any(string_to_array(?, ',')) and "embedding_model" = ?
   and (?::boolean or "user_id" is null or "user_id" = ?::text)`;
-const FILTERED_SCOPE = `${SCOPE} and "metadata" @> ?::jsonb`;
+}
 const CANDIDATE_COLUMN_NAMES = ['id', 'agent_id', 'document_id', 'user_id', 'memory_type', 'content', 'metadata', 'created_at', 'updated_at', 'embedding'];
 const CANDIDATE_COLUMNS = CANDIDATE_COLUMN_NAMES.map((name) => `"${name}"`).join(', ');
 /** The same, of the row an update names "item" (beside other tables' columns of the same names). */
@@ -147,11 +158,11 @@ function scopeOf(scope: CandidateScope): { sql: string; values: StatementValue[]
 
 /**
  * A statement over the scope, prepared (planning these cost as much as running them), twice: as
- * is and with the metadata filter.
+ * is and with the metadata filter; `ownScope` is the scope's SQL when not `SCOPE` itself.
  */
-function scoped<Row>(name: string, sql: (scope: string) => string): (scope: CandidateScope) => [PreparedStatement<Row>, StatementValue[]] {
-  const plain = new PreparedStatement<Row>(name, sql(SCOPE));
-  const filtered = new PreparedStatement<Row>(`${name}_filtered`, sql(FILTERED_SCOPE));
+function scoped<Row>(name: string, sql: (scope: string) => string, ownScope = SCOPE): (scope: CandidateScope) => [PreparedStatement<Row>, StatementValue[]] {
+  const plain = new PreparedStatement<Row>(name, sql(ownScope));
+  const filtered = new PreparedStatement<Row>(`${name}_filtered`, sql(filteredScopeSql(ownScope)));
   return (scope) => {
     const { values, filtered: isFiltered } = scopeOf(scope);
     return [isFiltered ? filtered : plain, values];
@@ -159,10 +170,8 @@ function scoped<Row>(name: string, sql: (scope: string) => string): (scope: Cand
 }
 
 /**
- * Planned at every call, never prepared: whether the full-text index or a plain scan that stops
- * at the limit is cheaper depends on how common the words are, which only the values tell the
- * planner. A generic plan built the index's bitmap of all 100k items for a word in every item:
- * 20 ms, where the scan took 4.
+ * Items holding the words of the first full-text marker, at most LEXICAL_SCAN_MAX of them ranked
+ * by the words of the second, best first.
  */
 function rankedMatchSql(scope: string): string {
   return `select "id" from (
@@ -172,6 +181,22 @@ function rankedMatchSql(scope: string): string {
    ) as "matches"
    order by ts_rank("search_vector", websearch_to_tsquery('simple', ?)) desc, "created_at" desc
    limit ?`;
+}
+
+/**
+ * Matches of rare words (none in more than LEXICAL_SCAN_MAX of the agent's items), prepared: the
+ * full-text index is then always the way in, so the agent's condition is written where no index
+ * can serve it: a generic plan would otherwise walk the agent's index wherever agents are many,
+ * reading every one of its items for a word a handful hold.
+ */
+const rareWordMatchStatement = scoped<{ id: string }>('memory_rare_word_matches', rankedMatchSql, scopeSql(`("agent_id" || '') = ?`));
+
+/** How many of one agent's items hold each word, up to one more than a search ranks: one branch per word, each planned with its word. */
+function wordCountSql(words: number): string {
+  const branch = `select ?::text as "word", (select count(*) from (
+      select 1 from "memory_items" where "tenant_id" = ? and "agent_id" = ? and "search_vector" @@ websearch_to_tsquery('simple', ?) limit ${LEXICAL_SCAN_MAX + 1}
+    ) as "holders")::int as "count"`;
+  return Array.from({ length: words }, () => branch).join('\nunion all ');
 }
 
 const candidatesById = scoped<CandidateRow>(
@@ -192,6 +217,7 @@ const RECORD_DELETIONS = `insert into "memory_history" ("tenant_id", "agent_id",
 /** Memory items, their history and documents. Every statement is scoped by tenant and agent. */
 export class MemoryRepository {
   private readonly em: EntityManager;
+  private readonly wordCounts = new WordCounts();
 
   constructor(em: EntityManager) {
     this.em = em;
@@ -353,22 +379,57 @@ export class MemoryRepository {
   }
 
   /**
-   * Items that contain the words, best full-text rank first: all of them (`a b c`), then, when
-   * that finds too few, any of them (`a or b or c`). At most `LEXICAL_SCAN_MAX` matches are
-   * ranked per query: a word common to a large memory would otherwise have the database rank all
-   * of it, and the vector half and the exact re-scoring cover what the sample misses.
+   * Items that hold the query's words, best full-text rank first. Words in more of the agent's
+   * items than one search ranks say little about which item is meant: when the query has rarer
+   * ones, those alone choose the matches (all of them, then any), through the full-text index,
+   * and every word ranks them. A query of common words only is matched by all of them, then by
+   * any, at most `LEXICAL_SCAN_MAX` matches ranked: the vector half and the exact re-scoring
+   * cover what that sample misses.
    */
-  async lexicalMatches(scope: CandidateScope, terms: { all: string; any: string }, limit: number): Promise<string[]> {
-    if (terms.all.trim() === '') return [];
-    const found = await this.rankedMatches(scope, terms.all, limit);
-    if (found.length >= limit || terms.any === terms.all) return found;
-    const more = await this.rankedMatches(scope, terms.any, limit);
+  async lexicalMatches(scope: CandidateScope, words: readonly string[], limit: number): Promise<string[]> {
+    if (words.length === 0) return [];
+    const counts = words.length <= COUNTED_WORDS_MAX ? await this.wordCountsOf(scope, words) : new Map<string, number>();
+    const rare = words.filter((word) => (counts.get(word) ?? Infinity) <= LEXICAL_SCAN_MAX);
+    const search = async (matching: string): Promise<string[]> =>
+      rare.length > 0 ? this.rareWordMatches(scope, matching, words.join(' or '), limit) : this.commonWordMatches(scope, matching, limit);
+    const chosen = rare.length > 0 ? rare : words;
+    const found = await search(chosen.join(' '));
+    if (found.length >= limit || chosen.length === 1) return found;
+    const more = await search(chosen.join(' or '));
     return [...new Set([...found, ...more])].slice(0, limit);
   }
 
-  private async rankedMatches(scope: CandidateScope, websearch: string, limit: number): Promise<string[]> {
+  /** Of each word, how many of the agent's items hold it (up to LEXICAL_SCAN_MAX + 1), counted at most once a `WORD_COUNT_TTL_MS`. */
+  private async wordCountsOf(scope: CandidateScope, words: readonly string[]): Promise<ReadonlyMap<string, number>> {
+    const { known, unknown } = this.wordCounts.lookup(scope.tenantId, scope.agentId, words);
+    if (unknown.length === 0) return known;
+    const rows = await this.em.execute<{ word: string; count: number }[]>(
+      wordCountSql(unknown.length),
+      unknown.flatMap((word) => [word, scope.tenantId, scope.agentId, word]),
+      'all',
+    );
+    const counted = new Map(rows.map((row) => [row.word, Number(row.count)]));
+    this.wordCounts.remember(scope.tenantId, scope.agentId, counted);
+    return new Map([...known, ...counted]);
+  }
+
+  /** Items holding the rare words `matching`, ranked by every word of the query (`ranking`): always through the full-text index. */
+  private async rareWordMatches(scope: CandidateScope, matching: string, ranking: string, limit: number): Promise<string[]> {
+    const [statement, values] = rareWordMatchStatement(scope);
+    const rows = await statement.rows(this.em, [...values, matching, ranking, limit]);
+    return rows.map((row) => row.id);
+  }
+
+  /**
+   * Items holding the common words `matching`, ranked by them. Planned at every call, never
+   * prepared: whether the full-text index or a plain scan that stops at the limit is cheaper
+   * depends on how common the words are, which only the values tell the planner (a generic plan
+   * built the index's bitmap of all 100k items for a word in every item: 20 ms, where the scan
+   * took 4).
+   */
+  private async commonWordMatches(scope: CandidateScope, matching: string, limit: number): Promise<string[]> {
     const { sql, values } = scopeOf(scope);
-    const rows = await this.em.execute<{ id: string }[]>(rankedMatchSql(sql), [...values, websearch, websearch, limit], 'all');
+    const rows = await this.em.execute<{ id: string }[]>(rankedMatchSql(sql), [...values, matching, matching, limit], 'all');
     return rows.map((row) => row.id);
   }
 

@@ -7,7 +7,7 @@ import { hasMemoryType } from '../agents/agents.service.js';
 import { chunkText } from '../documents/chunking.js';
 import type { Embedder } from '../models/embedder.js';
 import type { VectorStore } from '../vectors/vector-store.js';
-import { fullTextTerms, rank, type Ranked } from './hybrid-ranking.js';
+import { fullTextWords, rank, type Ranked } from './hybrid-ranking.js';
 import { checkFilter, checkMetadata, checkMinScore, checkText, checkTitle, checkTopK, checkUserId, CONTENT_MAX, DOCUMENT_MAX, type Filter } from './memory-input.js';
 import type {
   Audience,
@@ -192,7 +192,7 @@ export class MemoryService {
           memoryTypes: options.memoryTypes,
           ...(options.audience ? { audience: options.audience } : {}),
         }),
-        memory.lexicalMatches(scope, fullTextTerms(query), pool),
+        memory.lexicalMatches(scope, fullTextWords(query), pool),
       ]);
       candidates = await memory.candidates(scope, [...new Set([...nearest.map((hit) => hit.id), ...lexical])]);
     }

@@ -1,0 +1,57 @@
+/**
+ * The full-text half of hybrid search on a memory where one query word is in most items: the
+ * rarer word must still bring its items in, though the vector half never offers them and the
+ * common word's matches outnumber what one search ranks.
+ */
+import { expect } from 'vitest';
+import type { Embedder } from '../src/models/embedder.js';
+import { agentMemoryTest, newTenant } from './support/harness.js';
+
+const QUERY = 'common needle';
+const COMMON_ITEMS = 250;
+
+/** The query's direction is [1, 0, …]; common items lie nearer to it (cos 0.9) than needles (cos 0.85). */
+function towardQuery(similarity: number): Float32Array {
+  const vector = new Float32Array(8);
+  vector[0] = similarity;
+  vector[1] = Math.sqrt(1 - similarity * similarity);
+  return vector;
+}
+
+const steered: Embedder = {
+  model: 'steered-test',
+  dimensions: 8,
+  embed: (texts) => Promise.resolve(texts.map((text) => (text === QUERY ? towardQuery(1) : towardQuery(text.startsWith('The needle') ? 0.85 : 0.9)))),
+};
+
+const test = agentMemoryTest({ embedder: steered });
+
+test('a rare query word finds its items among many holding a common one', async ({ service }) => {
+  const tenant = newTenant();
+  const call = { principal: tenant.principal };
+  const agent = await service.createAgent(tenant, { memoryTypes: ['semantic'] });
+  const addCommon = async (from: number) => {
+    for (let first = from; first < from + COMMON_ITEMS; first += 25) {
+      await Promise.all(
+        Array.from({ length: 25 }, (_, offset) =>
+          service.memory.addMemory({ agentId: agent.id, memoryType: 'semantic', content: `A common note, number ${first + offset}.` }, call),
+        ),
+      );
+    }
+  };
+  // Between two runs of common items, more than one search ranks from either end (oldest or
+  // newest first), and "commons" is not "common" to PostgreSQL's simple configuration: only
+  // "needle" brings these in, and only the ranking's plural folding sees both words in them.
+  await addCommon(0);
+  const needles = [];
+  for (let index = 0; index < 3; index += 1) {
+    const { item } = await service.memory.addMemory({ agentId: agent.id, memoryType: 'semantic', content: `The needle ${index} among the commons.` }, call);
+    needles.push(item!.id);
+  }
+  await addCommon(COMMON_ITEMS);
+
+  const { results } = await service.memory.searchMemory({ agentId: agent.id, query: QUERY, topK: 3 }, call);
+  expect(results.map((result) => result.item!.id).sort()).toEqual([...needles].sort());
+  // Full marks on both words, cosine 0.85: 0.6 × 0.85 + 0.4 × 1.
+  expect(results[0]?.score).toBeCloseTo(0.91, 5);
+});
