@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { normalised } from '../models/embedder.js';
-import { fullTextWords, coverage, meaningfulWords, rank, singular, VECTOR_WEIGHT } from './hybrid-ranking.js';
+import { coverage, fullTextWords, meaningfulWords, rank, singular, VECTOR_WEIGHT, words } from './hybrid-ranking.js';
 import type { Candidate } from './memory.repository.js';
 
 function candidate(id: string, content: string, vector: number[], createdAt = new Date(0)): Candidate {
@@ -17,6 +17,28 @@ describe('lexical matching', () => {
     expect([...meaningfulWords('who is it')]).toEqual(['who', 'is', 'it']);
     expect(coverage(meaningfulWords('battery covered'), 'Batteries are covered for a year.')).toBe(1);
     expect(coverage(meaningfulWords('battery warranty'), 'Batteries are covered for a year.')).toBe(0.5);
+  });
+
+  it('counts a word only where it stands whole, in any form that folds onto it', () => {
+    expect(coverage(new Set(['box', 'bus', 'city']), 'Boxes, BUSES and cities.')).toBe(1);
+    expect(coverage(new Set(['box', 'city']), 'a boxer, inboxes, velocity.')).toBe(0);
+    expect(coverage(new Set(['ref', '3', '1200']), 'ref_3_1200 and ref_3_12000')).toBe(1);
+    expect(coverage(new Set(['4821']), 'order 4821s')).toBe(0);
+    expect(coverage(new Set(['glass']), 'two glasses')).toBe(1);
+    expect(coverage(new Set(['straße']), 'STRASSE, Straßes')).toBe(1);
+  });
+
+  it('finds the words that splitting the text into words and folding each would find', () => {
+    const texts = ['Batteries, parcels and boxes; the bus stops at 10:00.', 'Ana Ribeiro’s cities: Porto, Lisbon — São Paulo’s 1990s buses', 'glasses, addresses, statuses, analyses, ids, ord_4821 INV-2'];
+    const queries = ['battery box bus 10', 'city porto são 1990s', 'glass address status analys id 4821 inv 2', 'paulo ribeiro ana parcel'];
+    for (const query of queries) {
+      const queryWords = new Set(words(query).map(singular));
+      for (const text of texts) {
+        const folded = new Set(words(text).map(singular));
+        const share = [...queryWords].filter((word) => folded.has(word)).length / queryWords.size;
+        expect(coverage(queryWords, text), `${query} in ${text}`).toBe(share);
+      }
+    }
   });
 
   it('asks full-text search for any of the meaningful words, never with "or" as a word', () => {
