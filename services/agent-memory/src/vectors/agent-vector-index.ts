@@ -103,24 +103,51 @@ export class AgentVectorIndex {
   }
 
   search(vector: Float32Array, limit: number, filter: PartitionFilter = {}): VectorHit[] {
+    return this.searchMany([{ vector, limit, filter }])[0] ?? [];
+  }
+
+  /**
+   * Several searches at once, answered in order. Those the complete graph answers go to it as
+   * one batch (see HnswGraph.searchMany); the rest are answered one by one.
+   */
+  searchMany(queries: readonly SearchRequest[]): VectorHit[][] {
+    const answers: VectorHit[][] = [];
+    const throughGraph: { at: number; query: SearchRequest; route: GraphRoute }[] = [];
+    queries.forEach((query, at) => {
+      const route = this.route(query);
+      if ('hits' in route) answers[at] = route.hits;
+      else throughGraph.push({ at, query, route });
+    });
+    const graph = this.graphState;
+    if (graph && throughGraph.length > 0) {
+      const firstKeys = graph.searchMany(throughGraph.map(({ query, route }) => ({ vector: query.vector, k: route.k })));
+      throughGraph.forEach(({ at, query, route }, index) => {
+        answers[at] = this.approximate(graph, query.vector, query.limit, route.labels, route.matching, firstKeys[index]);
+      });
+    }
+    return answers;
+  }
+
+  /** How one search is answered: right here, or through the complete graph (asking it for `k` first). */
+  private route({ vector, limit, filter }: SearchRequest): { hits: VectorHit[] } | GraphRoute {
     const size = this.arena.size;
-    if (size === 0 || limit < 1) return [];
+    if (size === 0 || limit < 1) return { hits: [] };
     const wanted = wantedLabels(this.arena.storedLabels(), filter);
     const matching = wanted ? this.arena.countOfLabels(wanted) : size;
-    if (matching === 0) return [];
+    if (matching === 0) return { hits: [] };
     // A filter every stored item passes (all of the agent's types, an audience of an agent with no
     // end users' items) is no filter.
     const labels = matching === size ? undefined : wanted;
     this.fitGraph();
     const graph = this.graphState;
     // Few wanted rows (one end user's among many) are cheaper to gather than to dig out of the graph.
-    if (!graph || matching <= this.settings.exactSearchMaxVectors) return this.exact(vector, limit, labels);
-    if (graph.ready) return this.approximate(graph, vector, limit, labels, matching);
-    if (graph.pendingCount <= this.settings.exactSearchMaxVectors) return this.whileBuilding(graph, vector, limit, labels, matching);
+    if (!graph || matching <= this.settings.exactSearchMaxVectors) return { hits: this.exact(vector, limit, labels) };
+    if (graph.ready) return { labels, matching, k: firstAsk(size, limit, labels, matching) };
+    if (graph.pendingCount <= this.settings.exactSearchMaxVectors) return { hits: this.whileBuilding(graph, vector, limit, labels, matching) };
     const started = performance.now();
     const hits = this.exact(vector, limit, labels);
     graph.owe(performance.now() - started);
-    return hits;
+    return { hits };
   }
 
   /** An empty graph over this index's rows, for `adoptGraph` once loaded. */
@@ -203,18 +230,20 @@ export class AgentVectorIndex {
     return hits;
   }
 
+  /** The graph's nearest, filtered and scored exactly; `firstKeys` is its answer to the first ask when already known. */
   private approximate(
     graph: HnswGraph,
     vector: Float32Array,
     limit: number,
     labels: ReadonlySet<string> | undefined,
     matching: number,
+    firstKeys?: readonly number[],
   ): VectorHit[] {
     const size = this.arena.size;
-    let k = Math.min(size, labels ? Math.ceil((limit * size * FILTER_OVERFETCH) / matching) : limit);
-    for (;;) {
+    let k = firstAsk(size, limit, labels, matching);
+    for (let keys = firstKeys ?? graph.search(vector, k); ; keys = graph.search(vector, k)) {
       const hits: VectorHit[] = [];
-      for (const key of graph.search(vector, k)) {
+      for (const key of keys) {
         const id = this.arena.idOfKey(key);
         const stored = this.arena.vectorOfKey(key);
         if (id === undefined || stored === undefined || (labels && !labels.has(this.arena.labelOfKey(key) ?? ''))) continue;
@@ -227,6 +256,23 @@ export class AgentVectorIndex {
       k = Math.min(size, k * 2);
     }
   }
+}
+
+interface SearchRequest {
+  vector: Float32Array;
+  limit: number;
+  filter: PartitionFilter;
+}
+
+interface GraphRoute {
+  labels: ReadonlySet<string> | undefined;
+  matching: number;
+  k: number;
+}
+
+/** What to ask the graph for first: `limit`, or more when a label filter will drop some of it. */
+function firstAsk(size: number, limit: number, labels: ReadonlySet<string> | undefined, matching: number): number {
+  return Math.min(size, labels ? Math.ceil((limit * size * FILTER_OVERFETCH) / matching) : limit);
 }
 
 /** Float rounding can put the dot product of two unit vectors a hair outside [-1, 1]. */

@@ -14,6 +14,7 @@ import { metrics } from '@opentelemetry/api';
 import { AgentVectorIndex, type IndexedVector } from './agent-vector-index.js';
 import { DEFAULT_HNSW_PARAMS, type HnswParams } from './hnsw-graph.js';
 import { describeError } from './index-directory.js';
+import { type PartitionFilter } from './partition-labels.js';
 import { IndexPersistence } from './index-persistence.js';
 import { type VectorArena } from './vector-arena.js';
 import {
@@ -87,6 +88,7 @@ export class EmbeddedVectorStore implements VectorStore {
   private readonly hnsw: HnswParams;
   private timer: NodeJS.Timeout | undefined;
   private state: 'new' | 'opening' | 'open' | 'closed' = 'new';
+  private waitingSearches: WaitingSearch[] = [];
 
   constructor(private readonly options: EmbeddedVectorStoreOptions) {
     if (!Number.isInteger(options.dimensions) || options.dimensions < 1) throw new RangeError(`dimensions must be a positive integer, not ${options.dimensions}`);
@@ -132,15 +134,19 @@ export class EmbeddedVectorStore implements VectorStore {
     });
   }
 
-  search(query: VectorQuery): Promise<VectorHit[]> {
-    return settle(() => {
-      this.assertOpen();
-      const vector = unitVector(query.vector, this.options.dimensions);
-      const limit = Math.floor(query.limit);
-      if (!(limit >= 1) || query.memoryTypes?.length === 0) return [];
-      const index = this.agents.get(agentKey(query.tenantId, query.agentId));
-      return index ? index.search(vector, limit, { memoryTypes: query.memoryTypes, audience: query.audience }) : [];
-    });
+  /**
+   * Searches asked for in one turn of the event loop are answered together at its end, each
+   * agent's as one batch (AgentVectorIndex.searchMany): under load, the graph's searches then run
+   * on several cores while the event loop waits once.
+   */
+  async search(query: VectorQuery): Promise<VectorHit[]> {
+    this.assertOpen();
+    const vector = unitVector(query.vector, this.options.dimensions);
+    const limit = Math.floor(query.limit);
+    if (!(limit >= 1) || query.memoryTypes?.length === 0) return [];
+    if (this.waitingSearches.length === 0) setImmediate(() => this.answerWaitingSearches());
+    const request = { vector, limit, filter: { memoryTypes: query.memoryTypes, audience: query.audience } };
+    return new Promise((resolve, reject) => this.waitingSearches.push({ key: agentKey(query.tenantId, query.agentId), request, resolve, reject }));
   }
 
   delete(ids: readonly string[]): Promise<void> {
@@ -312,12 +318,34 @@ export class EmbeddedVectorStore implements VectorStore {
     for (const index of this.agents.values()) if (index.changesSinceSave > 0) this.persistence?.scheduleSave(index);
   }
 
+  private answerWaitingSearches(): void {
+    const waiting = this.waitingSearches;
+    this.waitingSearches = [];
+    for (const [key, searches] of Map.groupBy(waiting, (search) => search.key)) {
+      try {
+        this.assertOpen();
+        // Looked up now: an agent deleted meanwhile has nothing left to find.
+        const answers = this.agents.get(key)?.searchMany(searches.map((search) => search.request)) ?? [];
+        searches.forEach((search, at) => search.resolve(answers[at] ?? []));
+      } catch (error) {
+        for (const search of searches) search.reject(error);
+      }
+    }
+  }
+
   private assertOpen(): void {
     if (this.state !== 'open') throw new Error(`vector store is ${this.state}, not open`);
   }
 }
 
 /** Runs synchronous work as a promise, so a throw rejects instead of escaping the call. */
+interface WaitingSearch {
+  key: string;
+  request: { vector: Float32Array; limit: number; filter: PartitionFilter };
+  resolve: (hits: VectorHit[]) => void;
+  reject: (error: unknown) => void;
+}
+
 function settle<T>(work: () => T): Promise<T> {
   return new Promise((resolve) => resolve(work()));
 }

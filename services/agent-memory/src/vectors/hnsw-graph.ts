@@ -11,6 +11,7 @@
  * the build takes as much again in longer slices: searches run at half speed for a while rather
  * than slowly for ever.
  */
+import { availableParallelism } from 'node:os';
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import { Index, MetricKind, ScalarKind } from 'usearch';
 
@@ -45,6 +46,8 @@ const SLICE_MS = 5;
 /** …and the longest, when it is repaying the time of fallback searches. */
 const SLICE_MAX_MS = 50;
 const CHUNK = 32;
+/** Threads a batch of searches is spread over, at most (see searchMany). */
+const SEARCH_THREADS = Math.min(2, availableParallelism());
 /** A queue this short is inserted at once, so the graph stays ready under ordinary writes. */
 const INLINE_ADD_MAX = 64;
 
@@ -145,8 +148,38 @@ export class HnswGraph {
 
   /** The keys of the `k` nearest vectors, best first by the graph's half-precision reckoning. */
   search(vector: Float32Array, k: number): number[] {
-    const matches = this.index.search(vector, Math.min(k, Math.max(1, this.index.size())), 1);
+    const matches = this.index.search(vector, this.cappedK(k), 1);
     return Array.from(matches.keys, Number);
+  }
+
+  /**
+   * `search` for each of several vectors, answered in order. Those asking for the same `k` go to
+   * usearch as one batch, which it spreads over up to SEARCH_THREADS threads: a process whose
+   * event loop is the bottleneck then has its searches run on the other cores.
+   */
+  searchMany(asks: readonly { vector: Float32Array; k: number }[]): number[][] {
+    const answers: number[][] = [];
+    for (const [k, group] of Map.groupBy(asks.entries(), ([, ask]) => this.cappedK(ask.k))) {
+      if (group.length === 1) {
+        const [at, ask] = group[0]!;
+        answers[at] = this.search(ask.vector, k);
+        continue;
+      }
+      const matches = this.index.search(
+        group.map(([, ask]) => ask.vector),
+        k,
+        Math.min(group.length, SEARCH_THREADS),
+      );
+      group.forEach(([at], index) => {
+        const count = Number(matches.counts[index] ?? 0);
+        answers[at] = Array.from(matches.keys.subarray(index * k, index * k + count), Number);
+      });
+    }
+    return answers;
+  }
+
+  private cappedK(k: number): number {
+    return Math.min(k, Math.max(1, this.index.size()));
   }
 
   /** Resolves once every queued vector is in the graph (or insertion stopped). */

@@ -392,4 +392,28 @@ describe('EmbeddedVectorStore HNSW graph', () => {
     expect(found / (queries * 10)).toBeGreaterThanOrEqual(0.98);
     expect(foundFiltered / (queries * 10)).toBeGreaterThanOrEqual(0.98);
   });
+
+  it('answers searches asked together as it answers each alone, across agents, limits and filters', async () => {
+    const database = new FakeDatabase();
+    const random = seededRandom(77);
+    const owners = [newOwner(), newOwner()];
+    const records = owners.flatMap((owner) => Array.from({ length: 400 }, (_, index) => record(owner, randomUnit(random, DIMENSIONS), index % 4 === 0 ? 'episodic' : 'semantic')));
+    database.put(...records);
+    const { store } = await openStore(undefined, database, { exactSearchMaxVectors: 50 });
+    await store.whenIndexed();
+    for (const owner of owners) expect(store.describeAgent(owner.tenantId, owner.agentId)?.searchMode).toBe('hnsw');
+
+    const asks = Array.from({ length: 24 }, (_, index) => ({
+      ...owners[index % 2]!,
+      vector: randomUnit(random, DIMENSIONS),
+      limit: [3, 10, 10, 25][index % 4]!,
+      ...(index % 3 === 0 ? { memoryTypes: ['episodic'] } : {}),
+    }));
+    const alone = [];
+    for (const ask of asks) alone.push(await store.search(ask));
+    // Asked in one turn of the event loop: answered as one batch per agent.
+    const together = await Promise.all(asks.map((ask) => store.search(ask)));
+    expect(together).toEqual(alone);
+    expect(together.map((hits) => hits.length)).toEqual(asks.map((ask) => ask.limit));
+  });
 });
