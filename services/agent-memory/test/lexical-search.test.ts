@@ -1,10 +1,12 @@
 /**
  * The full-text half of hybrid search on a memory where one query word is in most items: the
  * rarer word must still bring its items in, though the vector half never offers them and the
- * common word's matches outnumber what one search ranks.
+ * common word's matches outnumber what one search ranks. And how its finds are scored: by the
+ * index, or from the database when the index lacks one (a crash between the two).
  */
 import { expect } from 'vitest';
 import type { Embedder } from '../src/models/embedder.js';
+import { EmbeddedVectorStore } from '../src/vectors/embedded-vector-store.js';
 import { agentMemoryTest, newTenant } from './support/harness.js';
 
 const QUERY = 'common needle';
@@ -24,7 +26,8 @@ const steered: Embedder = {
   embed: (texts) => Promise.resolve(texts.map((text) => (text === QUERY ? towardQuery(1) : towardQuery(text.startsWith('The needle') ? 0.85 : 0.9)))),
 };
 
-const test = agentMemoryTest({ embedder: steered });
+const vectors = new EmbeddedVectorStore({ directory: undefined, dimensions: steered.dimensions, model: steered.model });
+const test = agentMemoryTest({ embedder: steered, vectors });
 
 test('a rare query word finds its items among many holding a common one', async ({ service }) => {
   const tenant = newTenant();
@@ -54,4 +57,22 @@ test('a rare query word finds its items among many holding a common one', async 
   expect(results.map((result) => result.item!.id).sort()).toEqual([...needles].sort());
   // Full marks on both words, cosine 0.85: 0.6 × 0.85 + 0.4 × 1.
   expect(results[0]?.score).toBeCloseTo(0.91, 5);
+});
+
+test('a full-text find the index has lost is scored from its stored vector', async ({ service }) => {
+  const tenant = newTenant();
+  const call = { principal: tenant.principal };
+  const agent = await service.createAgent(tenant, { memoryTypes: ['semantic'] });
+  const { item: kept } = await service.memory.addMemory({ agentId: agent.id, memoryType: 'semantic', content: 'The needle kept among the commons.' }, call);
+  const { item: lost } = await service.memory.addMemory({ agentId: agent.id, memoryType: 'semantic', content: 'The needle lost among the commons.' }, call);
+  await vectors.delete([lost!.id]);
+
+  const { results } = await service.memory.searchMemory({ agentId: agent.id, query: QUERY, topK: 5 }, call);
+  // Both hold every word (coverage 1) at cosine 0.85, the lost one scored from the database's copy.
+  expect(new Map(results.map((result) => [result.item!.id, result.score]))).toEqual(
+    new Map([
+      [kept!.id, expect.closeTo(0.91, 5)],
+      [lost!.id, expect.closeTo(0.91, 5)],
+    ]),
+  );
 });

@@ -1,10 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { normalised } from '../models/embedder.js';
-import { coverage, fullTextWords, meaningfulWords, rank, singular, VECTOR_WEIGHT, words } from './hybrid-ranking.js';
-import type { Candidate } from './memory.repository.js';
+import { coverage, fullTextWords, meaningfulWords, rank, singular, VECTOR_WEIGHT, words, type Scored } from './hybrid-ranking.js';
 
-function candidate(id: string, content: string, vector: number[], createdAt = new Date(0)): Candidate {
-  return { id, agentId: 'agt_1', documentId: null, userId: null, memoryType: 'semantic', content, metadata: {}, createdAt, updatedAt: null, embedding: normalised(vector)! };
+function candidate(id: string, content: string, similarity: number, createdAt = new Date(0)): Scored {
+  return { candidate: { id, agentId: 'agt_1', documentId: null, userId: null, memoryType: 'semantic', content, metadata: {}, createdAt, updatedAt: null }, similarity };
 }
 
 describe('lexical matching', () => {
@@ -48,14 +46,12 @@ describe('lexical matching', () => {
 });
 
 describe('rank', () => {
-  const query = normalised([1, 0, 0])!;
-
   it('scores in [0, 1], best first, mixing vector and lexical evidence', () => {
-    const ranked = rank('refund policy', query, [
-      candidate('mem_far', 'nothing alike', [-1, 0, 0]),
-      candidate('mem_words', 'our refund policy', [0, 1, 0]),
-      candidate('mem_both', 'refund policy in full', [1, 0, 0]),
-      candidate('mem_vector', 'unrelated words', [1, 0.2, 0]),
+    const ranked = rank('refund policy', [
+      candidate('mem_far', 'nothing alike', -1),
+      candidate('mem_words', 'our refund policy', 0),
+      candidate('mem_both', 'refund policy in full', 1),
+      candidate('mem_vector', 'unrelated words', 0.98),
     ], { limit: 10, minScore: 0 });
     expect(ranked.map((entry) => entry.candidate.id)).toEqual(['mem_both', 'mem_vector', 'mem_words', 'mem_far']);
     expect(ranked[0]!.score).toBe(1);
@@ -64,9 +60,9 @@ describe('rank', () => {
   });
 
   it('drops results under min_score and keeps at most limit; ties go to the newest', () => {
-    const older = candidate('mem_old', 'same', [1, 0, 0], new Date(1_000));
-    const newer = candidate('mem_new', 'same', [1, 0, 0], new Date(2_000));
-    expect(rank('same', query, [older, newer], { limit: 1, minScore: 0 }).map((entry) => entry.candidate.id)).toEqual(['mem_new']);
-    expect(rank('other', query, [candidate('mem_x', 'x', [0, 1, 0])], { limit: 5, minScore: 0.1 })).toEqual([]);
+    const older = candidate('mem_old', 'same', 1, new Date(1_000));
+    const newer = candidate('mem_new', 'same', 1, new Date(2_000));
+    expect(rank('same', [older, newer], { limit: 1, minScore: 0 }).map((entry) => entry.candidate.id)).toEqual(['mem_new']);
+    expect(rank('other', [candidate('mem_x', 'x', 0)], { limit: 5, minScore: 0.1 })).toEqual([]);
   });
 });

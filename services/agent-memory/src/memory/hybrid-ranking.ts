@@ -1,6 +1,5 @@
-import { cosine } from '../models/embedder.js';
 import { STOP_WORDS } from '../models/hashing-embedder.js';
-import type { Candidate } from './memory.repository.js';
+import type { FoundItem } from './memory.repository.js';
 
 /**
  * Hybrid ranking: a convex combination of the vector similarity and the share of the query's
@@ -14,8 +13,14 @@ export const VECTOR_WEIGHT = 0.6;
 export const LEXICAL_WEIGHT = 1 - VECTOR_WEIGHT;
 
 export interface Ranked {
-  candidate: Candidate;
+  candidate: FoundItem;
   score: number;
+}
+
+/** An item to rank, with its cosine similarity to the query. */
+export interface Scored {
+  candidate: FoundItem;
+  similarity: number;
 }
 
 /** Lower-cased words and numbers: the units lexical matching counts. */
@@ -87,12 +92,11 @@ export function coverageOf(queryWords: ReadonlySet<string>): (text: string) => n
 }
 
 /** Best first (ties: newest first), scores in [0, 1], at most `limit`, none below `minScore`. */
-export function rank(query: string, queryVector: Float32Array, candidates: readonly Candidate[], options: { limit: number; minScore: number }): Ranked[] {
+export function rank(query: string, candidates: readonly Scored[], options: { limit: number; minScore: number }): Ranked[] {
   const coverageOfQuery = coverageOf(meaningfulWords(query));
   return candidates
-    .map((candidate) => {
-      const similarity = Math.max(0, Math.min(1, cosine(queryVector, candidate.embedding)));
-      const score = VECTOR_WEIGHT * similarity + LEXICAL_WEIGHT * coverageOfQuery(candidate.content);
+    .map(({ candidate, similarity }) => {
+      const score = VECTOR_WEIGHT * Math.max(0, Math.min(1, similarity)) + LEXICAL_WEIGHT * coverageOfQuery(candidate.content);
       return { candidate, score: Math.round(score * 1e6) / 1e6 };
     })
     .filter((ranked) => ranked.score >= options.minScore)

@@ -40,8 +40,13 @@ export interface MemoryItemView {
 }
 
 /** A stored item as search ranks it: its text, metadata and vector. */
-export interface Candidate extends MemoryItemView {
+/** An item as search finds it: its vector stays in the index, which scores it. */
+export interface FoundItem extends MemoryItemView {
   documentId: string | null;
+}
+
+/** An item with its stored vector, for what is scored without the index. */
+export interface Candidate extends FoundItem {
   embedding: Float32Array;
 }
 
@@ -90,7 +95,7 @@ export interface ItemSelection {
   sessionId?: string | undefined;
 }
 
-interface CandidateRow {
+interface FoundRow {
   id: string;
   agent_id: string;
   document_id: string | null;
@@ -100,6 +105,9 @@ interface CandidateRow {
   metadata: Record<string, unknown> | string;
   created_at: Date | string;
   updated_at: Date | string | null;
+}
+
+interface CandidateRow extends FoundRow {
   embedding: Buffer;
 }
 
@@ -137,7 +145,9 @@ function scopeSql(agentCondition: string): string {
   return `"tenant_id" = ? and ${agentCondition} and "memory_type" = any(string_to_array(?, ',')) and "embedding_model" = ?
   and (?::boolean or "user_id" is null or "user_id" = ?::text)`;
 }
-const CANDIDATE_COLUMN_NAMES = ['id', 'agent_id', 'document_id', 'user_id', 'memory_type', 'content', 'metadata', 'created_at', 'updated_at', 'embedding'];
+const FOUND_COLUMN_NAMES = ['id', 'agent_id', 'document_id', 'user_id', 'memory_type', 'content', 'metadata', 'created_at', 'updated_at'];
+const CANDIDATE_COLUMN_NAMES = [...FOUND_COLUMN_NAMES, 'embedding'];
+const FOUND_COLUMNS = FOUND_COLUMN_NAMES.map((name) => `"${name}"`).join(', ');
 const CANDIDATE_COLUMNS = CANDIDATE_COLUMN_NAMES.map((name) => `"${name}"`).join(', ');
 /** The same, of the row an update names "item" (beside other tables' columns of the same names). */
 const QUALIFIED_CANDIDATE_COLUMNS = CANDIDATE_COLUMN_NAMES.map((name) => `"item"."${name}"`).join(', ');
@@ -203,6 +213,8 @@ const candidatesById = scoped<CandidateRow>(
   'memory_candidates_by_id',
   (scope) => `select ${CANDIDATE_COLUMNS} from "memory_items" where ${scope} and "id" = any(string_to_array(?, ','))`,
 );
+// Without the vectors: 40 of them (toasted, sent as hex) were most of a search's read.
+const foundById = scoped<FoundRow>('memory_found_by_id', (scope) => `select ${FOUND_COLUMNS} from "memory_items" where ${scope} and "id" = any(string_to_array(?, ','))`);
 const candidatesInScope = scoped<CandidateRow>('memory_candidates_in_scope', (scope) => `select ${CANDIDATE_COLUMNS} from "memory_items" where ${scope}`);
 const countInScope = scoped<{ count: string }>('memory_count_in_scope', (scope) => `select count(*) as "count" from "memory_items" where ${scope}`);
 
@@ -441,6 +453,14 @@ export class MemoryRepository {
     return rows.map(candidateOf);
   }
 
+  /** The items among `ids` in the scope, without their vectors. */
+  async found(scope: CandidateScope, ids: readonly string[]): Promise<FoundItem[]> {
+    if (ids.length === 0) return [];
+    const [statement, values] = foundById(scope);
+    const rows = await statement.rows(this.em, [...values, ids.join(',')]);
+    return rows.map(foundOf);
+  }
+
   /** How many items the scope holds: a small filtered set is ranked exactly, without the index. */
   async count(scope: CandidateScope): Promise<number> {
     const [statement, values] = countInScope(scope);
@@ -497,6 +517,10 @@ export class MemoryRepository {
 }
 
 function candidateOf(row: CandidateRow): Candidate {
+  return { ...foundOf(row), embedding: fromBytes(row.embedding) };
+}
+
+function foundOf(row: FoundRow): FoundItem {
   return {
     id: row.id,
     agentId: row.agent_id,
@@ -507,7 +531,6 @@ function candidateOf(row: CandidateRow): Candidate {
     metadata: typeof row.metadata === 'string' ? (JSON.parse(row.metadata) as Record<string, unknown>) : row.metadata,
     createdAt: new Date(row.created_at),
     updatedAt: row.updated_at === null ? null : new Date(row.updated_at),
-    embedding: fromBytes(row.embedding),
   };
 }
 

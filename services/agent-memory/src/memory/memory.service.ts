@@ -5,12 +5,13 @@ import type { AgentRecord, MemoryType } from '../agents/agents.entity.js';
 import type { AgentsRepository } from '../agents/agents.repository.js';
 import { hasMemoryType } from '../agents/agents.service.js';
 import { chunkText } from '../documents/chunking.js';
-import type { Embedder } from '../models/embedder.js';
+import { cosine, type Embedder } from '../models/embedder.js';
 import type { VectorStore } from '../vectors/vector-store.js';
-import { fullTextWords, rank, type Ranked } from './hybrid-ranking.js';
+import { fullTextWords, rank, type Ranked, type Scored } from './hybrid-ranking.js';
 import { checkFilter, checkMetadata, checkMinScore, checkText, checkTitle, checkTopK, checkUserId, CONTENT_MAX, DOCUMENT_MAX, type Filter } from './memory-input.js';
 import type {
   Audience,
+  Candidate,
   CandidateScope,
   ChangeSource,
   HistoryView,
@@ -68,6 +69,11 @@ const EXACT_SCAN_MAX = 5_000;
 const FILTERED_OVERFETCH = 500;
 // A document of this many chunks or more is a bulk load: the table's statistics are refreshed.
 const BULK_LOAD_ROWS = 500;
+
+/** Candidates scored from their stored vectors. */
+function scoredExactly(queryVector: Float32Array, candidates: readonly Candidate[]): Scored[] {
+  return candidates.map(({ embedding, ...candidate }) => ({ candidate, similarity: cosine(queryVector, embedding) }));
+}
 
 /** Memory of the actor's tenant's agents: items, documents and hybrid search over them. */
 export class MemoryService {
@@ -157,15 +163,16 @@ export class MemoryService {
 
   /**
    * Hybrid search within one agent: the index's nearest vectors and the full-text matches are
-   * pooled, then every candidate is scored exactly from its stored vector and text. Ids the
-   * index returns that the database no longer has (a crash between the two) simply drop out.
+   * pooled, then every candidate is scored exactly from its full-precision vector and its text
+   * (a small filtered scope: every item of it, from the database). Ids the index returns that
+   * the database no longer has (a crash between the two) simply drop out.
    */
   async retrieve(
     agent: AgentRecord,
     query: string,
     options: { limit: number; minScore: number; filter: Filter | undefined; memoryTypes: readonly string[]; audience: Audience | undefined },
   ): Promise<Ranked[]> {
-    const { embedder, vectors, memory } = this.options;
+    const { embedder, memory } = this.options;
     const started = performance.now();
     const [queryVector] = await embedder.embed([query]);
     const scope: CandidateScope = {
@@ -176,29 +183,45 @@ export class MemoryService {
       audience: options.audience,
       embeddingModel: embedder.model,
     };
-    const pool = Math.max(CANDIDATES_MIN, options.limit * CANDIDATES_PER_RESULT);
-    let candidates;
-    let mode: 'exact' | 'hybrid' = 'exact';
-    if (options.filter !== undefined && (await memory.count(scope)) <= EXACT_SCAN_MAX) {
-      candidates = await memory.candidates(scope, undefined);
-    } else {
-      mode = 'hybrid';
-      const [nearest, lexical] = await Promise.all([
-        vectors.search({
-          tenantId: agent.tenantId,
-          agentId: agent.id,
-          vector: queryVector!,
-          limit: options.filter ? FILTERED_OVERFETCH : pool,
-          memoryTypes: options.memoryTypes,
-          ...(options.audience ? { audience: options.audience } : {}),
-        }),
-        memory.lexicalMatches(scope, fullTextWords(query), pool),
-      ]);
-      candidates = await memory.candidates(scope, [...new Set([...nearest.map((hit) => hit.id), ...lexical])]);
-    }
-    const ranked = rank(query, queryVector!, candidates, { limit: options.limit, minScore: options.minScore });
-    searchDuration.record((performance.now() - started) / 1000, { 'agent_memory.search.mode': mode });
+    const exact = options.filter !== undefined && (await memory.count(scope)) <= EXACT_SCAN_MAX;
+    const scored = exact ? scoredExactly(queryVector!, await memory.candidates(scope, undefined)) : await this.hybridCandidates(scope, query, queryVector!, options);
+    const ranked = rank(query, scored, { limit: options.limit, minScore: options.minScore });
+    searchDuration.record((performance.now() - started) / 1000, { 'agent_memory.search.mode': exact ? 'exact' : 'hybrid' });
     return ranked;
+  }
+
+  /**
+   * The index's nearest vectors pooled with the full-text matches, each with its similarity: the
+   * index scores what it found and what full text found (its vectors stay out of the database's
+   * answer); an item the index lacks (a crash between the two) is scored from its stored vector.
+   */
+  private async hybridCandidates(scope: CandidateScope, query: string, queryVector: Float32Array, options: { limit: number; filter: Filter | undefined }): Promise<Scored[]> {
+    const { vectors, memory } = this.options;
+    const owner = { tenantId: scope.tenantId, agentId: scope.agentId };
+    const pool = Math.max(CANDIDATES_MIN, options.limit * CANDIDATES_PER_RESULT);
+    const [nearest, lexical] = await Promise.all([
+      vectors.search({
+        ...owner,
+        vector: queryVector,
+        limit: options.filter ? FILTERED_OVERFETCH : pool,
+        memoryTypes: scope.memoryTypes,
+        ...(scope.audience ? { audience: scope.audience } : {}),
+      }),
+      memory.lexicalMatches(scope, fullTextWords(query), pool),
+    ]);
+    const similarity = new Map(nearest.map((hit) => [hit.id, hit.score]));
+    const lexicalOnly = lexical.filter((id) => !similarity.has(id));
+    const [found, lexicalHits] = await Promise.all([
+      memory.found(scope, [...similarity.keys(), ...lexicalOnly]),
+      lexicalOnly.length === 0 ? [] : vectors.similarities({ ...owner, vector: queryVector, ids: lexicalOnly }),
+    ]);
+    for (const hit of lexicalHits) similarity.set(hit.id, hit.score);
+    const unindexed = found.filter((item) => !similarity.has(item.id)).map((item) => item.id);
+    for (const { candidate, similarity: score } of scoredExactly(queryVector, await memory.candidates(scope, unindexed))) similarity.set(candidate.id, score);
+    return found.flatMap((candidate) => {
+      const score = similarity.get(candidate.id);
+      return score === undefined ? [] : [{ candidate, similarity: score }];
+    });
   }
 
   async list(actor: Actor, agentId: string, selection: ItemSelection, page: Page): Promise<{ items: MemoryItemView[]; total: number }> {

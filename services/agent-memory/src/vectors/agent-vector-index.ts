@@ -150,6 +150,16 @@ export class AgentVectorIndex {
     return { hits };
   }
 
+  /** The cosine similarity of `vector` to each of `ids` stored here (the others are left out). */
+  similarities(vector: Float32Array, ids: readonly string[]): VectorHit[] {
+    const hits: VectorHit[] = [];
+    for (const id of ids) {
+      const stored = this.arena.vectorOfId(id);
+      if (stored) hits.push({ id, score: clampScore(cosine(vector, stored)) });
+    }
+    return hits;
+  }
+
   /** An empty graph over this index's rows, for `adoptGraph` once loaded. */
   createGraph(): HnswGraph {
     return new HnswGraph(

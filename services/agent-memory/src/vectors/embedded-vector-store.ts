@@ -19,6 +19,7 @@ import { IndexPersistence } from './index-persistence.js';
 import { type VectorArena } from './vector-arena.js';
 import {
   fetchInBatches,
+  type SimilarityQuery,
   type VectorHit,
   type VectorQuery,
   type VectorRecord,
@@ -147,6 +148,14 @@ export class EmbeddedVectorStore implements VectorStore {
     if (this.waitingSearches.length === 0) setImmediate(() => this.answerWaitingSearches());
     const request = { vector, limit, filter: { memoryTypes: query.memoryTypes, audience: query.audience } };
     return new Promise((resolve, reject) => this.waitingSearches.push({ key: agentKey(query.tenantId, query.agentId), request, resolve, reject }));
+  }
+
+  similarities(query: SimilarityQuery): Promise<VectorHit[]> {
+    return settle(() => {
+      this.assertOpen();
+      const vector = unitVector(query.vector, this.options.dimensions);
+      return this.agents.get(agentKey(query.tenantId, query.agentId))?.similarities(vector, query.ids) ?? [];
+    });
   }
 
   delete(ids: readonly string[]): Promise<void> {

@@ -19,7 +19,7 @@
 import { createHash } from 'node:crypto';
 import { QdrantClient, type Schemas } from '@qdrant/js-client-rest';
 import { DomainError } from '@agent-platform/kit';
-import { fetchInBatches, unitVector, type VectorHit, type VectorQuery, type VectorRecord, type VectorSource, type VectorStore } from './vector-store.js';
+import { fetchInBatches, type SimilarityQuery, unitVector, type VectorHit, type VectorQuery, type VectorRecord, type VectorSource, type VectorStore } from './vector-store.js';
 
 export interface QdrantVectorStoreOptions {
   url: string;
@@ -116,12 +116,17 @@ export class QdrantVectorStore implements VectorStore {
     const response = await this.call('search', () =>
       this.client.query(this.collection, { query: vector, filter: { must }, limit, with_payload: ['memory_id'] }),
     );
-    const hits: VectorHit[] = [];
-    for (const point of response.points) {
-      const id = point.payload?.memory_id;
-      if (typeof id === 'string') hits.push({ id, score: point.score });
-    }
-    return hits;
+    return hitsOf(response.points);
+  }
+
+  async similarities(query: SimilarityQuery): Promise<VectorHit[]> {
+    this.assertOpen();
+    const vector = Array.from(unitVector(query.vector, this.options.dimensions));
+    if (query.ids.length === 0) return [];
+    // Scored against exactly these points, still within the owner: an id of another agent is no match.
+    const filter = { must: [...ownerConditions(query.tenantId, query.agentId), { has_id: query.ids.map(pointId) }] };
+    const response = await this.call('score', () => this.client.query(this.collection, { query: vector, filter, limit: query.ids.length, with_payload: ['memory_id'] }));
+    return hitsOf(response.points);
   }
 
   async delete(ids: readonly string[]): Promise<void> {
@@ -199,6 +204,15 @@ export class QdrantVectorStore implements VectorStore {
 function audienceCondition(userId: string | null): Schemas['Condition'] {
   const shared: Schemas['Condition'] = { is_empty: { key: 'user_id' } };
   return userId === null ? shared : { should: [shared, { key: 'user_id', match: { value: userId } }] };
+}
+
+function hitsOf(points: readonly { score: number; payload?: Record<string, unknown> | null }[]): VectorHit[] {
+  const hits: VectorHit[] = [];
+  for (const point of points) {
+    const id = point.payload?.memory_id;
+    if (typeof id === 'string') hits.push({ id, score: point.score });
+  }
+  return hits;
 }
 
 function ownerConditions(tenantId: string, agentId: string): Schemas['Condition'][] {

@@ -95,9 +95,16 @@ export class VectorArena {
 
   /** The stored vector of `key` (a view, valid until the next change), if the key is live. */
   vectorOfKey(key: number): Float32Array | undefined {
-    const slot = this.slotByKey.get(key);
-    if (slot === undefined) return undefined;
-    return this.data.subarray(slot * this.dimensions, (slot + 1) * this.dimensions);
+    return this.rowAt(this.slotByKey.get(key));
+  }
+
+  /** The stored vector of `id` (a view, valid until the next change), if stored. */
+  vectorOfId(id: string): Float32Array | undefined {
+    return this.rowAt(this.slotById.get(id));
+  }
+
+  private rowAt(slot: number | undefined): Float32Array | undefined {
+    return slot === undefined ? undefined : this.data.subarray(slot * this.dimensions, (slot + 1) * this.dimensions);
   }
 
   /** Every row, as one matrix view (valid until the next change). */

@@ -47,6 +47,13 @@ export interface VectorQuery {
   audience?: VectorAudience;
 }
 
+export interface SimilarityQuery {
+  tenantId: string;
+  agentId: string;
+  vector: Float32Array;
+  ids: readonly string[];
+}
+
 export interface VectorHit {
   id: string;
   /** cosine similarity, [-1, 1] */
@@ -77,6 +84,12 @@ export interface VectorStore {
    * audience when given.
    */
   search(query: VectorQuery): Promise<VectorHit[]>;
+  /**
+   * The cosine similarity of `vector` to each item of `ids` the store holds for that tenant and
+   * agent, in no particular order; an id it does not hold (or of another agent) is left out.
+   * Search scores the full-text half's finds with it rather than reading their vectors back.
+   */
+  similarities(query: SimilarityQuery): Promise<VectorHit[]>;
   delete(ids: readonly string[]): Promise<void>;
   /** Every vector of one agent. */
   deleteAgent(tenantId: string, agentId: string): Promise<void>;

@@ -122,6 +122,23 @@ describe.each(adapters)('VectorStore contract: $name', (adapter) => {
       expect(await search(newOwner(), vector)).toEqual([]);
     });
 
+    it("scores the items asked for by id, only its own agent's, leaving out the ones it does not hold", async () => {
+      const owner = newOwner();
+      const [same, between, orthogonal] = [record(owner, mix(DIMENSIONS, [0])), record(owner, mix(DIMENSIONS, [0, 1])), record(owner, mix(DIMENSIONS, [2]))];
+      const otherAgents = record({ tenantId: owner.tenantId, agentId: newOwner().agentId }, mix(DIMENSIONS, [0]));
+      await store.upsert([same, between, orthogonal, otherAgents]);
+      const ids = [between.id, orthogonal.id, otherAgents.id, record(owner, mix(DIMENSIONS, [0])).id, same.id];
+      const hits = await store.similarities({ ...owner, vector: mix(DIMENSIONS, [0]), ids });
+      expect(new Map(hits.map((hit) => [hit.id, hit.score]))).toEqual(
+        new Map([
+          [same.id, expect.closeTo(1, 4)],
+          [between.id, expect.closeTo(Math.SQRT1_2, 4)],
+          [orthogonal.id, expect.closeTo(0, 4)],
+        ]),
+      );
+      expect(await store.similarities({ ...owner, vector: mix(DIMENSIONS, [0]), ids: [] })).toEqual([]);
+    });
+
     it('keeps to the memory types asked for', async () => {
       const owner = newOwner();
       const episodic = record(owner, mix(DIMENSIONS, [0]), 'episodic');
