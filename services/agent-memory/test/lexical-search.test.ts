@@ -57,6 +57,12 @@ test('a rare query word finds its items among many holding a common one', async 
   expect(results.map((result) => result.item!.id).sort()).toEqual([...needles].sort());
   // Full marks on both words, cosine 0.85: 0.6 × 0.85 + 0.4 × 1.
   expect(results[0]?.score).toBeCloseTo(0.91, 5);
+
+  // A word too long to be counted (an identifier, a hash) is taken as rare: it still finds its item.
+  const token = 'k'.repeat(70);
+  const { item: keyed } = await service.memory.addMemory({ agentId: agent.id, memoryType: 'semantic', content: `The needle of ${token} among the commons.` }, call);
+  const { results: byToken } = await service.memory.searchMemory({ agentId: agent.id, query: `common ${token}`, topK: 1 }, call);
+  expect(byToken.map((result) => result.item!.id)).toEqual([keyed!.id]);
 });
 
 test('a full-text find the index has lost is scored from its stored vector', async ({ service }) => {

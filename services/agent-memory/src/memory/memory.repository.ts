@@ -128,6 +128,9 @@ export function fromBytes(bytes: Buffer): Float32Array {
 const LEXICAL_SCAN_MAX = 200;
 // Words of one query counted, at most: a longer query is matched as one of common words.
 const COUNTED_WORDS_MAX = 32;
+// A longer word is an identifier or a hash that a handful of items hold at most: taken as rare
+// without counting, and never remembered (the counts' memory stays small whatever is asked).
+const COUNTED_WORD_LENGTH_MAX = 64;
 
 /**
  * What every search statement is confined to: one agent of one tenant, its memory types, one
@@ -413,16 +416,18 @@ export class MemoryRepository {
 
   /** Of each word, how many of the agent's items hold it (up to LEXICAL_SCAN_MAX + 1), counted at most once a `WORD_COUNT_TTL_MS`. */
   private async wordCountsOf(scope: CandidateScope, words: readonly string[]): Promise<ReadonlyMap<string, number>> {
-    const { known, unknown } = this.wordCounts.lookup(scope.tenantId, scope.agentId, words);
+    const counted = words.filter((word) => word.length <= COUNTED_WORD_LENGTH_MAX);
+    const { known, unknown } = this.wordCounts.lookup(scope.tenantId, scope.agentId, counted);
+    for (const word of words) if (word.length > COUNTED_WORD_LENGTH_MAX) known.set(word, 0);
     if (unknown.length === 0) return known;
     const rows = await this.em.execute<{ word: string; count: number }[]>(
       wordCountSql(unknown.length),
       unknown.flatMap((word) => [word, scope.tenantId, scope.agentId, word]),
       'all',
     );
-    const counted = new Map(rows.map((row) => [row.word, Number(row.count)]));
-    this.wordCounts.remember(scope.tenantId, scope.agentId, counted);
-    return new Map([...known, ...counted]);
+    const fresh = new Map(rows.map((row) => [row.word, Number(row.count)]));
+    this.wordCounts.remember(scope.tenantId, scope.agentId, fresh);
+    return new Map([...known, ...fresh]);
   }
 
   /** Items holding the rare words `matching`, ranked by every word of the query (`ranking`): always through the full-text index. */
