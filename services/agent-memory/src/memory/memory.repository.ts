@@ -39,7 +39,6 @@ export interface MemoryItemView {
   updatedAt: Date | null;
 }
 
-/** A stored item as search ranks it: its text, metadata and vector. */
 /** An item as search finds it: its vector stays in the index, which scores it. */
 export interface FoundItem extends MemoryItemView {
   documentId: string | null;
@@ -212,12 +211,14 @@ function wordCountSql(words: number): string {
   return Array.from({ length: words }, () => branch).join('\nunion all ');
 }
 
-const candidatesById = scoped<CandidateRow>(
-  'memory_candidates_by_id',
-  (scope) => `select ${CANDIDATE_COLUMNS} from "memory_items" where ${scope} and "id" = any(string_to_array(?, ','))`,
-);
+/** `columns` of the items of the scope among the ids of the last marker (comma-separated). */
+function byIdsSql(columns: string): (scope: string) => string {
+  return (scope) => `select ${columns} from "memory_items" where ${scope} and "id" = any(string_to_array(?, ','))`;
+}
+
+const candidatesById = scoped<CandidateRow>('memory_candidates_by_id', byIdsSql(CANDIDATE_COLUMNS));
 // Without the vectors: 40 of them (toasted, sent as hex) were most of a search's read.
-const foundById = scoped<FoundRow>('memory_found_by_id', (scope) => `select ${FOUND_COLUMNS} from "memory_items" where ${scope} and "id" = any(string_to_array(?, ','))`);
+const foundById = scoped<FoundRow>('memory_found_by_id', byIdsSql(FOUND_COLUMNS));
 const candidatesInScope = scoped<CandidateRow>('memory_candidates_in_scope', (scope) => `select ${CANDIDATE_COLUMNS} from "memory_items" where ${scope}`);
 const countInScope = scoped<{ count: string }>('memory_count_in_scope', (scope) => `select count(*) as "count" from "memory_items" where ${scope}`);
 
