@@ -268,7 +268,8 @@ export class AgentVectorIndex {
   }
 }
 
-interface SearchRequest {
+/** One search of an agent's index: `limit` nearest to `vector`, narrowed by `filter`. */
+export interface SearchRequest {
   vector: Float32Array;
   limit: number;
   filter: PartitionFilter;

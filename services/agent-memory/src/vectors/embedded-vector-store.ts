@@ -11,10 +11,9 @@
  * source can tell (`changedSince`), ids re-embedded since the files were saved are fetched again.
  */
 import { metrics } from '@opentelemetry/api';
-import { AgentVectorIndex, type IndexedVector } from './agent-vector-index.js';
+import { AgentVectorIndex, type IndexedVector, type SearchRequest } from './agent-vector-index.js';
 import { DEFAULT_HNSW_PARAMS, type HnswParams } from './hnsw-graph.js';
 import { describeError } from './index-directory.js';
-import { type PartitionFilter } from './partition-labels.js';
 import { IndexPersistence } from './index-persistence.js';
 import { type VectorArena } from './vector-arena.js';
 import {
@@ -347,14 +346,14 @@ export class EmbeddedVectorStore implements VectorStore {
   }
 }
 
-/** Runs synchronous work as a promise, so a throw rejects instead of escaping the call. */
 interface WaitingSearch {
   key: string;
-  request: { vector: Float32Array; limit: number; filter: PartitionFilter };
+  request: SearchRequest;
   resolve: (hits: VectorHit[]) => void;
   reject: (error: unknown) => void;
 }
 
+/** Runs synchronous work as a promise, so a throw rejects instead of escaping the call. */
 function settle<T>(work: () => T): Promise<T> {
   return new Promise((resolve) => resolve(work()));
 }
