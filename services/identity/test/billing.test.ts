@@ -70,6 +70,42 @@ describe('CreatePurchase', () => {
     expect(await balanceOf(identity, user)).toBe(1_001_001);
   });
 
+  test('purchases of one tenant at once each get their own balance, in the reply, the ledger and the event', async ({ identity }) => {
+    const user = await identity.register();
+    const amounts = Array.from({ length: 20 }, (_, index) => index + 1);
+    const purchases = await Promise.all(amounts.map((credits) => identity.billing.createPurchase({ credits }, { principal: user.principal })));
+    const total = amounts.reduce((sum, credits) => sum + credits, 0);
+    expect(await balanceOf(identity, user)).toBe(1000 + total);
+
+    // Each ledger row starts where the one before it ended: no two purchases read the same balance.
+    const ledger = await identity.database.query<{ description: string; amount: string; balance_after: string }>(
+      "select description, amount, balance_after from credit_transactions where tenant_id = $1 and kind = 'purchase' order by balance_after::bigint",
+      [user.tenantId],
+    );
+    let previous = 1000;
+    for (const row of ledger) {
+      expect(Number(row.balance_after) - Number(row.amount)).toBe(previous);
+      previous = Number(row.balance_after);
+    }
+    expect(previous).toBe(1000 + total);
+
+    const balanceAfter = new Map(ledger.map((row) => [row.description, Number(row.balance_after)]));
+    const events = await identity.database.query<{ payload: string }>(
+      "select payload::text as payload from outbox where payload->>'tenant_id' = $1 and payload->>'type' = 'billing.purchase.completed'",
+      [user.tenantId],
+    );
+    expect(events).toHaveLength(amounts.length);
+    for (const purchase of purchases) {
+      expect(purchase.balance).toBe(balanceAfter.get(`Purchase ${purchase.purchaseId}`));
+      const text = events.find((event) => event.payload.includes(purchase.purchaseId))!.payload;
+      const envelope = JSON.parse(text) as { data: Record<string, unknown> };
+      // Kept as written: webhooks receive (and sign) these very characters, in the envelope's order.
+      expect(Object.keys(envelope)).toEqual(['id', 'type', 'created_at', 'data', 'tenant_id', 'api_version']);
+      expect(envelope.data).toStrictEqual({ purchase_id: purchase.purchaseId, credits: purchase.credits, balance: purchase.balance });
+      expect(Object.keys(envelope.data)).toEqual(['purchase_id', 'credits', 'balance']);
+    }
+  });
+
   test('is for owners only', async ({ identity }) => {
     const user = await identity.register();
     const admin = userPrincipal(user.id, user.tenantId, 'admin');

@@ -95,28 +95,29 @@ export class BillingService {
     const purchaseId = newId('purchase');
     const payment = await this.options.paymentProvider.charge({ purchaseId, tenantId: actor.tenantId, credits });
     const now = new Date();
-    const completed = payment.status === 'completed';
-    return this.options.em.transactional(async () => {
-      await this.options.billing.insertPurchase({
-        id: purchaseId,
-        tenantId: actor.tenantId,
-        createdBy: actor.userId,
-        credits,
-        status: payment.status,
-        provider: this.options.paymentProvider.name,
-        providerReference: payment.providerReference,
-        createdAt: now,
-        completedAt: completed ? now : null,
-      });
-      let balance: number;
-      if (completed) {
-        balance = await this.grant(actor.tenantId, credits, 'purchase', `Purchase ${purchaseId}`, now);
-        await recordEvent(this.options.em, newEvent('billing.purchase.completed', actor.tenantId, { purchase_id: purchaseId, credits, balance }, now));
-      } else {
-        balance = (await this.getCredits(actor)).balance;
-      }
-      return { purchaseId, credits, status: payment.status, balance, createdAt: now };
+    const purchase = {
+      id: purchaseId,
+      tenantId: actor.tenantId,
+      createdBy: actor.userId,
+      credits,
+      status: payment.status,
+      provider: this.options.paymentProvider.name,
+      providerReference: payment.providerReference,
+      createdAt: now,
+      completedAt: payment.status === 'completed' ? now : null,
+    };
+    if (payment.status !== 'completed') {
+      await this.options.billing.insertPurchase(purchase);
+      return { purchaseId, credits, status: payment.status, balance: (await this.getCredits(actor)).balance, createdAt: now };
+    }
+    const balance = await this.options.billing.completePurchase({
+      purchase,
+      transaction: { id: newId('transaction'), description: `Purchase ${purchaseId}` },
+      // The statement writes the balance after the purchase into the event.
+      event: newEvent('billing.purchase.completed', actor.tenantId, { purchase_id: purchaseId, credits, balance: 0 }, now),
     });
+    if (balance === undefined) throw DomainError.notFound('Tenant');
+    return { purchaseId, credits, status: payment.status, balance, createdAt: now };
   }
 
   /**
