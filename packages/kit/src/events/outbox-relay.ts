@@ -43,7 +43,8 @@ const outboxLag = metrics.getMeter('@agent-platform/kit/events').createHistogram
 
 /**
  * Publishes a service's outbox through the EventBus, oldest first (`created_at, id`), stamping
- * `published_at` after each successful publish. Replicas all run one; the holder of a session
+ * `published_at` after each successful publish (a row published and not yet stamped when the
+ * relay dies is published again: consumers de-duplicate on the event id). Replicas all run one; the holder of a session
  * advisory lock on the relay's own connection publishes and the others stand by, taking over when
  * its connection dies, so rows go out in order. It wakes on the outbox trigger's NOTIFY (plus a
  * fallback poll) and, while the bus rejects, retries the same row with back-off: writes continue.
@@ -156,11 +157,31 @@ export class OutboxRelay {
       );
       if (rows.length === 0) return;
       const read = performance.now();
+      // Each row is stamped once published, but the next publish does not wait for that stamp:
+      // the connection runs the stamps in order behind it. On a busy process each wait is a turn
+      // of its event loop: under the executions bench the relay published 35 events/s waiting, 64 not.
+      const stamps: Promise<void>[] = [];
+      const stampFailures: unknown[] = [];
+      let interrupted = false;
       for (const row of rows) {
-        if (!(await this.publish(row, session))) return;
+        if (!(await this.publish(row, session))) {
+          interrupted = true;
+          break;
+        }
         outboxLag.record(row.waited + (performance.now() - read) / 1000, { 'messaging.system': this.options.bus.system });
-        await client.query('update outbox set published_at = now() where id = $1', [row.id]);
+        stamps.push(
+          client.query('update outbox set published_at = now() where id = $1', [row.id]).then(
+            () => undefined,
+            (error: unknown) => {
+              stampFailures.push(error);
+            },
+          ),
+        );
+        if (stampFailures.length > 0) break;
       }
+      await Promise.all(stamps);
+      if (stampFailures.length > 0) throw stampFailures[0];
+      if (interrupted) return;
     }
   }
 
