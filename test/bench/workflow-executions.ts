@@ -54,6 +54,7 @@ async function main(): Promise<void> {
     dataOf(await client.POST('/api/v1/workflows/{workflow_id}/resume', { params: { path } }), 'activating the workflow');
     const hookUrl = `${platform.baseUrl}${new URL(workflow.webhook_url).pathname}`;
 
+    const publishedBefore = await eventsPublished(platform.baseUrl);
     const started = Date.now();
     let sequence = 0;
     const result = await autocannon({
@@ -92,11 +93,31 @@ async function main(): Promise<void> {
     console.log(`  trigger → completion (duration_ms): p50 ${percentile(durations, 50)} ms, p99 ${percentile(durations, 99)} ms, max ${durations.at(-1)} ms`);
     console.log(`  accept latency at the sender: p50 ${result.latency.p50} ms, p99 ${result.latency.p99} ms`);
     console.log(`  memory after the drain: ${describeMemory(memory)}`);
+
+    // Each execution records two events (started, then completed or failed) in the runner's
+    // outbox; the relay publishes them one at a time, in order, after the executions finish.
+    const events = 2 * (completed + failed);
+    const eventsDeadline = Date.now() + 10 * 60_000;
+    while ((await eventsPublished(platform.baseUrl)) - publishedBefore < events && Date.now() < eventsDeadline) await new Promise((resolve) => setTimeout(resolve, 200));
+    const publishedMs = Date.now() - started;
+    console.log(
+      `  their ${events} events all published ${Math.round(publishedMs / 1000)} s after the load started: ${Math.round((events / publishedMs) * 1000)}/s (the outbox relay, one event at a time)`,
+    );
+    recordFigure('workflow events published per second', { value: (events / publishedMs) * 1000, unit: '/s', better: 'higher' });
   } finally {
     await platform.stop();
     receiver.close();
     await rm(dataDir, { recursive: true, force: true });
   }
+}
+
+/** Events every outbox relay of the platform has published so far (the count of `outbox.publish.lag`, from /metrics). */
+async function eventsPublished(baseUrl: string): Promise<number> {
+  const text = await (await fetch(`${baseUrl}/metrics`)).text();
+  return text
+    .split('\n')
+    .filter((line) => line.startsWith('outbox_publish_lag_count'))
+    .reduce((sum, line) => sum + Number(line.slice(line.lastIndexOf(' ') + 1)), 0);
 }
 
 await main();
