@@ -14,7 +14,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { freePort, REPO_ROOT, startLocalPlatformProcess, type LocalPlatformProcess } from '../e2e/harness/processes.js';
+import { REPO_ROOT, startLocalPlatformProcess, type LocalPlatformProcess } from '../e2e/harness/processes.js';
 
 const run = promisify(execFile);
 const CONSUMER = join(REPO_ROOT, 'test/client-consumer');
@@ -45,7 +45,7 @@ beforeAll(async () => {
   [scratch, dataDir] = await Promise.all([mkdtemp(join(tmpdir(), 'client-consumer-')), mkdtemp(join(tmpdir(), 'client-consumer-data-'))]);
   // The program receives its webhook deliveries on loopback, which only this allowance lets a webhook target.
   const env = { ALLOW_PRIVATE_NETWORK_URLS: 'true', LOG_LEVEL: 'warn' };
-  const [installed, started] = await Promise.allSettled([installPackedClient(scratch), startLocalPlatformProcess({ dataDir, port: await freePort(), env })]);
+  const [installed, started] = await Promise.allSettled([installPackedClient(scratch), startLocalPlatformProcess({ dataDir, env })]);
   if (started.status === 'fulfilled') platform = started.value;
   if (installed.status === 'rejected') throw installed.reason;
   if (started.status === 'rejected') throw started.reason;

@@ -7,14 +7,14 @@
  */
 import { expect, it } from 'vitest';
 import { deferredCleanups, temporaryDirectory } from './support/cleanups.js';
-import { freePort, startLocalPlatformProcess } from '../e2e/harness/processes.js';
+import { startLocalPlatformProcess } from '../e2e/harness/processes.js';
 import { newAccessToken } from '../bench/platform.js';
 
 const defer = deferredCleanups();
 
 it('serves the API with the services calling each other over loopback gRPC', { timeout: 120_000 }, async () => {
   const dataDir = await temporaryDirectory('agent-platform-network-', defer);
-  const platform = await startLocalPlatformProcess({ dataDir, port: await freePort(), env: { LOG_LEVEL: 'warn', GRPC_TRANSPORT: 'network' } });
+  const platform = await startLocalPlatformProcess({ dataDir, env: { LOG_LEVEL: 'warn', GRPC_TRANSPORT: 'network' } });
   defer(() => platform.stop());
   const headers = { authorization: `Bearer ${await newAccessToken(platform.baseUrl)}`, 'content-type': 'application/json' };
   const api = async (method: string, path: string, body?: unknown) => {

@@ -5,14 +5,14 @@
  */
 import { expect, it } from 'vitest';
 import { deferredCleanups, temporaryDirectory } from './support/cleanups.js';
-import { freePort, startLocalPlatformProcess } from '../e2e/harness/processes.js';
+import { startLocalPlatformProcess } from '../e2e/harness/processes.js';
 import { newAccessToken } from '../bench/platform.js';
 
 const defer = deferredCleanups();
 
 it('stops in order on a SIGINT to its process group, saving the vector index, and exits 0', { timeout: 120_000 }, async () => {
   const dataDir = await temporaryDirectory('agent-platform-stop-', defer);
-  const platform = await startLocalPlatformProcess({ dataDir, port: await freePort(), env: { LOG_LEVEL: 'warn' } });
+  const platform = await startLocalPlatformProcess({ dataDir, env: { LOG_LEVEL: 'warn' } });
   defer(() => platform.stop());
   const json = { authorization: `Bearer ${await newAccessToken(platform.baseUrl)}`, 'content-type': 'application/json' };
   const created = await fetch(`${platform.baseUrl}/api/v1/agents`, { method: 'POST', headers: json, body: JSON.stringify({ name: 'Stop', type: 'assistant' }) });
@@ -27,7 +27,7 @@ it('stops in order on a SIGINT to its process group, saving the vector index, an
   expect(performance.now() - started).toBeLessThan(15_000);
   expect(platform.output()).not.toContain('killed by timeout');
 
-  const restarted = await startLocalPlatformProcess({ dataDir, port: await freePort(), env: { LOG_LEVEL: 'info' } });
+  const restarted = await startLocalPlatformProcess({ dataDir, env: { LOG_LEVEL: 'info' } });
   defer(() => restarted.stop());
   // The index came back from its files, not from the database.
   expect(restarted.output()).toMatch(/"fromFiles":1,"fetched":0[^\n]*"msg":"vector index open"/);

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { freePort, REPO_ROOT, startLocalPlatformProcess, type LocalPlatformProcess } from '../e2e/harness/processes.js';
+import { REPO_ROOT, startLocalPlatformProcess, type LocalPlatformProcess } from '../e2e/harness/processes.js';
 
 // The README's quickstart, run as a reader pastes it: every shell block of "Run it" that talks to
 // the API, in order, in one bash session, against `pnpm start`'s entry point on a fresh data
@@ -20,7 +20,7 @@ beforeAll(async () => {
   // The quickstart's webhook points at example.com, which has no DNS here: the process resolves it
   // as the internet would (test/support/example-dns.ts).
   const exampleDns = pathToFileURL(join(REPO_ROOT, 'test/support/example-dns.ts')).href;
-  platform = await startLocalPlatformProcess({ dataDir, port: await freePort(), nodeOptions: ['--import', 'tsx', '--import', exampleDns] });
+  platform = await startLocalPlatformProcess({ dataDir, nodeOptions: ['--import', 'tsx', '--import', exampleDns] });
 }, 180_000);
 
 afterAll(async () => {

@@ -156,18 +156,38 @@ export interface LocalPlatformProcess extends RunningProcess {
   msToFirst200: number;
 }
 
-/**
- * The all-in-one launcher as a process on `dataDir`, with every service on a free port: through
- * `pnpm start` exactly as a developer runs it (the benchmarks), or its entry point run directly.
- */
-export async function startLocalPlatformProcess(options: {
+export interface LocalPlatformOptions {
   dataDir: string;
-  port: number;
+  /** The gateway's port; without it a free one is chosen (see startLocalPlatformProcess). */
+  port?: number;
   env?: Record<string, string>;
   via?: 'pnpm' | 'node';
   /** Options for node itself (`--cpu-prof`); implies running the entry point directly. */
   nodeOptions?: string[];
-}): Promise<LocalPlatformProcess> {
+}
+
+/** Starts tried on fresh ports when another process took a chosen one first. */
+const PORT_ATTEMPTS = 3;
+
+/**
+ * The all-in-one launcher as a process on `dataDir`, with every service on a free port: through
+ * `pnpm start` exactly as a developer runs it (the benchmarks), or its entry point run directly.
+ * `freePort` can only say a port was free a moment ago: another process may bind it before the
+ * platform does (seen in CI: "port 40559 is in use (PORT)"). So a start the platform refuses for a
+ * taken port is tried again on fresh ones, unless the caller named the gateway's port.
+ */
+export async function startLocalPlatformProcess(options: LocalPlatformOptions): Promise<LocalPlatformProcess> {
+  for (let attempt = 1; ; attempt += 1) {
+    try {
+      return await startLocalPlatformOnce({ ...options, port: options.port ?? (await freePort()) });
+    } catch (error) {
+      const portTaken = error instanceof Error && /port \d+ is in use/.test(error.message);
+      if (!portTaken || attempt >= PORT_ATTEMPTS || (options.port !== undefined && /\(PORT\)/.test(error.message))) throw error;
+    }
+  }
+}
+
+async function startLocalPlatformOnce(options: LocalPlatformOptions & { port: number }): Promise<LocalPlatformProcess> {
   const env = {
     DATA_DIR: options.dataDir,
     PORT: String(options.port),
