@@ -42,8 +42,10 @@ async function main(): Promise<void> {
   const dataDir = await mkdtemp(join(tmpdir(), 'agent-platform-bench-'));
   // `pnpm start`, which builds the console first when a source changed.
   const platform = await startPlatform({ dataDir, port: await freePort(), env: { RATE_LIMITS: 'free:0/0,pro:0/0,enterprise:0/0' } });
-  const browser = await launchChromium();
+  // Launched inside the try: a missing browser must not leave the platform running.
+  let browser: Awaited<ReturnType<typeof launchChromium>> | undefined;
   try {
+    browser = await launchChromium();
     const report = JSON.parse(await readFile(join(REPO_ROOT, 'console/dist/build-report.json'), 'utf8')) as BuildReport;
 
     const email = `bench-console-${Date.now()}@example.com`;
@@ -129,7 +131,7 @@ async function main(): Promise<void> {
     recordFigure(`console executions page, next page with ${EXECUTIONS} executions`, { value: median(nextPage), unit: 'ms', better: 'lower' });
     await context.close();
   } finally {
-    await browser.close();
+    await browser?.close();
     await platform.stop();
     await rm(dataDir, { recursive: true, force: true });
   }

@@ -88,6 +88,10 @@ async function main(): Promise<void> {
 
     console.log(`workflow executions (webhook → condition → http), ${CONNECTIONS} connections for ${SECONDS} s through /hooks:`);
     console.log(`  accepted ${accepted} (non-2xx ${result.non2xx}, errors ${result.errors}); completed ${completed}, failed ${failed}; receiver got ${receiver.received()}`);
+    if (failed > 0) {
+      const reasons = Map.groupBy((await executions({ status: 'failed', limit: 100 })).items, (item) => `${item.error?.node_id}: ${item.error?.message}`);
+      for (const [reason, items] of reasons) console.log(`  failed (${items.length} of the first 100): ${reason}`);
+    }
     console.log(`  completed per second, load start → drained: ${Math.round((completed / drainedMs) * 1000)} (load ${Math.round(loadMs / 1000)} s, drained after ${Math.round(drainedMs / 1000)} s)`);
     recordFigure('workflow executions completed per second', { value: (completed / drainedMs) * 1000, unit: '/s', better: 'higher', target: 1_500 });
     console.log(`  trigger → completion (duration_ms): p50 ${percentile(durations, 50)} ms, p99 ${percentile(durations, 99)} ms, max ${durations.at(-1)} ms`);
