@@ -152,7 +152,15 @@ describe('webhooks in the console', () => {
       await page.locator('.facts .badge', { hasText: 'active' }).waitFor();
       await attempts.getByRole('button', { name: 'Replay delivery' }).click();
       const replayed = attempts.getByRole('row').filter({ has: page.getByRole('cell', { name: '6', exact: true }) });
-      await replayed.getByText('delivered').waitFor();
+      await replayed
+        .getByText('delivered')
+        .waitFor()
+        .catch(async (error: unknown) => {
+          // Seen once on a loaded CI machine: say what the API and the page held at that moment.
+          const deliveryId = new URL(page.url()).searchParams.get('delivery') ?? '';
+          const { data } = await client.GET('/api/v1/webhooks/{webhook_id}/deliveries/{delivery_id}', { params: { path: { webhook_id: created!.id, delivery_id: deliveryId } } });
+          throw new Error(`${String(error)}\nthe delivery per the API: ${JSON.stringify(data)}\nthe delivery card: ${await attempts.textContent()}`, { cause: error });
+        });
       expect(await replayed.textContent()).toContain('200');
       await row(page, 'billing.purchase.completed').filter({ hasText: 'delivered' }).waitFor();
       await expect.poll(() => receiver.received(mine).length).toBe(6);

@@ -3,7 +3,11 @@ import type { ChatCompletion, ChatModel, ChatRequest } from '../src/models/chat-
 import { OfflineChatModel } from '../src/models/offline-chat-model.js';
 import { agentMemoryTest, expectError, newTenant } from './support/harness.js';
 
-/** The offline model, held at a gate while the test wants a model call in flight. */
+/**
+ * The offline model, held at a gate while the test wants a chat turn's model call in flight.
+ * Memory extraction of an earlier turn also calls the model, in the background: it asks for a JSON
+ * answer (`responseFormat`) and passes the gate, so `waiting` only ever means the turn arrived.
+ */
 class GatedModel implements ChatModel {
   readonly name = 'gated';
   private readonly inner = new OfflineChatModel();
@@ -23,6 +27,7 @@ class GatedModel implements ChatModel {
   }
 
   async complete(request: ChatRequest): Promise<ChatCompletion> {
+    if (request.responseFormat) return this.inner.complete(request);
     this.arrived();
     await this.gate;
     return this.inner.complete(request);
@@ -44,11 +49,11 @@ test('an agent deleted while its model answers leaves no session, message or cha
   const agent = await service.createAgent(tenant);
 
   model.hold();
-  const turn = service.chat.chat({ agentId: agent.id, message: 'Are you still there?' }, call);
+  const refused = expectError(service.chat.chat({ agentId: agent.id, message: 'Are you still there?' }, call), 'not_found');
   await model.waiting;
   await service.agents.deleteAgent({ agentId: agent.id }, call);
   model.release();
-  await expectError(turn, 'not_found');
+  await refused;
 
   expect(await database.query(`select 1 from chat_sessions where tenant_id = $1`, [tenant.tenantId])).toEqual([]);
   expect(await database.query(`select 1 from chat_messages where tenant_id = $1`, [tenant.tenantId])).toEqual([]);
@@ -63,10 +68,10 @@ test('a session deleted while its model answers is not written back', async ({ s
   const first = await service.chat.chat({ agentId: agent.id, message: 'one' }, call);
 
   model.hold();
-  const turn = service.chat.chat({ agentId: agent.id, message: 'two', sessionId: first.sessionId }, call);
+  const refused = expectError(service.chat.chat({ agentId: agent.id, message: 'two', sessionId: first.sessionId }, call), 'not_found');
   await model.waiting;
   await service.chat.deleteSession({ agentId: agent.id, sessionId: first.sessionId }, call);
   model.release();
-  await expectError(turn, 'not_found');
+  await refused;
   expect(await database.query(`select 1 from chat_messages where session_id = $1`, [first.sessionId])).toEqual([]);
 });
