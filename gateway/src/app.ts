@@ -4,7 +4,7 @@ import type { FastifyPluginAsync } from 'fastify';
 import fp from 'fastify-plugin';
 import { serializerCompiler } from 'fastify-type-provider-zod';
 import type { GatewayConfig } from './config.js';
-import { sendError } from './http/errors.js';
+import { bodyTooLarge, sendError } from './http/errors.js';
 import { checkUrl, validatorCompiler } from './http/validation.js';
 import agentMemory from './plugins/app/agent-memory.js';
 import authentication from './plugins/app/authentication.js';
@@ -50,6 +50,9 @@ export interface BackendTransports {
  * workflow-runner clients, stores, authentication, rate limits), then the routes. fastify-plugin lets its error handlers
  * reach the root instance.
  */
+/** Bodies up to this many times the limit are drained before their 413; larger ones are cut off. */
+const OVERSIZED_BODY_DRAIN_FACTOR = 8;
+
 const gatewayApp: FastifyPluginAsync<GatewayAppOptions> = async (app, options) => {
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
@@ -69,6 +72,16 @@ const gatewayApp: FastifyPluginAsync<GatewayAppOptions> = async (app, options) =
     } catch (error) {
       next(error as Error);
     }
+  });
+  // A body declared over the route's limit is read and dropped before the 413, up to a bound.
+  // Fastify would answer at once and close the connection mid-upload, and a client that does not
+  // wait for 100 Continue (fetch) then often sees EPIPE or a reset, not the answer.
+  app.addHook('preParsing', async (request, _reply, payload) => {
+    const declared = Number(request.headers['content-length']);
+    const limit = request.routeOptions.bodyLimit ?? options.config.BODY_LIMIT_BYTES;
+    if (!(declared > limit) || declared > limit * OVERSIZED_BODY_DRAIN_FACTOR) return payload;
+    for await (const chunk of payload) void chunk;
+    throw bodyTooLarge(limit);
   });
   const backends = options.backends ?? {};
   await app.register(identity, { transport: backends.identity });

@@ -14,6 +14,10 @@ function isFastifyError(error: unknown): error is FastifyError {
   return error instanceof Error && typeof (error as Partial<FastifyError>).code === 'string';
 }
 
+export function bodyTooLarge(bodyLimitBytes: number): DomainError {
+  return new DomainError('payload_too_large', `The request body exceeds ${bodyLimitBytes} bytes.`);
+}
+
 /**
  * What a REST client may learn from a failure: DomainErrors as they are, Fastify's own request
  * errors translated to the catalogue. `undefined` means unexpected: logged in full, answered masked.
@@ -23,7 +27,7 @@ export function toClientError(error: unknown, bodyLimitBytes: number): DomainErr
   if (!isFastifyError(error)) return undefined;
   switch (error.code) {
     case 'FST_ERR_CTP_BODY_TOO_LARGE':
-      return new DomainError('payload_too_large', `The request body exceeds ${bodyLimitBytes} bytes.`);
+      return bodyTooLarge(bodyLimitBytes);
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
       return new DomainError('invalid_request', 'Unsupported content type; send application/json.');
     case 'FST_ERR_CTP_EMPTY_JSON_BODY':
@@ -39,7 +43,7 @@ export function toClientError(error: unknown, bodyLimitBytes: number): DomainErr
   }
   const status = error.statusCode ?? 500;
   if (status === 404) return new DomainError('not_found', 'Not found.');
-  if (status === 413) return new DomainError('payload_too_large', `The request body exceeds ${bodyLimitBytes} bytes.`);
+  if (status === 413) return bodyTooLarge(bodyLimitBytes);
   if (status >= 400 && status < 500) return new DomainError('invalid_request', error.message);
   return undefined;
 }

@@ -126,6 +126,16 @@ describe('other client errors', () => {
     expectError(await h.app.inject({ method: 'POST', url: '/api/v1/auth/login', headers: form, payload: `username=a&password=${'x'.repeat(5000)}` }), 413, 'payload_too_large');
   });
 
+  it('413 after reading a body up to 8 times the limit, keeping the connection; a larger one is cut off', async () => {
+    // Closed mid-upload, a client still sending (fetch does not wait for 100 Continue) may see EPIPE, not the 413.
+    const drained = await register({ email: uniqueEmail(), password: PASSWORD, full_name: 'x'.repeat(8 * 4096 - 200) });
+    expectError(drained, 413, 'payload_too_large');
+    expect(drained.headers.connection).not.toBe('close');
+    const cutOff = await register({ email: uniqueEmail(), password: PASSWORD, full_name: 'x'.repeat(8 * 4096 + 1) });
+    expectError(cutOff, 413, 'payload_too_large');
+    expect(cutOff.headers.connection).toBe('close');
+  });
+
   it('maps identity DomainErrors through the kit table: 409, 404, 403', async () => {
     const email = uniqueEmail();
     expect((await register({ email, password: PASSWORD })).statusCode).toBe(201);
