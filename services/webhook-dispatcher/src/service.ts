@@ -12,7 +12,7 @@ import { DeliveriesRepository } from './deliveries/deliveries.repository.js';
 import { DeliveriesService } from './deliveries/deliveries.service.js';
 import { DeliveryQueue } from './deliveries/delivery-queue.js';
 import { DeliveryWorker } from './deliveries/delivery-worker.js';
-import { fanOutHandler } from './deliveries/fan-out.js';
+import { fanOutHandlers } from './deliveries/fan-out.js';
 import { HttpSender } from './deliveries/http-sender.js';
 import { OutboundPolicy, SecretBox, type HostResolver } from '@agent-platform/kit/security';
 import { WEBHOOK_SERVICE_NAME, webhookHandlers } from './webhooks/webhooks.grpc.js';
@@ -93,7 +93,7 @@ function assemble(config: WebhookDispatcherConfig, deps: WebhookDispatcherDeps, 
   const wake = (endpointIds?: readonly string[]) => worker.wake(endpointIds);
   const webhooksService = new WebhooksService({ webhooks, secrets, policy });
   const deliveriesService = new DeliveriesService({ deliveries: new DeliveriesRepository(em), webhooks, secrets, sender, wake, workerId });
-  const handle = fanOutHandler({ queue, retryScheduleSeconds: config.retryScheduleSeconds, wake, logger });
+  const fanOut = fanOutHandlers({ queue, retryScheduleSeconds: config.retryScheduleSeconds, wake, logger });
 
   const around = requestContext(orm);
   const server = new GrpcServer({ logger, around, classifyError: classifyDbError }).add(WEBHOOK_SERVICE_NAME, WebhookServiceService, {
@@ -112,7 +112,7 @@ function assemble(config: WebhookDispatcherConfig, deps: WebhookDispatcherDeps, 
         name: CONSUMER_NAME,
         filter: `${deps.subjectPrefix ?? EVENT_SUBJECT_PREFIX}.>`,
         concurrency: FAN_OUT_CONCURRENCY,
-        handle,
+        ...fanOut,
       });
       worker.start();
       logger.info({ host: config.grpcHost, port, worker_id: workerId }, 'webhook dispatcher listening');

@@ -117,6 +117,36 @@ describe('DeliveryQueue', () => {
     expect(next!.deliveries.map((delivery) => delivery.eventId)).toEqual(events.slice(1));
   });
 
+  test('a run of events is fanned out by subscription in one go, ids enough for any number of endpoints, and only once', async ({ database, queue }) => {
+    const [busy, quiet] = [newId('tenant'), newId('tenant')];
+    // More endpoints than a first pass makes ids for: the statement runs again with enough.
+    const everything: string[] = [];
+    for (let n = 0; n < 20; n += 1) everything.push(await endpoint(database, busy));
+    const agentsOnly = await endpoint(database, quiet, ['agent.created']);
+    const failed = await endpoint(database, quiet, ['*'], 'failed');
+    const at = (n: number) => new Date(Date.now() - 60_000 + n).toISOString();
+    const run = [
+      { id: newId('event'), tenantId: busy, type: 'agent.created', createdAt: at(0), body: '{"n":0}', trace: { traceparent: '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01' } },
+      { id: newId('event'), tenantId: quiet, type: 'agent.created', createdAt: at(1), body: '{"n":1}', trace: null },
+      { id: newId('event'), tenantId: quiet, type: 'agent.deleted', createdAt: at(2), body: '{"n":2}', trace: null },
+      { id: newId('event'), tenantId: busy, type: 'agent.deleted', createdAt: at(3), body: '{"n":3}', trace: null },
+    ];
+    expect((await queue.fanOut(run, 5, 0)).sort()).toEqual([...everything, agentsOnly].sort());
+
+    const rows = await database.query<{ webhook_id: string; event_id: string; payload: string; trace: string | null; id: string }>(
+      `select id, webhook_id, event_id, payload, trace_context::text as trace from webhook_deliveries`,
+    );
+    const expected = [...everything.flatMap((webhookId) => [[webhookId, run[0]!], [webhookId, run[3]!]] as const), [agentsOnly, run[1]!] as const];
+    expect(rows.map((row) => [row.webhook_id, row.event_id, row.payload]).sort()).toEqual(expected.map(([webhookId, event]) => [webhookId, event.id, event.body]).sort());
+    expect(new Set(rows.map((row) => row.id)).size).toBe(rows.length);
+    expect(rows.filter((row) => row.event_id === run[0]!.id).map((row) => JSON.parse(row.trace!) as unknown)).toEqual(everything.map(() => run[0]!.trace));
+    expect(rows.some((row) => row.webhook_id === failed)).toBe(false);
+
+    // Redelivered (a lost acknowledgement): nothing more.
+    expect(await queue.fanOut(run, 5, 0)).toEqual([]);
+    expect(await database.query(`select 1 from webhook_deliveries`)).toHaveLength(rows.length);
+  });
+
   test('a completion tells when the endpoint changed since the claim', async ({ database, queue }) => {
     const tenantId = newId('tenant');
     const webhookId = await endpoint(database, tenantId);
@@ -127,11 +157,11 @@ describe('DeliveryQueue', () => {
   });
 });
 
-async function endpoint(database: TestDatabase, tenantId: string): Promise<string> {
+async function endpoint(database: TestDatabase, tenantId: string, events = ['*'], status = 'active'): Promise<string> {
   const id = newId('webhook');
   await database.query(
-    `insert into webhooks (id, tenant_id, url, events, status, secret_sealed, created_at, updated_at) values ($1, $2, $3, array['*'], 'active', 'sealed', now(), now())`,
-    [id, tenantId, `https://hooks.example.com/${id}`],
+    `insert into webhooks (id, tenant_id, url, events, status, secret_sealed, created_at, updated_at) values ($1, $2, $3, $4, $5, 'sealed', now(), now())`,
+    [id, tenantId, `https://hooks.example.com/${id}`, events, status],
   );
   return id;
 }
@@ -143,7 +173,7 @@ async function queueEvents(queue: DeliveryQueue, tenantId: string, count: number
   for (let n = 0; n < count; n += 1) {
     const id = newId('event');
     ids.push(id);
-    await queue.fanOut({ id, tenantId, type: 'agent.created', createdAt: new Date(start + n).toISOString(), body: `{"n":${n}}`, trace: null }, 5, 0);
+    await queue.fanOut([{ id, tenantId, type: 'agent.created', createdAt: new Date(start + n).toISOString(), body: `{"n":${n}}`, trace: null }], 5, 0);
   }
   return ids;
 }

@@ -24,6 +24,15 @@ export interface EventBus {
    */
   publish(envelope: EventEnvelope<object>, json?: string, trace?: TraceCarrier | null): Promise<void>;
 
+  /**
+   * `publish` for a run of events, in order: resolves once every one is durably accepted, and
+   * rejects when any was not; the relay then publishes the whole run again (what was accepted is
+   * de-duplicated on the event id). One unit of work per run where the transport allows it: the
+   * in-process bus hands the run to a consumer's `handleBatch`, so its events cost one turn of the
+   * process, not one each.
+   */
+  publishAll(events: readonly OutgoingEvent[]): Promise<void>;
+
   /** Starts a durable consumer; events published before it started are delivered too (JetStream). */
   subscribe(consumer: EventConsumer): Promise<Subscription>;
 
@@ -43,6 +52,29 @@ export interface EventConsumer {
    * back-off), so a handler must be idempotent on `envelope.id`.
    */
   handle(envelope: EventEnvelope<object>, delivery: Delivery): Promise<void>;
+  /**
+   * Handles a run of events published together, as one unit (`handle` when absent): resolving
+   * acknowledges all of them, rejecting brings all of them back. Each keeps its own trace: work it
+   * leaves for later continues `trace`, its consumer span. Used where a bus receives runs (in process).
+   */
+  handleBatch?(events: readonly ConsumedEvent[]): Promise<void>;
+}
+
+/** An event as the relay publishes it. */
+export interface OutgoingEvent {
+  envelope: EventEnvelope<object>;
+  /** The exact text to deliver (see `publish`). */
+  json: string;
+  /** The W3C trace context it was recorded in. */
+  trace: TraceCarrier | null;
+}
+
+/** One event of a run handed to `handleBatch`. */
+export interface ConsumedEvent {
+  envelope: EventEnvelope<object>;
+  delivery: Delivery;
+  /** Its consumer span's trace context, for work that continues it later; null without a trace. */
+  trace: TraceCarrier | null;
 }
 
 /** How an event reached a handler. */

@@ -157,6 +157,22 @@ describe.each(adapters)('EventBus contract: $name', (adapter) => {
     expect(c1.traceIds[1]).not.toBe(traceId);
   });
 
+  it('publishes a run in order, each event with its exact text and its own trace', async () => {
+    const { bus, prefix } = await adapter.open(['c1']);
+    const c1 = recorder('c1', `${prefix}.>`);
+    await bus.subscribe(c1.consumer);
+    const traceId = randomBytes(16).toString('hex');
+    const run = Array.from({ length: 5 }, (_, i) => {
+      const envelope = newEvent('note.created', i % 2 ? 'tnt_a' : 'tnt_b', { i });
+      return { envelope, json: JSON.stringify(envelope, null, i), trace: i === 2 ? { traceparent: `00-${traceId}-${randomBytes(8).toString('hex')}-01` } : null };
+    });
+    await bus.publishAll(run);
+    await waitFor(() => expect(c1.handled).toHaveLength(run.length));
+    expect(c1.handled).toEqual(run.map(({ envelope, json }) => ({ envelope, delivery: { json, attempt: 1 } })));
+    expect(c1.traceIds[2]).toBe(traceId);
+    expect(c1.traceIds.filter((id) => id === traceId)).toHaveLength(1);
+  });
+
   it('routes by subject filter with NATS semantics (* one token, > the rest)', async () => {
     const { bus, prefix } = await adapter.open(['tenant-a', 'low-credits']);
     const tenantA = recorder('tenant-a', `${prefix}.tnt_a.>`);

@@ -108,6 +108,44 @@ describe('InProcessEventBus', () => {
     expect(calls).toBe(1);
   });
 
+  it('hands a run to a batch handler as one unit, again whole after a failure, leaving out what it does not match or has handled', async () => {
+    const bus = open({ consumers: ['batched'] });
+    const calls: { ids: string[]; attempts: number[]; traces: (string | undefined)[] }[] = [];
+    const handledAlone: string[] = [];
+    let failures = 1;
+    await bus.subscribe({
+      ...consumer('batched', (envelope) => Promise.resolve(void handledAlone.push(envelope.id)), 'events.tnt_1.>'),
+      handleBatch(events) {
+        calls.push({
+          ids: events.map((event) => event.envelope.id),
+          attempts: events.map((event) => event.delivery.attempt),
+          traces: events.map((event) => event.trace?.traceparent),
+        });
+        return failures-- > 0 ? Promise.reject(new Error('database away (test)')) : Promise.resolve();
+      },
+    });
+    const traceparent = '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01';
+    const run = [newEvent('note.created', 'tnt_1', {}), newEvent('note.created', 'tnt_2', {}), newEvent('note.created', 'tnt_1', {})].map((envelope, i) => ({
+      envelope,
+      json: JSON.stringify(envelope),
+      trace: i === 0 ? { traceparent } : null,
+    }));
+    await bus.publishAll(run);
+    const mine = [run[0]!.envelope.id, run[2]!.envelope.id];
+    // tnt_2's event is not the consumer's; the run failed once and came back whole, counted.
+    expect(calls).toEqual([
+      { ids: mine, attempts: [1, 1], traces: [traceparent, undefined] },
+      { ids: mine, attempts: [2, 2], traces: [traceparent, undefined] },
+    ]);
+    expect(handledAlone).toEqual([]);
+
+    // Published again with one new event: only that one is handed over (to `handle`, being alone).
+    const fresh = newEvent('note.created', 'tnt_1', {});
+    await bus.publishAll([...run, { envelope: fresh, json: JSON.stringify(fresh), trace: null }]);
+    expect(calls).toHaveLength(2);
+    expect(handledAlone).toEqual([fresh.id]);
+  });
+
   it('refuses consumers it was not told about, and a second subscription of one name', async () => {
     const bus = open({ consumers: ['c1'] });
     await expect(bus.subscribe(consumer('stranger', () => Promise.resolve()))).rejects.toThrow(/not declared/);

@@ -1,9 +1,9 @@
 import { systemClock, type Clock } from '../clock.js';
 import type { Logger } from '../logger.js';
-import type { EventBus, EventConsumer, RetryBackoff, Subscription } from './bus.js';
+import type { EventBus, EventConsumer, OutgoingEvent, RetryBackoff, Subscription } from './bus.js';
 import { EVENT_SUBJECT_PREFIX, eventSubject, subjectMatches, type EventEnvelope } from './envelope.js';
 import { backoffDelay, settlesWithin, Slots } from './timing.js';
-import { consumeInTraceContext, type TraceCarrier } from './trace-context.js';
+import { consumeBatchInTraceContext, consumeInTraceContext, type TraceCarrier } from './trace-context.js';
 
 export interface InProcessEventBusOptions {
   /**
@@ -32,6 +32,10 @@ export interface InProcessEventBusOptions {
 interface Active {
   consumer: EventConsumer;
   slots: Slots;
+}
+
+interface RoutedEvent extends OutgoingEvent {
+  subject: string;
 }
 
 /**
@@ -64,9 +68,14 @@ export class InProcessEventBus implements EventBus {
     // A concurrent publish of the same id joins the first instead of running handlers twice.
     const running = this.publishing.get(envelope.id);
     if (running) return running;
-    const publication = this.deliverToAll(envelope, json, trace).finally(() => this.publishing.delete(envelope.id));
+    const publication = this.deliverToAll([{ envelope, json, trace }]).finally(() => this.publishing.delete(envelope.id));
     this.publishing.set(envelope.id, publication);
     return publication;
+  }
+
+  publishAll(events: readonly OutgoingEvent[]): Promise<void> {
+    if (this.closing.signal.aborted) return Promise.reject(new Error('The event bus is closed.'));
+    return this.deliverToAll(events);
   }
 
   subscribe(consumer: EventConsumer): Promise<Subscription> {
@@ -96,33 +105,61 @@ export class InProcessEventBus implements EventBus {
     }
   }
 
-  private async deliverToAll(envelope: EventEnvelope<object>, json: string, trace: TraceCarrier | null): Promise<void> {
-    const subject = eventSubject(envelope, this.prefix);
-    const results = await Promise.allSettled([...this.declared].map((name) => this.deliverTo(name, subject, envelope, json, trace)));
+  private async deliverToAll(events: readonly OutgoingEvent[]): Promise<void> {
+    const routed = events.map((event) => ({ ...event, subject: eventSubject(event.envelope, this.prefix) }));
+    const results = await Promise.allSettled([...this.declared].map((name) => this.deliverTo(name, routed)));
     const failed = results.flatMap((result) => (result.status === 'rejected' ? [result.reason as unknown] : []));
-    if (failed.length > 0) throw new AggregateError(failed, `Event ${envelope.id} was not handled by every consumer.`);
+    if (failed.length === 0) return;
+    const what = events.length === 1 ? `Event ${events[0]!.envelope.id} was` : `A run of ${events.length} events was`;
+    throw new AggregateError(failed, `${what} not handled by every consumer.`);
   }
 
-  private async deliverTo(name: string, subject: string, envelope: EventEnvelope<object>, json: string, trace: TraceCarrier | null): Promise<void> {
-    if (this.wasHandled(envelope.id, name)) return;
+  /** Hands the events to one consumer in order: as one run to its `handleBatch`, else one by one. */
+  private async deliverTo(name: string, events: readonly RoutedEvent[]): Promise<void> {
+    if (events.length > 1 && !(await this.awaitSubscriber(name)).consumer.handleBatch) {
+      for (const event of events) await this.redeliverUntilHandled(name, [event]);
+      return;
+    }
+    await this.redeliverUntilHandled(name, events);
+  }
+
+  /** Hands the consumer what it has not handled of `events`, as one unit, again after each failure (with back-off) within the delivery bound. */
+  private async redeliverUntilHandled(name: string, events: readonly RoutedEvent[]): Promise<void> {
     const deadline = this.clock.now() + (this.options.deliveryTimeoutMs ?? 120_000);
     for (let attempt = 1; ; attempt += 1) {
+      if (events.every((event) => this.wasHandled(event.envelope.id, name))) return;
       const entry = await this.awaitSubscriber(name);
-      if (!subjectMatches(entry.consumer.filter, subject)) return;
+      const due = events.filter((event) => subjectMatches(entry.consumer.filter, event.subject) && !this.wasHandled(event.envelope.id, name));
+      if (due.length === 0) return;
       await entry.slots.acquire();
-      const info = { system: 'in-process', subject, eventType: envelope.type, consumer: name, eventId: envelope.id, attempt } as const;
-      const work = consumeInTraceContext(trace, info, () => entry.consumer.handle(envelope, { json, attempt }));
+      const work = this.handle(entry, due, attempt);
       entry.slots.track(work);
       try {
         await work;
-        this.markHandled(envelope.id, name);
+        for (const event of due) this.markHandled(event.envelope.id, name);
         return;
       } catch (error) {
         const delayMs = backoffDelay(attempt, this.retry);
-        this.options.logger.warn({ err: error, consumer: name, eventId: envelope.id, attempt, delayMs }, 'event handler failed; retrying');
+        const eventIds = due.map((event) => event.envelope.id);
+        this.options.logger.warn({ err: error, consumer: name, eventId: eventIds[0], events: eventIds.length, attempt, delayMs }, 'event handler failed; retrying');
         if (this.clock.now() + delayMs > deadline || this.closing.signal.aborted) throw error;
         await this.clock.sleep(delayMs, this.closing.signal);
       }
+    }
+  }
+
+  /** One unit of a consumer's work: its handler for one event, its batch handler for a run. */
+  private async handle({ consumer }: Active, due: readonly RoutedEvent[], attempt: number): Promise<void> {
+    const handleBatch = consumer.handleBatch?.bind(consumer);
+    if (handleBatch && due.length > 1) {
+      const consumed = due.map((event) => ({ envelope: event.envelope, delivery: { json: event.json, attempt }, trace: event.trace }));
+      await consumeBatchInTraceContext(due.map((event) => event.trace), { system: 'in-process', consumer: consumer.name, attempt }, () => handleBatch(consumed));
+      return;
+    }
+    // A run reaches here only when the consumer lost its batch handler on a resubscription.
+    for (const event of due) {
+      const info = { system: 'in-process', subject: event.subject, eventType: event.envelope.type, consumer: consumer.name, eventId: event.envelope.id, attempt } as const;
+      await consumeInTraceContext(event.trace, info, () => consumer.handle(event.envelope, { json: event.json, attempt }));
     }
   }
 

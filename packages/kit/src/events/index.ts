@@ -1,4 +1,4 @@
-export type { Delivery, EventBus, EventConsumer, RetryBackoff, Subscription } from './bus.js';
+export type { ConsumedEvent, Delivery, EventBus, EventConsumer, OutgoingEvent, RetryBackoff, Subscription } from './bus.js';
 export {
   EVENT_API_VERSION,
   EVENT_SUBJECT_PREFIX,

@@ -12,7 +12,7 @@ import {
 import { connect, headers, nanos, type MsgHdrs, type NatsConnection } from '@nats-io/transport-node';
 import { systemClock, type Clock } from '../clock.js';
 import type { Logger } from '../logger.js';
-import type { EventBus, EventConsumer, RetryBackoff, Subscription } from './bus.js';
+import type { EventBus, EventConsumer, OutgoingEvent, RetryBackoff, Subscription } from './bus.js';
 import { EVENT_SUBJECT_PREFIX, eventSubject, type EventEnvelope } from './envelope.js';
 import { NatsSubscription } from './nats-subscription.js';
 import { settlesWithin } from './timing.js';
@@ -113,6 +113,14 @@ export class NatsEventBus implements EventBus {
       this.streamReady = undefined;
       throw error;
     }
+  }
+
+  /**
+   * One after another, each awaiting JetStream's acknowledgement: pipelined publishes could store
+   * event k+1 while k is refused, and k's retry would then reach consumers after k+1.
+   */
+  async publishAll(events: readonly OutgoingEvent[]): Promise<void> {
+    for (const event of events) await this.publish(event.envelope, event.json, event.trace);
   }
 
   async subscribe(consumer: EventConsumer): Promise<Subscription> {

@@ -59,6 +59,15 @@ describe('OutboxRelay', () => {
     expect(bus.accepted[0]!.envelope).toEqual(events[0]);
   });
 
+  it('publishes a backlog as runs of at most batchSize rows, each run stamped once accepted', async () => {
+    const bus = new RecordingBus();
+    const events = await writeEvents(orm, 25);
+    startRelay(bus, { batchSize: 10 });
+    await waitFor(async () => expect(await unpublished()).toBe(0));
+    expect(bus.runs).toEqual([10, 10, 5]);
+    expect(bus.ids()).toEqual(events.map((event) => event.id));
+  });
+
   it('wakes on the commit notification, not the poll: milliseconds from commit to publish', async () => {
     const bus = new RecordingBus();
     const relay = startRelay(bus, { pollIntervalMs: 30_000 });

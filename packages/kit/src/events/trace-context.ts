@@ -57,7 +57,28 @@ export async function publishInTraceContext<T>(
   publish: (carrier: TraceCarrier | null) => Promise<T>,
 ): Promise<T> {
   if (!carrier) return publish(null);
-  const span = tracer.startSpan(
+  const span = startProducerSpan(carrier, info);
+  return endingWith(span, publish(producerCarrier(span, carrier)));
+}
+
+/**
+ * publishInTraceContext for a run published together: one PRODUCER span per event, each in its
+ * own event's trace, all ended when the run's publish settles; `publish` gets each event's carrier.
+ */
+export async function publishAllInTraceContext<T>(
+  events: readonly { carrier: TraceCarrier | null; info: PublishSpanInfo }[],
+  publish: (carriers: (TraceCarrier | null)[]) => Promise<T>,
+): Promise<T> {
+  const spans = events.map(({ carrier, info }) => (carrier ? startProducerSpan(carrier, info) : undefined));
+  const carriers = events.map(({ carrier }, index) => {
+    const span = spans[index];
+    return span && carrier ? producerCarrier(span, carrier) : null;
+  });
+  return spans.reduce((work, span) => (span ? endingWith(span, work) : work), publish(carriers));
+}
+
+function startProducerSpan(carrier: TraceCarrier, info: PublishSpanInfo): Span {
+  return tracer.startSpan(
     `send ${info.eventType}`,
     {
       kind: SpanKind.PRODUCER,
@@ -70,7 +91,11 @@ export async function publishInTraceContext<T>(
     },
     restoreTraceContext(carrier),
   );
-  return endingWith(span, publish(captureTraceContext(trace.setSpan(ROOT_CONTEXT, span)) ?? carrier));
+}
+
+/** The carrier a consumer continues: the producer span's, or the recorded one when no span is sampled. */
+function producerCarrier(span: Span, recorded: TraceCarrier): TraceCarrier {
+  return captureTraceContext(trace.setSpan(ROOT_CONTEXT, span)) ?? recorded;
 }
 
 /** Ends `span` when `work` settles, marked as an error when it rejects. */
@@ -123,4 +148,38 @@ export function consumeInTraceContext<T>(carrier: TraceCarrier | null | undefine
     parent,
   );
   return endingWith(span, context.with(trace.setSpan(parent, span), handle));
+}
+
+export interface ConsumeBatchSpanInfo {
+  system: 'nats' | 'in-process';
+  consumer: string;
+  attempt: number;
+}
+
+/**
+ * Runs a batch handler under one CONSUMER span `process batch` linked to each event's trace
+ * (OpenTelemetry messaging conventions for batches): a span cannot have many parents. Work an
+ * event leaves for later continues that event's own carrier, not this span.
+ */
+export function consumeBatchInTraceContext<T>(carriers: readonly (TraceCarrier | null)[], info: ConsumeBatchSpanInfo, handle: () => Promise<T>): Promise<T> {
+  const links = carriers.flatMap((carrier) => {
+    const spanContext = carrier ? trace.getSpanContext(restoreTraceContext(carrier)) : undefined;
+    return spanContext ? [{ context: spanContext }] : [];
+  });
+  const span = tracer.startSpan(
+    'process batch',
+    {
+      kind: SpanKind.CONSUMER,
+      links,
+      attributes: {
+        'messaging.system': info.system,
+        'messaging.operation.type': 'process',
+        'messaging.consumer.group.name': info.consumer,
+        'messaging.batch.message_count': carriers.length,
+        'messaging.message.delivery_count': info.attempt,
+      },
+    },
+    ROOT_CONTEXT,
+  );
+  return endingWith(span, context.with(trace.setSpan(ROOT_CONTEXT, span), handle));
 }

@@ -4,7 +4,7 @@ import type { Orm } from '../../src/db/orm.js';
 import { initOrm, type NamedMigration } from '../../src/db/orm.js';
 import type { Logger } from '../../src/logger.js';
 import { createTestDatabase, type TestDatabase } from '../../src/testing/database.js';
-import type { EventBus, EventConsumer, Subscription } from '../../src/events/bus.js';
+import type { EventBus, EventConsumer, OutgoingEvent, Subscription } from '../../src/events/bus.js';
 import { newEvent, type EventEnvelope } from '../../src/events/envelope.js';
 import { OUTBOX_TABLE_SQL, OutboxSchema, recordEvent } from '../../src/events/outbox.js';
 
@@ -77,6 +77,15 @@ export class RecordingBus implements EventBus {
     if (this.rejectWhile()) return Promise.reject(new Error('bus unavailable (test)'));
     this.accepted.push({ envelope, json, at: Date.now() });
     return Promise.resolve();
+  }
+
+  /** The size of each run handed to publishAll. */
+  readonly runs: number[] = [];
+
+  /** Records one at a time, stopping at the first refusal, as NATS does. */
+  async publishAll(events: readonly OutgoingEvent[]): Promise<void> {
+    this.runs.push(events.length);
+    for (const event of events) await this.publish(event.envelope, event.json);
   }
 
   ids(): string[] {

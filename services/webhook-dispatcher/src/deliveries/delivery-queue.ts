@@ -68,19 +68,22 @@ interface ClaimRow {
 // their type.
 const fanOutStatement = new PreparedStatement<{ targets: number; added: string[] }>(
   'webhooks_fan_out',
-  `with "targets" as (
-     select w."id", w."tenant_id", row_number() over (order by w."id")::int as "n" from "webhooks" w
-     where w."tenant_id" = ? and w."status" = 'active' and (w."events" @> array[?::text] or w."events" @> array['*']::text[])
+  `with "events" as (
+     select * from jsonb_to_recordset(?::jsonb) as e("n" integer, "id" text, "tenant_id" text, "type" text, "created_at" timestamptz, "body" text, "trace" json)
+   ), "targets" as (
+     select e.*, w."id" as "webhook_id", row_number() over (order by e."n", w."id")::int as "slot"
+     from "events" e join "webhooks" w
+       on w."tenant_id" = e."tenant_id" and w."status" = 'active' and (w."events" @> array[e."type"] or w."events" @> array['*']::text[])
    ), "added" as (
      insert into "webhook_deliveries" ("id", "tenant_id", "webhook_id", "event_id", "event_type", "event_created_at", "payload",
        "status", "attempts", "max_attempts", "fails_endpoint", "next_attempt_at", "created_at", "updated_at", "trace_context")
-     select ?::jsonb ->> (t."n" - 1), t."tenant_id", t."id", ?::text, ?::text, ?::timestamptz, ?::text, 'pending', 0, ?::int, true,
-       now() + make_interval(secs => ?::float8), ?::timestamptz, ?::timestamptz, ?::json
-     from "targets" t where t."n" <= ?::int
+     select ?::jsonb ->> (t."slot" - 1), t."tenant_id", t."webhook_id", t."id", t."type", t."created_at", t."body", 'pending', 0, ?::int, true,
+       now() + make_interval(secs => ?::float8), ?::timestamptz, ?::timestamptz, t."trace"
+     from "targets" t where t."slot" <= ?::int
      on conflict ("webhook_id", "event_id") do nothing
      returning "webhook_id"
    )
-   select (select count(*) from "targets")::int as "targets", array(select "webhook_id" from "added") as "added"`,
+   select (select count(*) from "targets")::int as "targets", array(select distinct "webhook_id" from "added") as "added"`,
 );
 
 const claimStatement = new PreparedStatement<ClaimRow>(
@@ -121,8 +124,8 @@ const claimStatement = new PreparedStatement<ClaimRow>(
    order by c."webhook_id", c."event_created_at", c."event_id"`,
 );
 
-// Delivery ids made per fan-out statement: enough for most tenants' endpoints in one pass.
-const FAN_OUT_IDS = 16;
+// Delivery ids made per fan-out statement beyond the expected number: room for a few endpoints more.
+const FAN_OUT_SPARE_IDS = 16;
 
 /**
  * The durable queue: fan-out inserts, claims and attempt records, in SQL that leans on PostgreSQL
@@ -132,6 +135,8 @@ const FAN_OUT_IDS = 16;
 export class DeliveryQueue {
   private readonly em: EntityManager;
   private readonly records: AttemptRecords;
+  /** Endpoints per event in the last fan-out: how many ids the next one makes. */
+  private targetsPerEvent = 0;
 
   /** `em` is the ORM's root manager; every operation runs in its own fork. `workerId` signs the attempts recorded. */
   constructor(em: EntityManager, options: { workerId: string }) {
@@ -140,22 +145,27 @@ export class DeliveryQueue {
   }
 
   /**
-   * One pending delivery per active endpoint of the tenant subscribed to the type (or `*`), in one
-   * statement that reads the endpoints and inserts, so the common cases — no such endpoint, or a
-   * few — cost one round trip. Ids are made here (kit's ULIDs) for up to FAN_OUT_IDS endpoints; a
-   * tenant with more takes another pass, which the (webhook, event) unique key keeps from adding
+   * One pending delivery per active endpoint of each event's tenant subscribed to its type (or
+   * `*`), for a run of events in one statement that reads the endpoints and inserts, so the common
+   * cases — no such endpoint, or a few — cost one round trip per run. Ids are made here (kit's
+   * ULIDs), as many as the last run needed per event plus a few; when the endpoints outnumber them
+   * the statement runs again with enough, and the (webhook, event) unique key keeps it from adding
    * twice, as it keeps a redelivered event from adding anything. Returns the endpoints added to.
    */
-  async fanOut(event: QueuedEvent, maxAttempts: number, firstDelaySeconds: number): Promise<string[]> {
+  async fanOut(events: readonly QueuedEvent[], maxAttempts: number, firstDelaySeconds: number): Promise<string[]> {
+    if (events.length === 0) return [];
     const now = new Date().toISOString();
-    const trace = event.trace ? JSON.stringify(event.trace) : null;
-    const added: string[] = [];
-    for (let room = FAN_OUT_IDS; ; ) {
-      const ids = Array.from({ length: room }, () => newId('delivery'));
-      const [row] = await fanOutStatement.rows(this.em, [event.tenantId, event.type, JSON.stringify(ids), event.id, event.type, event.createdAt, event.body, maxAttempts, firstDelaySeconds, now, now, trace, room]);
-      added.push(...(row?.added ?? []));
+    const rows = JSON.stringify(
+      events.map((event, n) => ({ n, id: event.id, tenant_id: event.tenantId, type: event.type, created_at: event.createdAt, body: event.body, trace: event.trace })),
+    );
+    const added = new Set<string>();
+    for (let room = Math.ceil(events.length * this.targetsPerEvent) + FAN_OUT_SPARE_IDS; ; ) {
+      const ids = JSON.stringify(Array.from({ length: room }, () => newId('delivery')));
+      const [row] = await fanOutStatement.rows(this.em, [rows, ids, maxAttempts, firstDelaySeconds, now, now, room]);
+      for (const id of row?.added ?? []) added.add(id);
       const targets = row?.targets ?? 0;
-      if (targets <= room) return added;
+      this.targetsPerEvent = targets / events.length;
+      if (targets <= room) return [...added];
       room = targets;
     }
   }

@@ -1,7 +1,7 @@
 import type { Logger } from '@agent-platform/kit';
-import type { Delivery, EventEnvelope } from '@agent-platform/kit/events';
+import type { EventConsumer, EventEnvelope, TraceCarrier } from '@agent-platform/kit/events';
 import { captureTraceContext, isEventType } from '@agent-platform/kit/events';
-import type { DeliveryQueue } from './delivery-queue.js';
+import type { DeliveryQueue, QueuedEvent } from './delivery-queue.js';
 
 export interface FanOutOptions {
   queue: DeliveryQueue;
@@ -17,41 +17,44 @@ function firstDelay(schedule: readonly number[]): number {
 }
 
 /**
- * The bus consumer's handler: queues one delivery per subscribed active endpoint of the event's
+ * The bus consumer's handlers: queue one delivery per subscribed active endpoint of the event's
  * tenant. Idempotent on the event id, so a redelivered event adds nothing. Resolving acknowledges
- * the event; a database failure rejects, and the bus brings the event back later.
+ * the event (or the run); a database failure rejects, and the bus brings it back later.
  *
  * Only catalogue types are delivered: `*` means "every type of the catalogue", and events that are
  * internal to the platform never leave it. Endpoints that are `failed` get nothing new until they
  * are enabled (decisions §8); what was queued for them before waits, in order.
  */
-export function fanOutHandler(options: FanOutOptions): (envelope: EventEnvelope<object>, delivery: Delivery) => Promise<void> {
+export function fanOutHandlers(options: FanOutOptions): Pick<EventConsumer, 'handle' | 'handleBatch'> {
   const log = options.logger.child({ component: 'fan-out' });
   const perTenant = new KeyedSerializer();
-  return async (envelope, delivery) => {
+  const queue = async (events: readonly QueuedEvent[]) => {
+    const queued = await options.queue.fanOut(events, options.retryScheduleSeconds.length, firstDelay(options.retryScheduleSeconds));
+    if (queued.length > 0) options.wake(queued);
+  };
+  const queuedEvent = (envelope: EventEnvelope<object>, json: string, trace: TraceCarrier | null): QueuedEvent[] => {
     if (!isWellFormed(envelope)) {
       log.warn({ event_id: (envelope as { id?: unknown }).id }, 'dropping a malformed event envelope');
-      return;
+      return [];
     }
-    if (!isEventType(envelope.type)) return;
-    // The bus runs this handler in the event's trace: each attempt will continue it, however late.
-    const trace = captureTraceContext();
-    // One tenant's events are queued in the order they arrive, so the worker (oldest first per
-    // endpoint) cannot pick a later event before an earlier one exists; tenants run in parallel.
-    const queued = await perTenant.run(envelope.tenant_id, () => options.queue.fanOut(
-      {
-        id: envelope.id,
-        tenantId: envelope.tenant_id,
-        type: envelope.type,
-        createdAt: envelope.created_at,
-        // The event exactly as published: these characters are stored, signed and sent on every attempt.
-        body: delivery.json,
-        trace,
-      },
-      options.retryScheduleSeconds.length,
-      firstDelay(options.retryScheduleSeconds),
-    ));
-    if (queued.length > 0) options.wake(queued);
+    if (!isEventType(envelope.type)) return [];
+    // The event exactly as published: these characters are stored, signed and sent on every attempt.
+    return [{ id: envelope.id, tenantId: envelope.tenant_id, type: envelope.type, createdAt: envelope.created_at, body: json, trace }];
+  };
+  return {
+    async handle(envelope, delivery) {
+      // The bus runs this handler in the event's trace: each attempt will continue it, however late.
+      const event = queuedEvent(envelope, delivery.json, captureTraceContext());
+      if (event.length === 0) return;
+      // One tenant's events are queued in the order they arrive, so the worker (oldest first per
+      // endpoint) cannot pick a later event before an earlier one exists; tenants run in parallel.
+      await perTenant.run(envelope.tenant_id, () => queue(event));
+    },
+    // A run is queued by one statement: its events appear together, none before an earlier one.
+    async handleBatch(events) {
+      const queued = events.flatMap(({ envelope, delivery, trace }) => queuedEvent(envelope, delivery.json, trace));
+      if (queued.length > 0) await queue(queued);
+    },
   };
 }
 

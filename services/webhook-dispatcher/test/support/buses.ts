@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { jetstreamManager } from '@nats-io/jetstream';
 import { connect } from '@nats-io/transport-node';
-import { NatsEventBus, type EventBus, type EventConsumer, type EventEnvelope, type Subscription } from '@agent-platform/kit/events';
+import { NatsEventBus, type EventBus, type EventConsumer, type EventEnvelope, type OutgoingEvent, type Subscription } from '@agent-platform/kit/events';
 import { logger } from './harness.js';
 
 export const NATS_URL = process.env.TEST_NATS_URL ?? 'nats://127.0.0.1:4222';
@@ -54,6 +54,10 @@ export class CapturingBus implements EventBus {
 
   publish(envelope: EventEnvelope<object>, json = JSON.stringify(envelope)): Promise<void> {
     return this.deliver(envelope, json, 1);
+  }
+
+  async publishAll(events: readonly OutgoingEvent[]): Promise<void> {
+    for (const event of events) await this.publish(event.envelope, event.json);
   }
 
   /** Hands the event to the consumer again, as a redelivery numbered `attempt`. */
