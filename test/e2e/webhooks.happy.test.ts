@@ -15,8 +15,8 @@ async function createWebhook(client: AgentPlatformClient, body: RequestBody<'/ap
   return expectStatus(await client.POST('/api/v1/webhooks', { body }), 201);
 }
 
-async function buy(client: AgentPlatformClient, credits: number) {
-  return expectStatus(await client.POST('/api/v1/billing/purchases', { body: { credits } }), 201);
+async function buy(client: AgentPlatformClient, credits: number, headers: Record<string, string> = {}) {
+  return expectStatus(await client.POST('/api/v1/billing/purchases', { body: { credits }, headers }), 201);
 }
 
 /** Waits for `count` deliveries to the tenant's endpoints (every test shares the receiver). */
@@ -64,7 +64,8 @@ describe('event delivery', () => {
     const everything = await createWebhook(client, { url: receiver.url('/hooks?all'), events: ['*'] });
     const agents = await createWebhook(client, { url: receiver.url('/hooks?agents'), events: ['agent.created'] });
 
-    const purchase = await buy(client, 250);
+    // Bought inside a caller's trace, which the event carries to its delivery attempts.
+    const purchase = await buy(client, 250, { traceparent: '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01' });
     const arrived = await waitForTenant(account.tenantId, 2);
     // One fan-out statement makes the event's delivery for every subscribed endpoint. Once those
     // that arrived are recorded delivered, the agents endpoint has none, and nothing is left to send.
@@ -95,6 +96,8 @@ describe('event delivery', () => {
       expect(delivery.headers['x-service-event-type']).toBe('billing.purchase.completed');
       expect(delivery.headers['x-service-delivery-id']).toMatch(id('dlv'));
       expect(delivery.headers['webhook-id']).toBe(webhookEvent.id);
+      // The platform's trace stays inside it: the headers a receiver gets are the documented ones.
+      expect(delivery.headers).not.toHaveProperty('traceparent');
     }
     expect(new Set(events.map(({ webhookEvent }) => webhookEvent.id)).size).toBe(1);
 

@@ -1,7 +1,6 @@
 import http from 'node:http';
 import https from 'node:https';
-import { context } from '@opentelemetry/api';
-import { suppressTracing } from '@opentelemetry/core';
+import { untracedAgent } from '../telemetry/untraced-agent.js';
 import type { OutboundPolicy } from './outbound-policy.js';
 
 /** Why an outbound request produced no response. */
@@ -77,7 +76,10 @@ export class OutboundHttp {
     this.policy = options.policy;
     this.userAgent = options.userAgent;
     const lookup = options.policy.lookup;
-    this.agents = { http: new http.Agent({ keepAlive: true, lookup }), https: new https.Agent({ keepAlive: true, lookup }) };
+    // Untraced: the HTTP instrumentation would add `traceparent` to requests whose headers are a
+    // documented contract with a party outside the platform (decisions §8), and measure what the
+    // callers trace and measure themselves (the delivery attempt's span, the node's span).
+    this.agents = { http: untracedAgent(new http.Agent({ keepAlive: true, lookup })), https: untracedAgent(new https.Agent({ keepAlive: true, lookup })) };
   }
 
   /** A response for any status, 3xx included; rejects only with an OutboundRequestError. */
@@ -145,17 +147,12 @@ export class OutboundHttp {
       const fail = (error: unknown) => reject(signal.aborted ? (signal.reason as OutboundRequestError) : toOutboundError(error));
       let outgoing: http.ClientRequest;
       try {
-        // Out of the HTTP instrumentation's reach: it would add `traceparent` to a request whose
-        // headers are a documented contract with a party outside the platform (decisions §8).
-        // Callers trace these requests themselves (the delivery attempt's span, the node's span).
-        outgoing = context.with(suppressTracing(context.active()), () =>
-          (secure ? https : http).request(url, {
-            method: request.method,
-            agent: secure ? this.agents.https : this.agents.http,
-            headers: requestHeaders(this.userAgent, request.headers, request.body),
-            signal,
-          }),
-        );
+        outgoing = (secure ? https : http).request(url, {
+          method: request.method,
+          agent: secure ? this.agents.https : this.agents.http,
+          headers: requestHeaders(this.userAgent, request.headers, request.body),
+          signal,
+        });
       } catch (error) {
         // node:http validates the method and header names and values before sending anything.
         reject(new OutboundRequestError('invalid_request', error instanceof Error ? error.message : 'invalid request', { cause: error }));

@@ -13,6 +13,7 @@ import { UndiciInstrumentation } from '@opentelemetry/instrumentation-undici';
 import { NodeSDK } from '@opentelemetry/sdk-node';
 import { BatchSpanProcessor } from '@opentelemetry/sdk-trace';
 import { ConfigError } from '../config.js';
+import { isUntracedAgent } from './untraced-agent.js';
 
 export interface TelemetrySettings {
   /** `service.name` of every span and metric (OTEL_SERVICE_NAME overrides it). */
@@ -72,6 +73,7 @@ export function instrumentations(options: { exporting: boolean }): Instrumentati
   return [
     new HttpInstrumentation({
       ignoreIncomingRequestHook: (request: IncomingMessage) => UNTRACED_PATHS.has(request.url?.split('?')[0] ?? ''),
+      ignoreOutgoingRequestHook: (request) => isUntracedAgent(request.agent),
     }),
     new UndiciInstrumentation(),
     new GrpcInstrumentation(),
