@@ -16,7 +16,7 @@ import { freePort } from '../e2e/harness/processes.js';
 import { dataOf, signIn, startPlatform } from './platform.js';
 import { percentile, startCountingReceiver } from './counting-receiver.js';
 import { recordFigure } from './figures.js';
-import { describeMemory, memoryByRole } from './process-memory.js';
+import { cpuSample, cpuSince, describeMemory, memoryByRole } from './process-memory.js';
 
 const CONNECTIONS = Number(process.env.BENCH_WORKFLOW_CONNECTIONS ?? 50);
 const SECONDS = Number(process.env.BENCH_WORKFLOW_SECONDS ?? 30);
@@ -55,6 +55,7 @@ async function main(): Promise<void> {
     const hookUrl = `${platform.baseUrl}${new URL(workflow.webhook_url).pathname}`;
 
     const publishedBefore = await eventsPublished(platform.baseUrl);
+    const cpuBefore = cpuSample(platform.child.pid!);
     const started = Date.now();
     let sequence = 0;
     const result = await autocannon({
@@ -99,7 +100,7 @@ async function main(): Promise<void> {
     console.log(`  memory after the drain: ${describeMemory(memory)}`);
 
     // Each execution records two events (started, then completed or failed) in the runner's
-    // outbox; the relay publishes them one at a time, in order, after the executions finish.
+    // outbox; the relay publishes them in order, a run of rows at a time, and may fall behind.
     const events = 2 * (completed + failed);
     const eventsDeadline = Date.now() + 10 * 60_000;
     while ((await eventsPublished(platform.baseUrl)) - publishedBefore < events && Date.now() < eventsDeadline) await new Promise((resolve) => setTimeout(resolve, 200));
@@ -108,6 +109,11 @@ async function main(): Promise<void> {
       `  their ${events} events all published ${Math.round(publishedMs / 1000)} s after the load started: ${Math.round((events / publishedMs) * 1000)}/s (the outbox relays, a run of rows at a time)`,
     );
     recordFigure('workflow events published per second', { value: (events / publishedMs) * 1000, unit: '/s', better: 'higher' });
+    // Until every event is out: the work the relays deferred counts too.
+    const cpu = cpuSince(cpuBefore, platform.child.pid!);
+    const cpuPerExecution = (role: string) => ((cpu.get(role) ?? 0) * 1000) / (completed + failed);
+    console.log(`  CPU per execution, events published included: platform ${Math.round(cpuPerExecution('platform'))} µs, PostgreSQL ${Math.round(cpuPerExecution('postgres'))} µs`);
+    recordFigure('CPU per workflow execution, platform process', { value: cpuPerExecution('platform'), unit: 'µs', better: 'lower' });
   } finally {
     await platform.stop();
     receiver.close();
