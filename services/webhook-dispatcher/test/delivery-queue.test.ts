@@ -120,8 +120,7 @@ describe('DeliveryQueue', () => {
   test('a run of events is fanned out by subscription in one go, ids enough for any number of endpoints, and only once', async ({ database, queue }) => {
     const [busy, quiet] = [newId('tenant'), newId('tenant')];
     // More endpoints than a first pass makes ids for: the statement runs again with enough.
-    const everything: string[] = [];
-    for (let n = 0; n < 20; n += 1) everything.push(await endpoint(database, busy));
+    const everything = await Promise.all(Array.from({ length: 20 }, () => endpoint(database, busy)));
     const agentsOnly = await endpoint(database, quiet, ['agent.created']);
     const failed = await endpoint(database, quiet, ['*'], 'failed');
     const at = (n: number) => new Date(Date.now() - 60_000 + n).toISOString();

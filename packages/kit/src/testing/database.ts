@@ -59,19 +59,25 @@ export async function createTestDatabase(options: TestDatabaseOptions): Promise<
   }
 
   const url = databaseUrl(baseUrl, name);
-  let client: pg.Client | undefined;
+  // The connection, shared by queries made at once (each would otherwise open one, and those not
+  // kept would be cut by the drop with an error nobody handles).
+  let client: Promise<pg.Client> | undefined;
   return {
     name,
     url,
     template,
     async query<Row extends object>(sql: string, params: unknown[] = []): Promise<Row[]> {
-      client ??= await connect(url);
-      const result = await client.query<Row>(sql, params);
+      client ??= connect(url).catch((error: unknown) => {
+        client = undefined;
+        throw error;
+      });
+      const result = await (await client).query<Row>(sql, params);
       return result.rows;
     },
     async drop(): Promise<void> {
-      await client?.end();
+      const open = client;
       client = undefined;
+      await open?.then((connected) => connected.end(), () => undefined);
       const dropper = await connect(baseUrl);
       try {
         await dropper.query(`drop database if exists ${quote(name)} with (force)`);
