@@ -41,7 +41,8 @@ interface RoutedEvent extends OutgoingEvent {
 /**
  * The EventBus of the local all-in-one mode: `publish` runs every matching declared consumer's
  * handler and resolves only once all of them succeeded, so the relay stamps the outbox row only
- * then and re-publishes it after a crash. Like JetStream it de-duplicates a re-published event id
+ * then and re-publishes it after a crash; `publishAll` does the same for a run, which a consumer
+ * with `handleBatch` gets as one unit. Like JetStream it de-duplicates a re-published event id
  * (per consumer, within a window) and redelivers after a handler failure with back-off.
  */
 export class InProcessEventBus implements EventBus {
