@@ -44,15 +44,15 @@ export interface BackendTransports {
   workflowIngress?: InProcessHttp;
 }
 
+/** Bodies up to this many times the limit are drained before their 413; larger ones are cut off. */
+const OVERSIZED_BODY_DRAIN_FACTOR = 8;
+
 /**
  * The gateway as one Fastify plugin (fastify/demo's layout): external plugins (config, Redis,
  * OpenAPI), then the app's own (request context, the identity, agent-memory, webhook-dispatcher and
  * workflow-runner clients, stores, authentication, rate limits), then the routes. fastify-plugin lets its error handlers
  * reach the root instance.
  */
-/** Bodies up to this many times the limit are drained before their 413; larger ones are cut off. */
-const OVERSIZED_BODY_DRAIN_FACTOR = 8;
-
 const gatewayApp: FastifyPluginAsync<GatewayAppOptions> = async (app, options) => {
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);

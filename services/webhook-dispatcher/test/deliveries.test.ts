@@ -42,6 +42,31 @@ describe('fan-out', () => {
     expect(toAgents[0]!.headers['x-service-delivery-id']).toBe(log[0]!.id);
   });
 
+  test('a run published together is queued in order, each event in its own trace; malformed and internal ones are left out', async ({ dispatcher }) => {
+    const receiver = await startReceiver();
+    const tenant = newTenant();
+    const { webhook } = await createWebhook(dispatcher.client, tenant, receiver.url('/run'));
+    const first = newEvent('agent.created', tenant.tenantId, { n: 1 });
+    const internal = newEvent('agent.secret.internal', tenant.tenantId, {});
+    const malformed = { ...newEvent('agent.updated', tenant.tenantId, {}), created_at: 'yesterday' };
+    const second = newEvent('billing.credits.low', tenant.tenantId, { balance: 2 });
+    const traceparent = '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01';
+    // The in-process bus hands a run to the dispatcher's batch handler: one fan-out statement.
+    await dispatcher.bus.publishAll(
+      [first, internal, malformed, second].map((envelope, i) => ({ envelope, json: JSON.stringify(envelope), trace: i === 0 ? { traceparent } : null })),
+    );
+    const arrived = await receiver.waitFor(2, { match: '/run' });
+    expect(arrived.map((request) => request.headers['x-service-event-id'])).toEqual([first.id, second.id]);
+    const rows = await dispatcher.database.query<{ event_id: string; trace: string | null }>(
+      'select event_id, trace_context::text as trace from webhook_deliveries where webhook_id = $1 order by event_created_at, event_id',
+      [webhook.id],
+    );
+    expect(rows.map((row) => [row.event_id, row.trace && (JSON.parse(row.trace) as unknown)])).toEqual([
+      [first.id, { traceparent }],
+      [second.id, null],
+    ]);
+  });
+
   test('never crosses tenants', async ({ dispatcher }) => {
     const receiver = await startReceiver();
     const mine = newTenant();

@@ -54,8 +54,9 @@ export interface EventConsumer {
   handle(envelope: EventEnvelope<object>, delivery: Delivery): Promise<void>;
   /**
    * Handles a run of events published together, as one unit (`handle` when absent): resolving
-   * acknowledges all of them, rejecting brings all of them back. Each keeps its own trace: work it
-   * leaves for later continues `trace`, its consumer span. Used where a bus receives runs (in process).
+   * acknowledges all of them, rejecting brings all of them back. The handler runs under one span
+   * linked to every event's trace; work an event leaves for later continues its own `trace`. Used
+   * where a bus receives runs (in process).
    */
   handleBatch?(events: readonly ConsumedEvent[]): Promise<void>;
 }
@@ -73,7 +74,7 @@ export interface OutgoingEvent {
 export interface ConsumedEvent {
   envelope: EventEnvelope<object>;
   delivery: Delivery;
-  /** Its consumer span's trace context, for work that continues it later; null without a trace. */
+  /** The trace context it was published in, for work that continues it later; null without one. */
   trace: TraceCarrier | null;
 }
 
