@@ -96,7 +96,7 @@ describe('a dispatcher that goes away mid-schedule', { timeout: 60_000 }, () => 
     const [sent] = await receiver.waitFor(1, { match: '/in-flight' });
     await child.kill();
     const [held] = await database.query<{ attempts: number; leased: boolean }>(
-      'select attempts, locked_until > now() as leased from webhook_deliveries where event_id = $1',
+      'select d.attempts, w.lease_until > now() as leased from webhook_deliveries d join webhooks w on w.id = d.webhook_id where d.event_id = $1',
       [event.id],
     );
     expect(held).toEqual({ attempts: 0, leased: true });
@@ -136,11 +136,11 @@ describe('a dispatcher that goes away mid-schedule', { timeout: 60_000 }, () => 
     await stopping.stop();
     // Worker grace (5 s) plus closing the rest; far below the 20 s time-out it would otherwise wait.
     expect(Date.now() - started).toBeLessThan(8_000);
-    const [row] = await database.query<{ attempts: number; locked_until: Date | null; status: string }>(
-      'select attempts, locked_until, status from webhook_deliveries where event_id = $1',
+    const [row] = await database.query<{ attempts: number; status: string; lease_until: Date | null; lease_token: string | null }>(
+      'select d.attempts, d.status, w.lease_until, w.lease_token from webhook_deliveries d join webhooks w on w.id = d.webhook_id where d.event_id = $1',
       [event.id],
     );
-    expect(row).toEqual({ attempts: 0, locked_until: null, status: 'pending' });
+    expect(row).toEqual({ attempts: 0, status: 'pending', lease_until: null, lease_token: null });
 
     const next = await replacement(database, nats, onTestFinished);
     const [, resent] = await receiver.waitFor(2, { match: '/handover', timeoutMs: 5_000 });

@@ -26,7 +26,6 @@ interface Row {
   event_id: string;
   status: string;
   attempts: number;
-  lease_token: string | null;
 }
 
 describe('DeliveryQueue', () => {
@@ -48,7 +47,7 @@ describe('DeliveryQueue', () => {
     const runs = new Map((await queue.claim(10, 3, LEASE_MS)).map((run) => [run.webhookId, run]));
     const run = (id: string): ClaimedRun => runs.get(id)!;
     // Another worker took this one over meanwhile: its completion must change nothing.
-    await database.query(`update webhook_deliveries set lease_token = 'someone-else' where webhook_id = $1`, [lost]);
+    await database.query(`update webhooks set lease_token = 'someone-else' where id = $1`, [lost]);
 
     // Submitted together: the Batcher writes the first at once and the others as one statement.
     const [goingFirst, goingSecond, lostFirst, failingFirst] = await Promise.all([
@@ -64,19 +63,19 @@ describe('DeliveryQueue', () => {
     expect(failingFirst).toMatchObject({ recorded: true });
 
     expect(await deliveries(database, going)).toEqual([
-      { event_id: events[0], status: 'delivered', attempts: 1, lease_token: null },
-      { event_id: events[1], status: 'delivered', attempts: 1, lease_token: null },
-      { event_id: events[2], status: 'pending', attempts: 0, lease_token: run(going).leaseToken },
+      { event_id: events[0], status: 'delivered', attempts: 1 },
+      { event_id: events[1], status: 'delivered', attempts: 1 },
+      { event_id: events[2], status: 'pending', attempts: 0 },
     ]);
-    expect((await deliveries(database, lost)).map((row) => [row.status, row.attempts, row.lease_token])).toEqual([
-      ['pending', 0, 'someone-else'],
-      ['pending', 0, 'someone-else'],
-      ['pending', 0, 'someone-else'],
+    expect((await deliveries(database, lost)).map((row) => [row.status, row.attempts])).toEqual([
+      ['pending', 0],
+      ['pending', 0],
+      ['pending', 0],
     ]);
     expect(await deliveries(database, failing)).toEqual([
-      { event_id: events[0], status: 'failed', attempts: 1, lease_token: null },
-      { event_id: events[1], status: 'pending', attempts: 0, lease_token: null },
-      { event_id: events[2], status: 'pending', attempts: 0, lease_token: null },
+      { event_id: events[0], status: 'failed', attempts: 1 },
+      { event_id: events[1], status: 'pending', attempts: 0 },
+      { event_id: events[2], status: 'pending', attempts: 0 },
     ]);
 
     const attempts = await database.query<{ webhook_id: string; event_id: string; outcome: string; worker_id: string }>(
@@ -91,14 +90,14 @@ describe('DeliveryQueue', () => {
         { webhook_id: failing, event_id: events[0], outcome: 'failed', worker_id: 'queue-test' },
       ].sort((a, b) => a.webhook_id.localeCompare(b.webhook_id)),
     );
-    const endpoints = await database.query<{ id: string; status: string; leased: boolean }>(
-      `select id, status, lease_until is not null as leased from webhooks where tenant_id = $1`,
+    const endpoints = await database.query<{ id: string; status: string; leased: boolean; lease_token: string | null }>(
+      `select id, status, lease_until is not null as leased, lease_token from webhooks where tenant_id = $1`,
       [tenantId],
     );
-    expect(Object.fromEntries(endpoints.map((row) => [row.id, [row.status, row.leased]]))).toEqual({
-      [going]: ['active', true],
-      [lost]: ['active', true],
-      [failing]: ['failed', false],
+    expect(Object.fromEntries(endpoints.map((row) => [row.id, [row.status, row.leased, row.lease_token]]))).toEqual({
+      [going]: ['active', true, run(going).leaseToken],
+      [lost]: ['active', true, 'someone-else'],
+      [failing]: ['failed', false, null],
     });
   });
 
@@ -109,12 +108,43 @@ describe('DeliveryQueue', () => {
     const [run] = await queue.claim(10, 4, LEASE_MS);
     expect(await queue.complete(run!, run!.deliveries[0]!, new Date(), FAILED, { retryInSeconds: 60 }, true)).toMatchObject({ recorded: true });
     expect(await deliveries(database, webhookId)).toEqual([
-      { event_id: events[0], status: 'pending', attempts: 1, lease_token: null },
-      ...events.slice(1).map((id) => ({ event_id: id, status: 'pending', attempts: 0, lease_token: null })),
+      { event_id: events[0], status: 'pending', attempts: 1 },
+      ...events.slice(1).map((id) => ({ event_id: id, status: 'pending', attempts: 0 })),
     ]);
     // The failed one waits for its retry; the rest are claimed afresh, oldest first.
     const [next] = await queue.claim(10, 4, LEASE_MS);
     expect(next!.deliveries.map((delivery) => delivery.eventId)).toEqual(events.slice(1));
+  });
+
+  test('an attempt is recorded once, though its record arrives twice', async ({ database, queue }) => {
+    const tenantId = newId('tenant');
+    const webhookId = await endpoint(database, tenantId);
+    await queueEvents(queue, tenantId, 2);
+    const [run] = await queue.claim(10, 2, LEASE_MS);
+    const [first] = run!.deliveries;
+    expect(await queue.complete(run!, first!, new Date(), FAILED, { retryInSeconds: 0 }, false)).toMatchObject({ recorded: true });
+    // The same record again (a run that outlived its lease overlapping the next holder's, say): refused, not an error.
+    expect(await queue.complete(run!, first!, new Date(), FAILED, { retryInSeconds: 0 }, false)).toEqual({ recorded: false, endpointUnchanged: false });
+    const attempts = await database.query(`select number from webhook_delivery_attempts where delivery_id = $1`, [first!.id]);
+    expect(attempts).toEqual([{ number: 1 }]);
+    expect((await deliveries(database, webhookId))[0]).toMatchObject({ status: 'pending', attempts: 1 });
+  });
+
+  test('a hand-back frees the endpoint only while the lease is still the one it was given', async ({ database, queue }) => {
+    const tenantId = newId('tenant');
+    const webhookId = await endpoint(database, tenantId);
+    const events = await queueEvents(queue, tenantId, 2);
+    const [expired] = await queue.claim(10, 2, LEASE_MS);
+    // Its lease ran out and another worker holds the endpoint now.
+    await database.query(`update webhooks set lease_token = 'someone-else' where id = $1`, [webhookId]);
+    await queue.release(expired!);
+    expect(await queue.claim(10, 2, LEASE_MS)).toEqual([]);
+
+    await database.query(`update webhooks set lease_token = $2 where id = $1`, [webhookId, expired!.leaseToken]);
+    await queue.release(expired!);
+    const [again] = await queue.claim(10, 2, LEASE_MS);
+    expect(again!.deliveries.map((delivery) => delivery.eventId)).toEqual(events);
+    expect(again!.leaseToken).not.toBe(expired!.leaseToken);
   });
 
   test('a run of events is fanned out by subscription in one go, ids enough for any number of endpoints, and only once', async ({ database, queue }) => {
@@ -178,5 +208,5 @@ async function queueEvents(queue: DeliveryQueue, tenantId: string, count: number
 }
 
 async function deliveries(database: TestDatabase, webhookId: string): Promise<Row[]> {
-  return database.query<Row>(`select event_id, status, attempts, lease_token from webhook_deliveries where webhook_id = $1 order by event_created_at`, [webhookId]);
+  return database.query<Row>(`select event_id, status, attempts from webhook_deliveries where webhook_id = $1 order by event_created_at`, [webhookId]);
 }

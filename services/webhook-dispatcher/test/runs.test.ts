@@ -98,15 +98,14 @@ describe('runs of one endpoint', { timeout: 30_000 }, () => {
     const sent = receiver.received('/stopping').length;
     expect(sent).toBeLessThan(6);
     const rows = await database.query<{ status: string; n: string }>(
-      `select status || case when lease_token is null and locked_until is null then '' else ' leased' end as status, count(*) as n
-       from webhook_deliveries where webhook_id = $1 group by 1 order by 1`,
+      `select status, count(*) as n from webhook_deliveries where webhook_id = $1 group by 1 order by 1`,
       [webhook.id],
     );
     expect(rows).toEqual([
       { status: 'delivered', n: String(sent) },
       { status: 'pending', n: String(12 - sent) },
     ]);
-    const [endpoint] = await database.query<{ lease_until: Date | null }>('select lease_until from webhooks where id = $1', [webhook.id]);
-    expect(endpoint?.lease_until).toBeNull();
+    const [endpoint] = await database.query<{ lease_until: Date | null; lease_token: string | null }>('select lease_until, lease_token from webhooks where id = $1', [webhook.id]);
+    expect(endpoint).toEqual({ lease_until: null, lease_token: null });
   });
 });

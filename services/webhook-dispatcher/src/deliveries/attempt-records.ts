@@ -40,14 +40,16 @@ const completionStatement = new PreparedStatement<{ id: string; endpoint_unchang
      select * from jsonb_to_recordset(?::jsonb) as r("id" text, "lease_token" text, "webhook_id" text, "status" text, "attempt" integer,
        "started_at" timestamptz, "outcome" text, "response_status" integer, "response_time_ms" integer, "error" text, "retry_in" float8,
        "fail_endpoint" boolean, "release_endpoint" boolean, "url" text, "secret_sealed" text)
+   ), "held" as (
+     select r.* from "rows" r join "webhooks" w on w."id" = r."webhook_id" and w."lease_token" = r."lease_token"
    ), "updated" as (
      update "webhook_deliveries" d set "status" = r."status", "attempts" = r."attempt", "response_status" = r."response_status",
        "response_time_ms" = r."response_time_ms", "error" = coalesce(r."error", d."error"),
        "delivered_at" = case when r."status" = 'delivered' then now() else d."delivered_at" end,
        "next_attempt_at" = case when r."retry_in" is null then null else now() + make_interval(secs => r."retry_in") end,
-       "locked_until" = null, "lease_token" = null, "updated_at" = now()
-     from "rows" r
-     where d."id" = r."id" and d."lease_token" = r."lease_token"
+       "updated_at" = now()
+     from "held" r
+     where d."id" = r."id" and d."status" = 'pending' and d."attempts" = r."attempt" - 1
      returning d."id"
    ), "recorded" as (
      select r.* from "rows" r join "updated" u on u."id" = r."id"
@@ -55,19 +57,15 @@ const completionStatement = new PreparedStatement<{ id: string; endpoint_unchang
      insert into "webhook_delivery_attempts" ("delivery_id", "number", "started_at", "response_status", "response_time_ms", "outcome", "error", "worker_id")
      select "id", "attempt", "started_at", "response_status", "response_time_ms", "outcome", "error", ?::text from "recorded"
    ), "ends" as (
-     select "webhook_id", "lease_token", bool_or("fail_endpoint") as "fail", bool_or("release_endpoint") as "release"
-     from "recorded" where "fail_endpoint" or "release_endpoint" group by "webhook_id", "lease_token"
+     select "webhook_id", bool_or("fail_endpoint") as "fail", bool_or("release_endpoint") as "release"
+     from "recorded" where "fail_endpoint" or "release_endpoint" group by "webhook_id"
    ), "endpoint" as (
      update "webhooks" w set "lease_until" = case when e."release" then null else w."lease_until" end,
+       "lease_token" = case when e."release" then null else w."lease_token" end,
        "status" = case when e."fail" then 'failed' else w."status" end,
        "failed_at" = case when e."fail" and w."status" = 'active' then now() else w."failed_at" end,
        "updated_at" = case when e."fail" then now() else w."updated_at" end
      from "ends" e where w."id" = e."webhook_id"
-   ), "unsent" as (
-     update "webhook_deliveries" d set "locked_until" = null, "lease_token" = null
-     from "ends" e
-     where e."release" and d."webhook_id" = e."webhook_id" and d."status" = 'pending' and d."lease_token" = e."lease_token"
-       and d."id" not in (select "id" from "rows")
    )
    select r."id", coalesce(w."status" = 'active' and w."url" = r."url" and w."secret_sealed" = r."secret_sealed", false) as "endpoint_unchanged"
    from "recorded" r left join "webhooks" w on w."id" = r."webhook_id"`,
@@ -105,7 +103,7 @@ export class AttemptRecords {
     const status = delivered ? 'delivered' : retryIn === null ? 'failed' : 'pending';
     return this.completions.submit({
       id: delivery.id,
-      lease_token: delivery.leaseToken,
+      lease_token: run.leaseToken,
       webhook_id: delivery.webhookId,
       status,
       attempt: delivery.attempt,
@@ -124,8 +122,9 @@ export class AttemptRecords {
   }
 
   /**
-   * One statement for a batch of completions. Only rows whose lease is still ours change. A run's
-   * records trail its sends, so one endpoint may have several in a batch (never its run's end,
+   * One statement for a batch of completions. Only deliveries whose endpoint's lease is still ours
+   * change, and each only from the attempt it awaits, so a record applies once even where a run
+   * that outlived its lease overlaps the next holder's. A run's records trail its sends, so one endpoint may have several in a batch (never its run's end,
    * which waits for the others): its row is updated from one row per endpoint, grouped, since an
    * UPDATE … FROM applies one arbitrary source row per target.
    */

@@ -26,9 +26,6 @@ export const DeliverySchema = defineEntity({
     /** Whether that final failure marks the endpoint failed (true for events; false for replays and tests). */
     failsEndpoint: p.boolean(),
     nextAttemptAt: p.datetime().strictNullable(),
-    lockedUntil: p.datetime().strictNullable(),
-    /** Fences a claim: only the worker holding this token may record the attempt. */
-    leaseToken: p.string().strictNullable().hidden(),
     /** Of the latest attempt; 0 when it got no HTTP response. */
     responseStatus: p.integer(),
     responseTimeMs: p.integer(),

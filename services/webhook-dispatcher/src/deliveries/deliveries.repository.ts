@@ -75,8 +75,6 @@ export class DeliveriesRepository {
         maxAttempts: 1,
         failsEndpoint: false,
         nextAttemptAt: null,
-        lockedUntil: null,
-        leaseToken: null,
         // A test send runs in the caller's request; it has no event whose trace to join.
         traceContext: null,
         responseStatus: result.responseStatus,

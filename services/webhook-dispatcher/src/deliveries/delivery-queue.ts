@@ -29,7 +29,6 @@ export interface ClaimedDelivery {
   attempt: number;
   maxAttempts: number;
   failsEndpoint: boolean;
-  leaseToken: string;
   trace: TraceCarrier | null;
 }
 
@@ -42,6 +41,7 @@ export interface ClaimedRun {
   webhookId: string;
   url: string;
   secretSealed: string;
+  /** Fences the endpoint's lease: records and hand-backs change only what this token still holds. */
   leaseToken: string;
   /** `performance.now()` just before the claim was sent: the lease runs from no earlier than this. */
   claimedAt: number;
@@ -101,27 +101,21 @@ const claimStatement = new PreparedStatement<ClaimRow>(
      order by "head"."event_created_at"
      limit ?::int
      for no key update of w skip locked
-   ), "leased_webhooks" as (
-     update "webhooks" w set "lease_until" = now() + make_interval(secs => ?::float8)
+   ), "leased" as (
+     update "webhooks" w set "lease_until" = now() + make_interval(secs => ?::float8), "lease_token" = ?::text
      from "picked" where w."id" = "picked"."id"
-   ), "run" as (
-     select "due"."id" from "picked"
-     cross join lateral (
-       select d."id" from "webhook_deliveries" d
-       where d."webhook_id" = "picked"."id" and d."status" = 'pending' and d."next_attempt_at" <= now()
-       order by d."event_created_at", d."event_id"
-       limit ?::int
-     ) "due"
-   ), "claimed" as (
-     update "webhook_deliveries" d set "locked_until" = now() + make_interval(secs => ?::float8), "lease_token" = ?::text
-     from "run" where d."id" = "run"."id"
-     returning d."id", d."webhook_id", d."event_id", d."event_type", d."event_created_at", d."payload", d."attempts", d."max_attempts",
-       d."fails_endpoint", d."trace_context"::text as "trace_context"
+     returning w."id", w."url", w."secret_sealed"
    )
-   select c."id", c."webhook_id", c."event_id", c."event_type", c."payload", c."attempts", c."max_attempts", c."fails_endpoint", c."trace_context",
-     w."url", w."secret_sealed"
-   from "claimed" c join "webhooks" w on w."id" = c."webhook_id"
-   order by c."webhook_id", c."event_created_at", c."event_id"`,
+   select d."id", l."id" as "webhook_id", d."event_id", d."event_type", d."payload", d."attempts", d."max_attempts", d."fails_endpoint",
+     d."trace_context"::text as "trace_context", l."url", l."secret_sealed"
+   from "leased" l
+   cross join lateral (
+     select * from "webhook_deliveries" d
+     where d."webhook_id" = l."id" and d."status" = 'pending' and d."next_attempt_at" <= now()
+     order by d."event_created_at", d."event_id"
+     limit ?::int
+   ) d
+   order by l."id", d."event_created_at", d."event_id"`,
 );
 
 // Delivery ids made per fan-out statement beyond the expected number: room for a few endpoints more.
@@ -175,13 +169,14 @@ export class DeliveryQueue {
    * together with up to `runLength` of its due deliveries (oldest first), for `leaseMs`. Work is
    * found per endpoint through the queue index (LIMIT probes), so a claim costs the same with ten
    * or a hundred thousand deliveries waiting. The endpoint row is locked with SKIP LOCKED and its
-   * `lease_until` set, so a racing replica either skips it or sees the fresh lease: an endpoint
-   * never has two attempts in flight, and its run is sent in order.
+   * `lease_until` and `lease_token` set, so a racing replica either skips it or sees the fresh
+   * lease: an endpoint never has two attempts in flight, and its run is sent in order. The
+   * deliveries are only read: the endpoint's token fences every record of the run.
    */
   async claim(limit: number, runLength: number, leaseMs: number): Promise<ClaimedRun[]> {
     const token = randomUUID();
     const claimedAt = performance.now();
-    const rows = await claimStatement.rows(this.em, [limit, leaseMs / 1_000, runLength, leaseMs / 1_000, token]);
+    const rows = await claimStatement.rows(this.em, [limit, leaseMs / 1_000, token, runLength]);
     const runs = new Map<string, ClaimedRun>();
     for (const row of rows) {
       let run = runs.get(row.webhook_id);
@@ -198,7 +193,6 @@ export class DeliveryQueue {
         attempt: row.attempts + 1,
         maxAttempts: row.max_attempts,
         failsEndpoint: row.fails_endpoint,
-        leaseToken: token,
         trace: parseTraceCarrier(row.trace_context),
       });
     }
@@ -211,20 +205,12 @@ export class DeliveryQueue {
   }
 
   /**
-   * Gives claimed deliveries back unsent (shutdown, or a run cut short): due again at once, for
-   * any replica, and the endpoint with them — if they were still ours.
+   * Hands the endpoint back with the run's unsent deliveries (shutdown, or a run cut short): they
+   * are due again at once, for any replica — if the lease was still ours.
    */
-  async release(run: ClaimedRun, deliveries: readonly ClaimedDelivery[]): Promise<void> {
-    if (deliveries.length === 0) return;
-    await this.em.fork().execute(
-      `with "released" as (
-         update "webhook_deliveries" set "locked_until" = null, "lease_token" = null
-         where "id" in (?) and "lease_token" = ?
-         returning "id"
-       )
-       update "webhooks" set "lease_until" = null where "id" = ? and exists (select 1 from "released")`,
-      [deliveries.map((delivery) => delivery.id), run.leaseToken, run.webhookId],
-      'run',
-    );
+  async release(run: ClaimedRun): Promise<void> {
+    await this.em
+      .fork()
+      .execute(`update "webhooks" set "lease_until" = null, "lease_token" = null where "id" = ? and "lease_token" = ?`, [run.webhookId, run.leaseToken], 'run');
   }
 }

@@ -80,7 +80,7 @@ export class DeliveryWorker {
       name: 'deliveries',
       claim: (limit) => options.queue.claim(limit, options.runLength, options.leaseMs),
       process: (run, signal) => this.serveTracked(run, signal),
-      release: (run) => options.queue.release(run, run.deliveries),
+      release: (run) => options.queue.release(run),
       concurrency: options.concurrency,
       pollIntervalMs: options.pollIntervalMs,
       logger: options.logger,
@@ -156,8 +156,7 @@ export class DeliveryWorker {
     const confirmAll = async () => {
       for (const record of unconfirmed.splice(0)) verdict = worse(verdict, await record);
     };
-    let index = 0;
-    for (; index < run.deliveries.length; index += 1) {
+    for (let index = 0; index < run.deliveries.length; index += 1) {
       if (index > 0 && (this.stopping || performance.now() - run.claimedAt > this.options.runWindowMs)) break;
       while (verdict === 'ok' && unconfirmed.length >= this.options.maxUnrecorded) verdict = worse(verdict, await unconfirmed.shift()!);
       if (verdict !== 'ok') break;
@@ -177,7 +176,7 @@ export class DeliveryWorker {
     }
     // Cut short (stopping, the lease's window, a changed endpoint): hand back what was not sent.
     await confirmAll();
-    if (verdict !== 'lost') await this.options.queue.release(run, run.deliveries.slice(index));
+    if (verdict !== 'lost') await this.options.queue.release(run);
   }
 
   /** Records an attempt; never rejects. `endRun` hands the endpoint and the run's unsent deliveries back. */

@@ -24,6 +24,8 @@ export const WebhookSchema = defineEntity({
     failedAt: p.datetime().strictNullable(),
     /** While set in the future, a worker holds this endpoint's single in-flight slot. */
     leaseUntil: p.datetime().strictNullable(),
+    /** Fences the lease: only the worker holding this token may record attempts or hand the endpoint back. */
+    leaseToken: p.string().strictNullable().hidden(),
   },
 });
 

@@ -34,6 +34,7 @@ export class WebhooksRepository {
       updatedAt: webhook.createdAt,
       failedAt: null,
       leaseUntil: null,
+      leaseToken: null,
     });
     await this.em.flush();
     return entity;
