@@ -45,8 +45,8 @@ describe('X-Request-Id', () => {
 });
 
 describe('traceparent', () => {
-  // Over a socket, as callers come: the HTTP instrumentation continues their trace for the whole
-  // request (spans of each hook and handler are @fastify/otel's, loaded only when exporting).
+  // Over a socket, as callers come: the kit's hooks continue their trace for the whole request
+  // (spans of the request, each hook and handler are @fastify/otel's, loaded only when exporting).
   it("continues the caller's trace into the gRPC calls, in hooks and in handlers", async () => {
     const account = await newAccount(h.app);
     const traceId = '4bf92f3577b34da6a3ce929d0e0e4736';
@@ -56,5 +56,27 @@ describe('traceparent', () => {
     expect(response.status).toBe(200);
     expect(h.identity.callsOf('ResolveMembership').at(-1)?.traceId).toBe(traceId);
     expect(h.identity.callsOf('GetCurrentUser').at(-1)?.traceId).toBe(traceId);
+  });
+
+  it("continues it past the reading of a request's body, into the handler's calls", async () => {
+    const account = await newAccount(h.app);
+    const traceId = '0af7651916cd43dd8448eb211c80319c';
+    // Sent in two writes, so the body arrives after the headers, in events of the socket's own.
+    const body = new ReadableStream<Uint8Array>({
+      async start(controller) {
+        controller.enqueue(new TextEncoder().encode('{"name":"Traced",'));
+        await new Promise((resolve) => setImmediate(resolve));
+        controller.enqueue(new TextEncoder().encode('"type":"assistant"}'));
+        controller.close();
+      },
+    });
+    const response = await fetch(`${h.url}/api/v1/agents?tenant_id=${account.tenantId}`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${account.token}`, 'content-type': 'application/json', traceparent: `00-${traceId}-b7ad6b7169203331-01` },
+      body,
+      duplex: 'half',
+    });
+    expect(response.status).toBe(201);
+    expect(h.agentMemory.callsOf('CreateAgent').at(-1)?.traceId).toBe(traceId);
   });
 });

@@ -18,7 +18,7 @@ export { ID_PREFIXES, isId, newId, type IdKind } from './ids.js';
 export { settlesWithin, TimeoutError, withTimeout } from './timeout.js';
 export { systemClock, type Clock } from './clock.js';
 export { createLogger, type Logger, type LoggerSettings } from './logger.js';
-export { nameHttpRoute } from './telemetry/http-route.js';
+export { httpServerTelemetry, type ServedReply, type ServedRequest } from './telemetry/http-server.js';
 export { withoutSocketHeaders, type InProcessHttp, type InProcessHttpAnswer, type InProcessHttpRequest } from './in-process-http.js';
 export {
   ACCESS,

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
-import { nameHttpRoute } from '@agent-platform/kit';
+import { httpServerTelemetry } from '@agent-platform/kit';
 import fp from 'fastify-plugin';
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
@@ -13,19 +13,20 @@ export function requestIdOf(request: IncomingMessage): string {
 
 /**
  * Every response carries X-Request-Id, and each request gets one access-log line when its response
- * is sent (with its request id, and the trace id the logger adds). Tracing is not done here: the
- * HTTP instrumentation continues the caller's `traceparent` and runs the request in its span (with
- * `@fastify/otel`'s spans of each hook and handler below it when spans are exported), so the kit's
- * gRPC clients carry the trace onwards; this names the route on it.
+ * is sent (with its request id, and the trace id the logger adds). The kit's hooks continue the
+ * caller's `traceparent` for the whole request, so its gRPC clients carry the trace onwards, and
+ * measure it by route (with `@fastify/otel`'s spans of the request, each hook and handler when
+ * spans are exported).
  */
 export default fp(
   (app, _options, done) => {
+    app.addHook('onRequest', httpServerTelemetry.onRequest);
     app.addHook('onRequest', (request, reply, next) => {
       reply.header('x-request-id', request.id);
-      nameHttpRoute(request.routeOptions.url);
       next();
     });
 
+    app.addHook('onResponse', httpServerTelemetry.onResponse);
     app.addHook('onResponse', (request, reply, next) => {
       request.log.info({ method: request.method, url: request.url, status: reply.statusCode, ms: Math.round(reply.elapsedTime), ip: request.ip }, 'request');
       next();

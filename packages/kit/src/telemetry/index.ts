@@ -13,6 +13,7 @@ import { UndiciInstrumentation } from '@opentelemetry/instrumentation-undici';
 import { NodeSDK } from '@opentelemetry/sdk-node';
 import { BatchSpanProcessor } from '@opentelemetry/sdk-trace';
 import { ConfigError } from '../config.js';
+import { UNTRACED_PATHS } from './http-server.js';
 import { isUntracedAgent } from './untraced-agent.js';
 
 export interface TelemetrySettings {
@@ -46,8 +47,6 @@ export interface Telemetry {
   shutdown(): Promise<void>;
 }
 
-/** Requests that are probes or scrapes, not traffic: no span, no request metric. */
-const UNTRACED_PATHS = new Set(['/metrics', '/healthz', '/readyz']);
 
 interface Running {
   handle: Telemetry;
@@ -58,26 +57,34 @@ interface Running {
 let running: Running | undefined;
 
 /**
- * The maintained instrumentations every process loads: gRPC (the network transport), HTTP in and
- * out, fetch/undici (webhook attempts, model and integration calls), PostgreSQL, Redis, and, when
- * spans are exported, Fastify's routes and hooks. Each patches its module when it is first loaded,
- * so they take effect only for modules loaded after `startTelemetry` — which is why processes load
- * it with `--import @agent-platform/kit/telemetry/register`.
+ * The maintained instrumentations every process loads: gRPC (the network transport), outgoing HTTP,
+ * fetch/undici (webhook attempts, model and integration calls), PostgreSQL, Redis, and, when spans
+ * are exported, Fastify's requests, routes and hooks. Each patches its module when it is first
+ * loaded, so they take effect only for modules loaded after `startTelemetry` — which is why
+ * processes load it with `--import @agent-platform/kit/telemetry/register`.
  *
- * `@fastify/otel` only makes spans (one per hook and handler): with nothing recording them every
- * request would pay for placeholders. The route it names for the HTTP span and metrics, the
- * servers name themselves (`nameHttpRoute`).
+ * Incoming HTTP is the servers' own (`httpServerTelemetry`): trace context and the request metric
+ * from two Fastify hooks, and the request span from `@fastify/otel`, which only makes spans (one per
+ * hook and handler too), so it is loaded only when they are recorded. Unexported, PostgreSQL's
+ * queries are measured whatever runs them (there is no request span to require); exported, only
+ * those under a span, so background polling makes no traces of its own.
  */
 export function instrumentations(options: { exporting: boolean }): Instrumentation[] {
-  const fastify = options.exporting ? [new FastifyOtelInstrumentation({ registerOnInitialization: true, ignorePaths: (route) => UNTRACED_PATHS.has(route.url) })] : [];
+  const fastify = options.exporting
+    ? [
+        new FastifyOtelInstrumentation({
+          registerOnInitialization: true,
+          ignorePaths: (route) => UNTRACED_PATHS.has(route.url),
+          // Named as HTTP server spans are: method and route.
+          requestHook: (span, request) => span.updateName(`${request.method} ${request.routeOptions.url ?? ''}`.trimEnd()),
+        }),
+      ]
+    : [];
   return [
-    new HttpInstrumentation({
-      ignoreIncomingRequestHook: (request: IncomingMessage) => UNTRACED_PATHS.has(request.url?.split('?')[0] ?? ''),
-      ignoreOutgoingRequestHook: (request) => isUntracedAgent(request.agent),
-    }),
+    new HttpInstrumentation({ disableIncomingRequestInstrumentation: true, ignoreOutgoingRequestHook: (request) => isUntracedAgent(request.agent) }),
     new UndiciInstrumentation(),
     new GrpcInstrumentation(),
-    new PgInstrumentation({ requireParentSpan: true }),
+    new PgInstrumentation({ requireParentSpan: options.exporting }),
     new IORedisInstrumentation({ requireParentSpan: true }),
     ...fastify,
   ];

@@ -1,4 +1,4 @@
-import { DomainError, errorBody, httpStatusOf, nameHttpRoute, withoutSocketHeaders, type InProcessHttp, type Logger } from '@agent-platform/kit';
+import { DomainError, errorBody, httpServerTelemetry, httpStatusOf, withoutSocketHeaders, type InProcessHttp, type Logger } from '@agent-platform/kit';
 import Fastify, { type FastifyInstance } from 'fastify';
 import type { InboundService } from './inbound.service.js';
 
@@ -19,10 +19,8 @@ export function buildIngress(options: IngressOptions): FastifyInstance {
   const app = Fastify({ bodyLimit: options.bodyLimitBytes, logger: false, return503OnClosing: true });
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('*', { parseAs: 'buffer' }, (_request, body, done) => done(null, body));
-  app.addHook('onRequest', (request, _reply, next) => {
-    nameHttpRoute(request.routeOptions.url);
-    next();
-  });
+  app.addHook('onRequest', httpServerTelemetry.onRequest);
+  app.addHook('onResponse', httpServerTelemetry.onResponse);
 
   const receive = async (request: { params: { workflow_id: string; '*'?: string }; body: unknown; query: unknown; headers: Record<string, string | string[] | undefined> }) => {
     const rest = request.params['*'];
