@@ -47,7 +47,6 @@ export interface Telemetry {
   shutdown(): Promise<void>;
 }
 
-
 interface Running {
   handle: Telemetry;
   /** Opens the `/metrics` listener at `address` unless one is open already. */

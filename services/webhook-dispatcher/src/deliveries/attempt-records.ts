@@ -124,9 +124,10 @@ export class AttemptRecords {
   /**
    * One statement for a batch of completions. Only deliveries whose endpoint's lease is still ours
    * change, and each only from the attempt it awaits, so a record applies once even where a run
-   * that outlived its lease overlaps the next holder's. A run's records trail its sends, so one endpoint may have several in a batch (never its run's end,
-   * which waits for the others): its row is updated from one row per endpoint, grouped, since an
-   * UPDATE … FROM applies one arbitrary source row per target.
+   * that outlived its lease overlaps the next holder's. A run's records trail its sends, so one
+   * endpoint may have several in a batch (never its run's end, which waits for the others): its
+   * row is updated from one row per endpoint, grouped, since an UPDATE … FROM applies one
+   * arbitrary source row per target.
    */
   private async writeCompletions(batch: readonly CompletionRow[]): Promise<Completion[]> {
     const answered = await completionStatement.rows(this.em, [JSON.stringify(batch), this.workerId]);
