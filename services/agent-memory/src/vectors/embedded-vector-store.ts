@@ -57,22 +57,38 @@ export interface VectorIndexStats {
   pendingGraphVectors: number;
 }
 
-const observedStores = new Set<EmbeddedVectorStore>();
+/** A store the vector-index gauges read; a threaded store answers from its thread. */
+interface ObservedStore {
+  stats(): VectorIndexStats | Promise<VectorIndexStats>;
+}
+
+const observedStores = new Set<ObservedStore>();
 const meter = metrics.getMeter('@agent-platform/agent-memory');
 meter
   .createObservableGauge('agent_memory.vector_index.vectors', { unit: '{vector}', description: 'Vectors held by the embedded index, over every agent.' })
-  .addCallback((gauge) => gauge.observe(sumStats().vectors));
+  .addCallback(async (gauge) => gauge.observe((await sumStats()).vectors));
 meter
   .createObservableGauge('agent_memory.vector_index.pending', {
     unit: '{vector}',
     description: 'Vectors waiting to enter an HNSW graph being built; searches cover them exactly meanwhile.',
   })
-  .addCallback((gauge) => gauge.observe(sumStats().pendingGraphVectors));
+  .addCallback(async (gauge) => gauge.observe((await sumStats()).pendingGraphVectors));
 
-function sumStats(): VectorIndexStats {
+/** Counts `store` in the vector-index gauges while it is open. */
+export function observeIndexStats(store: ObservedStore): void {
+  observedStores.add(store);
+}
+
+export function unobserveIndexStats(store: ObservedStore): void {
+  observedStores.delete(store);
+}
+
+async function sumStats(): Promise<VectorIndexStats> {
   const total = { vectors: 0, pendingGraphVectors: 0 };
-  for (const store of observedStores) {
-    const stats = store.stats();
+  // A threaded store that is restarting has nothing to tell: it is left out of this reading.
+  for (const reading of await Promise.allSettled([...observedStores].map(async (store) => store.stats()))) {
+    if (reading.status === 'rejected') continue;
+    const stats = reading.value;
     total.vectors += stats.vectors;
     total.pendingGraphVectors += stats.pendingGraphVectors;
   }
@@ -120,7 +136,7 @@ export class EmbeddedVectorStore implements VectorStore {
       throw error;
     }
     this.state = 'open';
-    observedStores.add(this);
+    observeIndexStats(this);
     if (this.persistence) {
       this.timer = setInterval(() => this.saveChanged(), this.options.saveIntervalMs ?? 60_000);
       this.timer.unref();
@@ -192,7 +208,7 @@ export class EmbeddedVectorStore implements VectorStore {
   async close(): Promise<void> {
     if (this.state === 'closed') return;
     this.state = 'closed';
-    observedStores.delete(this);
+    unobserveIndexStats(this);
     clearInterval(this.timer);
     await this.persistence?.flush(this.agents.values());
     for (const index of this.agents.values()) index.retire();

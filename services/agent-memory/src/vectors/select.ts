@@ -1,11 +1,11 @@
 import type { Logger } from '@agent-platform/kit';
 import type { AgentMemoryConfig } from '../config.js';
 import type { Embedder } from '../models/embedder.js';
-import { EmbeddedVectorStore } from './embedded-vector-store.js';
 import { QdrantVectorStore } from './qdrant-vector-store.js';
+import { ThreadedVectorStore } from './threaded-vector-store.js';
 import type { VectorStore } from './vector-store.js';
 
-/** decisions §6: Qdrant when QDRANT_URL is set, else the embedded index (persisted when a directory is given). */
+/** decisions §6: Qdrant when QDRANT_URL is set, else the embedded index (persisted when a directory is given), on a thread of its own. */
 export function vectorStoreFrom(config: AgentMemoryConfig, embedder: Embedder, logger: Logger): VectorStore {
   if (config.qdrant) {
     return new QdrantVectorStore({
@@ -15,5 +15,5 @@ export function vectorStoreFrom(config: AgentMemoryConfig, embedder: Embedder, l
       dimensions: embedder.dimensions,
     });
   }
-  return new EmbeddedVectorStore({ directory: config.vectorIndexDir, dimensions: embedder.dimensions, model: embedder.model, logger });
+  return new ThreadedVectorStore({ directory: config.vectorIndexDir, dimensions: embedder.dimensions, model: embedder.model, logger });
 }

@@ -15,7 +15,6 @@
  * or to no one (shared; decisions §14). A search never leaves its tenant and agent, and a search
  * made for an end user (`audience`) never sees another end user's items.
  */
-import { type Logger } from '@agent-platform/kit';
 import { normalised } from '../models/embedder.js';
 
 export interface VectorRecord {
@@ -96,7 +95,11 @@ export interface VectorStore {
   close(): Promise<void>;
 }
 
-export type VectorStoreLogger = Pick<Logger, 'info' | 'warn'>;
+/** What a store logs through: every line is fields and a message (a pino logger is one). */
+export interface VectorStoreLogger {
+  info(fields: object, message: string): void;
+  warn(fields: object, message: string): void;
+}
 
 /** How many records a store asks `VectorSource.records` for at once. */
 export const SOURCE_BATCH_SIZE = 500;

@@ -1,7 +1,8 @@
 /**
- * The VectorStore contract, run against every adapter. The embedded store runs twice: as small
- * indexes are (exact search) and with its HNSW threshold lowered so the same cases go through the
- * graph. Qdrant's half needs a server: it runs when QDRANT_URL is set.
+ * The VectorStore contract, run against every adapter. The embedded store runs three times: as small
+ * indexes are (exact search), with its HNSW threshold lowered so the same cases go through the
+ * graph, and so again on a thread of its own, as the service runs it. Qdrant's half needs a
+ * server: it runs when QDRANT_URL is set.
  *
  * End users (decisions §14): a search with an audience finds that user's items and the shared
  * ones, never another user's; without an audience it finds every item of the agent.
@@ -10,6 +11,7 @@ import { QdrantClient } from '@qdrant/js-client-rest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EmbeddedVectorStore } from '../../src/vectors/embedded-vector-store.js';
 import { QdrantVectorStore } from '../../src/vectors/qdrant-vector-store.js';
+import { ThreadedVectorStore } from '../../src/vectors/threaded-vector-store.js';
 import { type VectorAudience, type VectorStore } from '../../src/vectors/vector-store.js';
 import { bruteForce, FakeDatabase, mix, newOwner, randomUnit, record, seededRandom, temporaryDirectory, userRecord } from './vector-fixtures.js';
 
@@ -32,16 +34,19 @@ const adapters: Adapter[] = [
       return { store, dispose: () => store.close() };
     },
   },
-  {
-    name: 'embedded, HNSW graph, persisted',
+  ...[
+    { name: 'embedded, HNSW graph, persisted', Store: EmbeddedVectorStore },
+    { name: 'embedded on its own thread, HNSW graph, persisted', Store: ThreadedVectorStore },
+  ].map(({ name, Store }) => ({
+    name,
     skip: false,
-    create: async (source) => {
+    create: async (source: FakeDatabase) => {
       const directory = await temporaryDirectory();
-      const store = new EmbeddedVectorStore({ directory: directory.path, dimensions: DIMENSIONS, model: 'contract', exactSearchMaxVectors: 2 });
+      const store = new Store({ directory: directory.path, dimensions: DIMENSIONS, model: 'contract', exactSearchMaxVectors: 2 });
       await store.open(source);
       return { store, dispose: async () => (await store.close(), await directory.remove()) };
     },
-  },
+  })),
   {
     name: 'qdrant',
     skip: qdrantUrl === undefined,
