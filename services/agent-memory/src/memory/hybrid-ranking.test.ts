@@ -24,6 +24,9 @@ describe('lexical matching', () => {
     expect(coverage(new Set(['4821']), 'order 4821s')).toBe(0);
     expect(coverage(new Set(['glass']), 'two glasses')).toBe(1);
     expect(coverage(new Set(['straße']), 'STRASSE, Straßes')).toBe(1);
+    // "refes" has the shape of a form of "ref" but folds onto "refe": the "ref" after it counts.
+    expect(coverage(new Set(['ref']), 'refes')).toBe(0);
+    expect(coverage(new Set(['ref', 'note']), 'refes, then a note on ref 7')).toBe(1);
   });
 
   it('finds the words that splitting the text into words and folding each would find', () => {

@@ -52,8 +52,6 @@ export interface MemoryDraft {
 
 const API_CHANGE: ChangeSource = { source: 'api', sessionId: null };
 
-// Candidates each half of hybrid search contributes, at least; more for a larger top_k. Each is
-// re-scored from its stored text and vector, so the pool is kept to what ranking needs.
 /** Memory search (and chat's retrieval) from the query's embedding to the ranked answer. */
 const searchDuration = metrics.getMeter('@agent-platform/agent-memory').createHistogram('agent_memory.search.duration', {
   unit: 's',
@@ -61,6 +59,8 @@ const searchDuration = metrics.getMeter('@agent-platform/agent-memory').createHi
   advice: { explicitBucketBoundaries: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5] },
 });
 
+// Candidates each half of hybrid search contributes, at least; more for a larger top_k. Each is
+// re-scored from its stored text and vector, so the pool is kept to what ranking needs.
 const CANDIDATES_MIN = 20;
 const CANDIDATES_PER_RESULT = 4;
 // A filtered scope this small is ranked exactly from the database; a larger one over-fetches
