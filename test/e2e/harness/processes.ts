@@ -1,5 +1,7 @@
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
+import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
 export const REPO_ROOT = fileURLToPath(new URL('../../../', import.meta.url));
@@ -166,6 +168,12 @@ export interface LocalPlatformOptions {
   nodeOptions?: string[];
 }
 
+/** The flags deploy/local's start script gives node before its imports (the heap's tuning), for the entry point run directly. */
+const LOCAL_START_FLAGS = ((): string[] => {
+  const [, ...words] = (JSON.parse(readFileSync(join(REPO_ROOT, 'deploy/local/package.json'), 'utf8')) as { scripts: { start: string } }).scripts.start.split(' ');
+  return words.slice(0, words.indexOf('--import'));
+})();
+
 /** Starts tried on fresh ports when another process took a chosen one first. */
 const PORT_ATTEMPTS = 3;
 
@@ -203,7 +211,7 @@ async function startLocalPlatformOnce(options: LocalPlatformOptions & { port: nu
   const running =
     options.via === 'pnpm' && !options.nodeOptions
       ? startProcess('pnpm', ['start'], env)
-      : startProcess(process.execPath, [...(options.nodeOptions ?? []), '--import', 'tsx', '--import', TELEMETRY_HOOK.source, 'deploy/local/src/main.ts'], env);
+      : startProcess(process.execPath, [...(options.nodeOptions ?? []), ...LOCAL_START_FLAGS, '--import', 'tsx', '--import', TELEMETRY_HOOK.source, 'deploy/local/src/main.ts'], env);
   const baseUrl = `http://127.0.0.1:${options.port}`;
   try {
     await waitForOutput('the all-in-one platform', running, PLATFORM_UP);
