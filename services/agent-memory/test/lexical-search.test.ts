@@ -2,7 +2,8 @@
  * The full-text half of hybrid search on a memory where one query word is in most items: the
  * rarer word must still bring its items in, though the vector half never offers them and the
  * common word's matches outnumber what one search ranks. And how its finds are scored: by the
- * index, or from the database when the index lacks one (a crash between the two).
+ * index, or from the database when the index lacks one (a crash between the two); and that the
+ * vector half's finds are read beside them, though they hold none of the query's words.
  */
 import { expect } from 'vitest';
 import type { Embedder } from '../src/models/embedder.js';
@@ -20,10 +21,16 @@ function towardQuery(similarity: number): Float32Array {
   return vector;
 }
 
+function similarityOf(text: string): number {
+  if (text.startsWith('The needle')) return 0.85;
+  if (text.startsWith('Meaning alone')) return 0.99;
+  return 0.9;
+}
+
 const steered: Embedder = {
   model: 'steered-test',
   dimensions: 8,
-  embed: (texts) => Promise.resolve(texts.map((text) => (text === QUERY ? towardQuery(1) : towardQuery(text.startsWith('The needle') ? 0.85 : 0.9)))),
+  embed: (texts) => Promise.resolve(texts.map((text) => (text === QUERY ? towardQuery(1) : towardQuery(similarityOf(text))))),
 };
 
 const vectors = new EmbeddedVectorStore({ directory: undefined, dimensions: steered.dimensions, model: steered.model });
@@ -81,4 +88,19 @@ test('a full-text find the index has lost is scored from its stored vector', asy
       [lost!.id, expect.closeTo(0.91, 5)],
     ]),
   );
+});
+
+test('an item that holds none of the query’s words is found by its vector alone', async ({ service }) => {
+  const tenant = newTenant();
+  const call = { principal: tenant.principal };
+  const agent = await service.createAgent(tenant, { memoryTypes: ['semantic'] });
+  for (let number = 0; number < 3; number += 1) {
+    await service.memory.addMemory({ agentId: agent.id, memoryType: 'semantic', content: `A common note, number ${number}.` }, call);
+  }
+  const { item: meant } = await service.memory.addMemory({ agentId: agent.id, memoryType: 'semantic', content: 'Meaning alone, in other terms.' }, call);
+
+  const { results } = await service.memory.searchMemory({ agentId: agent.id, query: QUERY, topK: 5 }, call);
+  // No word of the query (coverage 0), cosine 0.99: 0.6 × 0.99. The notes hold "common": 0.6 × 0.9 + 0.4 × 0.5.
+  expect(results.map((result) => [result.item!.id, result.score])).toContainEqual([meant!.id, expect.closeTo(0.594, 5)]);
+  expect(results).toHaveLength(4);
 });
