@@ -14,7 +14,7 @@
 import { Worker } from 'node:worker_threads';
 import { DomainError } from '@agent-platform/kit';
 import { observeIndexStats, unobserveIndexStats, type VectorIndexStats } from './embedded-vector-store.js';
-import type { FromThread, SourceMethod, ThreadCalls, ThreadOptions, ToThread } from './vector-thread-protocol.js';
+import { type FromThread, type SourceMethod, type ThreadCalls, type ThreadOptions, type ToThread, transferableError } from './vector-thread-protocol.js';
 import type { SimilarityQuery, VectorHit, VectorQuery, VectorRecord, VectorSource, VectorStore, VectorStoreLogger } from './vector-store.js';
 
 export interface ThreadedVectorStoreOptions extends ThreadOptions {
@@ -169,7 +169,7 @@ export class ThreadedVectorStore implements VectorStore {
       answer = { type: 'source-answer', id, ok: true, value: await this.read(method, args) };
     } catch (error) {
       this.sourceFailure = error;
-      answer = { type: 'source-answer', id, ok: false, error: error instanceof Error ? new Error(error.message) : new Error(String(error)) };
+      answer = { type: 'source-answer', id, ok: false, error: transferableError(error) };
     }
     thread.postMessage(answer);
   }
