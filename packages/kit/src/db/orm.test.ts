@@ -1,13 +1,13 @@
 import { createHash } from 'node:crypto';
 import { Migration } from '@mikro-orm/migrations';
 import { defineEntity, p } from '@mikro-orm/postgresql';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { DomainError } from '../errors.js';
 import { newEvent, OUTBOX_TABLE_SQL, OutboxMessage, OutboxSchema, recordEvent } from '../events/index.js';
 import { createLogger } from '../logger.js';
 import { createTestDatabase, type TestDatabase } from '../testing/index.js';
 import { classifyDbError } from './errors.js';
-import { initOrm, type NamedMigration } from './orm.js';
+import { initOrm, requestContext, type NamedMigration } from './orm.js';
 import { PreparedStatement } from './prepared-statement.js';
 
 const NoteSchema = defineEntity({
@@ -143,6 +143,62 @@ describe('classifyDbError', () => {
       const error: unknown = await orm.em.fork().execute('select * from no_such_table').catch((e: unknown) => e);
       expect(error).toBeInstanceOf(Error);
       expect(classifyDbError(error)).toBeUndefined();
+    } finally {
+      await orm.close();
+    }
+  });
+});
+
+describe('requestContext', () => {
+  it('gives each call a fork of its own, made only when the call first uses the EntityManager', async () => {
+    const orm = await initOrm({ clientUrl: database.url, entities, migrations, logger });
+    const around = requestContext(orm);
+    try {
+      await orm.em.fork().insert(Note, { id: 'n6', body: 'seen by both' });
+      const forks = vi.spyOn(orm.em, 'fork');
+      const identityMaps = await Promise.all(
+        [1, 2].map(() =>
+          around(async () => {
+            const note = await orm.em.findOneOrFail(Note, 'n6');
+            // The same call finds the same object; the other call has its own.
+            expect(await orm.em.findOneOrFail(Note, 'n6')).toBe(note);
+            return note;
+          }),
+        ),
+      );
+      expect(identityMaps[0]).not.toBe(identityMaps[1]);
+      expect(forks).toHaveBeenCalledTimes(2);
+      // A call that only runs a prepared read makes no fork.
+      const noteById = new PreparedStatement<{ body: string }>('kit_test_note_body', 'select "body" from "notes" where "id" = ?');
+      expect(await around(() => noteById.rows(orm.em, ['n6']))).toEqual([{ body: 'seen by both' }]);
+      expect(forks).toHaveBeenCalledTimes(2);
+      // Outside a call the global EntityManager is refused, as MikroORM's own context does.
+      await expect(orm.em.findOne(Note, 'n6')).rejects.toThrow(/global EntityManager/);
+    } finally {
+      await orm.close();
+    }
+  });
+
+  it('answers a prepared read inside a transaction from that transaction, with or without the call\'s fork', async () => {
+    const orm = await initOrm({ clientUrl: database.url, entities, migrations, logger });
+    const noteById = new PreparedStatement<{ body: string }>('kit_test_note_body', 'select "body" from "notes" where "id" = ?');
+    const onCallFork = () => orm.em;
+    // A fork of its own: the call's fork is never made, yet the global EntityManager is in the transaction.
+    const onOwnFork = () => orm.em.fork({ disableContextResolution: true });
+    try {
+      for (const [index, transactionOn] of [onCallFork, onOwnFork].entries()) {
+        const id = `n7-${index}`;
+        const seen = await requestContext(orm)(() =>
+          transactionOn().transactional(async (tx) => {
+            tx.create(Note, { id, body: 'in the transaction' });
+            await tx.flush();
+            const inside = await noteById.rows(orm.em, [id]);
+            throw Object.assign(new Error('roll back'), { inside });
+          }).catch((error: unknown) => (error as { inside: unknown }).inside),
+        );
+        expect(seen).toEqual([{ body: 'in the transaction' }]);
+        expect(await noteById.rows(orm.em, [id])).toEqual([]);
+      }
     } finally {
       await orm.close();
     }

@@ -1,4 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { isInTransaction } from './orm.js';
 
 /** What a prepared statement binds: one value per `?`. */
 export type StatementValue = string | number | boolean | null | Date;
@@ -32,7 +33,7 @@ export class PreparedStatement<Row> {
   }
 
   async rows(em: EntityManager, values: readonly StatementValue[]): Promise<Row[]> {
-    if (em.isInTransaction()) return em.execute<Row[]>(this.sql, [...values], 'all');
+    if (isInTransaction(em)) return em.execute<Row[]>(this.sql, [...values], 'all');
     const pool = await em.getConnection().getNativeClient();
     const result = await pool.query({ name: this.name, text: this.text, values: [...values] });
     return result.rows as Row[];
