@@ -5,6 +5,7 @@ import { ToolCalls } from './0003-tool-calls.js';
 import { McpTools } from './0004-mcp-tools.js';
 import { MemoryScoping } from './0005-memory-scoping.js';
 import { MemoryBySession } from './0006-memory-by-session.js';
+import { ShortGinPendingLists } from './0007-short-gin-pending-lists.js';
 
 /** Applied in this order at start. Names are stable: they are what the migrations table records. */
 export const migrations: readonly NamedMigration[] = [
@@ -14,4 +15,5 @@ export const migrations: readonly NamedMigration[] = [
   { name: '0004_mcp_tools', class: McpTools },
   { name: '0005_memory_scoping', class: MemoryScoping },
   { name: '0006_memory_by_session', class: MemoryBySession },
+  { name: '0007_short_gin_pending_lists', class: ShortGinPendingLists },
 ];
