@@ -67,6 +67,12 @@ describe('two copies on one machine', () => {
       expect(text).toMatch(new RegExp(`^target_info\\{[^}]*service_name="local"[^}]*process_pid="${copy.child.pid}"`, 'm'));
       // The route, not the path: the label stays one series per route whatever the ids.
       expect(text).toMatch(/^http_server_request_duration_count\{[^}]*http_route="\/api\/v1\/agents\/:agent_id"[^}]*\} 1$/m);
+      // One series per pool and state, none negative, for each service's database (the pg
+      // instrumentation's own counters, one count for all pools, went below zero here).
+      const connections = text.match(/^db_client_connection_count\{.*$/gm) ?? [];
+      const series = connections.map((line) => `${/state="(\w+)"/.exec(line)?.[1]} ${/pool_name="[^"]*\/(\w+)"/.exec(line)?.[1]}`);
+      expect(series.toSorted()).toEqual(['agents', 'identity', 'webhooks', 'workflows'].flatMap((name) => [`idle agent_platform_${name}`, `used agent_platform_${name}`]).toSorted());
+      for (const line of connections) expect(Number(line.split(' ').at(-1)), line).toBeGreaterThanOrEqual(0);
     }
 
     expect(await b.stop(60_000)).toBe(0);

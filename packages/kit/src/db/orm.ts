@@ -5,6 +5,7 @@ import { MikroORM, TransactionContext, type EntityManager, type EntitySchema, ty
 import pg from 'pg';
 import type { Logger } from '../logger.js';
 import { settlesWithin } from '../timeout.js';
+import { observePool } from './pool-metrics.js';
 
 export type Orm = MikroORM;
 export type { EntityManager } from '@mikro-orm/postgresql';
@@ -36,14 +37,18 @@ export interface OrmOptions {
  */
 export async function initOrm(options: OrmOptions): Promise<Orm> {
   const logger = options.logger.child({ component: 'db' });
+  const poolMax = options.poolMax ?? 10;
   const orm = await MikroORM.init({
     clientUrl: options.clientUrl,
     entities: [...options.entities],
     extensions: [Migrator],
-    pool: { min: 0, max: options.poolMax ?? 10 },
+    pool: { min: 0, max: poolMax },
     driverOptions: {
       connectionTimeoutMillis: options.connectTimeoutMs ?? 5_000,
-      onPoolCreated: (pool: pg.Pool) => evictDeadClients(pool, options.deadClientGraceMs ?? DEAD_CLIENT_GRACE_MS),
+      onPoolCreated: (pool: pg.Pool) => {
+        evictDeadClients(pool, options.deadClientGraceMs ?? DEAD_CLIENT_GRACE_MS);
+        observePool(pool, poolName(options.clientUrl), poolMax);
+      },
     },
     migrations: {
       migrationsList: [...options.migrations],
@@ -152,6 +157,12 @@ export function requestContext(orm: Orm): <T>(run: () => Promise<T>) => Promise<
 export function isInTransaction(em: EntityManager): boolean {
   if (calls.getStore()?.unforked(em) !== true) return em.isInTransaction();
   return TransactionContext.getEntityManager(em.name)?.isInTransaction() ?? false;
+}
+
+/** `host:port/database`, the pool's name in its metrics. */
+function poolName(clientUrl: string): string {
+  const url = new URL(clientUrl);
+  return `${url.hostname}:${url.port || 5432}${url.pathname}`;
 }
 
 // ms a dead client may stay checked out by default: see OrmOptions.deadClientGraceMs.

@@ -8,12 +8,12 @@ import type { Instrumentation } from '@opentelemetry/instrumentation';
 import { GrpcInstrumentation } from '@opentelemetry/instrumentation-grpc';
 import { HttpInstrumentation } from '@opentelemetry/instrumentation-http';
 import { IORedisInstrumentation } from '@opentelemetry/instrumentation-ioredis';
-import { PgInstrumentation } from '@opentelemetry/instrumentation-pg';
 import { UndiciInstrumentation } from '@opentelemetry/instrumentation-undici';
 import { NodeSDK } from '@opentelemetry/sdk-node';
 import { BatchSpanProcessor } from '@opentelemetry/sdk-trace';
 import { ConfigError } from '../config.js';
 import { UNTRACED_PATHS } from './http-server.js';
+import { PgQueryInstrumentation } from './pg-instrumentation.js';
 import { isUntracedAgent } from './untraced-agent.js';
 
 export interface TelemetrySettings {
@@ -57,9 +57,9 @@ let running: Running | undefined;
 
 /**
  * The maintained instrumentations every process loads: gRPC (the network transport), outgoing HTTP,
- * fetch/undici (webhook attempts, model and integration calls), PostgreSQL, Redis, and, when spans
- * are exported, Fastify's requests, routes and hooks. Each patches its module when it is first
- * loaded, so they take effect only for modules loaded after `startTelemetry` — which is why
+ * fetch/undici (webhook attempts, model and integration calls), PostgreSQL's queries (kit's db
+ * reports its pools), Redis, and, when spans are exported, Fastify's requests, routes and hooks.
+ * Each patches its module when it is first loaded, so they take effect only for modules loaded after `startTelemetry` — which is why
  * processes load it with `--import @agent-platform/kit/telemetry/register`.
  *
  * Incoming HTTP is the servers' own (`httpServerTelemetry`): trace context and the request metric
@@ -83,7 +83,7 @@ export function instrumentations(options: { exporting: boolean }): Instrumentati
     new HttpInstrumentation({ disableIncomingRequestInstrumentation: true, ignoreOutgoingRequestHook: (request) => isUntracedAgent(request.agent) }),
     new UndiciInstrumentation(),
     new GrpcInstrumentation(),
-    new PgInstrumentation({ requireParentSpan: options.exporting }),
+    new PgQueryInstrumentation({ requireParentSpan: options.exporting }),
     new IORedisInstrumentation({ requireParentSpan: true }),
     ...fastify,
   ];
