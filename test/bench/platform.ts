@@ -41,3 +41,36 @@ export async function signIn(baseUrl: string, email = `bench-${Date.now()}-${Mat
 export async function newAccessToken(baseUrl: string, email?: string): Promise<string> {
   return (await signIn(baseUrl, email)).accessToken;
 }
+
+/** The main thread's garbage-collection pauses so far, by kind, from the all-in-one process's `/metrics`. */
+export interface GcPauses {
+  minor: { count: number; seconds: number };
+  major: { count: number; seconds: number };
+  /** Event-loop delay p99 since the previous scrape, seconds (the runtime instrumentation resets it on each scrape). */
+  eventLoopDelayP99: number;
+}
+
+export async function gcPauses(baseUrl: string): Promise<GcPauses> {
+  const text = await (await fetch(`${baseUrl}/metrics`)).text();
+  const value = (pattern: RegExp) => Number(pattern.exec(text)?.[1] ?? Number.NaN);
+  const ofKind = (kind: string) => ({
+    count: value(new RegExp(`^v8js_gc_duration_count\\{v8js_gc_type="${kind}"[^}]*\\} (\\S+)$`, 'm')),
+    seconds: value(new RegExp(`^v8js_gc_duration_sum\\{v8js_gc_type="${kind}"[^}]*\\} (\\S+)$`, 'm')),
+  });
+  return { minor: ofKind('minor'), major: ofKind('major'), eventLoopDelayP99: value(/^nodejs_eventloop_delay_p99\{[^}]*\} (\S+)$/m) };
+}
+
+/** The pauses between two readings, in words: how many, and how long on average. */
+export function describePauses(before: GcPauses, after: GcPauses): { line: string; minorMeanMs: number } {
+  const between = (kind: 'minor' | 'major') => {
+    const count = after[kind].count - before[kind].count;
+    const meanMs = count > 0 ? (1000 * (after[kind].seconds - before[kind].seconds)) / count : 0;
+    return { count, meanMs };
+  };
+  const minor = between('minor');
+  const major = between('major');
+  return {
+    line: `${minor.count} young-generation pauses (mean ${minor.meanMs.toFixed(1)} ms), ${major.count} full (mean ${major.meanMs.toFixed(1)} ms); event-loop delay p99 ${(1000 * after.eventLoopDelayP99).toFixed(0)} ms`,
+    minorMeanMs: minor.meanMs,
+  };
+}

@@ -6,7 +6,10 @@
  *    connections, next to a bare Fastify route in a process of its own, each loaded twice,
  *    alternating, from a load generator in a third process: the ratio is what to compare; /auth/me
  *    also beside the one-process peer (peer-server.ts) on the same PostgreSQL server; then the same
- *    through the distributed mode (a process per service, this machine's servers).
+ *    through the distributed mode (a process per service, this machine's servers),
+ *  - the all-in-one process's garbage-collection pauses over the /auth/me rounds, from its own
+ *    `/metrics` (the runtime instrumentation's `v8js_gc_duration`): the pause every request in
+ *    flight waits out, which is what its p99 is made of.
  * Run: pnpm bench   (about a minute; prints figures, asserts nothing)
  */
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
@@ -15,7 +18,7 @@ import { join } from 'node:path';
 import { freePort } from '../e2e/harness/processes.js';
 import { ADMIN_URL, startDistributedPlatform } from '../e2e/harness/setup-distributed.js';
 import { compareWithBare, cpuPerRequest, PACED_RATE, startBareServer, startPeerServer } from './load.js';
-import { dataOf, signIn, startPlatform } from './platform.js';
+import { dataOf, describePauses, gcPauses, signIn, startPlatform } from './platform.js';
 import { recordFigure } from './figures.js';
 import { describeMemory, memoryByRole } from './process-memory.js';
 
@@ -73,10 +76,17 @@ async function compareReads(baseUrl: string, bareUrl: string, mode: string, post
   const { id: agentId } = dataOf(await client.POST('/api/v1/agents', { body: { name: 'Bench', type: 'assistant' } }), 'creating an agent');
   const peer = await startPeerServer(postgresUrl);
   try {
+    const pausesBefore = platformPid === undefined ? undefined : await gcPauses(baseUrl);
     await compareWithBare(`${mode}: authenticated GET /api/v1/auth/me`, { url: `${baseUrl}/api/v1/auth/me`, headers: authorization }, bareUrl, {
       peer: peer.route,
       ...(mode === 'all-in-one' ? { targets: { shareOfPeer: 0.6, p99Ms: 20 } } : {}),
     });
+    // What the tail waits out: every request in flight sits through a collection's pause.
+    if (pausesBefore) {
+      const pauses = describePauses(pausesBefore, await gcPauses(baseUrl));
+      console.log(`${mode}: the platform's garbage collection over those rounds: ${pauses.line}`);
+      recordFigure(`${mode}: young-generation pause under authenticated GET /api/v1/auth/me, mean`, { value: pauses.minorMeanMs, unit: 'ms', better: 'lower' });
+    }
     // Where the platform is one process, its CPU per request beside the peer's tells the cost apart from the noise.
     if (platformPid !== undefined) {
       const platformCpu = await cpuPerRequest(platformPid, { url: `${baseUrl}/api/v1/auth/me`, headers: authorization });

@@ -73,6 +73,9 @@ describe('two copies on one machine', () => {
       const series = connections.map((line) => `${/state="(\w+)"/.exec(line)?.[1]} ${/pool_name="[^"]*\/(\w+)"/.exec(line)?.[1]}`);
       expect(series.toSorted()).toEqual(['agents', 'identity', 'webhooks', 'workflows'].flatMap((name) => [`idle agent_platform_${name}`, `used agent_platform_${name}`]).toSorted());
       for (const line of connections) expect(Number(line.split(' ').at(-1)), line).toBeGreaterThanOrEqual(0);
+      // The runtime's own: a start collects garbage, and the event loop's delay is measured.
+      expect(Number(/^v8js_gc_duration_count\{v8js_gc_type="minor"[^}]*\} (\d+)$/m.exec(text)?.[1])).toBeGreaterThan(0);
+      expect(text).toMatch(/^nodejs_eventloop_delay_p99\{[^}]*\} [\d.e-]+$/m);
     }
 
     expect(await b.stop(60_000)).toBe(0);

@@ -8,6 +8,7 @@ import type { Instrumentation } from '@opentelemetry/instrumentation';
 import { GrpcInstrumentation } from '@opentelemetry/instrumentation-grpc';
 import { HttpInstrumentation } from '@opentelemetry/instrumentation-http';
 import { IORedisInstrumentation } from '@opentelemetry/instrumentation-ioredis';
+import { RuntimeNodeInstrumentation } from '@opentelemetry/instrumentation-runtime-node';
 import { UndiciInstrumentation } from '@opentelemetry/instrumentation-undici';
 import { NodeSDK } from '@opentelemetry/sdk-node';
 import { BatchSpanProcessor } from '@opentelemetry/sdk-trace';
@@ -58,7 +59,8 @@ let running: Running | undefined;
 /**
  * The maintained instrumentations every process loads: gRPC (the network transport), outgoing HTTP,
  * fetch/undici (webhook attempts, model and integration calls), PostgreSQL's queries (kit's db
- * reports its pools), Redis, and, when spans are exported, Fastify's requests, routes and hooks.
+ * reports its pools), Redis, Node's runtime (its metrics only) and, when spans are exported,
+ * Fastify's requests, routes and hooks.
  * Each patches its module when it is first loaded, so they take effect only for modules loaded after `startTelemetry` — which is why
  * processes load it with `--import @agent-platform/kit/telemetry/register`.
  *
@@ -85,6 +87,8 @@ export function instrumentations(options: { exporting: boolean }): Instrumentati
     new GrpcInstrumentation(),
     new PgQueryInstrumentation({ requireParentSpan: options.exporting }),
     new IORedisInstrumentation({ requireParentSpan: true }),
+    // Garbage-collection pauses by kind and event-loop delay: what a request's tail latency waits out.
+    new RuntimeNodeInstrumentation(),
     ...fastify,
   ];
 }
