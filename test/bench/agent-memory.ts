@@ -2,7 +2,7 @@
  * agent-memory through the whole local platform, as a developer meets it (`pnpm start`):
  *  - POST /memory/search at 50 connections, next to a bare Fastify route in a process of its own,
  *    each loaded twice, alternating, from a load generator in a third process: the ratio is what
- *    to compare;
+ *    to compare, with the garbage-collection pauses of the platform's main thread over those rounds;
  *  - the overhead of a chat turn with the offline model (everything but a real model): p50, p95;
  *  - restart time with BENCH_MEMORY_ITEMS items stored (default 100,000; documents of ~1,250
  *    chunks each), and the platform's RSS after it (measured first, so the load runs on an index
@@ -18,7 +18,7 @@ import { freePort, waitForOutput } from '../e2e/harness/processes.js';
 import { compareWithBare, CONNECTIONS, describeLoad, LOAD_SECONDS, QUICK, runLoad, startBareServer } from './load.js';
 import { documentText } from './documents.js';
 import { recordFigure } from './figures.js';
-import { dataOf, signIn, startPlatform } from './platform.js';
+import { dataOf, describePauses, gcPauses, signIn, startPlatform } from './platform.js';
 import { describeMemory, memoryByRole } from './process-memory.js';
 
 const STORED_ITEMS = Number(process.env.BENCH_MEMORY_ITEMS ?? (QUICK ? 5_000 : 100_000));
@@ -78,7 +78,9 @@ async function main(): Promise<void> {
     console.log(`POST /api/v1/memory/search, warm-up: ${describeLoad(await runLoad({ ...route, connections: CONNECTIONS, seconds: LOAD_SECONDS }))}`);
     // Issue 24's goal for search at scale: 500 req/s at 50 connections, p99 150 ms, over 100k items.
     const targets = stored >= 100_000 ? { requestsPerSecond: 500, p99Ms: 150 } : {};
+    const pausesBefore = await gcPauses(platform.baseUrl);
     await compareWithBare(`POST /api/v1/memory/search over ${stored} items`, route, bare.url, { targets });
+    console.log(`the platform's garbage collection over those rounds: ${describePauses(pausesBefore, await gcPauses(platform.baseUrl)).line}`);
     await bare.process.stop();
 
     const latencies: number[] = [];
