@@ -50,6 +50,9 @@ export default defineConfig({
           globalSetup: ['console/harness/build-console.ts', `e2e/harness/setup-${mode}.ts`],
           testTimeout: 60_000,
           hookTimeout: 120_000,
+          // A page's answer is polled for: a sign-in's password hash alone can take over the default
+          // second on a loaded two-core CI machine (seen: an "unauthorized" alert missed).
+          expect: { poll: { timeout: 10_000 } },
         },
       })),
       {
