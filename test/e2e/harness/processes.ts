@@ -55,9 +55,9 @@ export const TELEMETRY_HOOK = {
  * Starts a command from the repository root in a process group of its own, so stopping it also
  * stops what it started (`pnpm start` runs the launcher as its child).
  */
-export function startProcess(command: string, args: string[], env: Record<string, string>): RunningProcess {
+export function startProcess(command: string, args: string[], env: Record<string, string>, cwd = REPO_ROOT): RunningProcess {
   const child = spawn(command, args, {
-    cwd: REPO_ROOT,
+    cwd,
     env: { ...process.env, NODE_ENV: 'test', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
     detached: true,
@@ -164,6 +164,8 @@ export interface LocalPlatformOptions {
   port?: number;
   env?: Record<string, string>;
   via?: 'pnpm' | 'node';
+  /** The checkout whose `pnpm start` runs (another commit's worktree, for an A/B); this one by default. */
+  root?: string;
   /** Options for node itself (`--cpu-prof`); implies running the entry point directly. */
   nodeOptions?: string[];
 }
@@ -196,6 +198,7 @@ export async function startLocalPlatformProcess(options: LocalPlatformOptions): 
 }
 
 async function startLocalPlatformOnce(options: LocalPlatformOptions & { port: number }): Promise<LocalPlatformProcess> {
+  if (options.root !== undefined && (options.via !== 'pnpm' || options.nodeOptions)) throw new Error('another checkout starts only through its `pnpm start`');
   const env = {
     DATA_DIR: options.dataDir,
     PORT: String(options.port),
@@ -210,7 +213,7 @@ async function startLocalPlatformOnce(options: LocalPlatformOptions & { port: nu
   const started = performance.now();
   const running =
     options.via === 'pnpm' && !options.nodeOptions
-      ? startProcess('pnpm', ['start'], env)
+      ? startProcess('pnpm', ['start'], env, options.root)
       : startProcess(process.execPath, [...(options.nodeOptions ?? []), ...LOCAL_START_FLAGS, '--import', 'tsx', '--import', TELEMETRY_HOOK.source, 'deploy/local/src/main.ts'], env);
   const baseUrl = `http://127.0.0.1:${options.port}`;
   try {

@@ -85,7 +85,8 @@ export function instrumentations(options: { exporting: boolean }): Instrumentati
     new HttpInstrumentation({ disableIncomingRequestInstrumentation: true, ignoreOutgoingRequestHook: (request) => isUntracedAgent(request.agent) }),
     new UndiciInstrumentation(),
     new GrpcInstrumentation(),
-    new PgQueryInstrumentation({ requireParentSpan: options.exporting }),
+    // Unexported, a pool checkout's span is never recorded, yet making it costs a context switch.
+    new PgQueryInstrumentation({ requireParentSpan: options.exporting, ignoreConnectSpans: !options.exporting }),
     new IORedisInstrumentation({ requireParentSpan: true }),
     // Garbage-collection pauses by kind and event-loop delay: what a request's tail latency waits out.
     new RuntimeNodeInstrumentation(),
