@@ -3,7 +3,10 @@
  * route from a load generator in its own process, stops the platform and prints the profile's
  * self time grouped by package (and the top functions), so a change can be judged by what it
  * removes rather than by a guess.
- * Run: pnpm bench:profile [auth-me|agent|search|chat|chat-quiet] [seconds]   (the .cpuprofile is kept for DevTools)
+ * Run: pnpm bench:profile [auth-me|agent|search|chat|chat-quiet] [seconds] [cpu|alloc]   (the .cpuprofile is kept for DevTools)
+ * `alloc` prints the bytes allocated per request instead, by package and function, from V8's
+ * sampling heap profiler driven over the platform's inspector port: a count that stays put where
+ * the machine's speed does not, so a change of a few per cent shows.
  * `chat` is a turn of the offline model whose fact is then extracted (decisions §14.2), so the
  * profile holds both; `chat-quiet` the same turn with extraction off.
  * BENCH_PROFILE_DATA_DIR keeps the platform's data there between runs, so a large memory
@@ -24,6 +27,12 @@ interface ProfileNode {
   callFrame: { functionName: string; url: string; lineNumber: number };
   children?: number[];
 }
+/** V8's sampling heap profile: a call tree whose nodes hold the bytes allocated right there. */
+interface AllocationNode {
+  callFrame: ProfileNode['callFrame'];
+  selfSize: number;
+  children: AllocationNode[];
+}
 interface CpuProfile {
   startTime: number;
   nodes: ProfileNode[];
@@ -33,13 +42,16 @@ interface CpuProfile {
 
 const route = process.argv[2] ?? 'auth-me';
 const seconds = Number(process.argv[3] ?? 10);
+const measure = process.argv[4] ?? 'cpu';
+if (measure !== 'cpu' && measure !== 'alloc') throw new Error(`unknown measure ${measure}: cpu or alloc`);
 const dir = await mkdtemp(join(tmpdir(), 'agent-platform-profile-'));
+const inspectorPort = await freePort();
 const keptDataDir = process.env.BENCH_PROFILE_DATA_DIR;
 if (keptDataDir !== undefined) await mkdir(keptDataDir, { recursive: true });
 const platform = await startLocalPlatformProcess({
   dataDir: keptDataDir ?? dir,
   port: await freePort(),
-  nodeOptions: ['--cpu-prof', '--cpu-prof-dir', dir],
+  nodeOptions: measure === 'cpu' ? ['--cpu-prof', '--cpu-prof-dir', dir] : [`--inspect=127.0.0.1:${inspectorPort}`],
   env: { LOG_LEVEL: process.env.LOG_LEVEL ?? 'warn', RATE_LIMITS: 'free:100000000/100000000,pro:100000000/100000000,enterprise:0/0' },
 });
 const { baseUrl } = platform;
@@ -75,12 +87,21 @@ await runLoad({ ...load, connections: 50, seconds: Number(process.env.BENCH_PROF
 // Profile timestamps and hrtime share the monotonic clock: only samples taken under load count.
 const loadStarted = process.hrtime.bigint() / 1000n;
 const cpuBefore = cpuSample(platform.child.pid!);
+const inspector = measure === 'alloc' ? await connectInspector(inspectorPort) : undefined;
+// Objects already collected are kept too: the profile counts every byte allocated, not what survives.
+await inspector?.call('HeapProfiler.startSampling', { samplingInterval: 1024, includeObjectsCollectedByMajorGC: true, includeObjectsCollectedByMinorGC: true });
 const result = await runLoad({ ...load, connections: 50, seconds });
+const allocations = (await inspector?.call('HeapProfiler.stopSampling')) as { profile: { head: AllocationNode } } | undefined;
+inspector?.close();
 const cpuUsed = cpuSince(cpuBefore, platform.child.pid!);
 const loadEnded = process.hrtime.bigint() / 1000n;
 const perRequest = (role: string) => ((1000 * (cpuUsed.get(role) ?? 0)) / result.total).toFixed(0);
-console.log(`${describeLoad(result)}; CPU per request: platform ${perRequest('platform')} µs, PostgreSQL ${perRequest('postgres')} µs`);
+console.log(`${describeLoad(result)}; CPU per request: platform ${perRequest('platform')} µs, PostgreSQL ${perRequest('postgres')} µs${measure === 'alloc' ? ' (slowed by the sampling)' : ''}`);
 await platform.stop();
+if (allocations) {
+  printAllocations(allocations.profile.head, result.total);
+  process.exit(0);
+}
 
 const file = (await readdir(dir)).find((name) => name.endsWith('.cpuprofile'));
 if (!file) throw new Error(`no profile written:\n${platform.output()}`);
@@ -110,7 +131,7 @@ for (const node of profile.nodes) {
   const { url, functionName, lineNumber } = node.callFrame;
   const group = callerGroup(node);
   byGroup.set(group, (byGroup.get(group) ?? 0) + micros);
-  const where = `${functionName || '(anonymous)'} ${url.replace(/^.*node_modules\//, '').replace(/^file:\/\/.*?\/(services|gateway|packages)\//, '$1/')}:${lineNumber + 1}`;
+  const where = `${functionName || '(anonymous)'} ${shortUrl(url)}:${lineNumber + 1}`;
   byFunction.set(where, (byFunction.get(where) ?? 0) + micros);
 }
 const top = (map: Map<string, number>, count: number) =>
@@ -120,6 +141,63 @@ console.log(top(byGroup, 25).join('\n'));
 console.log('top functions:');
 console.log(top(byFunction, 30).join('\n'));
 console.log(`profile: ${join(dir, file)}`);
+
+/** A Chrome DevTools Protocol session with the platform's main thread, over its inspector port. */
+async function connectInspector(port: number) {
+  const [target] = (await (await fetch(`http://127.0.0.1:${port}/json/list`)).json()) as { webSocketDebuggerUrl: string }[];
+  if (!target) throw new Error('the platform lists no inspector target');
+  const socket = new WebSocket(target.webSocketDebuggerUrl);
+  await new Promise((resolve, reject) => {
+    socket.addEventListener('open', resolve, { once: true });
+    socket.addEventListener('error', reject, { once: true });
+  });
+  const waiting = new Map<number, { resolve: (result: unknown) => void; reject: (error: Error) => void }>();
+  socket.addEventListener('message', (event) => {
+    const answer = JSON.parse(String(event.data)) as { id?: number; result?: unknown; error?: { message: string } };
+    const caller = answer.id === undefined ? undefined : waiting.get(answer.id);
+    if (!caller) return;
+    waiting.delete(answer.id!);
+    if (answer.error) caller.reject(new Error(answer.error.message));
+    else caller.resolve(answer.result);
+  });
+  let lastId = 0;
+  return {
+    call: (method: string, params: object = {}) =>
+      new Promise<unknown>((resolve, reject) => {
+        lastId += 1;
+        waiting.set(lastId, { resolve, reject });
+        socket.send(JSON.stringify({ id: lastId, method, params }));
+      }),
+    close: () => socket.close(),
+  };
+}
+
+/** Bytes allocated per request, by package (natives charged to their caller) and by function. */
+function printAllocations(head: AllocationNode, requests: number): void {
+  const byGroup = new Map<string, number>();
+  const byFunction = new Map<string, number>();
+  let total = 0;
+  const visit = (node: AllocationNode, callerGroup: string) => {
+    const { url, functionName, lineNumber } = node.callFrame;
+    const group = url === '' ? callerGroup : groupOf(url, functionName);
+    total += node.selfSize;
+    byGroup.set(group, (byGroup.get(group) ?? 0) + node.selfSize);
+    const where = `${functionName || '(anonymous)'} ${url === '' ? `(native, from ${group})` : `${shortUrl(url)}:${lineNumber + 1}`}`;
+    byFunction.set(where, (byFunction.get(where) ?? 0) + node.selfSize);
+    for (const child of node.children) visit(child, group);
+  };
+  visit(head, '(native)');
+  const top = (map: Map<string, number>, count: number) =>
+    [...map.entries()].sort((a, b) => b[1] - a[1]).slice(0, count).map(([name, bytes]) => `  ${String(Math.round(bytes / requests)).padStart(6)} B  ${name}`);
+  console.log(`allocated per request: ${Math.round(total / requests)} B (sampled over ${requests} requests), by package, natives charged to their caller:`);
+  console.log(top(byGroup, 25).join('\n'));
+  console.log('top functions:');
+  console.log(top(byFunction, 30).join('\n'));
+}
+
+function shortUrl(url: string): string {
+  return url.replace(/^.*node_modules\//, '').replace(/^file:\/\/.*?\/(services|gateway|packages)\//, '$1/');
+}
 
 function groupOf(url: string, functionName: string): string {
   if (url === '') return `(${functionName || 'native'})`;
