@@ -1,4 +1,4 @@
-import { readPrincipal, type Principal } from '@agent-platform/kit/grpc';
+import type { Principal } from '@agent-platform/kit/grpc';
 import type { RecordedCall, Upstream } from './upstream.js';
 
 /** The last call of `method` (the proto's name, `GetCurrentUser`) the gateway made to `upstream`. */
@@ -6,7 +6,7 @@ export function lastCall(upstream: Upstream, method: string): RecordedCall | und
   return upstream.callsOf(method).at(-1);
 }
 
-/** The principal the gateway forwarded with a call (`x-principal-bin`), as the service reads it. */
+/** The principal the gateway forwarded with a call, as the service reads it. */
 export function principalOf(call: RecordedCall | undefined): Principal | undefined {
-  return call ? readPrincipal(call.metadata) : undefined;
+  return call?.principal;
 }

@@ -1,6 +1,6 @@
 import { Metadata, status as GrpcStatus, type ServiceError } from '@grpc/grpc-js';
 import { DomainError } from '@agent-platform/kit';
-import { toGrpcStatus, type AnyMethod, type CallStream, type ChannelTransport } from '@agent-platform/kit/grpc';
+import { toGrpcStatus, type AnyMethod, type CallHeaders, type CallStream, type ChannelTransport, type Principal } from '@agent-platform/kit/grpc';
 
 /** One call the gateway made to a service, as the service received it. */
 export interface RecordedCall {
@@ -9,7 +9,8 @@ export interface RecordedCall {
   /** The method name alone, `Login`. */
   method: string;
   request: unknown;
-  metadata: Metadata;
+  /** The principal the gateway forwarded, as the service reads it. */
+  principal: Principal | undefined;
   /** The call's `x-request-id`. */
   requestId: string | undefined;
   /** The trace id of the call's `traceparent`: the trace the service continues. */
@@ -69,20 +70,20 @@ export class Upstream implements ChannelTransport {
     return new Promise((resolve) => this.awaited.push({ method, resolve }));
   }
 
-  unary(method: AnyMethod, request: unknown, metadata: Metadata, deadline: Date): Promise<unknown> {
-    const fault = this.record(method, request, metadata);
-    if (!fault) return this.real.unary(method, request, metadata, deadline);
+  unary(method: AnyMethod, request: unknown, headers: CallHeaders, deadline: Date): Promise<unknown> {
+    const fault = this.record(method, request, headers);
+    if (!fault) return this.real.unary(method, request, headers, deadline);
     if ('fail' in fault) return Promise.reject(asServiceError(fault.fail));
     if ('hang' in fault) return untilDeadline(deadline);
     if ('down' in fault) return Promise.reject(asUnavailable());
-    if ('holdUntil' in fault) return heldUntil(fault.holdUntil, deadline, () => this.real.unary(method, request, metadata, deadline));
+    if ('holdUntil' in fault) return heldUntil(fault.holdUntil, deadline, () => this.real.unary(method, request, headers, deadline));
     if ('answer' in fault) return Promise.resolve(method.responseDeserialize(method.responseSerialize(fault.answer as never)));
     return Promise.reject(new Error(`${method.path} is unary; a stream fault does not apply`));
   }
 
-  serverStream(method: AnyMethod, request: unknown, metadata: Metadata, deadline: Date): CallStream {
-    const fault = this.record(method, request, metadata);
-    if (!fault) return this.real.serverStream(method, request, metadata, deadline);
+  serverStream(method: AnyMethod, request: unknown, headers: CallHeaders, deadline: Date): CallStream {
+    const fault = this.record(method, request, headers);
+    if (!fault) return this.real.serverStream(method, request, headers, deadline);
     if ('stream' in fault) return scriptedStream(method, fault);
     if ('fail' in fault) return scriptedStream(method, { stream: [fault.fail] });
     if ('down' in fault) return scriptedStream(method, { stream: [asUnavailable()] });
@@ -94,17 +95,15 @@ export class Upstream implements ChannelTransport {
     this.real.close();
   }
 
-  private record(method: AnyMethod, request: unknown, metadata: Metadata): Fault | undefined {
+  private record(method: AnyMethod, request: unknown, headers: CallHeaders): Fault | undefined {
     const name = method.path.slice(method.path.lastIndexOf('/') + 1);
-    const [requestId] = metadata.get('x-request-id');
-    const [traceparent] = metadata.get('traceparent');
     const call: RecordedCall = {
       path: method.path,
       method: name,
       request,
-      metadata: metadata.clone(),
-      requestId: requestId?.toString(),
-      traceId: traceparent?.toString().split('-')[1],
+      principal: headers.principal,
+      requestId: headers.requestId,
+      traceId: headers.trace['traceparent']?.split('-')[1],
     };
     this.calls.push(call);
     for (const waiter of this.awaited.filter((entry) => entry.method === name)) {

@@ -1,7 +1,6 @@
-import { Metadata } from '@grpc/grpc-js';
 import type { Span } from '@opentelemetry/api';
 import { DomainError } from '../errors.js';
-import { injectTraceContext, REQUEST_ID_KEY, writePrincipal, type Principal } from './metadata.js';
+import { callHeaders, type Principal } from './metadata.js';
 import { endClientCall, startClientCall } from './observe.js';
 import { fromGrpcError, GrpcStatus, isServiceError } from './status.js';
 import { Http2Transport, type ChannelTransport } from './transport.js';
@@ -58,8 +57,8 @@ export class GrpcChannel {
   }
 
   private unary(method: AnyMethod, request: unknown, call: OutgoingCall): Promise<unknown> {
-    const { metadata, span, deadline } = this.begin(method, call);
-    return this.transport.unary(method, request, metadata, deadline).then(
+    const { headers, span, deadline } = this.begin(method, call);
+    return this.transport.unary(method, request, headers, deadline).then(
       (response) => {
         endClientCall(span, GrpcStatus.OK);
         return response;
@@ -76,8 +75,8 @@ export class GrpcChannel {
    * DomainError. Leaving the loop early cancels the call, so the server stops working for nobody.
    */
   private async *serverStream(method: AnyMethod, request: unknown, call: OutgoingCall): AsyncGenerator<unknown, void, undefined> {
-    const { metadata, span, deadline } = this.begin(method, call);
-    const stream = this.transport.serverStream(method, request, metadata, deadline);
+    const { headers, span, deadline } = this.begin(method, call);
+    const stream = this.transport.serverStream(method, request, headers, deadline);
     let finished = false;
     const cancel = () => stream.cancel();
     call.signal?.addEventListener('abort', cancel, { once: true });
@@ -100,13 +99,10 @@ export class GrpcChannel {
   }
 
   private begin(method: AnyMethod, call: OutgoingCall) {
-    const metadata = new Metadata();
-    if (call.principal) writePrincipal(metadata, call.principal);
-    if (call.requestId) metadata.set(REQUEST_ID_KEY, call.requestId);
     const { span, ctx } = startClientCall(method.path, this.transport.tracedByInstrumentation);
-    injectTraceContext(metadata, ctx);
+    const headers = callHeaders(call.principal, call.requestId, ctx);
     const deadline = new Date(Date.now() + (call.deadlineMs ?? this.defaultDeadlineMs));
-    return { metadata, span, deadline };
+    return { headers, span, deadline };
   }
 }
 

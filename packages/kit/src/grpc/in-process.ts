@@ -1,5 +1,6 @@
 import { Metadata, status as GrpcStatus, type ServiceError, type StatusObject } from '@grpc/grpc-js';
 import { AsyncResource } from 'node:async_hooks';
+import type { CallHeaders } from './metadata.js';
 import { CALL_CANCELLED } from './status.js';
 import type { CallStream, ChannelTransport } from './transport.js';
 import type { AnyMethod } from './types.js';
@@ -13,8 +14,8 @@ export interface MessageSink {
   readonly cancelled: boolean;
 }
 
-export type UnaryRun = (request: unknown, metadata: Metadata, signal: AbortSignal) => Promise<Outcome<unknown>>;
-export type StreamRun = (request: unknown, metadata: Metadata, signal: AbortSignal, sink: MessageSink) => Promise<Outcome<undefined>>;
+export type UnaryRun = (request: unknown, headers: CallHeaders, signal: AbortSignal) => Promise<Outcome<unknown>>;
+export type StreamRun = (request: unknown, headers: CallHeaders, signal: AbortSignal, sink: MessageSink) => Promise<Outcome<undefined>>;
 
 interface LocalMethod {
   /** The server's own definition: its decoder reads what the caller's encoder wrote. */
@@ -29,7 +30,8 @@ const STREAM_HIGH_WATER = 16;
 /**
  * The calls a GrpcServer takes from its own process. A call still crosses the protobuf boundary
  * both ways and runs through the server's handlers, tracing, deadlines and error mapping; only the
- * HTTP/2 connection, its framing and four socket operations per call are gone. A server takes
+ * HTTP/2 connection, its framing, four socket operations per call and the headers' metadata
+ * encoding are gone. A server takes
  * calls here while it listens, as it does on its port; stopping drains them like network calls.
  */
 export class InProcessCalls implements ChannelTransport {
@@ -65,7 +67,7 @@ export class InProcessCalls implements ChannelTransport {
     for (const cut of this.running.values()) cut();
   }
 
-  unary(method: AnyMethod, request: unknown, metadata: Metadata, deadline: Date): Promise<unknown> {
+  unary(method: AnyMethod, request: unknown, headers: CallHeaders, deadline: Date): Promise<unknown> {
     const target = this.resolve(method, 'unary', request);
     if (!target.ok) return Promise.reject(serviceError(target.status));
     const { definition, run, decoded } = target.value;
@@ -76,7 +78,7 @@ export class InProcessCalls implements ChannelTransport {
         reject(error);
       };
       const timer = setTimeout(() => end(serviceError(DEADLINE_EXCEEDED)), msUntil(deadline));
-      const done = this.serverScope.runInAsyncScope(run, undefined, decoded, metadata, aborter.signal).then((outcome) => {
+      const done = this.serverScope.runInAsyncScope(run, undefined, decoded, headers, aborter.signal).then((outcome) => {
         clearTimeout(timer);
         const answer = outcome.ok ? crossWire(() => method.responseDeserialize(definition.responseSerialize(outcome.value as never))) : outcome;
         if (answer.ok) resolve(answer.value);
@@ -89,7 +91,7 @@ export class InProcessCalls implements ChannelTransport {
     });
   }
 
-  serverStream(method: AnyMethod, request: unknown, metadata: Metadata, deadline: Date): CallStream {
+  serverStream(method: AnyMethod, request: unknown, headers: CallHeaders, deadline: Date): CallStream {
     const aborter = new AbortController();
     const queue = new MessageQueue(() => {
       aborter.abort(CALL_CANCELLED);
@@ -117,7 +119,7 @@ export class InProcessCalls implements ChannelTransport {
         return aborter.signal.aborted;
       },
     };
-    const done = this.serverScope.runInAsyncScope(run, undefined, decoded, metadata, aborter.signal, sink).then((outcome) => {
+    const done = this.serverScope.runInAsyncScope(run, undefined, decoded, headers, aborter.signal, sink).then((outcome) => {
       clearTimeout(timer);
       if (outcome.ok) queue.end();
       else queue.fail(serviceError(outcome.status));

@@ -1,7 +1,7 @@
-import { status as GrpcStatus, type Metadata } from '@grpc/grpc-js';
+import { status as GrpcStatus } from '@grpc/grpc-js';
 import { context, INVALID_SPAN_CONTEXT, metrics, SpanKind, SpanStatusCode, trace, type Context, type Span } from '@opentelemetry/api';
 import { isWrapped } from '@opentelemetry/instrumentation';
-import { extractTraceContext } from './metadata.js';
+import { callerContext, type CallHeaders } from './metadata.js';
 
 const tracer = trace.getTracer('@agent-platform/kit/grpc');
 const meter = metrics.getMeter('@agent-platform/kit/grpc');
@@ -38,7 +38,7 @@ function spanName(path: string): string {
 
 export interface ClientCallSpan {
   span: Span;
-  /** The context whose trace the call's metadata must carry. */
+  /** The context whose trace the call's headers must carry. */
   ctx: Context;
 }
 
@@ -66,10 +66,10 @@ export interface ServerCall {
 
 /**
  * A server call's span and measurement. When the instrumentation traced the call its SERVER span is
- * already active and is the handler's parent; otherwise the caller's trace comes from the metadata
+ * already active and is the handler's parent; otherwise the caller's trace comes from the headers
  * and the kit makes the SERVER span.
  */
-export function startServerCall(path: string, metadata: Metadata, tracedByTransport: boolean): ServerCall {
+export function startServerCall(path: string, headers: CallHeaders, tracedByTransport: boolean): ServerCall {
   const started = performance.now();
   const attributes = rpcAttributes(path);
   let ctx: Context;
@@ -78,7 +78,7 @@ export function startServerCall(path: string, metadata: Metadata, tracedByTransp
     ctx = context.active();
     span = NO_SPAN;
   } else {
-    const parent = extractTraceContext(metadata);
+    const parent = callerContext(headers);
     span = tracer.startSpan(spanName(path), { kind: SpanKind.SERVER, attributes }, parent);
     ctx = trace.setSpan(parent, span);
   }

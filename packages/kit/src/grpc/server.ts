@@ -1,7 +1,6 @@
 import {
   Server,
   ServerCredentials,
-  type Metadata,
   type sendUnaryData,
   type ServerUnaryCall,
   type ServerWritableStream,
@@ -14,7 +13,7 @@ import { DomainError } from '../errors.js';
 import type { Logger } from '../logger.js';
 import { settlesWithin } from '../timeout.js';
 import { HEALTH_CHECK_METHOD, HEALTH_SERVICE, HealthRegistry } from './health.js';
-import { readPrincipal, readRequestId, type Principal } from './metadata.js';
+import { fromMetadata, type CallHeaders, type Principal } from './metadata.js';
 import { patchedByInstrumentation, startServerCall, type ServerCall } from './observe.js';
 import { InProcessCalls, type MessageSink, type Outcome, type StreamRun, type UnaryRun } from './in-process.js';
 import { addReflection } from './reflection.js';
@@ -132,8 +131,8 @@ export class GrpcServer {
 
   private unaryRun(path: string, handler: UnaryHandler<unknown, unknown>, tracedByTransport: boolean): UnaryRun {
     const around = this.options.around ?? ((run) => run());
-    return (request, metadata, signal) => {
-      const { ctx, call } = this.begin(path, metadata, signal, tracedByTransport);
+    return (request, headers, signal) => {
+      const { ctx, call } = this.begin(path, headers, signal, tracedByTransport);
       // async, so a handler that throws before returning a promise is mapped like a rejection.
       const run = async () => around(() => handler(request, ctx));
       return context.with(call.ctx, run).then(
@@ -153,8 +152,8 @@ export class GrpcServer {
    */
   private streamRun(path: string, handler: StreamHandler<unknown, unknown>, tracedByTransport: boolean): StreamRun {
     const around = this.options.around ?? ((run) => run());
-    return (request, metadata, signal, sink) => {
-      const { ctx, call } = this.begin(path, metadata, signal, tracedByTransport);
+    return (request, headers, signal, sink) => {
+      const { ctx, call } = this.begin(path, headers, signal, tracedByTransport);
       const run = async () =>
         around(async () => {
           for await (const message of handler(request, ctx)) {
@@ -173,13 +172,13 @@ export class GrpcServer {
     };
   }
 
-  private begin(path: string, metadata: Metadata, signal: AbortSignal, tracedByTransport: boolean) {
-    const call = startServerCall(path, metadata, tracedByTransport);
-    const requestId = readRequestId(metadata);
+  private begin(path: string, headers: CallHeaders, signal: AbortSignal, tracedByTransport: boolean) {
+    const call = startServerCall(path, headers, tracedByTransport);
+    const { requestId } = headers;
     const parentLogger = this.options.logger;
     let logger: Logger | undefined;
     const ctx: CallContext = {
-      principal: readPrincipal(metadata),
+      principal: headers.principal,
       requestId,
       // Made on first use: most calls log nothing, and a child logger costs a share of a fast call.
       get logger() {
@@ -210,7 +209,7 @@ export class GrpcServer {
 /** A unary call that came over HTTP/2, answered through grpc-js's callback. */
 function overHttp2Unary(run: UnaryRun): (call: ServerUnaryCall<unknown, unknown>, callback: sendUnaryData<unknown>) => void {
   return (call, callback) => {
-    void run(call.request, call.metadata, cancellationOf(call)).then((outcome) => (outcome.ok ? callback(null, outcome.value) : callback(outcome.status)));
+    void run(call.request, fromMetadata(call.metadata), cancellationOf(call)).then((outcome) => (outcome.ok ? callback(null, outcome.value) : callback(outcome.status)));
   };
 }
 
@@ -224,7 +223,7 @@ function overHttp2Stream(run: StreamRun): (call: ServerWritableStream<unknown, u
         return call.cancelled;
       },
     };
-    void run(call.request, call.metadata, signal, sink).then((outcome) => {
+    void run(call.request, fromMetadata(call.metadata), signal, sink).then((outcome) => {
       if (call.cancelled) return;
       // grpc-js ends a server stream with the status of an 'error' event (code, details, metadata).
       if (outcome.ok) call.end();

@@ -1,4 +1,5 @@
-import { Client, credentials, type Metadata, type ServiceError } from '@grpc/grpc-js';
+import { Client, credentials, type ServiceError } from '@grpc/grpc-js';
+import { toMetadata, type CallHeaders } from './metadata.js';
 import { patchedByInstrumentation } from './observe.js';
 import type { AnyMethod } from './types.js';
 
@@ -11,11 +12,12 @@ export interface CallStream extends AsyncIterable<unknown> {
  * How a channel's calls reach their server: over HTTP/2 to an address, or straight into a
  * GrpcServer of the same process (`GrpcServer.inProcess()`). Either way the request and the answer
  * are protobuf-encoded and decoded, and a failure rejects with a grpc-js ServiceError, so
- * everything above a transport (deadlines, tracing, error mapping) is the same code.
+ * everything above a transport (deadlines, tracing, error mapping) is the same code. The call's
+ * headers become metadata only where they cross a network.
  */
 export interface ChannelTransport {
-  unary(method: AnyMethod, request: unknown, metadata: Metadata, deadline: Date): Promise<unknown>;
-  serverStream(method: AnyMethod, request: unknown, metadata: Metadata, deadline: Date): CallStream;
+  unary(method: AnyMethod, request: unknown, headers: CallHeaders, deadline: Date): Promise<unknown>;
+  serverStream(method: AnyMethod, request: unknown, headers: CallHeaders, deadline: Date): CallStream;
   close(): void;
   /** True when OpenTelemetry's gRPC instrumentation already makes each call's CLIENT span. */
   readonly tracedByInstrumentation: boolean;
@@ -39,18 +41,18 @@ export class Http2Transport implements ChannelTransport {
     });
   }
 
-  unary(method: AnyMethod, request: unknown, metadata: Metadata, deadline: Date): Promise<unknown> {
+  unary(method: AnyMethod, request: unknown, headers: CallHeaders, deadline: Date): Promise<unknown> {
     const { path, serialize, deserialize } = codecOf(method);
     return new Promise((resolve, reject) => {
-      this.client.makeUnaryRequest(path, serialize, deserialize, request, metadata, { deadline }, (error: ServiceError | null, response?: unknown) =>
+      this.client.makeUnaryRequest(path, serialize, deserialize, request, toMetadata(headers), { deadline }, (error: ServiceError | null, response?: unknown) =>
         error ? reject(error) : resolve(response),
       );
     });
   }
 
-  serverStream(method: AnyMethod, request: unknown, metadata: Metadata, deadline: Date): CallStream {
+  serverStream(method: AnyMethod, request: unknown, headers: CallHeaders, deadline: Date): CallStream {
     const { path, serialize, deserialize } = codecOf(method);
-    return this.client.makeServerStreamRequest(path, serialize, deserialize, request, metadata, { deadline });
+    return this.client.makeServerStreamRequest(path, serialize, deserialize, request, toMetadata(headers), { deadline });
   }
 
   close(): void {
