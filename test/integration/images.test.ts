@@ -138,3 +138,11 @@ it('copies the manifest of every workspace package before installing', async () 
   expect(withManifest.length).toBeGreaterThanOrEqual(SERVICES.length);
   for (const dir of withManifest) expect(dockerfile, dir).toContain(`COPY ${dir}/package.json ${dir}/`);
 });
+
+it('copies every dependency patch before installing, or the frozen install refuses to start', async () => {
+  const dockerfile = await readFile(DOCKERFILE, 'utf8');
+  const beforeInstall = dockerfile.slice(0, dockerfile.indexOf('pnpm install'));
+  const workspace = await readFile(join(REPO_ROOT, 'pnpm-workspace.yaml'), 'utf8');
+  const patchDirs = new Set([...workspace.matchAll(/^ {2}'[^']+': (\S+)\/[^/\s]+\.patch$/gm)].map((match) => match[1]!));
+  for (const dir of patchDirs) expect(beforeInstall, dir).toContain(`COPY ${dir}/ ${dir}/`);
+});

@@ -30,6 +30,30 @@ describe('startTelemetry', () => {
     }
   });
 
+  // The SDK keys a series by its attributes' hash, whose key sort is patched (patches/, README).
+  it('keeps one series per attribute set, whatever the order its keys were written in', async () => {
+    const telemetry = await startTelemetry({ serviceName: 'telemetry-test' });
+    const histogram = metrics.getMeter('telemetry-test').createHistogram('test_orders');
+    histogram.record(1, { route: '/a', method: 'GET', status: 200 });
+    histogram.record(1, { status: 200, route: '/a', method: 'GET' });
+    histogram.record(1, { method: 'GET', status: 200, route: '/a' });
+    histogram.record(1, { method: 'GET', status: 404, route: '/a' });
+    const server = createHttpServer((request, response) => telemetry.serveMetrics(request, response));
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    try {
+      const scrape = await (await fetch(`http://127.0.0.1:${(server.address() as AddressInfo).port}/metrics`)).text();
+      // Labels print in the order the series' first measurement wrote them.
+      const labelsOf = (text: string) => text.split(',').filter((label) => !label.startsWith('otel_scope_')).sort().join(',');
+      const counts = [...scrape.matchAll(/^test_orders_count\{([^}]*)\} (\d+)$/gm)].map(([, labels, count]) => [labelsOf(labels!), Number(count)]);
+      expect(counts).toEqual([
+        ['method="GET",route="/a",status="200"', 3],
+        ['method="GET",route="/a",status="404"', 1],
+      ]);
+    } finally {
+      await new Promise((resolve) => server.close(resolve));
+    }
+  });
+
   it('fails on a taken metrics port with the listen error, and opens none', async () => {
     const port = await freePort();
     const blocker = createServer();
