@@ -27,6 +27,8 @@ export interface LoadResult {
 export const QUICK = process.env.BENCH_QUICK === '1';
 export const LOAD_SECONDS = Number(process.env.BENCH_SECONDS ?? (QUICK ? 3 : 10));
 export const CONNECTIONS = 50;
+/** Unmeasured load on each side before a comparison's rounds. */
+const WARM_UP_SECONDS = QUICK ? 1 : 3;
 
 /** Runs autocannon in a child process (test/bench/load-child.ts) and answers its figures. */
 export async function runLoad(options: LoadOptions): Promise<LoadResult> {
@@ -74,9 +76,9 @@ export interface ComparisonTargets {
 }
 
 /**
- * The route against the bare server (and the one-process peer, when given), each loaded twice in
- * alternating rounds (bare, peer, route, bare, peer, route) so a machine that speeds up or slows
- * down during the run skews no side. Prints every run and the headlines: the route's mean req/s as
+ * The route against the bare server (and the one-process peer, when given), each warmed up, then
+ * loaded twice in alternating rounds (bare, peer, route, bare, peer, route) so a machine that
+ * speeds up or slows down during the run skews no side. Prints every run and the headlines: the route's mean req/s as
  * a share of the bare route's and of the peer's.
  */
 export async function compareWithBare(
@@ -88,6 +90,9 @@ export async function compareWithBare(
   const shape = { connections: CONNECTIONS, seconds: LOAD_SECONDS };
   const bareLoad = { url: bareUrl, ...(route.method ? { method: route.method } : {}), ...(route.body === undefined ? {} : { body: route.body, headers: { 'content-type': 'application/json' } }) };
   const sides = { bare: bareLoad, ...(options.peer ? { peer: options.peer } : {}), route };
+  // Each side first runs unmeasured, so the rounds compare servers whose hot paths are compiled
+  // rather than the first seconds of JIT warm-up, which a larger server spends more of.
+  for (const load of Object.values(sides)) await runLoad({ ...load, ...shape, seconds: WARM_UP_SECONDS });
   const runs: Record<string, LoadResult>[] = [];
   for (let round = 0; round < 2; round += 1) {
     const results: Record<string, LoadResult> = {};
