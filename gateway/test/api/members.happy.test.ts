@@ -66,7 +66,7 @@ describe('members of a tenant', () => {
     expect(principalOf(lastCall(h.identity, 'ListMembers'))).toMatchObject({ userId: admin.userId, tenantId: owner.tenantId, role: 'admin' });
   });
 
-  it('a role change and a removal take effect at once for tokens already issued', async () => {
+  it('a role change and a removal take effect at once for tokens already issued, on every later request', async () => {
     const owner = await newAccount(h.app);
     const member = await newAccount(h.app);
     await addMember(h.app, owner, member, 'viewer');
@@ -75,7 +75,10 @@ describe('members of a tenant', () => {
     expect((await as(h.app, member.token, { method: 'GET', url: `/api/v1/tenants/${owner.tenantId}/members` })).statusCode).toBe(403);
 
     await as(h.app, owner.token, { method: 'PATCH', url: `/api/v1/tenants/${owner.tenantId}/members/${member.userId}`, payload: { role: 'admin' } });
-    expect((await as(h.app, member.token, { method: 'GET', url: `/api/v1/tenants/${owner.tenantId}/members` })).statusCode).toBe(200);
+    // The first asks identity and caches the new role; the second reads it back from the cache.
+    for (let request = 0; request < 2; request += 1) {
+      expect((await as(h.app, member.token, { method: 'GET', url: `/api/v1/tenants/${owner.tenantId}/members` })).statusCode).toBe(200);
+    }
 
     await as(h.app, owner.token, { method: 'DELETE', url: `/api/v1/tenants/${owner.tenantId}/members/${member.userId}` });
     expect((await as(h.app, member.token, inOwners)).statusCode).toBe(403);
