@@ -1,15 +1,15 @@
 /**
  * Is this checkout cheaper than another commit? Starts both all-in-one platforms (the commit in a
- * worktree of its own) and loads authenticated GET /api/v1/auth/me on each in turn, in short rounds
- * at the paced rate, alternating which goes first, and prints the CPU each spends per request.
- * Both run side by side, so a machine whose speed comes and goes slows both alike: the ratio holds
- * where req/s measured minutes apart moves by half.
+ * worktree of its own), loads authenticated GET /api/v1/auth/me on both at once in short rounds at
+ * a paced rate, and prints the CPU each spends per request. Measured at the same moments, both
+ * feel a machine whose speed comes and goes alike: the ratio holds where req/s measured minutes
+ * apart moves by half.
  * Run: pnpm bench:ab [commit (HEAD)] [rounds (10)] [seconds per round (3)]
  * BENCH_AB_ENV='{"NAME":"value"}' sets variables for this checkout's platform only: a setting's cost.
  * The worktree stays under the system's temporary directory for the next run against that commit.
  */
 import { execFileSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, writeFileSync } from 'node:fs';
 import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -26,11 +26,14 @@ if (!Number.isInteger(rounds) || rounds < 1 || !(seconds > 0)) throw new Error('
 const git = (...args: string[]) => execFileSync('git', args, { cwd: REPO_ROOT, encoding: 'utf8' }).trim();
 const commit = git('rev-parse', '--verify', `${ref}^{commit}`);
 const baseRoot = join(tmpdir(), `agent-platform-ab-${commit.slice(0, 12)}`);
-if (!existsSync(baseRoot)) {
-  git('worktree', 'add', '--detach', baseRoot, commit);
+// Written once the worktree is installed and generated, so a setup cut short is redone.
+const baseReady = join(baseRoot, '.bench-ab-ready');
+if (!existsSync(baseReady)) {
+  if (!existsSync(baseRoot)) git('worktree', 'add', '--detach', baseRoot, commit);
   for (const step of [['install', '--frozen-lockfile', '--prefer-offline'], ['generate']]) {
     execFileSync('pnpm', step, { cwd: baseRoot, stdio: 'inherit' });
   }
+  writeFileSync(baseReady, '');
 }
 
 interface Side {
