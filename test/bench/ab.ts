@@ -15,7 +15,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { REPO_ROOT, startLocalPlatformProcess, type LocalPlatformProcess } from '../e2e/harness/processes.js';
 import { runLoad, type RouteLoad } from './load.js';
-import { signIn } from './platform.js';
+import { signIn, UNLIMITED } from './platform.js';
 import { cpuSample, cpuSince } from './process-memory.js';
 
 const [ref = 'HEAD', roundsArgument = '10', secondsArgument = '3'] = process.argv.slice(2);
@@ -44,11 +44,9 @@ interface Side {
   requests: number;
 }
 
-// Limits far above the load: this measures the work of a request, not the 429 path.
-const env = { RATE_LIMITS: 'free:100000000/100000000,pro:100000000/100000000,enterprise:0/0' };
 async function start(name: string, root: string, ownEnv: Record<string, string> = {}): Promise<Side> {
   const dataDir = await mkdtemp(join(tmpdir(), 'agent-platform-ab-data-'));
-  const platform = await startLocalPlatformProcess({ dataDir, env: { LOG_LEVEL: 'warn', ...env, ...ownEnv }, via: 'pnpm', root });
+  const platform = await startLocalPlatformProcess({ dataDir, env: { LOG_LEVEL: 'warn', ...UNLIMITED, ...ownEnv }, via: 'pnpm', root });
   const { accessToken } = await signIn(platform.baseUrl);
   return { name, platform, load: { url: `${platform.baseUrl}/api/v1/auth/me`, headers: { authorization: `Bearer ${accessToken}` } }, cpuMs: 0, requests: 0 };
 }

@@ -18,12 +18,11 @@ import { freePort, waitForOutput } from '../e2e/harness/processes.js';
 import { compareWithBare, CONNECTIONS, describeLoad, LOAD_SECONDS, QUICK, runLoad, startBareServer } from './load.js';
 import { documentText } from './documents.js';
 import { recordFigure } from './figures.js';
-import { dataOf, describePauses, gcPauses, signIn, startPlatform } from './platform.js';
+import { dataOf, describePauses, gcPauses, signIn, startPlatform, UNLIMITED } from './platform.js';
 import { describeMemory, memoryByRole } from './process-memory.js';
 
 const STORED_ITEMS = Number(process.env.BENCH_MEMORY_ITEMS ?? (QUICK ? 5_000 : 100_000));
 const CHAT_TURNS = 200;
-const UNLIMITED = { RATE_LIMITS: 'free:100000000/100000000,pro:100000000/100000000,enterprise:0/0', WELCOME_CREDITS: '100000000' };
 
 function percentile(sorted: readonly number[], fraction: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * fraction))] ?? Number.NaN;

@@ -15,11 +15,10 @@ import { join } from 'node:path';
 import { freePort } from '../e2e/harness/processes.js';
 import { recordFigure } from './figures.js';
 import { QUICK } from './load.js';
-import { dataOf, signIn, startPlatform } from './platform.js';
+import { dataOf, signIn, startPlatform, UNLIMITED } from './platform.js';
 
 const TURNS = QUICK ? 100 : 400;
 const WARM_UP_TURNS = 20;
-const UNLIMITED = { RATE_LIMITS: 'free:100000000/100000000,pro:100000000/100000000,enterprise:0/0', WELCOME_CREDITS: '100000000' };
 
 function percentile(sorted: readonly number[], fraction: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * fraction))] ?? Number.NaN;

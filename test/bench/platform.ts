@@ -14,6 +14,12 @@ export function startPlatform(options: { dataDir: string; port: number; env?: Re
     : startLocalPlatformProcess({ ...options, env, via: 'pnpm' });
 }
 
+/**
+ * Rate limits and credits far above any bench's load, so a run measures the work of a request
+ * rather than the 429 or 402 path (counting still runs, as in production).
+ */
+export const UNLIMITED = { RATE_LIMITS: 'free:100000000/100000000,pro:100000000/100000000,enterprise:0/0', WELCOME_CREDITS: '100000000' };
+
 /** The data of a typed call, or an error naming `what` with the status and the API's error body. */
 export function dataOf<Data>(result: { data?: Data; error?: unknown; response: Response }, what: string): Data {
   if (!result.response.ok || result.data === undefined) throw new Error(`${what}: ${result.response.status} ${JSON.stringify(result.error)}`);

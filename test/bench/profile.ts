@@ -19,7 +19,7 @@ import type { RequestBody } from '@agent-platform/client';
 import { freePort, startLocalPlatformProcess } from '../e2e/harness/processes.js';
 import { describeLoad, runLoad } from './load.js';
 import { documentText } from './documents.js';
-import { dataOf, signIn } from './platform.js';
+import { dataOf, signIn, UNLIMITED } from './platform.js';
 import { cpuSample, cpuSince } from './process-memory.js';
 
 interface ProfileNode {
@@ -52,7 +52,7 @@ const platform = await startLocalPlatformProcess({
   dataDir: keptDataDir ?? dir,
   port: await freePort(),
   nodeOptions: measure === 'cpu' ? ['--cpu-prof', '--cpu-prof-dir', dir] : [`--inspect=127.0.0.1:${inspectorPort}`],
-  env: { LOG_LEVEL: process.env.LOG_LEVEL ?? 'warn', RATE_LIMITS: 'free:100000000/100000000,pro:100000000/100000000,enterprise:0/0' },
+  env: { LOG_LEVEL: process.env.LOG_LEVEL ?? 'warn', ...UNLIMITED },
 });
 const { baseUrl } = platform;
 const { client, accessToken } = await signIn(baseUrl, keptDataDir === undefined ? undefined : 'profile@example.com');
@@ -134,12 +134,11 @@ for (const node of profile.nodes) {
   const where = `${functionName || '(anonymous)'} ${shortUrl(url)}:${lineNumber + 1}`;
   byFunction.set(where, (byFunction.get(where) ?? 0) + micros);
 }
-const top = (map: Map<string, number>, count: number) =>
-  [...map.entries()].sort((a, b) => b[1] - a[1]).slice(0, count).map(([name, micros]) => `  ${((100 * micros) / total).toFixed(1).padStart(5)} %  ${name}`);
+const share = (micros: number) => `${((100 * micros) / total).toFixed(1).padStart(5)} %`;
 console.log(`self time by package, natives charged to their caller (${(total / 1e6).toFixed(1)} s under load, idle included):`);
-console.log(top(byGroup, 25).join('\n'));
+console.log(ranked(byGroup, 25, share));
 console.log('top functions:');
-console.log(top(byFunction, 30).join('\n'));
+console.log(ranked(byFunction, 30, share));
 console.log(`profile: ${join(dir, file)}`);
 
 /** A Chrome DevTools Protocol session with the platform's main thread, over its inspector port. */
@@ -187,12 +186,20 @@ function printAllocations(head: AllocationNode, requests: number): void {
     for (const child of node.children) visit(child, group);
   };
   visit(head, '(native)');
-  const top = (map: Map<string, number>, count: number) =>
-    [...map.entries()].sort((a, b) => b[1] - a[1]).slice(0, count).map(([name, bytes]) => `  ${String(Math.round(bytes / requests)).padStart(6)} B  ${name}`);
+  const perRequest = (bytes: number) => `${String(Math.round(bytes / requests)).padStart(6)} B`;
   console.log(`allocated per request: ${Math.round(total / requests)} B (sampled over ${requests} requests), by package, natives charged to their caller:`);
-  console.log(top(byGroup, 25).join('\n'));
+  console.log(ranked(byGroup, 25, perRequest));
   console.log('top functions:');
-  console.log(top(byFunction, 30).join('\n'));
+  console.log(ranked(byFunction, 30, perRequest));
+}
+
+/** The `count` largest entries of `map`, one line each, the amount as `format` writes it. */
+function ranked(map: Map<string, number>, count: number, format: (amount: number) => string): string {
+  return [...map.entries()]
+    .sort((a, b) => b[1] - a[1])
+    .slice(0, count)
+    .map(([name, amount]) => `  ${format(amount)}  ${name}`)
+    .join('\n');
 }
 
 function shortUrl(url: string): string {

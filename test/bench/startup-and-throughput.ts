@@ -18,7 +18,7 @@ import { join } from 'node:path';
 import { freePort } from '../e2e/harness/processes.js';
 import { ADMIN_URL, startDistributedPlatform } from '../e2e/harness/setup-distributed.js';
 import { compareWithBare, cpuPerRequest, PACED_RATE, startBareServer, startPeerServer } from './load.js';
-import { dataOf, describePauses, gcPauses, signIn, startPlatform } from './platform.js';
+import { dataOf, describePauses, gcPauses, signIn, startPlatform, UNLIMITED } from './platform.js';
 import { recordFigure } from './figures.js';
 import { describeMemory, memoryByRole } from './process-memory.js';
 
@@ -30,7 +30,7 @@ async function main(): Promise<void> {
   try {
     // Counting stays on (the real path); the ceiling is out of the way.
     // One PostgreSQL port for both starts: the warm one reopens the cluster the cold one made.
-    const env = { RATE_LIMITS: 'free:100000000/100000000,pro:100000000/100000000,enterprise:0/0', EMBEDDED_PG_PORT: String(pgPort) };
+    const env = { ...UNLIMITED, EMBEDDED_PG_PORT: String(pgPort) };
     const cold = await startPlatform({ dataDir, port, env });
     console.log(`start → first 200, cold (new data directory): ${Math.round(cold.msToFirst200)} ms`);
     await cold.stop();
