@@ -87,6 +87,28 @@ export function startProcess(command: string, args: string[], env: Record<string
   };
 }
 
+/** pino's numeric level for `error`: lines at it or above are failures a process reported itself. */
+const PINO_ERROR = 50;
+
+/**
+ * The lines a process logged at error level or above (pino's JSON lines; others are skipped), so a
+ * suite that saw only "500 internal_error" from outside can print why (the body hides it by design).
+ */
+export function loggedErrors(running: RunningProcess, limit = 20): string[] {
+  const errors: string[] = [];
+  for (const line of running.output().split('\n')) {
+    if (!line.startsWith('{')) continue;
+    try {
+      const { level } = JSON.parse(line) as { level?: unknown };
+      if (typeof level === 'number' && level >= PINO_ERROR) errors.push(line);
+    } catch {
+      // Not a log line.
+    }
+    if (errors.length >= limit) break;
+  }
+  return errors;
+}
+
 /**
  * Resolves the moment what the process printed satisfies `printed` (checked at every chunk it
  * writes, and at once); rejects when it exits first or `timeoutMs` passes.

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import type { TestProject } from 'vitest/node';
 import { startTestNatsServer } from '@agent-platform/kit/testing';
-import { buildServices, COMMON_ENV, freePort, httpOk, startCompiledService, waitUntil, type RunningProcess } from './processes.js';
+import { buildServices, COMMON_ENV, freePort, httpOk, loggedErrors, startCompiledService, waitUntil, type RunningProcess } from './processes.js';
 import { startSmtpPeer } from '@agent-platform/workflow-runner/testing';
 
 export const ADMIN_URL = process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
@@ -44,6 +44,7 @@ export async function startDistributedPlatform(env: Record<string, string> = {})
   const processes: RunningProcess[] = [];
   const teardown = async () => {
     for (const running of processes.reverse()) await running.stop();
+    reportLoggedErrors(processes);
     await nats.dispose();
     await smtp.close();
     for (const name of Object.values(databases)) await admin((client) => client.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`));
@@ -130,6 +131,17 @@ export async function startDistributedPlatform(env: Record<string, string> = {})
   } catch (error) {
     await teardown();
     throw error;
+  }
+}
+
+/**
+ * What the processes logged at error level, on stderr: a CI run whose every signup answered 500
+ * printed nothing else to tell why, since the body of a 500 hides the cause by design.
+ */
+function reportLoggedErrors(processes: RunningProcess[]): void {
+  for (const running of processes) {
+    const errors = loggedErrors(running);
+    if (errors.length > 0) console.error(`${running.child.spawnargs.at(-1) ?? 'a process'} logged errors:\n${errors.join('\n')}`);
   }
 }
 
