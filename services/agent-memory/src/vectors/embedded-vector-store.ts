@@ -152,8 +152,7 @@ export class EmbeddedVectorStore implements VectorStore {
 
   /**
    * Searches asked for in one turn of the event loop are answered together at its end, each
-   * agent's as one batch (AgentVectorIndex.searchMany): under load, the graph's searches then run
-   * on several cores while the event loop waits once.
+   * agent's as one batch (AgentVectorIndex.searchMany): under load, one native call answers many.
    */
   async search(query: VectorQuery): Promise<VectorHit[]> {
     this.assertOpen();
