@@ -48,9 +48,10 @@ const CHUNK = 32;
 /**
  * Threads usearch spreads a batch of searches over. One: it starts and joins a thread of its own
  * for each extra one on every call, and the store already runs on a thread of its own
- * (ThreadedVectorStore). Over 100k items at 50 connections (all-in-one, 2 cores, six runs
- * alternating): two threads cost 2.5–3.0 ms of the platform's CPU per search, one 2.0–2.2 ms;
- * 376–472 searches a second became 497–572.
+ * (ThreadedVectorStore). Over 100k items at 50 connections (all-in-one, 2 cores, runs
+ * alternating): two threads cost 2.5–3.0 ms of the platform's CPU per search, one 2.0–2.2 ms, on a
+ * data directory that had run a while (376–472 searches a second became 497–572); on one just
+ * stored, searches a second were the same within noise (422–461 against 420–528).
  */
 const SEARCH_THREADS = 1;
 /** A queue this short is inserted at once, so the graph stays ready under ordinary writes. */
