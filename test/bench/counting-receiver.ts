@@ -1,5 +1,7 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import type { AgentPlatformClient } from '@agent-platform/client';
+import { dataOf } from './platform.js';
 
 export interface CountingReceiver {
   /** `http://127.0.0.1:<port>` */
@@ -33,4 +35,31 @@ export async function startCountingReceiver(): Promise<CountingReceiver> {
 /** The `p`th percentile (0–100) of ascending `sorted`; NaN when empty. */
 export function percentile(sorted: readonly number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] ?? Number.NaN;
+}
+
+/**
+ * The executions benches' workflow, active: webhook → condition → http integration to
+ * `receiverUrl` (`/big` when `input.amount > 100`, else `/small`). Returns the webhook's URL on
+ * `baseUrl`; the platform must allow private network URLs for the receiver on loopback.
+ */
+export async function createReceiverWorkflow(client: AgentPlatformClient, baseUrl: string, receiverUrl: string): Promise<{ workflowId: string; hookUrl: string }> {
+  const created = await client.POST('/api/v1/workflows', {
+    body: {
+      name: 'bench',
+      nodes: [
+        { id: 'in', type: 'webhook', config: { path: '/orders' } },
+        { id: 'route', type: 'condition', config: { rules: [{ if: 'input.amount > 100', goto: 'big' }, { else: 'small' }] } },
+        { id: 'big', type: 'integration', config: { service: 'http', url: `${receiverUrl}/big`, body: { id: '{{ input.id }}' } } },
+        { id: 'small', type: 'integration', config: { service: 'http', url: `${receiverUrl}/small`, body: { id: '{{ input.id }}' } } },
+      ],
+      edges: [
+        { source: 'in', target: 'route' },
+        { source: 'route', target: 'big' },
+        { source: 'route', target: 'small' },
+      ],
+    },
+  });
+  const workflow = dataOf(created, 'creating the workflow');
+  dataOf(await client.POST('/api/v1/workflows/{workflow_id}/resume', { params: { path: { workflow_id: workflow.id } } }), 'activating the workflow');
+  return { workflowId: workflow.id, hookUrl: `${baseUrl}${new URL(workflow.webhook_url).pathname}` };
 }

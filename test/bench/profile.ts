@@ -3,12 +3,14 @@
  * route from a load generator in its own process, stops the platform and prints the profile's
  * self time grouped by package (and the top functions), so a change can be judged by what it
  * removes rather than by a guess.
- * Run: pnpm bench:profile [auth-me|agent|search|chat|chat-quiet] [seconds] [cpu|alloc]   (the .cpuprofile is kept for DevTools)
+ * Run: pnpm bench:profile [auth-me|agent|search|chat|chat-quiet|hook] [seconds] [cpu|alloc]   (the .cpuprofile is kept for DevTools)
  * `alloc` prints the bytes allocated per request instead, by package and function, from V8's
  * sampling heap profiler driven over the platform's inspector port: a count that stays put where
  * the machine's speed does not, so a change of a few per cent shows.
  * `chat` is a turn of the offline model whose fact is then extracted (decisions §14.2), so the
- * profile holds both; `chat-quiet` the same turn with extraction off.
+ * profile holds both; `chat-quiet` the same turn with extraction off. `hook` triggers the
+ * executions bench's workflow (webhook → condition → http to a local receiver) through `/hooks`:
+ * the accept, the run and its events, all in the one process's profile.
  * BENCH_PROFILE_DATA_DIR keeps the platform's data there between runs, so a large memory
  * (BENCH_PROFILE_DOCUMENTS) is stored once and profiled many times.
  */
@@ -18,6 +20,7 @@ import { join } from 'node:path';
 import type { RequestBody } from '@agent-platform/client';
 import { freePort, startLocalPlatformProcess } from '../e2e/harness/processes.js';
 import { describeLoad, runLoad } from './load.js';
+import { createReceiverWorkflow, startCountingReceiver } from './counting-receiver.js';
 import { documentText } from './documents.js';
 import { dataOf, signIn, UNLIMITED } from './platform.js';
 import { cpuSample, cpuSince } from './process-memory.js';
@@ -52,7 +55,7 @@ const platform = await startLocalPlatformProcess({
   dataDir: keptDataDir ?? dir,
   port: await freePort(),
   nodeOptions: measure === 'cpu' ? ['--cpu-prof', '--cpu-prof-dir', dir] : [`--inspect=127.0.0.1:${inspectorPort}`],
-  env: { LOG_LEVEL: process.env.LOG_LEVEL ?? 'warn', ...UNLIMITED },
+  env: { LOG_LEVEL: process.env.LOG_LEVEL ?? 'warn', ...UNLIMITED, ...(route === 'hook' ? { ALLOW_PRIVATE_NETWORK_URLS: 'true' } : {}) },
 });
 const { baseUrl } = platform;
 const { client, accessToken } = await signIn(baseUrl, keptDataDir === undefined ? undefined : 'profile@example.com');
@@ -73,14 +76,22 @@ if (route === 'chat-quiet') {
 }
 const turn = { message: 'I live at number 7.', user_id: 'profile-user' } satisfies RequestBody<'/api/v1/agents/{agent_id}/chat', 'post'>;
 const chat = { url: `${baseUrl}/api/v1/agents/${agentId}/chat`, method: 'POST' as const, headers: json, body: JSON.stringify(turn) };
+const receiver = route === 'hook' ? await startCountingReceiver() : undefined;
+const hook = receiver && {
+  url: (await createReceiverWorkflow(client, baseUrl, receiver.url)).hookUrl,
+  method: 'POST' as const,
+  headers: { 'content-type': 'application/json' },
+  body: JSON.stringify({ id: 'o-1', amount: 150 }),
+};
 const load = {
   'auth-me': { url: `${baseUrl}/api/v1/auth/me`, headers: authorization },
   agent: { url: `${baseUrl}/api/v1/agents/${agentId}`, headers: authorization },
   search: { url: `${baseUrl}/api/v1/memory/search`, method: 'POST' as const, headers: json, body: JSON.stringify(search) },
   chat,
   'chat-quiet': chat,
+  ...(hook ? { hook } : {}),
 }[route];
-if (!load) throw new Error(`unknown route ${route}: auth-me, agent, search, chat or chat-quiet`);
+if (!load) throw new Error(`unknown route ${route}: auth-me, agent, search, chat, chat-quiet or hook`);
 // A warm-up round, so the profile shows the steady state rather than the JIT compiling.
 // (Longer with BENCH_PROFILE_WARMUP_SECONDS, e.g. while a large vector index is still being built.)
 await runLoad({ ...load, connections: 50, seconds: Number(process.env.BENCH_PROFILE_WARMUP_SECONDS ?? 3) });
@@ -98,6 +109,7 @@ const loadEnded = process.hrtime.bigint() / 1000n;
 const perRequest = (role: string) => ((1000 * (cpuUsed.get(role) ?? 0)) / result.total).toFixed(0);
 console.log(`${describeLoad(result)}; CPU per request: platform ${perRequest('platform')} µs, PostgreSQL ${perRequest('postgres')} µs${measure === 'alloc' ? ' (slowed by the sampling)' : ''}`);
 await platform.stop();
+receiver?.close();
 if (allocations) {
   printAllocations(allocations.profile.head, result.total);
   process.exit(0);

@@ -14,7 +14,7 @@ import type { operations } from '@agent-platform/client';
 import autocannon from 'autocannon';
 import { freePort } from '../e2e/harness/processes.js';
 import { dataOf, signIn, startPlatform } from './platform.js';
-import { percentile, startCountingReceiver } from './counting-receiver.js';
+import { createReceiverWorkflow, percentile, startCountingReceiver } from './counting-receiver.js';
 import { recordFigure } from './figures.js';
 import { cpuSample, cpuSince, describeMemory, memoryByRole } from './process-memory.js';
 
@@ -33,26 +33,8 @@ async function main(): Promise<void> {
   });
   try {
     const { client } = await signIn(platform.baseUrl);
-    const created = await client.POST('/api/v1/workflows', {
-      body: {
-        name: 'bench',
-        nodes: [
-          { id: 'in', type: 'webhook', config: { path: '/orders' } },
-          { id: 'route', type: 'condition', config: { rules: [{ if: 'input.amount > 100', goto: 'big' }, { else: 'small' }] } },
-          { id: 'big', type: 'integration', config: { service: 'http', url: `${receiverUrl}/big`, body: { id: '{{ input.id }}' } } },
-          { id: 'small', type: 'integration', config: { service: 'http', url: `${receiverUrl}/small`, body: { id: '{{ input.id }}' } } },
-        ],
-        edges: [
-          { source: 'in', target: 'route' },
-          { source: 'route', target: 'big' },
-          { source: 'route', target: 'small' },
-        ],
-      },
-    });
-    const workflow = dataOf(created, 'creating the workflow');
-    const path = { workflow_id: workflow.id };
-    dataOf(await client.POST('/api/v1/workflows/{workflow_id}/resume', { params: { path } }), 'activating the workflow');
-    const hookUrl = `${platform.baseUrl}${new URL(workflow.webhook_url).pathname}`;
+    const { workflowId, hookUrl } = await createReceiverWorkflow(client, platform.baseUrl, receiverUrl);
+    const path = { workflow_id: workflowId };
 
     const publishedBefore = await eventsPublished(platform.baseUrl);
     const cpuBefore = cpuSample(platform.child.pid!);
