@@ -15,7 +15,7 @@ export {
 export { requireAccess, requireRole, requireUser, type Actor } from './actor.js';
 export { DEFAULT_PAGE_SIZE, encodeCursor, MAX_PAGE_SIZE, parseCursorPage, parsePage, type Cursor, type CursorPage, type Page } from './paging.js';
 export { ID_PREFIXES, isId, newId, type IdKind } from './ids.js';
-export { settlesWithin, TimeoutError, withTimeout } from './timeout.js';
+export { settlesWithin, timedSignal, TimeoutError, withTimeout, type TimedSignal } from './timeout.js';
 export { systemClock, type Clock } from './clock.js';
 export { createLogger, type Logger, type LoggerSettings } from './logger.js';
 export { httpServerTelemetry, type ServedReply, type ServedRequest } from './telemetry/http-server.js';

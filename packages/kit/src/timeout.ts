@@ -37,3 +37,48 @@ export async function settlesWithin(work: Promise<unknown>, ms: number, clock: C
   answered.abort();
   return outcome;
 }
+
+/** What ends a piece of work: its caller's signal or its own bound, whichever comes first. */
+export interface TimedSignal {
+  readonly signal: AbortSignal;
+  /** True once the bound, not the caller, ended the work. */
+  readonly expired: boolean;
+  /** Stops the clock and lets go of the caller's signal: call it when the work is over. */
+  dispose(): void;
+}
+
+// setTimeout fires at once for a delay beyond a signed 32-bit count of milliseconds (~24.8 days).
+const LONGEST_TIMER_MS = 2 ** 31 - 1;
+
+/**
+ * A signal that aborts when `parent` does (with its reason, or `reasons.parent` of it) or once
+ * `ms` pass (with `reasons.timeout()`): one controller and one timer, released by `dispose`.
+ * AbortSignal.any over AbortSignal.timeout does the same with two more signals and a composite's
+ * weak bookkeeping: on a workflow execution's hot path, 2–4 % of the platform's CPU per execution
+ * (`pnpm bench:profile hook`, runs alternating).
+ */
+export function timedSignal(ms: number, parent: AbortSignal | undefined, reasons: { timeout: () => unknown; parent?: (reason: unknown) => unknown }): TimedSignal {
+  const controller = new AbortController();
+  let expired = false;
+  const timer = setTimeout(
+    () => {
+      if (controller.signal.aborted) return;
+      expired = true;
+      controller.abort(reasons.timeout());
+    },
+    Math.min(Math.max(0, ms), LONGEST_TIMER_MS),
+  );
+  const onParent = () => controller.abort(reasons.parent ? reasons.parent(parent?.reason) : parent?.reason);
+  if (parent?.aborted) onParent();
+  else parent?.addEventListener('abort', onParent, { once: true });
+  return {
+    signal: controller.signal,
+    get expired() {
+      return expired;
+    },
+    dispose() {
+      clearTimeout(timer);
+      parent?.removeEventListener('abort', onParent);
+    },
+  };
+}

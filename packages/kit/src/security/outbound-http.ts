@@ -2,6 +2,7 @@ import http from 'node:http';
 import https from 'node:https';
 import { untracedAgent } from '../telemetry/untraced-agent.js';
 import type { OutboundPolicy } from './outbound-policy.js';
+import { timedSignal } from '../timeout.js';
 
 /** Why an outbound request produced no response. */
 export type OutboundFailureReason =
@@ -123,20 +124,12 @@ export class OutboundHttp {
     if (blocked) throw new OutboundRequestError('blocked', blocked.message, { cause: blocked });
     if (request.signal?.aborted) throw new OutboundRequestError('aborted', 'aborted', { cause: request.signal.reason });
 
-    // One controller ends the exchange for either cause; its reason says which it was.
-    const controller = new AbortController();
-    const timer = setTimeout(() => controller.abort(new OutboundRequestError('timeout', `timed out after ${request.timeoutMs} ms`)), request.timeoutMs);
-    const onAbort = () => controller.abort(new OutboundRequestError('aborted', 'aborted', { cause: request.signal?.reason }));
-    request.signal?.addEventListener('abort', onAbort, { once: true });
-    return {
-      url,
-      signal: controller.signal,
-      started: performance.now(),
-      end: () => {
-        clearTimeout(timer);
-        request.signal?.removeEventListener('abort', onAbort);
-      },
-    };
+    // One signal ends the exchange for either cause; its reason says which it was.
+    const bound = timedSignal(request.timeoutMs, request.signal, {
+      timeout: () => new OutboundRequestError('timeout', `timed out after ${request.timeoutMs} ms`),
+      parent: (reason) => new OutboundRequestError('aborted', 'aborted', { cause: reason }),
+    });
+    return { url, signal: bound.signal, started: performance.now(), end: () => bound.dispose() };
   }
 
   /** Sends the request; resolves with the response head. */

@@ -1,3 +1,4 @@
+import { timedSignal } from '@agent-platform/kit';
 import { outboundFetch, OutboundRequestError, type OutboundFetch, type OutboundHttp } from '@agent-platform/kit/security';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport, StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
@@ -78,8 +79,7 @@ export class McpClient implements McpDiscovery {
   }
 
   private async session<T>(server: McpServerAddress, signal: AbortSignal | undefined, work: (client: Client, options: RequestOptions) => Promise<T>): Promise<T> {
-    const timeout = AbortSignal.timeout(this.timeoutMs);
-    const deadline = signal ? AbortSignal.any([timeout, signal]) : timeout;
+    const bound = timedSignal(this.timeoutMs, signal, { timeout: () => new DOMException(`timed out after ${this.timeoutMs} ms`, 'TimeoutError') });
     const transport = new StreamableHTTPClientTransport(new URL(server.url), {
       fetch: this.fetch,
       requestInit: { headers: server.headers },
@@ -91,20 +91,21 @@ export class McpClient implements McpDiscovery {
     // Closing ends every request in flight, whatever state it is in: the bound holds even for a
     // server that accepted the connection and went silent.
     const close = () => void client.close().catch(() => undefined);
-    deadline.addEventListener('abort', close, { once: true });
+    bound.signal.addEventListener('abort', close, { once: true });
     try {
-      if (deadline.aborted) throw new Error('aborted before the session began');
-      const options: RequestOptions = { signal: deadline, timeout: this.timeoutMs };
+      if (bound.signal.aborted) throw new Error('aborted before the session began');
+      const options: RequestOptions = { signal: bound.signal, timeout: this.timeoutMs };
       await client.connect(transport, options);
       return await work(client, options);
     } catch (error) {
-      if (timeout.aborted) throw new McpServerError(`the MCP server did not answer within ${this.timeoutMs} ms`, { cause: error });
+      if (bound.expired) throw new McpServerError(`the MCP server did not answer within ${this.timeoutMs} ms`, { cause: error });
       if (signal?.aborted) throw new McpServerError('the call was cancelled', { cause: error });
       throw new McpServerError(describe(error), { cause: error });
     } finally {
       // Ends a session the server keeps (Mcp-Session-Id), as the specification asks of clients.
-      if (transport.sessionId !== undefined && !deadline.aborted) await transport.terminateSession().catch(() => undefined);
-      deadline.removeEventListener('abort', close);
+      if (transport.sessionId !== undefined && !bound.signal.aborted) await transport.terminateSession().catch(() => undefined);
+      bound.signal.removeEventListener('abort', close);
+      bound.dispose();
       await client.close().catch(() => undefined);
     }
   }

@@ -1,4 +1,4 @@
-import { DomainError, type Actor, type Logger } from '@agent-platform/kit';
+import { timedSignal, DomainError, type Actor, type Logger } from '@agent-platform/kit';
 import type { SecretBox } from '@agent-platform/kit/security';
 import { ArgumentValidator } from './tool-arguments.js';
 import { fitResult } from './tool-result.js';
@@ -108,9 +108,8 @@ export class ToolRunner {
     if (problem !== undefined) return failed(problem);
 
     const { timeoutMs } = this.options;
-    const timeout = new AbortController();
-    const timer = setTimeout(() => timeout.abort(new DOMException(`timed out after ${timeoutMs} ms`, 'TimeoutError')), timeoutMs);
-    const signal = AbortSignal.any([call.signal, timeout.signal]);
+    const bound = timedSignal(timeoutMs, call.signal, { timeout: () => new DOMException(`timed out after ${timeoutMs} ms`, 'TimeoutError') });
+    const { signal } = bound;
     const request: ToolCallRequest = {
       actor: call.actor,
       tool: call.tool,
@@ -129,7 +128,7 @@ export class ToolRunner {
       if (signal.aborted) return this.abortedOutcome(call);
       return failed(this.describe(error, call));
     } finally {
-      clearTimeout(timer);
+      bound.dispose();
     }
   }
 

@@ -1,4 +1,4 @@
-import type { Logger } from '@agent-platform/kit';
+import { timedSignal, type Logger } from '@agent-platform/kit';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { newEvent, type EventEnvelope } from '@agent-platform/kit/events';
 import type { ExpressionScope } from '../expressions/expressions.js';
@@ -68,14 +68,11 @@ export class ExecutionRunner {
 
   /** Resolves once the execution is recorded finished, parked waiting, or this runner let go ('stopped'). */
   async run(execution: RunnableExecution, stop: AbortSignal): Promise<RunOutcome> {
-    const remainingMs = execution.deadlineAt.getTime() - Date.now();
-    const timeout = new AbortController();
-    const deadline = setTimeout(() => timeout.abort(new ExecutionStop('timeout')), Math.max(0, remainingMs));
-    const signal = AbortSignal.any([stop, timeout.signal]);
+    const bound = timedSignal(execution.deadlineAt.getTime() - Date.now(), stop, { timeout: () => new ExecutionStop('timeout') });
     try {
-      return await traceExecution(execution, () => new Run(this.options, execution, signal).go());
+      return await traceExecution(execution, () => new Run(this.options, execution, bound.signal).go());
     } finally {
-      clearTimeout(deadline);
+      bound.dispose();
     }
   }
 }
@@ -274,24 +271,25 @@ class Run {
 
   private async attempt(node: WorkflowNode): Promise<{ output?: unknown; choice?: string | null; failed?: string }> {
     const timeoutMs = 'timeout_ms' in node.config && typeof node.config.timeout_ms === 'number' ? node.config.timeout_ms : this.options.nodeTimeoutMs;
-    const nodeTimeout = AbortSignal.timeout(timeoutMs);
-    const signal = AbortSignal.any([this.nodesStop.signal, nodeTimeout]);
+    const bound = timedSignal(timeoutMs, this.nodesStop.signal, { timeout: () => new DOMException(`timed out after ${timeoutMs} ms`, 'TimeoutError') });
     try {
       const result = await this.options.nodes.run(node, {
         tenantId: this.execution.tenantId,
         userId: this.execution.createdBy,
         scope: this.scope,
-        signal,
+        signal: bound.signal,
         timeoutMs,
       });
-      if (nodeTimeout.aborted) return { failed: `timed out after ${timeoutMs} ms` };
+      if (bound.expired) return { failed: `timed out after ${timeoutMs} ms` };
       return result.choice === undefined ? { output: result.output } : { output: result.output, choice: result.choice };
     } catch (error) {
-      if (nodeTimeout.aborted && !this.nodesStop.signal.aborted) return { failed: `timed out after ${timeoutMs} ms` };
+      if (bound.expired) return { failed: `timed out after ${timeoutMs} ms` };
       if (error instanceof NodeFailure) return { failed: error.message };
       if (this.nodesStop.signal.aborted) return { failed: 'stopped with the execution' };
       this.options.logger.error({ err: error, execution_id: this.execution.id, node_id: node.id }, 'node failed unexpectedly');
       return { failed: 'internal error while running the node' };
+    } finally {
+      bound.dispose();
     }
   }
 

@@ -1,3 +1,4 @@
+import { timedSignal } from '@agent-platform/kit';
 import { createTransport, type Mail } from 'nodemailer';
 import { IntegrationError, snippet, type IntegrationContext } from './integration.js';
 
@@ -66,24 +67,23 @@ export class EmailSender {
   async send(message: EmailMessage, ctx: IntegrationContext): Promise<EmailOutput> {
     if (this.transport === undefined) throw new IntegrationError(EMAIL_NOT_CONFIGURED);
     if (ctx.signal.aborted) throw new IntegrationError('aborted');
-    const timeout = new AbortController();
-    const timer = setTimeout(() => timeout.abort(), ctx.timeoutMs);
+    const bound = timedSignal(ctx.timeoutMs, ctx.signal, { timeout: () => new DOMException(`timed out after ${ctx.timeoutMs} ms`, 'TimeoutError') });
     try {
       const info = (await this.transport.sendMail({
         from: this.from,
         to: message.to,
         subject: message.subject,
         text: message.text,
-        signal: AbortSignal.any([ctx.signal, timeout.signal]),
+        signal: bound.signal,
       })) as { messageId: string; accepted?: unknown[]; rejected?: unknown[] };
       return { message_id: info.messageId, accepted: addresses(info.accepted), rejected: addresses(info.rejected) };
     } catch (error) {
       // An abort does not prove the server had not taken the message already; SMTP cannot recall it.
-      if (timeout.signal.aborted) throw new IntegrationError(`timed out after ${ctx.timeoutMs} ms`, { cause: error });
+      if (bound.expired) throw new IntegrationError(`timed out after ${ctx.timeoutMs} ms`, { cause: error });
       if (ctx.signal.aborted) throw new IntegrationError('aborted', { cause: error });
       throw smtpFailure(error);
     } finally {
-      clearTimeout(timer);
+      bound.dispose();
     }
   }
 
