@@ -75,21 +75,23 @@ export function coverage(queryWords: ReadonlySet<string>, text: string): number 
  * confirmed form settles the word, so a word every sentence repeats costs one match, not one per
  * sentence. Over a search's candidates: 3× faster than one expression for all the words, whose
  * every match was an array to collect (a third of what a search allocated), and the same answer.
+ * The expressions ignore case rather than each text being lower-cased first: a quarter faster
+ * again over 40 of the bench's chunks, and no copy of every candidate's text (a search over 12.5k
+ * items allocated 278 kB, now 251).
  */
 export function coverageOf(queryWords: ReadonlySet<string>): (text: string) => number {
   if (queryWords.size === 0) return () => 0;
   // Query words are letters and digits only (see `words`): nothing in them needs escaping.
   const finders = [...queryWords].map((word) => {
     const forms = word.endsWith('y') ? `${word}(?:e?s)?|${word.slice(0, -1)}ies` : `${word}(?:e?s)?`;
-    return { word, wholeForms: new RegExp(`(?<![\\p{L}\\p{N}])(?:${forms})(?![\\p{L}\\p{N}])`, 'gu') };
+    return { word, wholeForms: new RegExp(`(?<![\\p{L}\\p{N}])(?:${forms})(?![\\p{L}\\p{N}])`, 'giu') };
   });
   return (text) => {
-    const lower = text.toLowerCase();
     let found = 0;
     for (const { word, wholeForms } of finders) {
       wholeForms.lastIndex = 0;
-      for (let match = wholeForms.exec(lower); match; match = wholeForms.exec(lower)) {
-        if (singular(match[0]) !== word) continue;
+      for (let match = wholeForms.exec(text); match; match = wholeForms.exec(text)) {
+        if (singular(match[0].toLowerCase()) !== word) continue;
         found += 1;
         break;
       }
