@@ -1,10 +1,12 @@
 /**
  * Is this checkout cheaper than another commit? Starts both all-in-one platforms (the commit in a
- * worktree of its own), loads authenticated GET /api/v1/auth/me on both at once in short rounds at
- * a paced rate, and prints the CPU each spends per request. Measured at the same moments, both
- * feel a machine whose speed comes and goes alike: the ratio holds where req/s measured minutes
- * apart moves by half.
- * Run: pnpm bench:ab [commit (HEAD)] [rounds (10)] [seconds per round (3)]
+ * worktree of its own), loads one route on both at once in short rounds at a paced rate, and
+ * prints the CPU each spends per request. Measured at the same moments, both feel a machine whose
+ * speed comes and goes alike: the ratio holds where req/s measured minutes apart moves by half.
+ * Run: pnpm bench:ab [commit (HEAD)] [rounds (10)] [seconds per round (3; 10 for hook)]
+ * BENCH_AB_ROUTE picks the route: `auth-me` (authenticated GET /api/v1/auth/me, the default) or
+ * `hook` (the executions bench's workflow triggered through /hooks: each request is a whole
+ * execution, its run and events included, paced below what the machine completes).
  * BENCH_AB_ENV='{"NAME":"value"}' sets variables for this checkout's platform only: a setting's cost.
  * The worktree stays under the system's temporary directory for the next run against that commit.
  */
@@ -15,12 +17,46 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { REPO_ROOT, startLocalPlatformProcess, type LocalPlatformProcess } from '../e2e/harness/processes.js';
 import { runLoad, type RouteLoad } from './load.js';
-import { signIn, UNLIMITED } from './platform.js';
+import { createReceiverWorkflow, startCountingReceiver } from './counting-receiver.js';
+import { signIn, UNLIMITED, type BenchUser } from './platform.js';
 import { cpuSample, cpuSince } from './process-memory.js';
 
-const [ref = 'HEAD', roundsArgument = '10', secondsArgument = '3'] = process.argv.slice(2);
+const receiver = await startCountingReceiver();
+/**
+ * What each route needs. `rate` is each side's paced rate: both are loaded at once, so the two
+ * together stay below the machine's ceiling (executions complete at ~1,000 a second on 2 cores);
+ * `seconds` the length of a round unless the command line says.
+ */
+const ROUTES = {
+  'auth-me': {
+    label: '/auth/me request',
+    rate: 1_000,
+    seconds: 3,
+    env: {},
+    load: (baseUrl: string, user: BenchUser): Promise<RouteLoad> => Promise.resolve({ url: `${baseUrl}/api/v1/auth/me`, headers: { authorization: `Bearer ${user.accessToken}` } }),
+  },
+  hook: {
+    label: 'workflow execution',
+    rate: 300,
+    // Longer rounds: an execution's run and events finish after its request, and in 3 s rounds
+    // that tail landed in the next round often enough to swing single rounds by ±40 %.
+    seconds: 10,
+    env: { ALLOW_PRIVATE_NETWORK_URLS: 'true' },
+    load: async (baseUrl: string, user: BenchUser): Promise<RouteLoad> => ({
+      url: (await createReceiverWorkflow(user.client, baseUrl, receiver.url)).hookUrl,
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ id: 'o-1', amount: 150 }),
+    }),
+  },
+} as const;
+const routeName = process.env.BENCH_AB_ROUTE ?? 'auth-me';
+if (!Object.hasOwn(ROUTES, routeName)) throw new Error(`BENCH_AB_ROUTE=${routeName}: one of ${Object.keys(ROUTES).join(', ')}`);
+const route = ROUTES[routeName as keyof typeof ROUTES];
+
+const [ref = 'HEAD', roundsArgument = '10', secondsArgument] = process.argv.slice(2);
 const rounds = Number(roundsArgument);
-const seconds = Number(secondsArgument);
+const seconds = Number(secondsArgument ?? route.seconds);
 if (!Number.isInteger(rounds) || rounds < 1 || !(seconds > 0)) throw new Error('usage: pnpm bench:ab [commit] [rounds ≥ 1] [seconds per round > 0]');
 
 const git = (...args: string[]) => execFileSync('git', args, { cwd: REPO_ROOT, encoding: 'utf8' }).trim();
@@ -44,15 +80,12 @@ interface Side {
   requests: number;
 }
 
+
 async function start(name: string, root: string, ownEnv: Record<string, string> = {}): Promise<Side> {
   const dataDir = await mkdtemp(join(tmpdir(), 'agent-platform-ab-data-'));
-  const platform = await startLocalPlatformProcess({ dataDir, env: { LOG_LEVEL: 'warn', ...UNLIMITED, ...ownEnv }, via: 'pnpm', root });
-  const { accessToken } = await signIn(platform.baseUrl);
-  return { name, platform, load: { url: `${platform.baseUrl}/api/v1/auth/me`, headers: { authorization: `Bearer ${accessToken}` } }, cpuMs: 0, requests: 0 };
+  const platform = await startLocalPlatformProcess({ dataDir, env: { LOG_LEVEL: 'warn', ...UNLIMITED, ...route.env, ...ownEnv }, via: 'pnpm', root });
+  return { name, platform, load: await route.load(platform.baseUrl, await signIn(platform.baseUrl)), cpuMs: 0, requests: 0 };
 }
-
-// Each side's paced rate: both are loaded at once, so the two together stay below the machine's ceiling.
-const RATE = 1_000;
 
 const sides = [await start(`base ${commit.slice(0, 12)}`, baseRoot), await start('this checkout', REPO_ROOT, JSON.parse(process.env.BENCH_AB_ENV ?? '{}') as Record<string, string>)] as const;
 const [base, change] = sides;
@@ -65,7 +98,7 @@ try {
     await Promise.all(
       sides.map(async (side) => {
         const before = cpuSample(side.platform.child.pid!);
-        const result = await runLoad({ ...side.load, connections: 50, seconds, overallRate: RATE });
+        const result = await runLoad({ ...side.load, connections: 50, seconds, overallRate: route.rate });
         const cpuMs = cpuSince(before, side.platform.child.pid!).get('platform') ?? 0;
         side.cpuMs += cpuMs;
         side.requests += result.total;
@@ -79,9 +112,10 @@ try {
   const mean = (side: Side) => (1000 * side.cpuMs) / side.requests;
   roundRatios.sort((a, b) => a - b);
   console.log(
-    `platform CPU per /auth/me request at ${RATE} req/s each: ${base.name} ${mean(base).toFixed(0)} µs, ${change.name} ${mean(change).toFixed(0)} µs; ` +
+    `platform CPU per ${route.label} at ${route.rate} req/s each: ${base.name} ${mean(base).toFixed(0)} µs, ${change.name} ${mean(change).toFixed(0)} µs; ` +
       `this checkout ÷ base ${(mean(change) / mean(base)).toFixed(3)} (rounds ${roundRatios[0]!.toFixed(3)}–${roundRatios.at(-1)!.toFixed(3)}, median ${roundRatios[Math.floor(rounds / 2)]!.toFixed(3)})`,
   );
 } finally {
   await Promise.all(sides.map((side) => side.platform.stop()));
+  receiver.close();
 }
