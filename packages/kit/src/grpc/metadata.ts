@@ -5,8 +5,8 @@ import { context, propagation, type Context } from '@opentelemetry/api';
 export type { Principal } from '@agent-platform/proto/common/v1';
 export { Principal_Kind as PrincipalKind } from '@agent-platform/proto/common/v1';
 
-export const PRINCIPAL_KEY = 'x-principal-bin';
-export const REQUEST_ID_KEY = 'x-request-id';
+const PRINCIPAL_KEY = 'x-principal-bin';
+const REQUEST_ID_KEY = 'x-request-id';
 
 /**
  * What a call carries beside its message: who calls, for which request, and the caller's trace as
@@ -51,7 +51,7 @@ export function fromMetadata(metadata: Metadata): CallHeaders {
 }
 
 /** The principal a call's metadata carries (`x-principal-bin`), as a server reads it. */
-export function readPrincipal(metadata: Metadata): Principal | undefined {
+function readPrincipal(metadata: Metadata): Principal | undefined {
   const [value] = metadata.get(PRINCIPAL_KEY);
   if (!(value instanceof Buffer)) return undefined;
   return Principal.decode(value);
