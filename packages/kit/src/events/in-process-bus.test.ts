@@ -65,6 +65,27 @@ describe('InProcessEventBus', () => {
     expect(seen).toEqual([event.id]);
   });
 
+  it('remembers a handled id per consumer for the dedup window, and hands it over again after it', async () => {
+    const clock = new ManualClock();
+    const bus = open({ consumers: ['first', 'second'], dedupWindowMs: 1_000, clock });
+    const seen: string[] = [];
+    const recorder = (name: string) => consumer(name, (envelope) => (seen.push(`${name} ${envelope.id}`), Promise.resolve()));
+    await bus.subscribe(recorder('first'));
+    await bus.subscribe(recorder('second'));
+    const event = newEvent('note.created', 'tnt_1', {});
+    await bus.publish(event);
+    clock.advance(1_000);
+    await bus.publish(event);
+    expect(seen).toEqual([`first ${event.id}`, `second ${event.id}`]);
+    // Another event marked after the window passes the first one's: that one is forgotten, this one kept.
+    clock.advance(1);
+    const later = newEvent('note.created', 'tnt_1', {});
+    await bus.publish(later);
+    await bus.publish(event);
+    await bus.publish(later);
+    expect(seen).toEqual([`first ${event.id}`, `second ${event.id}`, `first ${later.id}`, `second ${later.id}`, `first ${event.id}`, `second ${event.id}`]);
+  });
+
   it('rejects after its delivery bound when a handler keeps failing; a re-publish reaches only that consumer', async () => {
     const bus = open({ consumers: ['good', 'flaky'], deliveryTimeoutMs: 100 });
     const good: string[] = [];
