@@ -1,8 +1,8 @@
 import http from 'node:http';
 import https from 'node:https';
 import { untracedAgent } from '../telemetry/untraced-agent.js';
-import type { OutboundPolicy } from './outbound-policy.js';
 import { timedSignal } from '../timeout.js';
+import type { OutboundPolicy } from './outbound-policy.js';
 
 /** Why an outbound request produced no response. */
 export type OutboundFailureReason =

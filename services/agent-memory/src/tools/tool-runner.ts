@@ -1,4 +1,4 @@
-import { timedSignal, DomainError, type Actor, type Logger } from '@agent-platform/kit';
+import { DomainError, timedSignal, type Actor, type Logger } from '@agent-platform/kit';
 import type { SecretBox } from '@agent-platform/kit/security';
 import { ArgumentValidator } from './tool-arguments.js';
 import { fitResult } from './tool-result.js';
