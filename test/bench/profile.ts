@@ -3,10 +3,12 @@
  * route from a load generator in its own process, stops the platform and prints the profile's
  * self time grouped by package (and the top functions), so a change can be judged by what it
  * removes rather than by a guess.
- * Run: pnpm bench:profile [auth-me|agent|search|chat|chat-quiet|hook] [seconds] [cpu|alloc]   (the .cpuprofile is kept for DevTools)
+ * Run: pnpm bench:profile [auth-me|agent|search|chat|chat-quiet|hook] [seconds] [cpu|alloc|live]   (the .cpuprofile is kept for DevTools)
  * `alloc` prints the bytes allocated per request instead, by package and function, from V8's
  * sampling heap profiler driven over the platform's inspector port: a count that stays put where
- * the machine's speed does not, so a change of a few per cent shows.
+ * the machine's speed does not, so a change of a few per cent shows. `live` prints, the same way,
+ * what of the load's allocations was still alive when it ended: what outlives its request and so is
+ * promoted to the old generation, where it costs full collections.
  * `chat` is a turn of the offline model whose fact is then extracted (decisions §14.2), so the
  * profile holds both; `chat-quiet` the same turn with extraction off. `hook` triggers the
  * executions bench's workflow (webhook → condition → http to a local receiver) through `/hooks`:
@@ -46,7 +48,7 @@ interface CpuProfile {
 const route = process.argv[2] ?? 'auth-me';
 const seconds = Number(process.argv[3] ?? 10);
 const measure = process.argv[4] ?? 'cpu';
-if (measure !== 'cpu' && measure !== 'alloc') throw new Error(`unknown measure ${measure}: cpu or alloc`);
+if (measure !== 'cpu' && measure !== 'alloc' && measure !== 'live') throw new Error(`unknown measure ${measure}: cpu, alloc or live`);
 const dir = await mkdtemp(join(tmpdir(), 'agent-platform-profile-'));
 const inspectorPort = await freePort();
 const keptDataDir = process.env.BENCH_PROFILE_DATA_DIR;
@@ -98,20 +100,22 @@ await runLoad({ ...load, connections: 50, seconds: Number(process.env.BENCH_PROF
 // Profile timestamps and hrtime share the monotonic clock: only samples taken under load count.
 const loadStarted = process.hrtime.bigint() / 1000n;
 const cpuBefore = cpuSample(platform.child.pid!);
-const inspector = measure === 'alloc' ? await connectInspector(inspectorPort) : undefined;
-// Objects already collected are kept too: the profile counts every byte allocated, not what survives.
-await inspector?.call('HeapProfiler.startSampling', { samplingInterval: 1024, includeObjectsCollectedByMajorGC: true, includeObjectsCollectedByMinorGC: true });
+const inspector = measure === 'cpu' ? undefined : await connectInspector(inspectorPort);
+// For `alloc`, objects already collected are kept too: the profile counts every byte allocated.
+// For `live`, V8 drops each sample whose object is collected: what is left survived the load.
+const everyByte = measure === 'alloc';
+await inspector?.call('HeapProfiler.startSampling', { samplingInterval: 1024, includeObjectsCollectedByMajorGC: everyByte, includeObjectsCollectedByMinorGC: everyByte });
 const result = await runLoad({ ...load, connections: 50, seconds });
 const allocations = (await inspector?.call('HeapProfiler.stopSampling')) as { profile: { head: AllocationNode } } | undefined;
 inspector?.close();
 const cpuUsed = cpuSince(cpuBefore, platform.child.pid!);
 const loadEnded = process.hrtime.bigint() / 1000n;
 const perRequest = (role: string) => ((1000 * (cpuUsed.get(role) ?? 0)) / result.total).toFixed(0);
-console.log(`${describeLoad(result)}; CPU per request: platform ${perRequest('platform')} µs, PostgreSQL ${perRequest('postgres')} µs${measure === 'alloc' ? ' (slowed by the sampling)' : ''}`);
+console.log(`${describeLoad(result)}; CPU per request: platform ${perRequest('platform')} µs, PostgreSQL ${perRequest('postgres')} µs${measure === 'cpu' ? '' : ' (slowed by the sampling)'}`);
 await platform.stop();
 receiver?.close();
 if (allocations) {
-  printAllocations(allocations.profile.head, result.total);
+  printAllocations(allocations.profile.head, result.total, everyByte ? 'allocated' : 'still alive when the load ended');
   process.exit(0);
 }
 
@@ -183,8 +187,8 @@ async function connectInspector(port: number) {
   };
 }
 
-/** Bytes allocated per request, by package (natives charged to their caller) and by function. */
-function printAllocations(head: AllocationNode, requests: number): void {
+/** Sampled bytes per request (allocated, or still alive at the end), by package (natives charged to their caller) and by function. */
+function printAllocations(head: AllocationNode, requests: number, what: string): void {
   const byGroup = new Map<string, number>();
   const byFunction = new Map<string, number>();
   let total = 0;
@@ -199,7 +203,7 @@ function printAllocations(head: AllocationNode, requests: number): void {
   };
   visit(head, '(native)');
   const perRequest = (bytes: number) => `${String(Math.round(bytes / requests)).padStart(6)} B`;
-  console.log(`allocated per request: ${Math.round(total / requests)} B (sampled over ${requests} requests), by package, natives charged to their caller:`);
+  console.log(`${what}, per request: ${Math.round(total / requests)} B (sampled over ${requests} requests), by package, natives charged to their caller:`);
   console.log(ranked(byGroup, 25, perRequest));
   console.log('top functions:');
   console.log(ranked(byFunction, 30, perRequest));
