@@ -42,12 +42,7 @@ const ROUTES = {
     // that tail landed in the next round often enough to swing single rounds by ±40 %.
     seconds: 10,
     env: { ALLOW_PRIVATE_NETWORK_URLS: 'true' },
-    load: async (baseUrl: string, user: BenchUser): Promise<RouteLoad> => ({
-      url: (await createReceiverWorkflow(user.client, baseUrl, receiver.url)).hookUrl,
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ id: 'o-1', amount: 150 }),
-    }),
+    load: async (baseUrl: string, user: BenchUser): Promise<RouteLoad> => (await createReceiverWorkflow(user.client, baseUrl, receiver.url)).hookLoad,
   },
 } as const;
 const routeName = process.env.BENCH_AB_ROUTE ?? 'auth-me';

@@ -1,6 +1,7 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { AgentPlatformClient } from '@agent-platform/client';
+import type { RouteLoad } from './load.js';
 import { dataOf } from './platform.js';
 
 export interface CountingReceiver {
@@ -40,9 +41,14 @@ export function percentile(sorted: readonly number[], p: number): number {
 /**
  * The executions benches' workflow, active: webhook → condition → http integration to
  * `receiverUrl` (`/big` when `input.amount > 100`, else `/small`). Returns the webhook's URL on
- * `baseUrl`; the platform must allow private network URLs for the receiver on loopback.
+ * `baseUrl` and a load that triggers it (one fixed order, the `/big` branch); the platform must
+ * allow private network URLs for the receiver on loopback.
  */
-export async function createReceiverWorkflow(client: AgentPlatformClient, baseUrl: string, receiverUrl: string): Promise<{ workflowId: string; hookUrl: string }> {
+export async function createReceiverWorkflow(
+  client: AgentPlatformClient,
+  baseUrl: string,
+  receiverUrl: string,
+): Promise<{ workflowId: string; hookUrl: string; hookLoad: RouteLoad }> {
   const created = await client.POST('/api/v1/workflows', {
     body: {
       name: 'bench',
@@ -61,5 +67,7 @@ export async function createReceiverWorkflow(client: AgentPlatformClient, baseUr
   });
   const workflow = dataOf(created, 'creating the workflow');
   dataOf(await client.POST('/api/v1/workflows/{workflow_id}/resume', { params: { path: { workflow_id: workflow.id } } }), 'activating the workflow');
-  return { workflowId: workflow.id, hookUrl: `${baseUrl}${new URL(workflow.webhook_url).pathname}` };
+  const hookUrl = `${baseUrl}${new URL(workflow.webhook_url).pathname}`;
+  const hookLoad = { url: hookUrl, method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ id: 'o-1', amount: 150 }) } as const;
+  return { workflowId: workflow.id, hookUrl, hookLoad };
 }

@@ -79,12 +79,7 @@ if (route === 'chat-quiet') {
 const turn = { message: 'I live at number 7.', user_id: 'profile-user' } satisfies RequestBody<'/api/v1/agents/{agent_id}/chat', 'post'>;
 const chat = { url: `${baseUrl}/api/v1/agents/${agentId}/chat`, method: 'POST' as const, headers: json, body: JSON.stringify(turn) };
 const receiver = route === 'hook' ? await startCountingReceiver() : undefined;
-const hook = receiver && {
-  url: (await createReceiverWorkflow(client, baseUrl, receiver.url)).hookUrl,
-  method: 'POST' as const,
-  headers: { 'content-type': 'application/json' },
-  body: JSON.stringify({ id: 'o-1', amount: 150 }),
-};
+const hook = receiver && (await createReceiverWorkflow(client, baseUrl, receiver.url)).hookLoad;
 const load = {
   'auth-me': { url: `${baseUrl}/api/v1/auth/me`, headers: authorization },
   agent: { url: `${baseUrl}/api/v1/agents/${agentId}`, headers: authorization },
