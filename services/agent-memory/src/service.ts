@@ -14,6 +14,7 @@ import { OutboundHttp, OutboundPolicy, SecretBox, type HostResolver } from '@age
 import { AGENT_SERVICE_NAME, agentHandlers } from './agents/agents.grpc.js';
 import { AgentsRepository } from './agents/agents.repository.js';
 import { AgentsService } from './agents/agents.service.js';
+import { RecentAgents } from './agents/recent-agents.js';
 import { CHAT_SERVICE_NAME, chatHandlers } from './chat/chat.grpc.js';
 import { ChatRepository } from './chat/chat.repository.js';
 import { ChatService } from './chat/chat.service.js';
@@ -128,8 +129,9 @@ function assemble(config: AgentMemoryConfig, deps: AgentMemoryDeps, orm: Orm): A
     timeoutMs: config.toolTimeoutMs,
     logger: logger.child({ component: 'tools' }),
   });
-  const agents = new AgentsService({ em, agents: agentsRepository, tools: toolsRepository, forgetVectors: (tenantId, agentId) => vectors.deleteAgent(tenantId, agentId), logger });
-  const memory = new MemoryService({ em, agents: agentsRepository, memory: memoryRepository, embedder, vectors, logger });
+  const recentAgents = new RecentAgents(agentsRepository);
+  const agents = new AgentsService({ em, agents: agentsRepository, tools: toolsRepository, recentAgents, forgetVectors: (tenantId, agentId) => vectors.deleteAgent(tenantId, agentId), logger });
+  const memory = new MemoryService({ em, agents: agentsRepository, recentAgents, memory: memoryRepository, embedder, vectors, logger });
   const around = requestContext(orm);
   const extractionQueue = new ExtractionRepository(em, `${hostname()}-${process.pid}-${randomBytes(3).toString('hex')}`);
   const extraction = new ExtractionService({

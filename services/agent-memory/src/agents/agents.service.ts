@@ -4,6 +4,7 @@ import { newEvent, recordEvent } from '@agent-platform/kit/events';
 import type { Agent, AgentRecord, MemoryType } from './agents.entity.js';
 import { checkConfig, checkDescription, checkExtraction, checkMemoryTypes, checkName, checkType, DEFAULT_MEMORY_TYPES } from './agent-input.js';
 import type { AgentChanges, AgentsRepository } from './agents.repository.js';
+import type { RecentAgents } from './recent-agents.js';
 import type { ToolsRepository } from '../tools/tools.repository.js';
 
 export interface CreateAgent {
@@ -32,6 +33,8 @@ export interface AgentsServiceOptions {
   em: EntityManager;
   agents: AgentsRepository;
   tools: ToolsRepository;
+  /** Told of every committed change, so this process's searches see it at once. */
+  recentAgents: RecentAgents;
   /** Removes an agent's vectors once its rows are gone. */
   forgetVectors: (tenantId: string, agentId: string) => Promise<void>;
   logger: Logger;
@@ -76,7 +79,7 @@ export class AgentsService {
 
   async update(actor: Actor, id: string, request: UpdateAgent, now = new Date()): Promise<Agent> {
     requireAccess(actor, ACCESS.agents.write);
-    return this.options.em.transactional(async (em) => {
+    const updated = await this.options.em.transactional(async (em) => {
       // not_found before validation: a foreign id must not learn anything from the error.
       const agent = found(await this.options.agents.findForUpdate(actor.tenantId, id));
       const changes = checkChanges(request);
@@ -90,6 +93,8 @@ export class AgentsService {
       await recordEvent(em, newEvent('agent.updated', actor.tenantId, agentEventData(agent), now));
       return agent;
     });
+    this.options.recentAgents.forget(actor.tenantId, id);
+    return updated;
   }
 
   /**
@@ -111,6 +116,7 @@ export class AgentsService {
   async delete(actor: Actor, id: string): Promise<void> {
     requireAccess(actor, ACCESS.agents.write);
     if (!(await this.options.agents.delete(actor.tenantId, id))) throw DomainError.notFound('Agent');
+    this.options.recentAgents.forget(actor.tenantId, id);
     try {
       await this.options.forgetVectors(actor.tenantId, id);
     } catch (error) {
@@ -138,7 +144,8 @@ function checkChanges(request: UpdateAgent): AgentChanges {
   return changes;
 }
 
-function found<T extends AgentRecord>(agent: T | null): T {
+/** The agent, or not_found. */
+export function found<T extends AgentRecord>(agent: T | null): T {
   if (!agent) throw DomainError.notFound('Agent');
   return agent;
 }

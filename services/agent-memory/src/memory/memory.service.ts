@@ -3,7 +3,8 @@ import type { EntityManager } from '@agent-platform/kit/db';
 import { metrics } from '@opentelemetry/api';
 import type { AgentRecord, MemoryType } from '../agents/agents.entity.js';
 import type { AgentsRepository } from '../agents/agents.repository.js';
-import { hasMemoryType } from '../agents/agents.service.js';
+import { found, hasMemoryType } from '../agents/agents.service.js';
+import type { RecentAgents } from '../agents/recent-agents.js';
 import { chunkText } from '../documents/chunking.js';
 import { cosine, type Embedder } from '../models/embedder.js';
 import type { VectorStore } from '../vectors/vector-store.js';
@@ -25,6 +26,8 @@ import type {
 export interface MemoryServiceOptions {
   em: EntityManager;
   agents: AgentsRepository;
+  /** The agent of each search: read at most once in a while (a search changes nothing). */
+  recentAgents: RecentAgents;
   memory: MemoryRepository;
   embedder: Embedder;
   vectors: VectorStore;
@@ -146,7 +149,7 @@ export class MemoryService {
 
   async search(actor: Actor, request: SearchRequest): Promise<Ranked[]> {
     requireAccess(actor, ACCESS.memory.read);
-    const agent = await this.agent(actor, request.agentId);
+    const agent = found(await this.options.recentAgents.find(actor.tenantId, request.agentId));
     const errors = new FieldErrors();
     checkText('query', request.query, CONTENT_MAX, errors);
     const topK = checkTopK(request.topK, errors);
@@ -365,9 +368,7 @@ export class MemoryService {
   }
 
   private async agent(actor: Actor, agentId: string): Promise<AgentRecord> {
-    const agent = await this.options.agents.find(actor.tenantId, agentId);
-    if (!agent) throw DomainError.notFound('Agent');
-    return agent;
+    return found(await this.options.agents.find(actor.tenantId, agentId));
   }
 
   /** Index entries of deleted rows: a failure leaves stale ids, which search ignores and the next start drops. */
