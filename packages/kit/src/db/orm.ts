@@ -32,6 +32,13 @@ export interface OrmOptions {
 }
 
 /**
+ * How long an unused pooled connection stays open. pg's default, 10 s, closed the whole pool in
+ * any quiet spell longer than that, so the next burst of requests waited for new connections, each
+ * a new PostgreSQL backend with cold caches whose prepared statements had to be prepared again.
+ */
+const POOL_IDLE_MS = 10 * 60_000;
+
+/**
  * Connects to PostgreSQL and applies pending migrations explicitly, once, before anything else
  * runs. Replicas starting together serialise on an advisory lock, so each migration runs once.
  */
@@ -42,7 +49,7 @@ export async function initOrm(options: OrmOptions): Promise<Orm> {
     clientUrl: options.clientUrl,
     entities: [...options.entities],
     extensions: [Migrator],
-    pool: { min: 0, max: poolMax },
+    pool: { min: 0, max: poolMax, idleTimeoutMillis: POOL_IDLE_MS },
     driverOptions: {
       connectionTimeoutMillis: options.connectTimeoutMs ?? 5_000,
       onPoolCreated: (pool: pg.Pool) => {
