@@ -3,7 +3,7 @@
  * route from a load generator in its own process, stops the platform and prints the profile's
  * self time grouped by package (and the top functions), so a change can be judged by what it
  * removes rather than by a guess.
- * Run: pnpm bench:profile [auth-me|agent|search|chat|chat-quiet|hook] [seconds] [cpu|alloc|live]   (the .cpuprofile is kept for DevTools)
+ * Run: pnpm bench:profile [auth-me|agent|search|chat|chat-quiet|hook] [seconds] [cpu|alloc|live|promoted]   (the .cpuprofile is kept for DevTools)
  * `alloc` prints the bytes allocated per request instead, by package and function, from V8's
  * sampling heap profiler driven over the platform's inspector port: a count that stays put where
  * the machine's speed does not, so a change of a few per cent shows. `live` prints, the same way,
@@ -47,8 +47,19 @@ interface CpuProfile {
 
 const route = process.argv[2] ?? 'auth-me';
 const seconds = Number(process.argv[3] ?? 10);
+/**
+ * What each heap measure keeps of V8's allocation samples: `alloc` every byte; `live` only what
+ * was still alive when the load ended; `promoted` what outlived the young generation, whether a
+ * full collection took it later or not: what fills the old generation between full collections.
+ */
+const HEAP_MEASURES = {
+  alloc: { collectedByMajorGC: true, collectedByMinorGC: true, what: 'allocated' },
+  live: { collectedByMajorGC: false, collectedByMinorGC: false, what: 'still alive when the load ended' },
+  promoted: { collectedByMajorGC: true, collectedByMinorGC: false, what: 'promoted to the old generation (alive after young-generation collections)' },
+} as const;
 const measure = process.argv[4] ?? 'cpu';
-if (measure !== 'cpu' && measure !== 'alloc' && measure !== 'live') throw new Error(`unknown measure ${measure}: cpu, alloc or live`);
+if (measure !== 'cpu' && !Object.hasOwn(HEAP_MEASURES, measure)) throw new Error(`unknown measure ${measure}: cpu, ${Object.keys(HEAP_MEASURES).join(', ')}`);
+const heapMeasure = measure === 'cpu' ? undefined : HEAP_MEASURES[measure as keyof typeof HEAP_MEASURES];
 const dir = await mkdtemp(join(tmpdir(), 'agent-platform-profile-'));
 const inspectorPort = await freePort();
 const keptDataDir = process.env.BENCH_PROFILE_DATA_DIR;
@@ -95,11 +106,12 @@ await runLoad({ ...load, connections: 50, seconds: Number(process.env.BENCH_PROF
 // Profile timestamps and hrtime share the monotonic clock: only samples taken under load count.
 const loadStarted = process.hrtime.bigint() / 1000n;
 const cpuBefore = cpuSample(platform.child.pid!);
-const inspector = measure === 'cpu' ? undefined : await connectInspector(inspectorPort);
-// For `alloc`, objects already collected are kept too: the profile counts every byte allocated.
-// For `live`, V8 drops each sample whose object is collected: what is left survived the load.
-const everyByte = measure === 'alloc';
-await inspector?.call('HeapProfiler.startSampling', { samplingInterval: 1024, includeObjectsCollectedByMajorGC: everyByte, includeObjectsCollectedByMinorGC: everyByte });
+const inspector = heapMeasure && (await connectInspector(inspectorPort));
+await inspector?.call('HeapProfiler.startSampling', {
+  samplingInterval: 1024,
+  includeObjectsCollectedByMajorGC: heapMeasure?.collectedByMajorGC,
+  includeObjectsCollectedByMinorGC: heapMeasure?.collectedByMinorGC,
+});
 const result = await runLoad({ ...load, connections: 50, seconds });
 const allocations = (await inspector?.call('HeapProfiler.stopSampling')) as { profile: { head: AllocationNode } } | undefined;
 inspector?.close();
@@ -109,8 +121,8 @@ const perRequest = (role: string) => ((1000 * (cpuUsed.get(role) ?? 0)) / result
 console.log(`${describeLoad(result)}; CPU per request: platform ${perRequest('platform')} µs, PostgreSQL ${perRequest('postgres')} µs${measure === 'cpu' ? '' : ' (slowed by the sampling)'}`);
 await platform.stop();
 receiver?.close();
-if (allocations) {
-  printAllocations(allocations.profile.head, result.total, everyByte ? 'allocated' : 'still alive when the load ended');
+if (allocations && heapMeasure) {
+  printAllocations(allocations.profile.head, result.total, heapMeasure.what);
   process.exit(0);
 }
 
