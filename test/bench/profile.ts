@@ -6,9 +6,8 @@
  * Run: pnpm bench:profile [auth-me|agent|search|chat|chat-quiet|hook] [seconds] [cpu|alloc|live|promoted]   (the .cpuprofile is kept for DevTools)
  * `alloc` prints the bytes allocated per request instead, by package and function, from V8's
  * sampling heap profiler driven over the platform's inspector port: a count that stays put where
- * the machine's speed does not, so a change of a few per cent shows. `live` prints, the same way,
- * what of the load's allocations was still alive when it ended: what outlives its request and so is
- * promoted to the old generation, where it costs full collections.
+ * the machine's speed does not, so a change of a few per cent shows. `live` and `promoted` print
+ * the same, of the samples each keeps (HEAP_MEASURES below).
  * `chat` is a turn of the offline model whose fact is then extracted (decisions §14.2), so the
  * profile holds both; `chat-quiet` the same turn with extraction off. `hook` triggers the
  * executions bench's workflow (webhook → condition → http to a local receiver) through `/hooks`:
