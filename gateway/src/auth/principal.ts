@@ -1,5 +1,3 @@
-import { PrincipalKind, type Principal } from '@agent-platform/kit/grpc';
-
 /** Who is calling, in which tenant, after authentication and tenant resolution. */
 export interface AuthenticatedPrincipal {
   kind: 'user' | 'api_key';
@@ -14,16 +12,4 @@ export interface AuthenticatedPrincipal {
   scopes: string[];
   /** The tenant's plan, which selects the rate limits. */
   plan: string;
-}
-
-/** What services receive in the `x-principal-bin` call metadata. */
-export function toProtoPrincipal(principal: AuthenticatedPrincipal): Principal {
-  return {
-    kind: principal.kind === 'user' ? PrincipalKind.KIND_USER : PrincipalKind.KIND_API_KEY,
-    userId: principal.userId,
-    apiKeyId: principal.apiKeyId ?? '',
-    tenantId: principal.tenantId,
-    role: principal.role,
-    scopes: principal.scopes,
-  };
 }

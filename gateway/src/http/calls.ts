@@ -1,11 +1,10 @@
-import type { OutgoingCall } from '@agent-platform/kit/grpc';
+import { principalOf, type OutgoingCall } from '@agent-platform/kit/grpc';
 import type { FastifyRequest } from 'fastify';
-import { toProtoPrincipal } from '../auth/principal.js';
 
 /** Call options for a service call made on behalf of the authenticated caller of `request`. */
 export function callAs(request: FastifyRequest): OutgoingCall {
   if (!request.principal) throw new Error(`${request.method} ${request.routeOptions.url ?? ''} has no principal; is its policy 'none'?`);
-  return { principal: toProtoPrincipal(request.principal), requestId: request.id };
+  return { principal: principalOf(request.principal), requestId: request.id };
 }
 
 /** Call options for an unauthenticated call (registration, login, refresh). */

@@ -67,6 +67,7 @@ describe('a turn that calls a tool', () => {
         status: 'completed',
         result: { order: { order_id: 'A-1' }, state: 'shipped' },
         error: null,
+        error_code: null,
         duration_ms: expect.any(Number) as unknown,
         decided_by: null,
         decided_at: null,

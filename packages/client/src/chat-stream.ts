@@ -7,7 +7,7 @@ export type ChatStreamEvent =
   /** The model asked for a call of one of the agent's tools (before it runs, or awaits approval). */
   | { event: 'tool.call'; data: { id: string; name: string; arguments: unknown } }
   /** A call finished: its result, or why it failed or was rejected. */
-  | { event: 'tool.result'; data: { id: string; status: 'completed'; result: unknown } | { id: string; status: 'failed' | 'rejected'; error: string } }
+  | { event: 'tool.result'; data: { id: string; status: 'completed'; result: unknown } | { id: string; status: 'failed' | 'rejected'; error: string; error_code?: 'forbidden' | 'unauthorized' } }
   /** A piece of the reply's text, in order. */
   | { event: 'message.delta'; data: { content: string } }
   /** The whole reply, exactly as the non-streamed call answers it (status awaiting_approval when it stopped at a call); the last event. */

@@ -1188,6 +1188,8 @@ export interface components {
             result: unknown;
             /** @description failed and rejected calls: why; given to the model as the result. */
             error: string | null;
+            /** @description Set when the platform refused the call for the turn's credential (decisions §12): forbidden, when it may not do what the tool does (a workflow tool needs workflows:execute); unauthorized, when it was revoked meanwhile. Nothing ran. Given to the model with the error. */
+            error_code: ("forbidden" | "unauthorized") | null;
             duration_ms: number | null;
             /** @description Who approved or rejected it (the user, or the creator of the API key used). */
             decided_by: string | null;

@@ -11,6 +11,13 @@ export function roleAtLeast(role: string, least: Role): boolean {
   return isRole(role) && ROLES.indexOf(role) >= ROLES.indexOf(least);
 }
 
+/** The weaker of two roles; anything that is not a role is weaker than every role, and is kept. */
+export function weakerRole(a: string, b: string): string {
+  if (!isRole(a)) return a;
+  if (!isRole(b)) return b;
+  return ROLES.indexOf(a) <= ROLES.indexOf(b) ? a : b;
+}
+
 /** The API-key scope catalogue of decisions §4. */
 export const SCOPES = [
   'agents:read',

@@ -10,6 +10,8 @@ export interface Actor {
   kind: 'user' | 'api_key';
   /** The user, or the API key's creator. */
   userId: string;
+  /** The API key, for a key: work that outlives the request asks identity whether it still holds. */
+  apiKeyId?: string;
   tenantId: string;
   /** The user's role in the tenant (for a key: its creator's). */
   role: string;

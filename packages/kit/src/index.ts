@@ -34,6 +34,7 @@ export {
   isRole,
   isScopeGrant,
   roleAtLeast,
+  weakerRole,
   type Role,
   type Scope,
   type ScopeGrant,

@@ -8,6 +8,7 @@ import { AgentServiceService } from '@agent-platform/proto/agents/v1/agents';
 import { ChatServiceService } from '@agent-platform/proto/agents/v1/chat';
 import { MemoryServiceService } from '@agent-platform/proto/agents/v1/memory';
 import { ToolServiceService } from '@agent-platform/proto/agents/v1/tools';
+import { AuthServiceService } from '@agent-platform/proto/identity/v1/auth';
 import { BillingServiceService } from '@agent-platform/proto/identity/v1/billing';
 import { ExecutionServiceService, WorkflowServiceService } from '@agent-platform/proto/workflows/v1';
 import { OutboundHttp, OutboundPolicy, SecretBox, type HostResolver } from '@agent-platform/kit/security';
@@ -34,6 +35,7 @@ import type { Embedder } from './models/embedder.js';
 import { chatModelFrom, embedderFrom } from './models/select.js';
 import { vectorStoreFrom } from './vectors/select.js';
 import { HttpToolKind } from './tools/http-tool-kind.js';
+import { IdentityPrincipals, type Principals } from './tools/principals.js';
 import { AgentTools } from './tools/agent-tools.js';
 import { offeredTool, ToolRunner } from './tools/tool-runner.js';
 import { McpClient } from './tools/mcp-client.js';
@@ -48,6 +50,8 @@ import type { VectorStore } from './vectors/vector-store.js';
 export { loadAgentMemoryConfig, type AgentMemoryConfig } from './config.js';
 /** The schema's migrations, and the connection that applies them (test templates clone the result). */
 export { migrations, openDatabase } from './database.js';
+/** What each tool type does on the platform for its caller (decisions §12), for the suites that hold every type to it. */
+export { TOOL_ACCESS } from './tools/tool-access.js';
 /** Up to this many vectors an agent's index searches exactly and builds no HNSW graph. */
 export { DEFAULT_EXACT_SEARCH_MAX_VECTORS } from './vectors/embedded-vector-store.js';
 
@@ -67,6 +71,8 @@ export interface AgentMemoryDeps {
   embedder?: Embedder;
   vectors?: VectorStore;
   credits?: Credits;
+  /** Whether a turn's credential still holds at each tool call; default: asked of identity. */
+  principals?: Principals;
   /** identity in this process (the all-in-one mode) instead of at IDENTITY_ADDR. */
   identityTransport?: ChannelTransport;
   /**
@@ -102,8 +108,9 @@ function assemble(config: AgentMemoryConfig, deps: AgentMemoryDeps, orm: Orm): A
   const model = deps.model ?? chatModelFrom(config);
   const embedder = deps.embedder ?? embedderFrom(config);
   const vectors = deps.vectors ?? vectorStoreFrom(config, embedder, logger.child({ component: 'vector-store' }));
-  const identity = deps.credits ? undefined : new GrpcChannel(deps.identityTransport ?? config.identityAddr, { defaultDeadlineMs: config.grpcDeadlineMs });
+  const identity = deps.credits && deps.principals ? undefined : new GrpcChannel(deps.identityTransport ?? config.identityAddr, { defaultDeadlineMs: config.grpcDeadlineMs });
   const credits = deps.credits ?? new IdentityCredits(identity!.client(BillingServiceService));
+  const principals = deps.principals ?? new IdentityPrincipals(identity!.client(AuthServiceService));
 
   let workflowRunner: GrpcChannel | undefined;
   const workflowRunnerChannel = () => (workflowRunner ??= new GrpcChannel(deps.workflowRunnerTransport?.() ?? config.workflowRunnerAddr, { defaultDeadlineMs: config.grpcDeadlineMs }));
@@ -126,6 +133,7 @@ function assemble(config: AgentMemoryConfig, deps: AgentMemoryDeps, orm: Orm): A
       workflow: new WorkflowToolKind({ executions: () => workflowRunnerChannel().client(ExecutionServiceService), timeoutMs: config.toolTimeoutMs }),
       mcp: new McpToolKind({ client: mcp, secrets }),
     },
+    principals,
     timeoutMs: config.toolTimeoutMs,
     logger: logger.child({ component: 'tools' }),
   });

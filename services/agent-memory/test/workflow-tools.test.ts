@@ -109,12 +109,17 @@ describe('workflow tools', { timeout: 30_000 }, () => {
     expect(JSON.parse(execution!.inputJson)).toEqual({ name: 'Ann', orders: 3 });
   });
 
-  test('a key that may chat (agents:write) runs the tool without workflows:execute: the platform runs it as a member of the tenant', async ({ platform: { runner, kind } }) => {
+  test("runs as the turn's own credential: workflow-runner itself refuses a key without workflows:execute, and nothing starts", async ({ platform: { runner, kind } }) => {
     const peer = await startReceiver((request) => ({ json: request.json }));
     const tenant = principalTenant();
     const workflowId = await runner.createWorkflow(tenant, greetingNodes(peer.url('/greet')));
-    const key = actorOf(tenant, { kind: 'api_key', scopes: ['agents:write'] });
-    expect(await kind.call(requestOf(key, workflowTool(tenant.tenantId, workflowId), { name: 'Bo' }))).toMatchObject({ status: 'completed', result: { body: { greeting: 'Hello, Bo' } } });
+    // The runner's TOOL_ACCESS check comes first in a turn; this is the callee's own, as every service makes one.
+    const chatOnly = actorOf(tenant, { kind: 'api_key', scopes: ['agents:write'] });
+    await expect(kind.call(requestOf(chatOnly, workflowTool(tenant.tenantId, workflowId), { name: 'Bo' }))).rejects.toMatchObject({ code: 'forbidden', message: expect.stringContaining('workflows:execute') as unknown });
+    expect((await runner.executions.listExecutions({ workflowId, page: { limit: 10 } }, { principal: tenant.principal })).total).toBe(0);
+    expect(peer.requests).toHaveLength(0);
+    const executing = actorOf(tenant, { kind: 'api_key', scopes: ['agents:write', 'workflows:execute'] });
+    expect(await kind.call(requestOf(executing, workflowTool(tenant.tenantId, workflowId), { name: 'Bo' }))).toMatchObject({ status: 'completed', result: { body: { greeting: 'Hello, Bo' } } });
   });
 
   test('a failing workflow is a failed call naming the execution, the node and the reason', async ({ platform: { runner, kind } }) => {

@@ -99,6 +99,45 @@ describe('ListApiKeys and RevokeApiKey', () => {
   });
 });
 
+describe('ConfirmApiKey', () => {
+  test('answers by id what AuthenticateApiKey answers by secret, the role as it is now, and leaves last_used_at alone', async ({ identity }) => {
+    const owner = await identity.register();
+    const admin = await identity.register();
+    await identity.members.addMember({ email: admin.email, role: 'admin' }, { principal: owner.principal });
+    const { apiKey, secret } = await identity.apiKeys.createApiKey({ name: 'k', scopes: ['workflows:execute'] }, { principal: userPrincipal(admin.id, owner.tenantId, 'admin') });
+    const authenticated = await identity.auth.authenticateApiKey({ secret });
+    const stamp = async () => (await identity.database.query<{ last_used_at: Date | null }>('select last_used_at from api_keys where id = $1', [apiKey!.id]))[0]!.last_used_at;
+    await identity.database.query('update api_keys set last_used_at = null where id = $1', [apiKey!.id]);
+
+    const { tenantId, userId, role, scopes } = authenticated;
+    expect(await identity.auth.confirmApiKey({ apiKeyId: apiKey!.id })).toEqual({ tenantId, userId, role, scopes });
+    expect(await stamp()).toBeNull();
+    await identity.members.updateMember({ userId: admin.id, role: 'member' }, { principal: owner.principal });
+    expect((await identity.auth.confirmApiKey({ apiKeyId: apiKey!.id })).role).toBe('member');
+  });
+
+  test('is unauthorized for an unknown or malformed id, and once the key is revoked, expired, or its creator gone', async ({ identity }) => {
+    const owner = await identity.register();
+    await expectError(identity.auth.confirmApiKey({ apiKeyId: 'key_01JD0000000000000000000000' }), 'unauthorized');
+    await expectError(identity.auth.confirmApiKey({ apiKeyId: "' or 1=1 --" }), 'unauthorized');
+
+    const revoked = await createKey(identity, owner);
+    await identity.auth.confirmApiKey({ apiKeyId: revoked.apiKey.id });
+    await identity.apiKeys.revokeApiKey({ apiKeyId: revoked.apiKey.id }, { principal: owner.principal });
+    await expectError(identity.auth.confirmApiKey({ apiKeyId: revoked.apiKey.id }), 'unauthorized');
+
+    const expired = await createKey(identity, owner);
+    await identity.database.query("update api_keys set expires_at = now() - interval '1 second' where id = $1", [expired.apiKey.id]);
+    await expectError(identity.auth.confirmApiKey({ apiKeyId: expired.apiKey.id }), 'unauthorized');
+
+    const admin = await identity.register();
+    await identity.members.addMember({ email: admin.email, role: 'admin' }, { principal: owner.principal });
+    const { apiKey } = await identity.apiKeys.createApiKey({ name: 'k', scopes: ['*'] }, { principal: userPrincipal(admin.id, owner.tenantId, 'admin') });
+    await identity.members.removeMember({ userId: admin.id }, { principal: owner.principal });
+    await expectError(identity.auth.confirmApiKey({ apiKeyId: apiKey!.id }), 'unauthorized');
+  });
+});
+
 describe('AuthenticateApiKey', () => {
   test('resolves a key to its tenant, creator, the creator\u2019s current role, scopes and plan', async ({ identity }) => {
     const owner = await identity.register();

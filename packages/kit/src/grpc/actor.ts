@@ -15,7 +15,20 @@ export function actorOf(ctx: CallContext): Actor {
   if (kind === undefined || principal.userId === '') {
     throw new DomainError('unauthorized', 'This call needs an authenticated principal.');
   }
-  return { kind, userId: principal.userId, tenantId: principal.tenantId, role: principal.role, scopes: principal.scopes };
+  const apiKeyId = present(principal.apiKeyId);
+  return { kind, userId: principal.userId, ...(apiKeyId ? { apiKeyId } : {}), tenantId: principal.tenantId, role: principal.role, scopes: principal.scopes };
+}
+
+/** The actor as call metadata, to call another service as the same principal with the same scopes. */
+export function principalOf(actor: Actor): Principal {
+  return {
+    kind: actor.kind === 'api_key' ? PrincipalKind.KIND_API_KEY : PrincipalKind.KIND_USER,
+    userId: actor.userId,
+    apiKeyId: actor.apiKeyId ?? '',
+    tenantId: actor.tenantId,
+    role: actor.role,
+    scopes: [...actor.scopes],
+  };
 }
 
 /**

@@ -1,4 +1,4 @@
-export { actorOf, platformPrincipal, present } from './actor.js';
+export { actorOf, platformPrincipal, present, principalOf } from './actor.js';
 export { GrpcChannel, type ChannelOptions, type OutgoingCall, type PromiseClient } from './client.js';
 export { HealthRegistry, ServingStatus, type HealthStatus } from './health.js';
 export { PrincipalKind, type CallHeaders, type Principal } from './metadata.js';

@@ -5,6 +5,7 @@ import type { Agent, AgentRecord, MemoryType } from './agents.entity.js';
 import { checkConfig, checkDescription, checkExtraction, checkMemoryTypes, checkName, checkType, DEFAULT_MEMORY_TYPES } from './agent-input.js';
 import type { AgentChanges, AgentsRepository } from './agents.repository.js';
 import type { RecentAgents } from './recent-agents.js';
+import { requireToolAccess } from '../tools/tool-access.js';
 import type { ToolsRepository } from '../tools/tools.repository.js';
 
 export interface CreateAgent {
@@ -83,8 +84,8 @@ export class AgentsService {
       // not_found before validation: a foreign id must not learn anything from the error.
       const agent = found(await this.options.agents.findForUpdate(actor.tenantId, id));
       const changes = checkChanges(request);
-      if (request.tools !== undefined) changes.tools = await this.checkTools(actor, request.tools);
-      else if (request.replace) changes.tools = [];
+      // Every save is held to the agent's tools, those it keeps too: an agent one may not arm, one may not re-prompt.
+      changes.tools = await this.checkTools(actor, request.tools ?? (request.replace ? [] : agent.tools));
       this.options.agents.update(agent, changes, now);
       const errors = new FieldErrors();
       checkExtraction(agent.memoryTypes, agent.config, errors);
@@ -99,8 +100,10 @@ export class AgentsService {
 
   /**
    * decisions §12: each id a tool of the tenant, else 422 naming its index (another tenant's tool
-   * reads as unknown). Duplicates are folded; the order given is kept. Runs in the saving
-   * transaction, whose share locks make a concurrent delete of a tool wait and then take it off.
+   * reads as unknown); then each one the saver may use, else 403 naming it (an agent acts with its
+   * caller's credential, and a credential may not arm an agent with what it may not do itself).
+   * Duplicates are folded; the order given is kept. Runs in the saving transaction, whose share
+   * locks make a concurrent delete of a tool wait and then take it off.
    */
   private async checkTools(actor: Actor, ids: readonly string[]): Promise<string[]> {
     const known = await this.options.tools.existing(actor.tenantId, ids);
@@ -109,6 +112,15 @@ export class AgentsService {
       if (!known.has(id)) errors.add(`tools[${index}]`, 'is not a tool of this tenant');
     });
     errors.throwIfAny();
+    ids.forEach((id, index) => {
+      const tool = known.get(id)!;
+      try {
+        requireToolAccess(actor, tool.type);
+      } catch (error) {
+        if (error instanceof DomainError) throw new DomainError('forbidden', `tools[${index}] (${tool.name}): ${error.message}`, { cause: error });
+        throw error;
+      }
+    });
     return [...new Set(ids)];
   }
 

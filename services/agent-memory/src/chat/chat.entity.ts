@@ -81,6 +81,8 @@ export const ToolCallSchema = defineEntity({
     status: p.enum(TOOL_CALL_STATUSES),
     result: p.json<unknown>().columnType('jsonb').strictNullable(),
     error: p.text().strictNullable(),
+    /** forbidden or unauthorized when the platform refused the call for the turn's credential. */
+    errorCode: p.text().strictNullable(),
     durationMs: p.integer().strictNullable(),
     /** Who approved or rejected it (a user or API key id), when, and what they said. */
     decidedBy: p.string().strictNullable(),

@@ -86,8 +86,8 @@ function toStreamEvent(event: TurnEvent): StreamChatResponse {
   if ('delta' in event) return { delta: event.delta };
   if ('toolCall' in event) return { toolCall: event.toolCall };
   if ('toolResult' in event) {
-    const { id, status, result, error } = event.toolResult;
-    return { toolResult: { id, status, resultJson: status === 'completed' ? JSON.stringify(result ?? null) : undefined, error: error ?? undefined } };
+    const { id, status, result, error, errorCode } = event.toolResult;
+    return { toolResult: { id, status, resultJson: status === 'completed' ? JSON.stringify(result ?? null) : undefined, error: error ?? undefined, errorCode: errorCode ?? undefined } };
   }
   return { completed: toMessage(event.completed) };
 }
@@ -105,6 +105,7 @@ function toToolCall(call: ToolCallView): ToolCall {
     status: call.status,
     resultJson: call.status === 'completed' ? JSON.stringify(call.result ?? null) : undefined,
     error: call.error ?? undefined,
+    errorCode: call.errorCode ?? undefined,
     durationMs: call.durationMs ?? undefined,
     decidedBy: call.decidedBy ?? undefined,
     decidedAt: call.decidedAt ?? undefined,

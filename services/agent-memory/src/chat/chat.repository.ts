@@ -30,6 +30,7 @@ export interface FinishedCall {
   status: Extract<ToolCallStatus, 'completed' | 'failed' | 'rejected'>;
   result: unknown;
   error: string | null;
+  errorCode: string | null;
   durationMs: number | null;
   finishedAt: Date;
   message: NewMessage;
@@ -171,8 +172,8 @@ export class ChatRepository {
   async finish(call: ToolCallRow, agentId: string, finished: FinishedCall): Promise<number | null> {
     await this.em.execute(`select "id" from "chat_messages" where "id" = ? for update`, [call.messageId], 'all');
     const updated = await this.em.execute<{ affectedRows: number }>(
-      `update "tool_calls" set "status" = ?, "result" = ?, "error" = ?, "duration_ms" = ?, "finished_at" = ? where "id" = ? and "status" = 'approved'`,
-      [finished.status, finished.result === undefined ? null : JSON.stringify(finished.result), finished.error, finished.durationMs, finished.finishedAt, call.id],
+      `update "tool_calls" set "status" = ?, "result" = ?, "error" = ?, "error_code" = ?, "duration_ms" = ?, "finished_at" = ? where "id" = ? and "status" = 'approved'`,
+      [finished.status, finished.result === undefined ? null : JSON.stringify(finished.result), finished.error, finished.errorCode, finished.durationMs, finished.finishedAt, call.id],
       'run',
     );
     if (updated.affectedRows === 0) return null;

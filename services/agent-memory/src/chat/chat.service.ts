@@ -10,6 +10,7 @@ import type { MemoryService } from '../memory/memory.service.js';
 import type { ChatCompletion, ChatMessage, ChatModel, ChatRequest, ToolCall, Usage } from '../models/chat-model.js';
 import { sumUsage } from '../models/usage.js';
 import { systemMessage } from '../models/prompt.js';
+import { requireToolAccess } from '../tools/tool-access.js';
 import type { OfferedTool, ToolOutcome } from '../tools/tool-runner.js';
 import { type ChatMessageRow, type ChatSession, type ToolCallRow, type ToolCallStatus } from './chat.entity.js';
 import type { ChatRepository, FinishedCall, NewMessage, NewToolCall } from './chat.repository.js';
@@ -76,7 +77,7 @@ export interface ChatReply {
 export type TurnEvent =
   | { delta: string }
   | { toolCall: { id: string; name: string; arguments: string } }
-  | { toolResult: { id: string; status: ToolCallStatus; result: unknown; error: string | null } }
+  | { toolResult: { id: string; status: ToolCallStatus; result: unknown; error: string | null; errorCode: string | null } }
   | { completed: ChatReply };
 
 /** What a turn needs of tools: the agent's, as offered to a model, and a way to run one call. */
@@ -183,6 +184,10 @@ export class ChatService {
     const comment = request.comment?.trim() || null;
     if (comment !== null && comment.length > COMMENT_MAX) throw DomainError.validation([{ field: 'comment', message: `must be at most ${COMMENT_MAX} characters` }]);
     if (call.status !== 'awaiting_approval') throw alreadyDecided();
+    const offered = request.approve ? (await this.options.tools.offer(actor, agent.tools)).find((tool) => tool.name === call.name) : undefined;
+    // decisions §12: the approver's credential runs the call, so it must be one that could run it;
+    // refused here, the call still awaits a decision by someone who may.
+    if (offered) requireToolAccess(actor, offered.tool.type);
     // The continuation asks the model again: an empty balance is refused before anything is decided.
     if (request.approve) await credits.ensureAvailable(actor, context.requestId);
 
@@ -192,24 +197,27 @@ export class ChatService {
     if (request.approve) {
       const decided = await em.transactional(() => chat.decide(actor.tenantId, session.id, call.id, decision));
       if (!decided) throw alreadyDecided();
-      const offered = (await this.options.tools.offer(actor, agent.tools)).find((tool) => tool.name === decided.name);
       const outcome = offered
         ? await this.options.tools.run({ actor, offered, arguments: decided.arguments as Record<string, unknown>, signal: context.signal, requestId: context.requestId })
         : { status: 'failed' as const, error: `the tool "${decided.name}" is no longer one of the agent's tools`, durationMs: 0 };
-      finished = finishedCall(decided, outcome.status === 'completed' ? { status: 'completed', result: outcome.result, error: null } : { status: 'failed', result: undefined, error: outcome.error }, outcome.durationMs);
+      finished = finishedCall(
+        decided,
+        outcome.status === 'completed' ? { status: 'completed', result: outcome.result, error: null, errorCode: null } : { status: 'failed', result: undefined, error: outcome.error, errorCode: outcome.code ?? null },
+        outcome.durationMs,
+      );
       left = await em.transactional(() => chat.finish(decided, agent.id, finished));
     } else {
       const error = `rejected by ${actor.userId}${comment === null ? '' : `: ${comment}`}`;
       ({ left, finished } = await em.transactional(async () => {
         const decided = await chat.decide(actor.tenantId, session.id, call.id, decision);
         if (!decided) throw alreadyDecided();
-        const rejected = finishedCall(decided, { status: 'rejected', result: undefined, error }, null);
+        const rejected = finishedCall(decided, { status: 'rejected', result: undefined, error, errorCode: null }, null);
         return { left: await chat.finish(decided, agent.id, rejected), finished: rejected };
       }));
     }
     // The agent or the session was deleted while the call ran.
     if (left === null) throw DomainError.notFound('Session');
-    yield { toolResult: { id: call.id, status: finished.status, result: finished.result ?? null, error: finished.error } };
+    yield { toolResult: { id: call.id, status: finished.status, result: finished.result ?? null, error: finished.error, errorCode: finished.errorCode } };
 
     const { turn, round } = await this.resume(actor, agent, session, call.messageId, context);
     if (left > 0) {
@@ -352,13 +360,14 @@ export class ChatService {
           status: outcome.status,
           result: outcome.status === 'completed' ? outcome.result : null,
           error: outcome.status === 'failed' ? outcome.error : null,
+          errorCode: outcome.status === 'failed' ? (outcome.code ?? null) : null,
           durationMs: outcome.durationMs,
           finishedAt: new Date(),
         });
         const content = outcomeText(call.row);
         turn.messages.push({ role: 'tool', toolCallId: call.row.id, content });
         turn.unsaved.messages.push({ id: newId('message'), role: 'tool', content, toolCallId: call.row.id, round: null, createdAt: call.row.finishedAt ?? at });
-        yield { toolResult: { id: call.row.id, status: call.row.status, result: call.row.result, error: call.row.error } };
+        yield { toolResult: { id: call.row.id, status: call.row.status, result: call.row.result, error: call.row.error, errorCode: call.row.errorCode } };
       }
       for (const call of waiting) call.row.status = 'awaiting_approval';
       turn.unsaved.calls.push(...calls.map((call) => call.row));
@@ -410,6 +419,7 @@ export class ChatService {
         status: 'failed',
         result: null,
         error: problem ?? null,
+        errorCode: null,
         durationMs: problem === undefined ? null : 0,
         createdAt: at,
         finishedAt: problem === undefined ? null : at,
@@ -522,7 +532,7 @@ export class ChatService {
       if ((call.decidedAt?.getTime() ?? now) + toolTimeoutMs + INTERRUPTED_GRACE_MS > now) {
         throw new DomainError('conflict', 'An approved tool call in this session is still running: wait for its turn to finish.');
       }
-      const interrupted = finishedCall(call, { status: 'failed', result: undefined, error: 'interrupted: the replica running it stopped; it may or may not have had its effect' }, null);
+      const interrupted = finishedCall(call, { status: 'failed', result: undefined, error: 'interrupted: the replica running it stopped; it may or may not have had its effect', errorCode: null }, null);
       await em.transactional(() => chat.finish(call, agent.id, interrupted));
     }
   }
@@ -556,9 +566,9 @@ export class ChatService {
 }
 
 /** The call's end and the `tool` message that hands it to the model. */
-function finishedCall(call: ToolCallRow, outcome: Pick<FinishedCall, 'status' | 'result' | 'error'>, durationMs: number | null): FinishedCall {
+function finishedCall(call: ToolCallRow, outcome: Pick<FinishedCall, 'status' | 'result' | 'error' | 'errorCode'>, durationMs: number | null): FinishedCall {
   const finishedAt = new Date();
-  const content = outcomeText({ status: outcome.status, result: outcome.result, error: outcome.error });
+  const content = outcomeText(outcome);
   return { ...outcome, durationMs, finishedAt, message: { id: newId('message'), role: 'tool', content, toolCallId: call.id, round: null, createdAt: finishedAt } };
 }
 

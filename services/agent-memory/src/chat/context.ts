@@ -11,6 +11,8 @@ export interface ToolCallView {
   status: ToolCallStatus;
   result: unknown;
   error: string | null;
+  /** Set when the platform refused the call for the turn's credential: forbidden or unauthorized. */
+  errorCode: string | null;
   durationMs: number | null;
   decidedBy: string | null;
   decidedAt: Date | null;
@@ -27,6 +29,7 @@ export function toolCallView(call: ToolCallRow): ToolCallView {
     status: call.status,
     result: call.result,
     error: call.error,
+    errorCode: call.errorCode,
     durationMs: call.durationMs,
     decidedBy: call.decidedBy,
     decidedAt: call.decidedAt,
@@ -34,10 +37,14 @@ export function toolCallView(call: ToolCallRow): ToolCallView {
   };
 }
 
-/** What the model is given for a finished call: the result as JSON text (a string as itself), or the error. */
-export function outcomeText(call: { status: ToolCallStatus; result: unknown; error: string | null }): string {
+/**
+ * What the model is given for a finished call: the result as JSON text (a string as itself), or
+ * the error, with its §2 code when the platform refused the call (so the model can tell a refusal
+ * from a tool that failed).
+ */
+export function outcomeText(call: { status: ToolCallStatus; result: unknown; error: string | null; errorCode: string | null }): string {
   if (call.status === 'completed') return typeof call.result === 'string' ? call.result : JSON.stringify(call.result ?? null);
-  return JSON.stringify({ error: call.error ?? call.status });
+  return JSON.stringify({ error: call.error ?? call.status, ...(call.errorCode === null ? {} : { error_code: call.errorCode }) });
 }
 
 /**

@@ -1,5 +1,5 @@
 import { DomainError, type Actor } from '@agent-platform/kit';
-import { PrincipalKind, type Principal, type PromiseClient } from '@agent-platform/kit/grpc';
+import { principalOf, type PromiseClient } from '@agent-platform/kit/grpc';
 import type { BillingServiceService } from '@agent-platform/proto/identity/v1/billing';
 
 /** What a chat turn needs of the credit ledger, which identity keeps. */
@@ -34,15 +34,4 @@ export class IdentityCredits implements Credits {
   async charge(actor: Actor, charge: { amount: number; reference: string; description: string }, requestId: string | undefined): Promise<void> {
     await this.billing.debitCredits({ ...charge, upToBalance: true }, { principal: principalOf(actor), ...(requestId ? { requestId } : {}) });
   }
-}
-
-function principalOf(actor: Actor): Principal {
-  return {
-    kind: actor.kind === 'api_key' ? PrincipalKind.KIND_API_KEY : PrincipalKind.KIND_USER,
-    userId: actor.userId,
-    apiKeyId: '',
-    tenantId: actor.tenantId,
-    role: actor.role,
-    scopes: [...actor.scopes],
-  };
 }

@@ -6,6 +6,7 @@ import { McpTools } from './0004-mcp-tools.js';
 import { MemoryScoping } from './0005-memory-scoping.js';
 import { MemoryBySession } from './0006-memory-by-session.js';
 import { ShortGinPendingLists } from './0007-short-gin-pending-lists.js';
+import { ToolCallErrorCodes } from './0008-tool-call-error-codes.js';
 
 /** Applied in this order at start. Names are stable: they are what the migrations table records. */
 export const migrations: readonly NamedMigration[] = [
@@ -16,4 +17,5 @@ export const migrations: readonly NamedMigration[] = [
   { name: '0005_memory_scoping', class: MemoryScoping },
   { name: '0006_memory_by_session', class: MemoryBySession },
   { name: '0007_short_gin_pending_lists', class: ShortGinPendingLists },
+  { name: '0008_tool_call_error_codes', class: ToolCallErrorCodes },
 ];

@@ -140,7 +140,7 @@ describe('HttpToolKind', () => {
   it('through the ToolRunner, a hanging server fails at TOOL_TIMEOUT_MS', async () => {
     const peer = await startReceiver({ hold: 'answer' });
     const unused: ToolKind = { call: () => Promise.reject(new Error('not this kind')) };
-    const runner = new ToolRunner({ kinds: { http: kind, workflow: unused, mcp: unused }, timeoutMs: 200, logger: createLogger({ service: 'test', level: 'silent' }) });
+    const runner = new ToolRunner({ kinds: { http: kind, workflow: unused, mcp: unused }, principals: { confirm: (actor) => Promise.resolve(actor) }, timeoutMs: 200, logger: createLogger({ service: 'test', level: 'silent' }) });
     const tool = httpTool(peer.url('/slow'));
     const outcome = await runner.run({ actor, tool, remoteName: undefined, arguments: {}, signal: new AbortController().signal, requestId: undefined });
     expect(outcome).toMatchObject({ status: 'failed', error: 'timed out after 200 ms' });

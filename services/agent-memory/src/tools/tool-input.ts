@@ -1,7 +1,7 @@
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import type { FieldErrors } from '@agent-platform/kit';
 import type { OutboundPolicy } from '@agent-platform/kit/security';
-import { HTTP_METHODS, TOOL_TYPES, type HttpMethod, type ToolType } from './tools.entity.js';
+import { HTTP_METHODS, isToolType, TOOL_TYPES, type HttpMethod, type ToolType } from './tools.entity.js';
 
 // decisions §12
 const NAME_PATTERN = /^[a-z][a-z0-9_]{0,63}$/;
@@ -36,7 +36,7 @@ export function checkDescription(description: string | undefined, errors: FieldE
 }
 
 export function checkType(type: string, errors: FieldErrors): ToolType | undefined {
-  if ((TOOL_TYPES as readonly string[]).includes(type)) return type as ToolType;
+  if (isToolType(type)) return type;
   errors.add('type', `must be one of ${TOOL_TYPES.join(', ')}`);
   return undefined;
 }

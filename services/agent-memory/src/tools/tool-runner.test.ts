@@ -1,8 +1,10 @@
-import { createLogger, DomainError, newId, type Actor } from '@agent-platform/kit';
-import { describe, expect, it } from 'vitest';
+import { createLogger, DomainError, hasScope, newId, roleAtLeast, ROLES, SCOPES, type Actor } from '@agent-platform/kit';
+import { describe, expect, it, vi } from 'vitest';
 import { RESULT_MAX_BYTES } from './tool-result.js';
 import { offeredTool, ToolRunner, type ToolCallRequest, type ToolKind, type ToolOutcome, type ToolRun } from './tool-runner.js';
-import { Tool, type ToolType } from './tools.entity.js';
+import type { Principals } from './principals.js';
+import { TOOL_ACCESS } from './tool-access.js';
+import { Tool, TOOL_TYPES, type ToolType } from './tools.entity.js';
 
 const logger = createLogger({ service: 'tool-runner-test', level: 'silent' });
 const SCHEMA = { type: 'object', properties: { order_id: { type: 'string' }, count: { type: 'integer', minimum: 1 } }, required: ['order_id'] };
@@ -44,9 +46,12 @@ const completedWith = (result: unknown) => recordingKind(() => Promise.resolve({
 /** Never answers, and ignores its signal: only the runner's own bound can end the call. */
 const deaf = () => recordingKind(() => new Promise<ToolOutcome>(() => undefined));
 
-function runnerWith(kinds: Partial<Record<ToolType, ToolKind>>, timeoutMs = 5_000): ToolRunner {
+/** The credential as it was stated: identity's own answers are the gateway and e2e suites' to hold. */
+const asStated: Principals = { confirm: (actor) => Promise.resolve(actor) };
+
+function runnerWith(kinds: Partial<Record<ToolType, ToolKind>>, timeoutMs = 5_000, principals = asStated): ToolRunner {
   const unused = recordingKind(() => Promise.reject(new Error('not this kind')));
-  return new ToolRunner({ kinds: { http: unused, workflow: unused, mcp: unused, ...kinds }, timeoutMs, logger });
+  return new ToolRunner({ kinds: { http: unused, workflow: unused, mcp: unused, ...kinds }, principals, timeoutMs, logger });
 }
 
 function callOf(actor: Actor, tool: Tool, args: unknown, signal = new AbortController().signal): ToolRun {
@@ -120,6 +125,8 @@ describe('ToolRunner', () => {
     const actor = actorOf();
     const turn = new AbortController();
     const running = runner.run(callOf(actor, toolOf(actor), { order_id: 'A-1' }, turn.signal));
+    // Once the call is under way (the credential confirmed first).
+    await vi.waitFor(() => expect(kind.calls).toHaveLength(1));
     turn.abort();
     expect(await running).toMatchObject({ status: 'failed', error: expect.stringMatching(/^cancelled/) });
     expect(kind.calls[0]!.signal.aborted).toBe(true);
@@ -173,6 +180,77 @@ describe('ToolRunner', () => {
     const outcome = await runnerWith({ http: kind }).run(callOf(actor, toolOf(actorOf()), { order_id: 'A-1' }));
     expect(outcome).toMatchObject({ status: 'failed', error: 'the tool is not a tool of this tenant' });
     expect(kind.calls).toHaveLength(0);
+  });
+});
+
+/** decisions §12: a tool acts with the turn's credential, never more. */
+describe('ToolRunner and the credential of the turn', () => {
+  const keyOf = (scopes: string[], role = 'owner'): Actor => ({ kind: 'api_key', userId: newId('user'), apiKeyId: newId('apiKey'), tenantId: newId('tenant'), role, scopes });
+
+  // Every tool type against every scope a key can hold, and every role a user can have: driven by
+  // TOOL_ACCESS, so a type added there is held to it here without a line more.
+  const cases = TOOL_TYPES.flatMap((type) => [
+    ...[...SCOPES, '*'].map((scope) => ({ type, label: `a key with only ${scope}`, actor: keyOf([scope]) })),
+    ...ROLES.map((role) => ({ type, label: `a ${role}`, actor: { ...actorOf(), role } })),
+  ]);
+  it.each(cases)('a $type tool called by $label runs only when that credential could do it directly', async ({ type, actor }) => {
+    const kind = completedWith('ran');
+    const outcome = await runnerWith({ [type]: kind }).run(callOf(actor, toolOf(actor, { type }), { order_id: 'A-1' }));
+    const rule = TOOL_ACCESS[type]?.rule;
+    const allowed = rule === undefined || (roleAtLeast(actor.role, rule.role) && (actor.kind === 'user' || hasScope(actor.scopes, rule.scope)));
+    if (allowed) {
+      expect(outcome).toMatchObject({ status: 'completed', result: 'ran' });
+      expect(kind.calls).toHaveLength(1);
+    } else {
+      expect(outcome).toMatchObject({ status: 'failed', code: 'forbidden', error: expect.stringContaining(`which a ${type} tool needs`) as unknown });
+      expect(kind.calls).toHaveLength(0);
+    }
+  });
+
+  it('asks whether the credential still holds before every call: revoked, the call fails unauthorized and nothing runs', async () => {
+    const kind = completedWith('ran');
+    const revoked = new Set<string>();
+    const asked: string[] = [];
+    const principals: Principals = {
+      confirm: (actor) => {
+        asked.push(actor.apiKeyId ?? actor.userId);
+        return revoked.has(actor.apiKeyId ?? '') ? Promise.reject(new DomainError('unauthorized', 'The API key is invalid, expired or revoked.')) : Promise.resolve(actor);
+      },
+    };
+    const runner = runnerWith({ workflow: kind }, 5_000, principals);
+    const actor = keyOf(['workflows:execute']);
+    const tool = toolOf(actor, { type: 'workflow' });
+    expect(await runner.run(callOf(actor, tool, { order_id: 'A-1' }))).toMatchObject({ status: 'completed' });
+    revoked.add(actor.apiKeyId!);
+    expect(await runner.run(callOf(actor, tool, { order_id: 'A-1' }))).toMatchObject({ status: 'failed', code: 'unauthorized', error: 'The API key is invalid, expired or revoked.' });
+    expect(kind.calls).toHaveLength(1);
+    expect(asked).toEqual([actor.apiKeyId, actor.apiKeyId]);
+  });
+
+  it('runs the tool as the credential is now: a role lowered meanwhile refuses it, and the kind is given the confirmed actor', async () => {
+    const kind = completedWith('ran');
+    let role = 'member';
+    const runner = runnerWith({ workflow: kind }, 5_000, { confirm: (actor) => Promise.resolve({ ...actor, role }) });
+    const actor = { ...actorOf(), role: 'owner' };
+    const tool = toolOf(actor, { type: 'workflow' });
+    expect(await runner.run(callOf(actor, tool, { order_id: 'A-1' }))).toMatchObject({ status: 'completed' });
+    expect(kind.calls[0]!.actor).toEqual({ ...actor, role: 'member' });
+    role = 'viewer';
+    expect(await runner.run(callOf(actor, tool, { order_id: 'A-1' }))).toMatchObject({ status: 'failed', code: 'forbidden' });
+    expect(kind.calls).toHaveLength(1);
+  });
+
+  it("a refusal by the service the tool called is the same coded failure; identity away is an uncoded one", async () => {
+    const refusing = recordingKind(() => Promise.reject(new DomainError('forbidden', 'This API key lacks the workflows:execute scope.')));
+    const actor = actorOf();
+    expect(await runnerWith({ workflow: refusing }).run(callOf(actor, toolOf(actor, { type: 'workflow' }), { order_id: 'A-1' }))).toMatchObject({
+      status: 'failed',
+      code: 'forbidden',
+      error: 'This API key lacks the workflows:execute scope.',
+    });
+    const away: Principals = { confirm: () => Promise.reject(new DomainError('service_unavailable', 'identity is unavailable')) };
+    const outcome = await runnerWith({ http: completedWith('ran') }, 5_000, away).run(callOf(actor, toolOf(actor), { order_id: 'A-1' }));
+    expect(outcome).toEqual({ status: 'failed', error: 'identity is unavailable', durationMs: expect.any(Number) as unknown });
   });
 });
 

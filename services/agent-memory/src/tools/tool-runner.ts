@@ -1,6 +1,8 @@
-import { DomainError, timedSignal, type Actor, type Logger } from '@agent-platform/kit';
+import { DomainError, timedSignal, type Actor, type ErrorCode, type Logger } from '@agent-platform/kit';
 import type { SecretBox } from '@agent-platform/kit/security';
+import type { Principals } from './principals.js';
 import { ArgumentValidator } from './tool-arguments.js';
+import { requireToolAccess } from './tool-access.js';
 import { fitResult } from './tool-result.js';
 import { sealedFor } from './tool-secrets.js';
 import type { HttpToolConfig, Tool, ToolType } from './tools.entity.js';
@@ -36,8 +38,14 @@ export interface ToolCallRequest {
   deadlineAt?: number;
 }
 
-/** What the model is given back: the result, or an error text in its place. */
-export type ToolOutcome = { status: 'completed'; result: unknown } | { status: 'failed'; error: string };
+/** Why the platform refused a call for its credential (decisions §12), as §2 codes it. */
+export type RefusalCode = Extract<ErrorCode, 'forbidden' | 'unauthorized'>;
+
+/**
+ * What the model is given back: the result, or an error text in its place; `code` when the
+ * platform refused the call for the turn's credential.
+ */
+export type ToolOutcome = { status: 'completed'; result: unknown } | { status: 'failed'; error: string; code?: RefusalCode };
 
 /**
  * Runs calls of one tool type. Failures it can name (an HTTP status, a failed execution) are
@@ -75,6 +83,8 @@ export type ToolRunOutcome = ToolOutcome & { durationMs: number };
 
 export interface ToolRunnerOptions {
   kinds: ToolKinds;
+  /** Asked before every call whether the turn's credential still holds, and what it may do now. */
+  principals: Principals;
   /** TOOL_TIMEOUT_MS: each call's bound, ms. */
   timeoutMs: number;
   logger: Logger;
@@ -83,8 +93,11 @@ export interface ToolRunnerOptions {
 /**
  * Runs one tool call for a chat turn (decisions §12) and always answers with an outcome: a failing,
  * refused or timed-out tool is an error result for the model, never an error of the turn.
- * Arguments are checked against the tool's input schema first; each call is bounded by
- * TOOL_TIMEOUT_MS whether or not its kind heeds its signal; results are cut at 64 KiB of JSON.
+ * First the turn's credential is confirmed (revoked meanwhile: unauthorized) and held to what the
+ * tool does on the platform (TOOL_ACCESS: forbidden), so nothing runs that the credential could
+ * not run directly; then the arguments are checked against the tool's input schema. Each call is
+ * bounded by TOOL_TIMEOUT_MS whether or not its kind heeds its signal; results are cut at 64 KiB
+ * of JSON.
  */
 export class ToolRunner {
   private readonly options: ToolRunnerOptions;
@@ -104,29 +117,31 @@ export class ToolRunner {
     // The chat turn reads tools in the caller's tenant; this holds that even if a caller did not.
     if (call.tool.tenantId !== call.actor.tenantId) return failed('the tool is not a tool of this tenant');
     if (call.signal.aborted) return failed(CANCELLED);
-    const problem = this.validator.check(call.tool, call.remoteName, call.arguments);
-    if (problem !== undefined) return failed(problem);
-
     const { timeoutMs } = this.options;
     const bound = timedSignal(timeoutMs, call.signal, { timeout: () => new DOMException(`timed out after ${timeoutMs} ms`, 'TimeoutError') });
     const { signal } = bound;
-    const request: ToolCallRequest = {
-      actor: call.actor,
-      tool: call.tool,
-      remoteName: call.remoteName,
-      arguments: call.arguments as Record<string, unknown>,
-      signal,
-      requestId: call.requestId,
-      deadlineAt: Date.now() + timeoutMs,
-    };
+    const deadlineAt = Date.now() + timeoutMs;
     try {
+      const actor = await untilAborted(this.options.principals.confirm(call.actor, call.requestId), signal);
+      requireToolAccess(actor, call.tool.type);
+      const problem = this.validator.check(call.tool, call.remoteName, call.arguments);
+      if (problem !== undefined) return failed(problem);
+      const request: ToolCallRequest = {
+        actor,
+        tool: call.tool,
+        remoteName: call.remoteName,
+        arguments: call.arguments as Record<string, unknown>,
+        signal,
+        requestId: call.requestId,
+        deadlineAt,
+      };
       const outcome = await untilAborted(this.options.kinds[call.tool.type].call(request), signal);
       if (outcome.status === 'completed') return { status: 'completed', result: fitResult(outcome.result) };
       // A kind's own words for the abort ("aborted", "request timed out") give way to the runner's.
       return signal.aborted ? this.abortedOutcome(call) : outcome;
     } catch (error) {
       if (signal.aborted) return this.abortedOutcome(call);
-      return failed(this.describe(error, call));
+      return refusalOf(error) ?? failed(this.describe(error, call));
     } finally {
       bound.dispose();
     }
@@ -148,6 +163,12 @@ export class ToolRunner {
 }
 
 const CANCELLED = 'cancelled: the turn ended before the tool answered';
+
+/** The credential refused, here or by the service the tool called: a coded failure, the message the refusal's. */
+function refusalOf(error: unknown): ToolOutcome | undefined {
+  if (error instanceof DomainError && (error.code === 'forbidden' || error.code === 'unauthorized')) return { status: 'failed', error: error.message, code: error.code };
+  return undefined;
+}
 
 function failed(error: string): ToolOutcome {
   return { status: 'failed', error };

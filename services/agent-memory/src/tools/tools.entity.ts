@@ -4,6 +4,10 @@ import { defineEntity, p } from '@mikro-orm/postgresql';
 export const TOOL_TYPES = ['http', 'workflow', 'mcp'] as const;
 export type ToolType = (typeof TOOL_TYPES)[number];
 
+export function isToolType(value: string): value is ToolType {
+  return (TOOL_TYPES as readonly string[]).includes(value);
+}
+
 export const HTTP_METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;
 export type HttpMethod = (typeof HTTP_METHODS)[number];
 

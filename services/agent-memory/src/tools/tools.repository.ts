@@ -60,14 +60,14 @@ export class ToolsRepository {
   }
 
   /**
-   * Of `ids`, those that are tools of the tenant, share-locked until the caller's transaction
-   * ends: a delete of one of them waits, then takes it off the agent being saved, instead of
-   * missing an agent that was not committed yet.
+   * Of `ids`, those that are tools of the tenant, with their types, share-locked until the
+   * caller's transaction ends: a delete of one of them waits, then takes it off the agent being
+   * saved, instead of missing an agent that was not committed yet.
    */
-  async existing(tenantId: string, ids: readonly string[]): Promise<Set<string>> {
-    if (ids.length === 0) return new Set();
-    const rows = await this.em.find(Tool, { tenantId, id: { $in: [...ids] } }, { fields: ['id'], lockMode: LockMode.PESSIMISTIC_READ });
-    return new Set(rows.map((row) => row.id));
+  async existing(tenantId: string, ids: readonly string[]): Promise<Map<string, Pick<Tool, 'name' | 'type'>>> {
+    if (ids.length === 0) return new Map();
+    const rows = await this.em.find(Tool, { tenantId, id: { $in: [...ids] } }, { fields: ['id', 'name', 'type'], lockMode: LockMode.PESSIMISTIC_READ });
+    return new Map(rows.map((row) => [row.id, { name: row.name, type: row.type }]));
   }
 
   /**

@@ -17,7 +17,8 @@ import {
 } from './tool-input.js';
 import { openHeaders } from './tool-runner.js';
 import { maskHeaders, sealHeaders } from './tool-secrets.js';
-import { TOOLS_TENANT_NAME_KEY, type DiscoveredTool, type HttpToolConfig, type McpToolConfig, type Tool, type ToolConfig } from './tools.entity.js';
+import { requireToolAccess } from './tool-access.js';
+import { isToolType, TOOLS_TENANT_NAME_KEY, type DiscoveredTool, type HttpToolConfig, type McpToolConfig, type Tool, type ToolConfig } from './tools.entity.js';
 import type { ToolFields, ToolsRepository } from './tools.repository.js';
 import type { WorkflowDirectory } from './workflow-directory.js';
 
@@ -53,6 +54,7 @@ export class ToolsService {
 
   async create(actor: Actor, request: ToolRequest, now = new Date()): Promise<Tool> {
     requireAccess(actor, ACCESS.tools.write);
+    requireSaveAccess(actor, request);
     const id = newId('tool');
     const fields = await this.check(actor, id, request, undefined);
     return this.saving(() =>
@@ -79,6 +81,7 @@ export class ToolsService {
     requireAccess(actor, ACCESS.tools.write);
     // not_found before validation: a foreign id must not learn anything from the error.
     const current = found(await this.options.tools.find(actor.tenantId, id));
+    requireSaveAccess(actor, request);
     const fields = await this.check(actor, id, request, current);
     return this.saving(() =>
       this.options.em.transactional(async (em) => {
@@ -193,6 +196,15 @@ export class ToolsService {
       throw error;
     }
   }
+}
+
+/**
+ * decisions §12: saving a tool that acts on the platform needs what its calls need (a workflow
+ * tool: workflows:execute), else a credential could arm an agent with what it may not do itself.
+ * Before validation, as the route's own check comes first; an unknown type is validation's.
+ */
+function requireSaveAccess(actor: Actor, request: ToolRequest): void {
+  if (isToolType(request.type)) requireToolAccess(actor, request.type);
 }
 
 function found(tool: Tool | null): Tool {

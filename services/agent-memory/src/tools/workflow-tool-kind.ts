@@ -1,5 +1,5 @@
 import { DomainError } from '@agent-platform/kit';
-import { platformPrincipal, type Principal, type PromiseClient } from '@agent-platform/kit/grpc';
+import { principalOf, type PromiseClient } from '@agent-platform/kit/grpc';
 import type { Execution, ExecutionServiceService } from '@agent-platform/proto/workflows/v1';
 import { untilAborted, type ToolCallRequest, type ToolKind, type ToolOutcome } from './tool-runner.js';
 import type { WorkflowToolConfig } from './tools.entity.js';
@@ -21,7 +21,10 @@ export interface WorkflowToolKindOptions {
 
 /**
  * `workflow` tools (decisions §12): the tool's workflow runs synchronously with the arguments as
- * its input and trigger `tool`; the result is the execution's output. A failed or cancelled
+ * its input and trigger `tool`; the result is the execution's output. It runs as the turn's own
+ * principal, scopes and all, so workflow-runner holds it to the same rule as
+ * `POST /workflows/{id}/execute` (the runner checked TOOL_ACCESS before; this is the service's own
+ * check, as every service makes one). A failed or cancelled
  * execution, or one still running when the time is up, is a failed outcome naming the execution,
  * which goes on by itself.
  */
@@ -43,7 +46,7 @@ export class WorkflowToolKind implements ToolKind {
       const answer = await untilAborted(
         this.options.executions().executeWorkflow(
           { workflowId, inputJson: JSON.stringify(request.arguments), wait: true, waitMs, trigger: 'tool' },
-          { principal: runnerOf(request), deadlineMs: waitMs + ANSWER_MARGIN_MS, ...(request.requestId ? { requestId: request.requestId } : {}) },
+          { principal: principalOf(request.actor), deadlineMs: waitMs + ANSWER_MARGIN_MS, ...(request.requestId ? { requestId: request.requestId } : {}) },
         ),
         request.signal,
       );
@@ -66,19 +69,6 @@ export class WorkflowToolKind implements ToolKind {
       }
     }
   }
-}
-
-/**
- * Whom the workflow runs as. Not the chat caller's own principal: a key with agents:write chatting
- * with an agent may run the agent's workflow tools without workflows:execute, because the tool's
- * owner attached that workflow to the agent deliberately, and chatting is the access that was
- * granted. So the platform acts in the caller's tenant (which still bounds what can be run: another
- * tenant's workflow is not_found) as a `member`, the least role that may execute a workflow
- * (ACCESS.workflows.execute). Chat itself needs `member` (ACCESS.agents.write), so no caller
- * gains a role by it. The user stays the caller, for the runner's logs.
- */
-function runnerOf(request: ToolCallRequest): Principal {
-  return platformPrincipal(request.actor, 'member');
 }
 
 /** The refusals workflow-runner words for callers, as failed outcomes; undefined for the rest. */

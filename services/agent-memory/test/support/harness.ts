@@ -13,6 +13,7 @@ import type { Credits } from '../../src/chat/credits.js';
 import { migrations, openDatabase } from '../../src/database.js';
 import type { ChatModel } from '../../src/models/chat-model.js';
 import type { Embedder } from '../../src/models/embedder.js';
+import type { Principals } from '../../src/tools/principals.js';
 import type { ToolRunner } from '../../src/tools/tool-runner.js';
 import type { VectorStore } from '../../src/vectors/vector-store.js';
 import { buildAgentMemoryService, loadAgentMemoryConfig } from '../../src/service.js';
@@ -55,6 +56,20 @@ export class TestCredits implements Credits {
   }
 }
 
+/**
+ * Whether a turn's credential still holds, as identity answers it: everything holds but the keys
+ * a test revokes. identity's own tests hold ConfirmApiKey to its rules; the gateway and e2e suites
+ * run tool calls against the real one.
+ */
+export class TestPrincipals implements Principals {
+  readonly revoked = new Set<string>();
+
+  confirm(actor: Actor): Promise<Actor> {
+    if (actor.apiKeyId !== undefined && this.revoked.has(actor.apiKeyId)) return Promise.reject(new DomainError('unauthorized', 'The API key is invalid, expired or revoked.'));
+    return Promise.resolve(actor);
+  }
+}
+
 export interface TestTenant {
   tenantId: string;
   /** A member of the tenant, as the gateway would forward them. */
@@ -77,6 +92,7 @@ export interface AgentMemoryHarness {
   memory: PromiseClient<typeof MemoryServiceService>;
   tools: PromiseClient<typeof ToolServiceService>;
   credits: TestCredits;
+  principals: TestPrincipals;
   /** The service's own tool runner, wired from its configuration. */
   toolRunner: ToolRunner;
   /** A new agent of the tenant. */
@@ -111,11 +127,13 @@ export async function startAgentMemory(database: TestDatabase, options: HarnessO
     ...options.env,
   });
   const credits = new TestCredits();
+  const principals = new TestPrincipals();
   const bus = new InProcessEventBus({ consumers: [], logger });
   const service = await buildAgentMemoryService(config, {
     logger,
     bus,
     credits,
+    principals,
     ...(options.model ? { model: options.model } : {}),
     ...(options.embedder ? { embedder: options.embedder } : {}),
     ...(options.vectors ? { vectors: options.vectors } : {}),
@@ -132,6 +150,7 @@ export async function startAgentMemory(database: TestDatabase, options: HarnessO
     memory: channel.client(MemoryServiceService),
     tools: channel.client(ToolServiceService),
     credits,
+    principals,
     toolRunner: service.toolRunner,
     async createAgent(tenant, overrides = {}) {
       const { agent } = await agents.createAgent(

@@ -30,6 +30,10 @@ export class ApiKeysRepository {
     return this.em.findOne(ApiKey, { keyHash });
   }
 
+  findById(id: string): Promise<ApiKey | null> {
+    return this.em.findOne(ApiKey, { id });
+  }
+
   /** The tenant's keys that are not revoked, newest first. */
   async listLive(tenantId: string, limit: number, offset: number): Promise<{ items: ApiKey[]; total: number }> {
     const [items, total] = await this.em.findAndCount(

@@ -1,4 +1,4 @@
-import { DomainError, FieldErrors, newId, requireUser, type Actor, type Page } from '@agent-platform/kit';
+import { DomainError, FieldErrors, isId, newId, requireUser, type Actor, type Page } from '@agent-platform/kit';
 import { characterCount } from '../shared/validation.js';
 import type { Plan, Role } from '../tenants/tenants.entity.js';
 import type { TenantsRepository } from '../tenants/tenants.repository.js';
@@ -90,6 +90,25 @@ export class ApiKeysService {
   async authenticate(secret: string, now = new Date()): Promise<ApiKeyPrincipal> {
     if (!isApiKeySecret(secret)) throw new DomainError('unauthorized', UNAUTHORIZED);
     const key = await this.options.apiKeys.findByHash(hashApiKeySecret(secret));
+    const principal = await this.principalOf(key, now);
+    const lastUsedAt = key?.lastUsedAt ?? null;
+    if (lastUsedAt === null || now.getTime() - lastUsedAt.getTime() >= LAST_USED_RESOLUTION_MS) {
+      await this.options.apiKeys.touch(principal.apiKeyId, now, LAST_USED_RESOLUTION_MS);
+    }
+    return principal;
+  }
+
+  /**
+   * What a key authenticated earlier acts as now, by its id (decisions §12: work that outlives the
+   * request, as a turn's next tool call, stops once its key is revoked). Not a use of the key:
+   * `last_used_at` stays as it is.
+   */
+  async confirm(apiKeyId: string, now = new Date()): Promise<ApiKeyPrincipal> {
+    return this.principalOf(isId('apiKey', apiKeyId) ? await this.options.apiKeys.findById(apiKeyId) : null, now);
+  }
+
+  /** The key's principal, or unauthorized for a key that is missing, revoked, expired or whose creator left. */
+  private async principalOf(key: ApiKey | null, now: Date): Promise<ApiKeyPrincipal> {
     if (!key || key.revokedAt !== null || (key.expiresAt !== null && key.expiresAt.getTime() <= now.getTime())) {
       throw new DomainError('unauthorized', UNAUTHORIZED);
     }
@@ -97,10 +116,6 @@ export class ApiKeysService {
     const creator = membership ? await this.options.users.findById(key.createdBy) : null;
     const tenant = creator ? await this.options.tenants.findTenant(key.tenantId) : null;
     if (!membership || !creator?.isActive || !tenant) throw new DomainError('unauthorized', UNAUTHORIZED);
-
-    if (key.lastUsedAt === null || now.getTime() - key.lastUsedAt.getTime() >= LAST_USED_RESOLUTION_MS) {
-      await this.options.apiKeys.touch(key.id, now, LAST_USED_RESOLUTION_MS);
-    }
     return {
       apiKeyId: key.id,
       tenantId: key.tenantId,

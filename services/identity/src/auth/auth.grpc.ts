@@ -42,6 +42,11 @@ export function authHandlers({ auth, users, apiKeys, tenants }: AuthHandlerServi
       return { ...principal, expiresAt: principal.expiresAt ?? undefined };
     },
 
+    confirmApiKey: async (request) => {
+      const { tenantId, userId, role, scopes } = await apiKeys.confirm(request.apiKeyId);
+      return { tenantId, userId, role, scopes };
+    },
+
     resolveMembership: async (request) => tenants.resolveMembership(request.userId, present(request.tenantId)),
     getTenantPlan: async (request) => ({ plan: await tenants.planOf(request.tenantId) }),
   };

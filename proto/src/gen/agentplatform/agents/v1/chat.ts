@@ -89,7 +89,14 @@ export interface ToolCall {
   durationMs?: number | undefined;
   decidedBy?: string | undefined;
   decidedAt: Date | undefined;
-  comment?: string | undefined;
+  comment?:
+    | string
+    | undefined;
+  /**
+   * Set when the platform refused the call (decisions §12): forbidden, when the turn's credential
+   * may not do what the tool does; unauthorized, when that credential was revoked meanwhile.
+   */
+  errorCode?: string | undefined;
 }
 
 /** A streamed turn's tool call, as the model asked for it. */
@@ -105,7 +112,11 @@ export interface ToolCallFinished {
   id: string;
   status: string;
   resultJson?: string | undefined;
-  error?: string | undefined;
+  error?:
+    | string
+    | undefined;
+  /** As ToolCall's. */
+  errorCode?: string | undefined;
 }
 
 export interface DecideToolCallRequest {
@@ -731,6 +742,7 @@ function createBaseToolCall(): ToolCall {
     decidedBy: undefined,
     decidedAt: undefined,
     comment: undefined,
+    errorCode: undefined,
   };
 }
 
@@ -768,6 +780,9 @@ export const ToolCall: MessageFns<ToolCall> = {
     }
     if (message.comment !== undefined) {
       writer.uint32(90).string(message.comment);
+    }
+    if (message.errorCode !== undefined) {
+      writer.uint32(98).string(message.errorCode);
     }
     return writer;
   },
@@ -873,6 +888,14 @@ export const ToolCall: MessageFns<ToolCall> = {
             message.comment = reader.string();
             continue;
           }
+          case 12: {
+            if (tag !== 98) {
+              break;
+            }
+
+            message.errorCode = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -922,6 +945,11 @@ export const ToolCall: MessageFns<ToolCall> = {
         ? fromJsonTimestamp(object.decided_at)
         : undefined,
       comment: isSet(object.comment) ? globalThis.String(object.comment) : undefined,
+      errorCode: isSet(object.errorCode)
+        ? globalThis.String(object.errorCode)
+        : isSet(object.error_code)
+        ? globalThis.String(object.error_code)
+        : undefined,
     };
   },
 
@@ -960,6 +988,9 @@ export const ToolCall: MessageFns<ToolCall> = {
     if (message.comment !== undefined) {
       obj.comment = message.comment;
     }
+    if (message.errorCode !== undefined) {
+      obj.errorCode = message.errorCode;
+    }
     return obj;
   },
 
@@ -979,6 +1010,7 @@ export const ToolCall: MessageFns<ToolCall> = {
     message.decidedBy = object.decidedBy ?? undefined;
     message.decidedAt = object.decidedAt ?? undefined;
     message.comment = object.comment ?? undefined;
+    message.errorCode = object.errorCode ?? undefined;
     return message;
   },
 };
@@ -1085,7 +1117,7 @@ export const ToolCallStarted: MessageFns<ToolCallStarted> = {
 };
 
 function createBaseToolCallFinished(): ToolCallFinished {
-  return { id: "", status: "", resultJson: undefined, error: undefined };
+  return { id: "", status: "", resultJson: undefined, error: undefined, errorCode: undefined };
 }
 
 export const ToolCallFinished: MessageFns<ToolCallFinished> = {
@@ -1101,6 +1133,9 @@ export const ToolCallFinished: MessageFns<ToolCallFinished> = {
     }
     if (message.error !== undefined) {
       writer.uint32(34).string(message.error);
+    }
+    if (message.errorCode !== undefined) {
+      writer.uint32(42).string(message.errorCode);
     }
     return writer;
   },
@@ -1150,6 +1185,14 @@ export const ToolCallFinished: MessageFns<ToolCallFinished> = {
             message.error = reader.string();
             continue;
           }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.errorCode = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1172,6 +1215,11 @@ export const ToolCallFinished: MessageFns<ToolCallFinished> = {
         ? globalThis.String(object.result_json)
         : undefined,
       error: isSet(object.error) ? globalThis.String(object.error) : undefined,
+      errorCode: isSet(object.errorCode)
+        ? globalThis.String(object.errorCode)
+        : isSet(object.error_code)
+        ? globalThis.String(object.error_code)
+        : undefined,
     };
   },
 
@@ -1189,6 +1237,9 @@ export const ToolCallFinished: MessageFns<ToolCallFinished> = {
     if (message.error !== undefined) {
       obj.error = message.error;
     }
+    if (message.errorCode !== undefined) {
+      obj.errorCode = message.errorCode;
+    }
     return obj;
   },
 
@@ -1201,6 +1252,7 @@ export const ToolCallFinished: MessageFns<ToolCallFinished> = {
     message.status = object.status ?? "";
     message.resultJson = object.resultJson ?? undefined;
     message.error = object.error ?? undefined;
+    message.errorCode = object.errorCode ?? undefined;
     return message;
   },
 };

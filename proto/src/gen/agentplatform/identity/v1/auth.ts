@@ -95,6 +95,20 @@ export interface AuthenticateApiKeyRequest {
   secret: string;
 }
 
+export interface ConfirmApiKeyRequest {
+  apiKeyId: string;
+}
+
+/** What the key may do now; the rest of AuthenticateApiKeyResponse does not change after it. */
+export interface ConfirmApiKeyResponse {
+  tenantId: string;
+  /** The key's creator. */
+  userId: string;
+  /** The creator's current role in the tenant. */
+  role: string;
+  scopes: string[];
+}
+
 export interface AuthenticateApiKeyResponse {
   apiKeyId: string;
   tenantId: string;
@@ -1178,6 +1192,204 @@ export const AuthenticateApiKeyRequest: MessageFns<AuthenticateApiKeyRequest> = 
   },
 };
 
+function createBaseConfirmApiKeyRequest(): ConfirmApiKeyRequest {
+  return { apiKeyId: "" };
+}
+
+export const ConfirmApiKeyRequest: MessageFns<ConfirmApiKeyRequest> = {
+  encode(message: ConfirmApiKeyRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.apiKeyId !== "") {
+      writer.uint32(10).string(message.apiKeyId);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ConfirmApiKeyRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseConfirmApiKeyRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.apiKeyId = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ConfirmApiKeyRequest {
+    return {
+      apiKeyId: isSet(object.apiKeyId)
+        ? globalThis.String(object.apiKeyId)
+        : isSet(object.api_key_id)
+        ? globalThis.String(object.api_key_id)
+        : "",
+    };
+  },
+
+  toJSON(message: ConfirmApiKeyRequest): unknown {
+    const obj: any = {};
+    if (message.apiKeyId !== "") {
+      obj.apiKeyId = message.apiKeyId;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ConfirmApiKeyRequest>, I>>(base?: I): ConfirmApiKeyRequest {
+    return ConfirmApiKeyRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ConfirmApiKeyRequest>, I>>(object: I): ConfirmApiKeyRequest {
+    const message = createBaseConfirmApiKeyRequest();
+    message.apiKeyId = object.apiKeyId ?? "";
+    return message;
+  },
+};
+
+function createBaseConfirmApiKeyResponse(): ConfirmApiKeyResponse {
+  return { tenantId: "", userId: "", role: "", scopes: [] };
+}
+
+export const ConfirmApiKeyResponse: MessageFns<ConfirmApiKeyResponse> = {
+  encode(message: ConfirmApiKeyResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.tenantId !== "") {
+      writer.uint32(10).string(message.tenantId);
+    }
+    if (message.userId !== "") {
+      writer.uint32(18).string(message.userId);
+    }
+    if (message.role !== "") {
+      writer.uint32(26).string(message.role);
+    }
+    for (const v of message.scopes) {
+      writer.uint32(34).string(v!);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ConfirmApiKeyResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseConfirmApiKeyResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.tenantId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.userId = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.role = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.scopes.push(reader.string());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ConfirmApiKeyResponse {
+    return {
+      tenantId: isSet(object.tenantId)
+        ? globalThis.String(object.tenantId)
+        : isSet(object.tenant_id)
+        ? globalThis.String(object.tenant_id)
+        : "",
+      userId: isSet(object.userId)
+        ? globalThis.String(object.userId)
+        : isSet(object.user_id)
+        ? globalThis.String(object.user_id)
+        : "",
+      role: isSet(object.role) ? globalThis.String(object.role) : "",
+      scopes: globalThis.Array.isArray(object?.scopes) ? object.scopes.map((e: any) => globalThis.String(e)) : [],
+    };
+  },
+
+  toJSON(message: ConfirmApiKeyResponse): unknown {
+    const obj: any = {};
+    if (message.tenantId !== "") {
+      obj.tenantId = message.tenantId;
+    }
+    if (message.userId !== "") {
+      obj.userId = message.userId;
+    }
+    if (message.role !== "") {
+      obj.role = message.role;
+    }
+    if (message.scopes?.length) {
+      obj.scopes = message.scopes;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ConfirmApiKeyResponse>, I>>(base?: I): ConfirmApiKeyResponse {
+    return ConfirmApiKeyResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ConfirmApiKeyResponse>, I>>(object: I): ConfirmApiKeyResponse {
+    const message = createBaseConfirmApiKeyResponse();
+    message.tenantId = object.tenantId ?? "";
+    message.userId = object.userId ?? "";
+    message.role = object.role ?? "";
+    message.scopes = object.scopes?.map((e) => e) || [];
+    return message;
+  },
+};
+
 function createBaseAuthenticateApiKeyResponse(): AuthenticateApiKeyResponse {
   return { apiKeyId: "", tenantId: "", userId: "", role: "", scopes: [], expiresAt: undefined, plan: "" };
 }
@@ -1765,6 +1977,22 @@ export const AuthServiceService = {
     responseDeserialize: (value: Buffer): AuthenticateApiKeyResponse => AuthenticateApiKeyResponse.decode(value),
   },
   /**
+   * What an API key authenticated earlier acts as now, by its id: for work that outlives the
+   * request that presented the key (a chat turn's next tool call), which must stop once the key
+   * is revoked (decisions §12). Not a use of the key: last_used_at is not touched. Errors:
+   * unauthorized, as AuthenticateApiKey's.
+   */
+  confirmApiKey: {
+    path: "/agentplatform.identity.v1.AuthService/ConfirmApiKey" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: ConfirmApiKeyRequest): Buffer => Buffer.from(ConfirmApiKeyRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): ConfirmApiKeyRequest => ConfirmApiKeyRequest.decode(value),
+    responseSerialize: (value: ConfirmApiKeyResponse): Buffer =>
+      Buffer.from(ConfirmApiKeyResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): ConfirmApiKeyResponse => ConfirmApiKeyResponse.decode(value),
+  },
+  /**
    * Resolves what a user (from a verified access token) may do in a tenant: the tenant asked for,
    * or the user's first membership (the tenant made at registration) when none is asked for.
    * Access tokens carry no roles, so a role change or removal takes effect as soon as the
@@ -1818,6 +2046,13 @@ export interface AuthServiceServer extends UntypedServiceImplementation {
    * revoked or expired key, or one whose creator is no longer a member of its tenant.
    */
   authenticateApiKey: handleUnaryCall<AuthenticateApiKeyRequest, AuthenticateApiKeyResponse>;
+  /**
+   * What an API key authenticated earlier acts as now, by its id: for work that outlives the
+   * request that presented the key (a chat turn's next tool call), which must stop once the key
+   * is revoked (decisions §12). Not a use of the key: last_used_at is not touched. Errors:
+   * unauthorized, as AuthenticateApiKey's.
+   */
+  confirmApiKey: handleUnaryCall<ConfirmApiKeyRequest, ConfirmApiKeyResponse>;
   /**
    * Resolves what a user (from a verified access token) may do in a tenant: the tenant asked for,
    * or the user's first membership (the tenant made at registration) when none is asked for.
@@ -1922,6 +2157,27 @@ export interface AuthServiceClient extends Client {
     metadata: Metadata,
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: AuthenticateApiKeyResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * What an API key authenticated earlier acts as now, by its id: for work that outlives the
+   * request that presented the key (a chat turn's next tool call), which must stop once the key
+   * is revoked (decisions §12). Not a use of the key: last_used_at is not touched. Errors:
+   * unauthorized, as AuthenticateApiKey's.
+   */
+  confirmApiKey(
+    request: ConfirmApiKeyRequest,
+    callback: (error: ServiceError | null, response: ConfirmApiKeyResponse) => void,
+  ): ClientUnaryCall;
+  confirmApiKey(
+    request: ConfirmApiKeyRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: ConfirmApiKeyResponse) => void,
+  ): ClientUnaryCall;
+  confirmApiKey(
+    request: ConfirmApiKeyRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: ConfirmApiKeyResponse) => void,
   ): ClientUnaryCall;
   /**
    * Resolves what a user (from a verified access token) may do in a tenant: the tenant asked for,

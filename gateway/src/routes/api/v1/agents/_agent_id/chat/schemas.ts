@@ -35,6 +35,12 @@ export const ToolCallSchema = z
       .describe('awaiting_approval: waits for a decision; approved: decided, running; completed, failed (error says why), rejected: final.'),
     result: z.unknown().describe('completed calls: the result (JSON when the tool answered JSON, else text; cut at 64 KiB); otherwise null.'),
     error: z.string().nullable().describe('failed and rejected calls: why; given to the model as the result.'),
+    error_code: z
+      .enum(['forbidden', 'unauthorized'])
+      .nullable()
+      .describe(
+        "Set when the platform refused the call for the turn's credential (decisions §12): forbidden, when it may not do what the tool does (a workflow tool needs workflows:execute); unauthorized, when it was revoked meanwhile. Nothing ran. Given to the model with the error.",
+      ),
     duration_ms: z.int().nullable(),
     decided_by: z.string().nullable().describe('Who approved or rejected it (the user, or the creator of the API key used).'),
     decided_at: Timestamp.nullable(),
@@ -71,7 +77,7 @@ export const STREAM_DESCRIPTION = [
   'data: {"id":"call_…","name":"<tool>","arguments":{…}}',
   '',
   'event: tool.result',
-  'data: {"id":"call_…","status":"completed","result":…}   (or "status":"failed","error":"…")',
+  'data: {"id":"call_…","status":"completed","result":…}   (or "status":"failed","error":"…", and "error_code" when refused)',
   '',
   'event: message.delta',
   'data: {"content":"<text piece>"}',
@@ -99,6 +105,7 @@ export function toolCallBody(call: ToolCall): z.output<typeof ToolCallSchema> {
     status: call.status as (typeof TOOL_CALL_STATUSES)[number],
     result: call.resultJson === undefined ? null : parsedJson(call.resultJson),
     error: call.error ?? null,
+    error_code: refusalCode(call.errorCode),
     duration_ms: call.durationMs ?? null,
     decided_by: call.decidedBy ?? null,
     decided_at: isoOrNull(call.decidedAt),
@@ -123,6 +130,11 @@ export function chatMessageBody(reply: ChatResponse): z.output<typeof ChatMessag
 }
 
 /** JSON text from agent-memory as a value; text that is not JSON stays text. */
+/** The refusal codes a call may carry; anything else from a newer agent-memory reads as none. */
+function refusalCode(code: string | undefined): 'forbidden' | 'unauthorized' | null {
+  return code === 'forbidden' || code === 'unauthorized' ? code : null;
+}
+
 function parsedJson(text: string): unknown {
   try {
     return JSON.parse(text) as unknown;
@@ -146,8 +158,9 @@ export async function* turnEvents(events: AsyncIterable<StreamChatResponse>): As
     } else if (event.toolCall) {
       yield { event: 'tool.call', data: { id: event.toolCall.id, name: event.toolCall.name, arguments: parsedJson(event.toolCall.arguments) } };
     } else if (event.toolResult) {
-      const { id, status, resultJson, error } = event.toolResult;
-      yield { event: 'tool.result', data: status === 'completed' ? { id, status, result: parsedJson(resultJson ?? 'null') } : { id, status, error: error ?? status } };
+      const { id, status, resultJson, error, errorCode } = event.toolResult;
+      const code = refusalCode(errorCode);
+      yield { event: 'tool.result', data: status === 'completed' ? { id, status, result: parsedJson(resultJson ?? 'null') } : { id, status, error: error ?? status, ...(code ? { error_code: code } : {}) } };
     } else if (event.delta !== undefined) {
       yield { event: 'message.delta', data: { content: event.delta } };
     }
