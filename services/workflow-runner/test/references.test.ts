@@ -1,4 +1,5 @@
 import { DomainError } from '@agent-platform/kit';
+import { PrincipalKind } from '@agent-platform/kit/grpc';
 import { describe, expect } from 'vitest';
 import { expectError, newTenant, runnerTest, type RunnerHarness, type TestTenant } from './support/harness.js';
 
@@ -52,6 +53,28 @@ describe('agent references checked at save (decisions §13.2)', { timeout: 30_00
     const asked = runner.agents.asked.length;
     expect((await runner.workflows.updateWorkflow({ workflowId: created.id, name: 'Renamed' }, as)).workflow).toMatchObject({ name: 'Renamed', version: 1 });
     expect(runner.agents.asked.length).toBe(asked);
+  });
+
+  test('saving an agent node needs what chatting needs (agents:write): 403 for a key without it on create, update and restore, asking nothing', async ({ runner }) => {
+    const tenant = newTenant();
+    const agent = runner.agents.add(tenant.tenantId);
+    const keyWith = (scopes: string[]) => ({ principal: { ...tenant.principal, kind: PrincipalKind.KIND_API_KEY, apiKeyId: 'key_01JD0000000000000000000000', scopes } });
+    const workflowsOnly = keyWith(['workflows:read', 'workflows:write', 'workflows:execute']);
+    const asked = runner.agents.asked.length;
+    const refused = await expectError(
+      runner.workflows.createWorkflow({ name: 'Ask', nodesJson: JSON.stringify([ask('a', agent)]), edgesJson: '[]' }, workflowsOnly),
+      'forbidden',
+    );
+    expect(refused.message).toContain('agents:write');
+    expect(runner.agents.asked.length).toBe(asked);
+
+    const chatting = keyWith(['workflows:read', 'workflows:write', 'agents:write']);
+    const created = (await runner.workflows.createWorkflow({ name: 'Ask', nodesJson: JSON.stringify([ask('a', agent)]), edgesJson: '[]' }, chatting)).workflow!;
+    await expectError(runner.workflows.updateWorkflow({ workflowId: created.id, nodesJson: JSON.stringify([ask('b', agent)]) }, workflowsOnly), 'forbidden');
+    const plain = (await runner.workflows.updateWorkflow({ workflowId: created.id, nodesJson: JSON.stringify([{ id: 'only', type: 'condition', config: { rules: [] } }]) }, workflowsOnly)).workflow!;
+    expect(plain.version).toBe(2);
+    await expectError(runner.workflows.restoreWorkflowVersion({ workflowId: created.id, version: 1 }, workflowsOnly), 'forbidden');
+    expect((await runner.workflows.getWorkflow({ workflowId: created.id }, chatting)).workflow!.version).toBe(2);
   });
 
   test('a graph with other faults is refused for them without asking about its agents', async ({ runner }) => {

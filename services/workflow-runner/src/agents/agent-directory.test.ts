@@ -5,7 +5,8 @@ import { describe, expect, it } from 'vitest';
 import type { WorkflowGraph } from '../workflows/graph.js';
 import { checkAgentReferences, GrpcAgentDirectory, type AgentDirectory } from './agent-directory.js';
 
-const actor: Actor = { kind: 'api_key', userId: 'usr_1', tenantId: 'tnt_1', role: 'member', scopes: ['workflows:write'] };
+// A key that may save agent nodes (agents:write, decisions §13.2) but not read agents: the existence question is the platform's.
+const actor: Actor = { kind: 'api_key', userId: 'usr_1', tenantId: 'tnt_1', role: 'member', scopes: ['workflows:write', 'agents:write'] };
 
 function graphOf(...agentIds: string[]): WorkflowGraph {
   return {
