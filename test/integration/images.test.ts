@@ -106,6 +106,7 @@ it('starts identity from its image as the ENTRYPOINT runs it, and stops cleanly'
         GRPC_PORT: String(port),
         NATS_URL: process.env.TEST_NATS_URL ?? 'nats://127.0.0.1:4222',
         JWT_KEY_ENCRYPTION_KEY: randomBytes(32).toString('base64'),
+        PAYMENT_PROVIDER: 'immediate',
         METRICS_PORT: String(metricsPort),
       },
     });

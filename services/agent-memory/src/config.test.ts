@@ -67,6 +67,20 @@ describe('loadAgentMemoryConfig', () => {
     expect(problems(base, true)).toMatch(/^ {2}NATS_URL: /m);
   });
 
+  it('outside the all-in-one mode, refuses the offline model and the hashing embedder unless ALLOW_OFFLINE_MODEL=true (decisions §18)', () => {
+    const distributed = { ...base, NATS_URL: 'nats://nats:4222' };
+    const refused = problems(distributed, true);
+    expect(refused).toMatch(/^ {2}LLM_BASE_URL: is required outside the all-in-one mode: without it every tenant is answered by the built-in offline model; set ALLOW_OFFLINE_MODEL=true to run on it anyway$/m);
+    expect(refused).toMatch(/^ {2}EMBEDDING_BASE_URL: is required outside the all-in-one mode/m);
+    const withModel = { ...distributed, LLM_BASE_URL: 'http://llm/v1', LLM_MODEL: 'm' };
+    expect(problems(withModel, true)).toMatch(/^ {2}EMBEDDING_BASE_URL: /m);
+    expect(problems(withModel, true)).not.toMatch(/LLM_BASE_URL/);
+    expect(() => loadAgentMemoryConfig({ ...withModel, EMBEDDING_BASE_URL: 'http://e/v1', EMBEDDING_MODEL: 'e', EMBEDDING_DIMENSIONS: '8' }, { requireNats: true })).not.toThrow();
+    expect(() => loadAgentMemoryConfig({ ...distributed, ALLOW_OFFLINE_MODEL: 'true' }, { requireNats: true })).not.toThrow();
+    // The all-in-one launcher runs on the offline model without being told.
+    expect(() => loadAgentMemoryConfig(base)).not.toThrow();
+  });
+
   it('needs the key that seals tools\' header values, 32 bytes of base64', () => {
     const { TOOL_SECRET_KEY: _omitted, ...withoutKey } = base;
     expect(problems(withoutKey)).toMatch(/^ {2}TOOL_SECRET_KEY: is required/m);

@@ -25,6 +25,7 @@ const schema = z
     EMBEDDING_API_KEY: z.string().optional(),
     EMBEDDING_MODEL: z.string().min(1).optional(),
     EMBEDDING_DIMENSIONS: z.coerce.number().int().min(8).max(8_192).optional(),
+    ALLOW_OFFLINE_MODEL: env.boolean(false),
     QDRANT_URL: httpUrl.optional(),
     QDRANT_API_KEY: z.string().optional(),
     VECTOR_INDEX_DIR: z.string().min(1).optional(),
@@ -51,7 +52,20 @@ const schema = z
     }
   });
 
-const distributedSchema = schema.safeExtend({ NATS_URL: natsUrl });
+/**
+ * decisions §18: outside the all-in-one mode the built-in offline model and hashing embedder are
+ * stand-ins that would answer (and charge) every tenant with an echo: refused unless said.
+ */
+const distributedSchema = schema.safeExtend({ NATS_URL: natsUrl }).superRefine((value, ctx) => {
+  if (value.ALLOW_OFFLINE_MODEL) return;
+  const unless = 'set ALLOW_OFFLINE_MODEL=true to run on it anyway';
+  if (!value.LLM_BASE_URL) {
+    ctx.addIssue({ code: 'custom', path: ['LLM_BASE_URL'], message: `is required outside the all-in-one mode: without it every tenant is answered by the built-in offline model; ${unless}` });
+  }
+  if (!value.EMBEDDING_BASE_URL) {
+    ctx.addIssue({ code: 'custom', path: ['EMBEDDING_BASE_URL'], message: `is required outside the all-in-one mode: without it memory is embedded by the built-in hashing embedder; ${unless}` });
+  }
+});
 
 export type LogLevel = z.output<typeof schema>['LOG_LEVEL'];
 

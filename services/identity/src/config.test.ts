@@ -75,6 +75,15 @@ describe('loadIdentityConfig', () => {
   it('requires a nats:// NATS_URL for the distributed process only', () => {
     expect(() => loadIdentityConfig({ DATABASE_URL, JWT_KEY_ENCRYPTION_KEY }, { requireNats: true })).toThrow('  NATS_URL: ');
     expect(() => loadIdentityConfig({ DATABASE_URL, JWT_KEY_ENCRYPTION_KEY, NATS_URL: 'http://nats:4222' })).toThrow('  NATS_URL: must be a nats:// URL');
-    expect(loadIdentityConfig({ DATABASE_URL, JWT_KEY_ENCRYPTION_KEY, NATS_URL: 'nats://nats:4222' }, { requireNats: true }).natsUrl).toBe('nats://nats:4222');
+    expect(loadIdentityConfig({ DATABASE_URL, JWT_KEY_ENCRYPTION_KEY, NATS_URL: 'nats://nats:4222', PAYMENT_PROVIDER: 'immediate' }, { requireNats: true }).natsUrl).toBe('nats://nats:4222');
+  });
+
+  it('outside the all-in-one mode, refuses the immediate payment provider unless PAYMENT_PROVIDER=immediate says it (decisions §18)', () => {
+    const distributed = { DATABASE_URL, JWT_KEY_ENCRYPTION_KEY, NATS_URL: 'nats://nats:4222' };
+    expect(() => loadIdentityConfig(distributed, { requireNats: true })).toThrow(/^ {2}PAYMENT_PROVIDER: is required outside the all-in-one mode: the only provider, immediate, grants purchased credits without charging anyone/m);
+    expect(() => loadIdentityConfig({ ...distributed, PAYMENT_PROVIDER: 'stripe' }, { requireNats: true })).toThrow('  PAYMENT_PROVIDER: must be one of immediate');
+    expect(() => loadIdentityConfig({ ...distributed, PAYMENT_PROVIDER: 'immediate' }, { requireNats: true })).not.toThrow();
+    // The all-in-one launcher runs on it without being told.
+    expect(() => loadIdentityConfig({ DATABASE_URL, JWT_KEY_ENCRYPTION_KEY })).not.toThrow();
   });
 });

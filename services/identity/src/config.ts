@@ -2,6 +2,9 @@ import { env, parseConfig } from '@agent-platform/kit';
 import { z } from 'zod';
 import { PLANS, type Plan } from './tenants/tenants.entity.js';
 
+/** The payment providers there are: only the immediate one (decisions §9), a stand-in for a real one. */
+const PAYMENT_PROVIDERS = ['immediate'] as const;
+
 const natsUrl = z.url({ protocol: /^(nats|tls)$/, error: 'must be a nats:// URL' });
 
 const schema = z.object({
@@ -21,10 +24,21 @@ const schema = z.object({
   NATS_URL: natsUrl.optional(),
   OUTBOX_POLL_INTERVAL_MS: env.positiveInt(1_000),
   OUTBOX_RETRY_MAX_MS: env.positiveInt(30_000),
+  PAYMENT_PROVIDER: z.enum(PAYMENT_PROVIDERS).optional(),
 });
 
 // The distributed process publishes to NATS; the all-in-one launcher hands in its in-process bus.
-const distributedSchema = schema.extend({ NATS_URL: natsUrl });
+// decisions §18: it also refuses to sell credits through the immediate provider, which grants them
+// without charging anyone, unless that is said: a production mesh must not do it unawares.
+const distributedSchema = schema.extend({
+  NATS_URL: natsUrl,
+  PAYMENT_PROVIDER: z.enum(PAYMENT_PROVIDERS, {
+    error: (issue) =>
+      issue.input === undefined
+        ? 'is required outside the all-in-one mode: the only provider, immediate, grants purchased credits without charging anyone; set PAYMENT_PROVIDER=immediate to run with it'
+        : `must be one of ${PAYMENT_PROVIDERS.join(', ')}`,
+  }),
+});
 
 export type LogLevel = z.output<typeof schema>['LOG_LEVEL'];
 

@@ -64,6 +64,8 @@ export async function startDistributedPlatform(env: Record<string, string> = {})
         GRPC_PORT: String(identityPort),
         NATS_URL: nats.url,
         JWT_KEY_ENCRYPTION_KEY: randomBytes(32).toString('base64'),
+        // decisions §18: the suites buy credits through the built-in provider, as they say.
+        PAYMENT_PROVIDER: 'immediate',
       }),
     );
     const agentMemoryPort = await freePort();
@@ -80,6 +82,8 @@ export async function startDistributedPlatform(env: Record<string, string> = {})
         WORKFLOW_RUNNER_ADDR: `127.0.0.1:${runnerPort}`,
         TOOL_SECRET_KEY: randomBytes(32).toString('base64'),
         NATS_URL: nats.url,
+        // decisions §18: the suites chat with the deterministic offline model, as they say.
+        ALLOW_OFFLINE_MODEL: 'true',
       }),
     );
     const dispatcherPort = await freePort();

@@ -95,6 +95,8 @@ export function environmentOf(container: Container, objects: K8sObject[], secret
   for (const variable of container.env ?? []) {
     const ref = variable.valueFrom?.secretKeyRef;
     if (ref) {
+      // An optional key the Secret lacks leaves the variable unset, as Kubernetes does.
+      if (ref.optional === true && !(ref.key in secrets)) continue;
       expect(secrets, `secret key ${ref.key} of ${container.name}`).toHaveProperty([ref.key]);
       env[variable.name] = secrets[ref.key]!;
     } else env[variable.name] = variable.value ?? '';
