@@ -5,6 +5,7 @@ import { startReceiver, type Receiver } from '@agent-platform/kit/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Api, newAccount, newApiKey, type Account, type ApiResponse } from './harness/client.js';
 import { expectError, expectStatus } from './harness/results.js';
+import { finished } from './harness/workflows.js';
 
 // decisions §12: a tool acts with the turn's credential, never more. Driven by agent-memory's
 // TOOL_ACCESS (what each tool type does on the platform, as a REST route) and run once per tool
@@ -209,6 +210,45 @@ describe('the leaked key of the report (decisions §12)', () => {
     const approved = await send(api, 'POST', decision('approve'), approver, {});
     expect(approved.status, JSON.stringify(approved.body)).toBe(200);
     expect(approved.body.tool_calls).toMatchObject([{ id: call!.id, status: 'completed', error_code: null }]);
+    expect(await armed.acted()).toBe(1);
+  });
+
+  it("through a workflow it saved: the agent node chats as that key, so the agent's workflow tool still needs workflows:execute", async () => {
+    const api = new Api();
+    const owner = await newAccount(api);
+    const armed = await FIXTURES.workflow!(api, owner);
+    const tool = expectStatus(await owner.client.POST('/api/v1/tools', { body: armed.body as never }), 201);
+    const agent = expectStatus(await owner.client.POST('/api/v1/agents', { body: { name: 'Payouts', type: 'finance', tools: [tool.id] } }), 201);
+    // May chat and author workflows, may not execute them: a webhook would run its workflow for it.
+    const author = await keyOf(api, owner, ['agents:write', 'workflows:read', 'workflows:write']);
+    const graph = (message: string) => ({
+      nodes: [
+        { id: 'in', type: 'webhook', config: { path: '/go' } },
+        { id: 'ask', type: 'agent', config: { agent_id: agent.id, message } },
+      ],
+      edges: [{ source: 'in', target: 'ask' }],
+    });
+    const saved = await send(api, 'POST', '/api/v1/workflows', author, { name: 'Relay', ...graph('payout') });
+    expect(saved.status, JSON.stringify(saved.body)).toBe(201);
+    const workflowId = String(saved.body.id);
+    expect((await send(api, 'POST', `/api/v1/workflows/${workflowId}/resume`, author)).status).toBe(200);
+    const hook = new URL(String(saved.body.webhook_url)).pathname;
+
+    const run = async () => {
+      const accepted = await api.post<{ execution_id: string }>(hook, { json: {} });
+      expect(accepted.status, JSON.stringify(accepted.body)).toBe(202);
+      return finished(api, owner, workflowId, accepted.body.execution_id);
+    };
+    const first = await run();
+    expect(first.status).toBe('completed');
+    const sessionId = (first.node_executions.find((node) => node.node_id === 'ask')!.output as { session_id: string }).session_id;
+    const messages = expectStatus(await owner.client.GET('/api/v1/agents/{agent_id}/sessions/{session_id}/messages', { params: { path: { agent_id: agent.id, session_id: sessionId } } }));
+    expect(messages.items.find((message) => message.role === 'assistant' && message.tool_calls.length > 0)?.tool_calls).toMatchObject([{ name: 'payout', status: 'failed', error_code: 'forbidden' }]);
+    expect(await armed.acted()).toBe(0);
+
+    // The sentinel: saved again by the owner, who may execute, the same relay pays out.
+    expectStatus(await owner.client.PUT('/api/v1/workflows/{workflow_id}', { params: { path: { workflow_id: workflowId } }, body: graph('payout now') as never }));
+    expect((await run()).status).toBe('completed');
     expect(await armed.acted()).toBe(1);
   });
 });

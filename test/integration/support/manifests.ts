@@ -21,7 +21,7 @@ export interface Container {
   command?: string[];
   volumeMounts?: { name: string; mountPath: string }[];
   ports?: { name: string; containerPort: number }[];
-  env?: { name: string; value?: string; valueFrom?: { secretKeyRef?: { name: string; key: string } } }[];
+  env?: { name: string; value?: string; valueFrom?: { secretKeyRef?: { name: string; key: string; optional?: boolean } } }[];
   envFrom?: { configMapRef?: { name: string } }[];
   readinessProbe?: Probe;
   livenessProbe?: Probe;

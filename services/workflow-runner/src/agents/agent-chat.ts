@@ -1,10 +1,29 @@
-import { platformPrincipal, type PromiseClient } from '@agent-platform/kit/grpc';
+import type { Actor } from '@agent-platform/kit';
+import { platformPrincipal, principalOf, type Principal, type PromiseClient } from '@agent-platform/kit/grpc';
 import type { ChatServiceService } from '@agent-platform/proto/agents/v1/chat';
+
+/**
+ * Who saved a workflow's graph (decisions §12.12): a user, or an API key with its scopes. Stored
+ * with the workflow and copied onto each execution, since an execution outlives the request that
+ * saved the graph; its agent nodes chat as this principal, so a key's scopes hold through the
+ * workflows it saved (saving an agent node needs agents:write, and the agent's tools then need
+ * what they need of the key).
+ */
+export interface GraphAuthor {
+  kind: 'user' | 'api_key';
+  userId: string;
+  apiKeyId: string | null;
+  scopes: string[];
+}
+
+export function graphAuthorOf(actor: Actor): GraphAuthor {
+  return { kind: actor.kind, userId: actor.userId, apiKeyId: actor.apiKeyId ?? null, scopes: [...actor.scopes] };
+}
 
 export interface AgentTurn {
   tenantId: string;
-  /** The workflow's author: the turn runs on their behalf. */
-  userId: string;
+  /** Who saved the graph: the turn runs on their behalf. */
+  author: GraphAuthor;
   agentId: string;
   message: string;
   timeoutMs: number;
@@ -35,8 +54,7 @@ export class GrpcAgentChat implements AgentChat {
   }
 
   async chat(turn: AgentTurn): Promise<AgentReply> {
-    // The least role that may chat with an agent (decisions §3); the author's own may have changed.
-    const principal = platformPrincipal(turn, 'member');
+    const principal = principalOfAuthor(turn.tenantId, turn.author);
     const events = this.client.streamChat({ agentId: turn.agentId, message: turn.message }, { principal, deadlineMs: turn.timeoutMs, signal: turn.signal });
     for await (const event of events) {
       const reply = event.completed;
@@ -51,4 +69,16 @@ export class GrpcAgentChat implements AgentChat {
     }
     throw new Error('agent-memory ended the turn without a reply');
   }
+}
+
+/**
+ * As the author, at the least role that may chat with an agent (decisions §3): agent-memory asks
+ * identity at each tool call what the author may do now, and never grants more than this. A key
+ * keeps its id and scopes, so it is confirmed, and held to them, as when it calls itself.
+ */
+function principalOfAuthor(tenantId: string, author: GraphAuthor): Principal {
+  if (author.kind === 'api_key' && author.apiKeyId !== null) {
+    return principalOf({ kind: 'api_key', userId: author.userId, apiKeyId: author.apiKeyId, tenantId, role: 'member', scopes: author.scopes });
+  }
+  return platformPrincipal({ userId: author.userId, tenantId }, 'member');
 }

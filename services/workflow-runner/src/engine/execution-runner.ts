@@ -275,7 +275,8 @@ class Run {
     try {
       const result = await this.options.nodes.run(node, {
         tenantId: this.execution.tenantId,
-        userId: this.execution.createdBy,
+        // Graphs saved before authors were kept run as their creator, as they always did.
+        author: this.execution.graphAuthor ?? { kind: 'user', userId: this.execution.createdBy, apiKeyId: null, scopes: [] },
         scope: this.scope,
         signal: bound.signal,
         timeoutMs,

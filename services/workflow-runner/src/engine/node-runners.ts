@@ -1,5 +1,5 @@
 import { DomainError } from '@agent-platform/kit';
-import type { AgentChat } from '../agents/agent-chat.js';
+import type { AgentChat, GraphAuthor } from '../agents/agent-chat.js';
 import { compileCondition, evaluateCondition, ExpressionError, type ExpressionScope } from '../expressions/expressions.js';
 import { compileTemplate, renderValue } from '../expressions/template.js';
 import { IntegrationError } from '../integrations/integration.js';
@@ -8,8 +8,8 @@ import type { WorkflowNode } from '../workflows/graph.js';
 
 export interface NodeContext {
   tenantId: string;
-  /** The workflow's author, on whose behalf agent nodes chat. */
-  userId: string;
+  /** Who saved the graph, on whose behalf agent nodes chat. */
+  author: GraphAuthor;
   scope: ExpressionScope;
   /** Aborted on the node's time-out, a cancel, or the execution's end. */
   signal: AbortSignal;
@@ -103,7 +103,7 @@ export class NodeRunners {
       message = typeof given === 'string' ? given : JSON.stringify(input ?? {});
     }
     if (message.trim() === '') throw new NodeFailure('the message for the agent is empty');
-    return this.options.agents.chat({ tenantId: ctx.tenantId, userId: ctx.userId, agentId: config.agent_id, message, timeoutMs: ctx.timeoutMs, signal: ctx.signal });
+    return this.options.agents.chat({ tenantId: ctx.tenantId, author: ctx.author, agentId: config.agent_id, message, timeoutMs: ctx.timeoutMs, signal: ctx.signal });
   }
 }
 

@@ -1,6 +1,7 @@
 import { PreparedStatement, type EntityManager } from '@agent-platform/kit/db';
 import { captureTraceContext, eventSubject, parseTraceCarrier, type EventEnvelope, type TraceCarrier } from '@agent-platform/kit/events';
 import { Batcher } from '@agent-platform/kit/work';
+import type { GraphAuthor } from '../agents/agent-chat.js';
 import type { WorkflowGraph } from '../workflows/graph.js';
 import type { ExecutionFailure, ExecutionStatus, ExecutionTrigger, InboundRequest, StoredNodeStatus } from './executions.entity.js';
 
@@ -18,6 +19,8 @@ export interface RunnableExecution {
   startedAt: Date;
   deadlineAt: Date;
   createdBy: string;
+  /** Who saved the graph, as the workflow said at the start: agent nodes chat as it. Null: saved before it was kept. */
+  graphAuthor: GraphAuthor | null;
   /** The trace of the call that started it, which its nodes continue. */
   trace: TraceCarrier | null;
   /** Node results recorded before (a claimed execution another runner began). */
@@ -58,6 +61,7 @@ interface ExecutionRow {
   started_at: Date;
   deadline_at: Date;
   created_by: string;
+  graph_author: GraphAuthor | null;
   trace: string | null;
 }
 
@@ -101,7 +105,7 @@ const MAX_BATCH = 200;
 const acceptStatement = new PreparedStatement<{ id: string }>('runner_accept_executions', `
       with "rows" as (
          select * from jsonb_to_recordset(?::jsonb) as r("id" text, "tenant_id" text, "workflow_id" text, "trigger" text, "graph" jsonb, "workflow_version" integer,
-           "input" jsonb, "request" jsonb, "started_at" timestamptz, "deadline_at" timestamptz, "created_by" text, "tick_at" timestamptz, "require_active" boolean,
+           "input" jsonb, "request" jsonb, "started_at" timestamptz, "deadline_at" timestamptz, "created_by" text, "graph_author" jsonb, "tick_at" timestamptz, "require_active" boolean,
            "workflow_updated_at" timestamptz, "event_id" text, "subject" text, "payload" text, "trace_context" text)
        ), "allowed" as (
          select r.* from "rows" r join "workflows" w on w."id" = r."workflow_id"
@@ -112,8 +116,8 @@ const acceptStatement = new PreparedStatement<{ id: string }>('runner_accept_exe
          on conflict do nothing
          returning "execution_id"
        ), "execution" as (
-         insert into "executions" ("id", "tenant_id", "workflow_id", "status", "trigger", "graph", "workflow_version", "input", "request", "started_at", "deadline_at", "lease_owner", "lease_until", "created_by", "trace_context")
-         select a."id", a."tenant_id", a."workflow_id", 'running', a."trigger", a."graph", a."workflow_version", a."input", a."request", a."started_at", a."deadline_at", ?, now() + make_interval(secs => ?), a."created_by", a."trace_context"::json
+         insert into "executions" ("id", "tenant_id", "workflow_id", "status", "trigger", "graph", "workflow_version", "input", "request", "started_at", "deadline_at", "lease_owner", "lease_until", "created_by", "graph_author", "trace_context")
+         select a."id", a."tenant_id", a."workflow_id", 'running', a."trigger", a."graph", a."workflow_version", a."input", a."request", a."started_at", a."deadline_at", ?, now() + make_interval(secs => ?), a."created_by", a."graph_author", a."trace_context"::json
          from "allowed" a where a."tick_at" is null or a."id" in (select "execution_id" from "ticks")
          returning "id"
        ), "event" as (
@@ -305,6 +309,7 @@ export class ExecutionStore {
       started_at: execution.startedAt.toISOString(),
       deadline_at: execution.deadlineAt.toISOString(),
       created_by: execution.createdBy,
+      graph_author: execution.graphAuthor,
       tick_at: tick?.toISOString() ?? null,
       require_active: requireActive === true,
       workflow_updated_at: workflowUpdatedAt?.toISOString() ?? null,
@@ -370,7 +375,7 @@ export class ExecutionStore {
          "deadline_at" = case when e."status" = 'waiting' then now() + make_interval(secs => ?) else e."deadline_at" end,
          "status" = 'running', "wake_at" = null
        from "picked" where e."id" = "picked"."id"
-       returning e."id", e."tenant_id", e."workflow_id", e."trigger", e."graph", e."workflow_version", e."input", e."request", e."started_at", e."deadline_at", e."created_by", e."trace_context"::text as "trace"`,
+       returning e."id", e."tenant_id", e."workflow_id", e."trigger", e."graph", e."workflow_version", e."input", e."request", e."started_at", e."deadline_at", e."created_by", e."graph_author", e."trace_context"::text as "trace"`,
       [limit, limit, limit, this.owner, this.leaseSeconds, this.executionTimeoutSeconds],
     );
     if (rows.length === 0) return [];
@@ -387,6 +392,7 @@ export class ExecutionStore {
       startedAt: new Date(row.started_at),
       deadlineAt: new Date(row.deadline_at),
       createdBy: row.created_by,
+      graphAuthor: row.graph_author,
       trace: parseTraceCarrier(row.trace),
       recorded: nodes.filter((node) => node.execution_id === row.id).map(nodeRecordOf),
     }));

@@ -1,5 +1,6 @@
 import { defineEntity, p } from '@mikro-orm/postgresql';
 import type { TraceCarrier } from '@agent-platform/kit/events';
+import type { GraphAuthor } from '../agents/agent-chat.js';
 import type { WorkflowGraph } from '../workflows/graph.js';
 
 export const EXECUTION_STATUSES = ['running', 'waiting', 'completed', 'failed', 'cancelled'] as const;
@@ -55,8 +56,10 @@ export const ExecutionSchema = defineEntity({
     leaseUntil: p.datetime().strictNullable().hidden(),
     /** A waiting execution is claimed again from this time (decisions §13). */
     wakeAt: p.datetime().strictNullable().hidden(),
-    /** The user on whose behalf agent nodes run (the workflow's author). */
+    /** The workflow's creator. */
     createdBy: p.string().hidden(),
+    /** Who saved the graph it runs, as the workflow said at its start: agent nodes chat as this principal. */
+    graphAuthor: p.json<GraphAuthor>().columnType('jsonb').strictNullable().hidden(),
     /** W3C trace context of the call that started it; its nodes run in that trace. */
     traceContext: p.json<TraceCarrier>().columnType('json').nullable().hidden().lazy(),
   },

@@ -123,6 +123,7 @@ export class ExecutionsService {
       startedAt: now,
       deadlineAt: new Date(now.getTime() + this.options.executionTimeoutMs),
       createdBy: workflow.createdBy,
+      graphAuthor: workflow.graphAuthor,
       trace: captureTraceContext(),
       recorded: [],
     };

@@ -4,6 +4,7 @@ import { ExecutionTraceContext } from './0002-execution-trace-context.js';
 import { ExecutionTriggerTool } from './0003-execution-trigger-tool.js';
 import { WorkflowVersions } from './0004-workflow-versions.js';
 import { WaitingAndRetries } from './0005-waiting-and-retries.js';
+import { GraphAuthors } from './0006-graph-authors.js';
 
 /** Applied in this order at start. Names are stable: they are what the migrations table records. */
 export const migrations: readonly NamedMigration[] = [
@@ -12,4 +13,5 @@ export const migrations: readonly NamedMigration[] = [
   { name: '0003_execution_trigger_tool', class: ExecutionTriggerTool },
   { name: '0004_workflow_versions', class: WorkflowVersions },
   { name: '0005_waiting_and_retries', class: WaitingAndRetries },
+  { name: '0006_graph_authors', class: GraphAuthors },
 ];

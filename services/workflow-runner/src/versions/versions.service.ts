@@ -1,5 +1,6 @@
 import { ACCESS, DomainError, FieldErrors, requireAccess, type Actor, type Page } from '@agent-platform/kit';
 import type { EntityManager } from '@agent-platform/kit/db';
+import { graphAuthorOf } from '../agents/agent-chat.js';
 import { checkAgentReferences, type AgentDirectory } from '../agents/agent-directory.js';
 import { checkGraph, sameGraph, type WorkflowGraph } from '../workflows/graph.js';
 import { graphColumns } from '../workflows/workflow-input.js';
@@ -67,7 +68,7 @@ export class WorkflowVersionsService {
       const changes: WorkflowChanges = { ...save.changes };
       if (save.graph && (save.newVersion === 'always' || !sameGraph(save.graph, workflow))) {
         const version = workflow.version + 1;
-        Object.assign(changes, graphColumns(save.graph), { version });
+        Object.assign(changes, graphColumns(save.graph), { version, graphAuthor: graphAuthorOf(actor) });
         this.options.versions.insert({ workflowId, version, nodes: save.graph.nodes, edges: save.graph.edges, createdAt: now, createdBy: actor.userId });
       }
       this.options.workflows.update(workflow, changes, now);

@@ -1,4 +1,5 @@
 import { defineEntity, p } from '@mikro-orm/postgresql';
+import type { GraphAuthor } from '../agents/agent-chat.js';
 import type { TriggerType, WorkflowEdge, WorkflowNode } from './graph.js';
 
 export const WORKFLOW_STATUSES = ['draft', 'active', 'paused'] as const;
@@ -23,8 +24,10 @@ export const WorkflowSchema = defineEntity({
     scheduleTimezone: p.text().strictNullable(),
     /** The version of the current graph (decisions §13.1); its copy is in workflow_versions. */
     version: p.integer(),
-    /** Who created it: agent nodes talk to agents on this user's behalf. */
+    /** Who created it. */
     createdBy: p.string(),
+    /** Who saved the current graph: its agent nodes chat as this principal (null: saved before it was kept; the creator). */
+    graphAuthor: p.json<GraphAuthor>().columnType('jsonb').strictNullable(),
     createdAt: p.datetime(),
     updatedAt: p.datetime(),
   },

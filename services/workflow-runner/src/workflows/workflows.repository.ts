@@ -5,7 +5,7 @@ import { Workflow, type WorkflowStatus } from './workflows.entity.js';
 export type NewWorkflow = Omit<Workflow, 'status' | 'updatedAt'>;
 
 export type WorkflowChanges = Partial<
-  Pick<Workflow, 'name' | 'description' | 'status' | 'triggerType' | 'nodes' | 'edges' | 'webhookPath' | 'scheduleCron' | 'scheduleTimezone' | 'version'>
+  Pick<Workflow, 'name' | 'description' | 'status' | 'triggerType' | 'nodes' | 'edges' | 'webhookPath' | 'scheduleCron' | 'scheduleTimezone' | 'version' | 'graphAuthor'>
 >;
 
 /** The run history of a workflow, computed from its executions. */

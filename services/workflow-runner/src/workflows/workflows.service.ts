@@ -1,5 +1,6 @@
 import { ACCESS, DomainError, FieldErrors, newId, requireAccess, type Actor, type Page } from '@agent-platform/kit';
 import type { EntityManager } from '@agent-platform/kit/db';
+import { graphAuthorOf } from '../agents/agent-chat.js';
 import type { WorkflowVersionsService } from '../versions/versions.service.js';
 import type { WorkflowGraph } from './graph.js';
 import { checkDescription, checkGraphJson, checkName, graphColumns } from './workflow-input.js';
@@ -61,6 +62,7 @@ export class WorkflowsService {
         ...graphColumns(graph),
         version: 1,
         createdBy: actor.userId,
+        graphAuthor: graphAuthorOf(actor),
         createdAt: now,
       });
       // The workflow's row first: its version references it, and unrelated entities have no set order.
