@@ -109,12 +109,16 @@ describe('agent references checked at save (decisions §13.2)', () => {
     expect(expectStatus(await account.client.GET('/api/v1/workflows/{workflow_id}', path)).version).toBe(2);
   });
 
-  it('let a key with workflows:write alone name its own agents: the check is not the caller reading agents', async () => {
+  it('let a key that may chat (agents:write) name its own agents without agents:read; one that may not chat saves no agent node (403)', async () => {
     const api = new Api();
     const account = await newAccount(api);
     const agent = expectStatus(await account.client.POST('/api/v1/agents', { body: { name: 'Helper', type: 'assistant' } }), 201);
-    const key = await newApiKey(api, account, ['workflows:write']);
-    const created = await key.client.POST('/api/v1/workflows', { body: { name: 'By key', nodes: [{ id: 'ask', type: 'agent', config: { agent_id: agent.id } }], edges: [] } });
+    const body = { name: 'By key', nodes: [{ id: 'ask', type: 'agent' as const, config: { agent_id: agent.id } }], edges: [] };
+    const key = await newApiKey(api, account, ['workflows:write', 'agents:write']);
+    const created = await key.client.POST('/api/v1/workflows', { body });
     expect(expectStatus(created, 201)).toMatchObject({ version: 1, nodes: [{ id: 'ask', type: 'agent', config: { agent_id: agent.id } }] });
+    // decisions §13.2: the node chats whenever the workflow runs, so saving it needs what chatting needs.
+    const workflowsOnly = await newApiKey(api, account, ['workflows:write']);
+    expect(expectError(await workflowsOnly.client.POST('/api/v1/workflows', { body }), 403, 'forbidden').message).toContain('agents:write');
   });
 });
