@@ -140,8 +140,9 @@ export class AgentVectorIndex {
     const labels = matching === size ? undefined : wanted;
     this.fitGraph();
     const graph = this.graphState;
-    // Few wanted rows (one end user's among many) are cheaper to gather than to dig out of the graph.
-    if (!graph || matching <= this.settings.exactSearchMaxVectors) return { hits: this.exact(vector, limit, labels) };
+    // Few wanted rows (one end user's among many), or no more than are asked for (then every one of
+    // them is the answer), are cheaper to gather than to dig out of the graph, and exact.
+    if (!graph || matching <= this.settings.exactSearchMaxVectors || matching <= limit) return { hits: this.exact(vector, limit, labels) };
     if (graph.ready) return { labels, matching, k: firstAsk(size, limit, labels, matching) };
     if (graph.pendingCount <= this.settings.exactSearchMaxVectors) return { hits: this.whileBuilding(graph, vector, limit, labels, matching) };
     const started = performance.now();
@@ -261,8 +262,13 @@ export class AgentVectorIndex {
         hits.push({ id, score: clampScore(cosine(vector, stored)) });
       }
       hits.sort((a, b) => b.score - a.score);
+      if (hits.length >= limit) return hits.slice(0, limit);
       // A graph still being filled holds fewer than `size`: asking it for more finds nothing new.
-      if (hits.length >= limit || k >= Math.min(size, graph.size)) return hits.slice(0, limit);
+      if (k >= Math.min(size, graph.size)) {
+        // Asked for everything, an HNSW graph may still not reach a node or two: fewer hits than the
+        // filter leaves are made up exactly, as a search of one end user's items must find them all.
+        return k >= size && hits.length < Math.min(limit, matching) ? this.exact(vector, limit, labels) : hits.slice(0, limit);
+      }
       k = Math.min(size, k * 2);
     }
   }
