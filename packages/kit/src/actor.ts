@@ -33,6 +33,20 @@ export function requireUser(actor: Actor, minimum: Role): void {
   requireRole(actor, minimum);
 }
 
+/**
+ * requireAccess for something that acts on the caller's behalf later (a tool, an agent node):
+ * the refusal says what needs the access, e.g. "…lacks the workflows:execute scope, which a
+ * workflow tool needs: …".
+ */
+export function requireAccessFor(actor: Actor, rule: AccessRule, needer: string): void {
+  try {
+    requireAccess(actor, rule);
+  } catch (error) {
+    if (!(error instanceof DomainError)) throw error;
+    throw new DomainError('forbidden', `${error.message.replace(/\.$/, '')}, which ${needer}.`, { cause: error });
+  }
+}
+
 /** A key acts with (its creator's role) ∩ (its scopes); users are limited by their role alone. */
 export function requireAccess(actor: Actor, { role, scope }: AccessRule): void {
   requireRole(actor, role);

@@ -12,7 +12,7 @@ export {
   type FieldError,
   FieldErrors,
 } from './errors.js';
-export { requireAccess, requireRole, requireUser, type Actor } from './actor.js';
+export { requireAccess, requireAccessFor, requireRole, requireUser, type Actor } from './actor.js';
 export { DEFAULT_PAGE_SIZE, encodeCursor, MAX_PAGE_SIZE, parseCursorPage, parsePage, type Cursor, type CursorPage, type Page } from './paging.js';
 export { ID_PREFIXES, isId, newId, type IdKind } from './ids.js';
 export { settlesWithin, timedSignal, TimeoutError, withTimeout, type TimedSignal } from './timeout.js';

@@ -1,4 +1,4 @@
-import { ACCESS, DomainError, requireAccess, type AccessRule, type Actor } from '@agent-platform/kit';
+import { ACCESS, requireAccessFor, type AccessRule, type Actor } from '@agent-platform/kit';
 import type { ToolType } from './tools.entity.js';
 
 /** What a tool does on the platform: the REST route that does the same, and that route's rule. */
@@ -24,11 +24,5 @@ export const TOOL_ACCESS: Record<ToolType, PlatformAction | undefined> = {
 /** forbidden, naming the tool type, when the actor may not do what a tool of `type` does. */
 export function requireToolAccess(actor: Actor, type: ToolType): void {
   const action = TOOL_ACCESS[type];
-  if (action === undefined) return;
-  try {
-    requireAccess(actor, action.rule);
-  } catch (error) {
-    if (!(error instanceof DomainError)) throw error;
-    throw new DomainError('forbidden', `${error.message.replace(/\.$/, '')}, which a ${type} tool needs: it acts on the platform as its caller.`, { cause: error });
-  }
+  if (action !== undefined) requireAccessFor(actor, action.rule, `a ${type} tool needs: it acts on the platform as its caller`);
 }

@@ -1,4 +1,4 @@
-import { ACCESS, DomainError, FieldErrors, requireAccess, type Actor } from '@agent-platform/kit';
+import { ACCESS, DomainError, FieldErrors, requireAccessFor, type Actor } from '@agent-platform/kit';
 import { platformPrincipal, type PromiseClient } from '@agent-platform/kit/grpc';
 import type { AgentServiceService } from '@agent-platform/proto/agents/v1/agents';
 import type { WorkflowGraph } from '../workflows/graph.js';
@@ -40,7 +40,7 @@ export class GrpcAgentDirectory implements AgentDirectory {
  */
 export async function checkAgentReferences(directory: AgentDirectory, actor: Actor, graph: WorkflowGraph): Promise<void> {
   const agentIds = new Set(graph.nodes.flatMap((node) => (node.type === 'agent' ? [node.config.agent_id] : [])));
-  if (agentIds.size > 0) requireChat(actor);
+  if (agentIds.size > 0) requireAccessFor(actor, ACCESS.agents.write, 'an agent node needs: it chats with its agent whenever the workflow runs');
   const answers = await Promise.all([...agentIds].map(async (agentId) => [agentId, await directory.exists(actor, agentId)] as const));
   const missing = new Set(answers.filter(([, exists]) => !exists).map(([agentId]) => agentId));
   const errors = new FieldErrors();
@@ -49,13 +49,4 @@ export async function checkAgentReferences(directory: AgentDirectory, actor: Act
     if (node.type === 'agent' && missing.has(node.config.agent_id)) errors.add(`nodes[${index}].config.agent_id`, 'is not an agent of this tenant');
   });
   errors.throwIfAny();
-}
-
-function requireChat(actor: Actor): void {
-  try {
-    requireAccess(actor, ACCESS.agents.write);
-  } catch (error) {
-    if (!(error instanceof DomainError)) throw error;
-    throw new DomainError('forbidden', `${error.message.replace(/\.$/, '')}, which an agent node needs: it chats with its agent whenever the workflow runs.`, { cause: error });
-  }
 }
