@@ -32,17 +32,16 @@ export const rateLimitsSchema = z.string().transform((raw, ctx): Map<string, Pla
   return plans;
 });
 
-const hostPort = z.string().regex(/^[^\s:]+:\d{1,5}$/, { error: 'must be host:port' });
 
 const schema = z.object({
   PORT: env.port(8080),
   HOST: z.string().min(1).default('0.0.0.0'),
   PUBLIC_BASE_URL: z.url().default('http://localhost:8080'),
   WEBHOOK_HOST: z.url().default('http://localhost:8080/hooks'),
-  IDENTITY_ADDR: hostPort.default('127.0.0.1:50051'),
-  AGENT_MEMORY_ADDR: hostPort.default('127.0.0.1:50052'),
-  WEBHOOK_DISPATCHER_ADDR: hostPort.default('127.0.0.1:50054'),
-  WORKFLOW_RUNNER_ADDR: hostPort.default('127.0.0.1:50053'),
+  IDENTITY_ADDR: env.grpcTarget('127.0.0.1:50051'),
+  AGENT_MEMORY_ADDR: env.grpcTarget('127.0.0.1:50052'),
+  WEBHOOK_DISPATCHER_ADDR: env.grpcTarget('127.0.0.1:50054'),
+  WORKFLOW_RUNNER_ADDR: env.grpcTarget('127.0.0.1:50053'),
   /** The workflow-runner's HTTP ingress, where `/hooks/*` is forwarded. */
   WORKFLOW_INGRESS_URL: z.url({ protocol: /^https?$/, error: 'must be an http(s):// URL' }).default('http://127.0.0.1:50063'),
   REDIS_URL: z.url().optional(),

@@ -52,7 +52,7 @@ async function main(): Promise<void> {
 
       // The same reads through the distributed mode: a process per service, gRPC over loopback,
       // the PostgreSQL, NATS and Redis servers of this machine.
-      const distributed = await startDistributedPlatform({ RATE_LIMITS: env.RATE_LIMITS });
+      const distributed = await startDistributedPlatform({ env: { RATE_LIMITS: env.RATE_LIMITS } });
       try {
         await compareReads(distributed.baseUrl, bare.url, 'distributed', ADMIN_URL);
       } finally {

@@ -26,7 +26,7 @@ let spans: OtlpSpan[] = [];
 beforeAll(async () => {
   collector = await startOtlpCollector();
   receiver = await startReceiver();
-  platform = await startDistributedPlatform({ OTEL_EXPORTER_OTLP_ENDPOINT: collector.url });
+  platform = await startDistributedPlatform({ env: { OTEL_EXPORTER_OTLP_ENDPOINT: collector.url } });
   api = new Api(platform.baseUrl);
   account = await newAccount(api);
 
@@ -136,14 +136,14 @@ describe('a REST call in the distributed mode', () => {
     const expected: Record<string, string[]> = {
       gateway: ['http_server_request_duration_bucket'],
       identity: ['rpc_server_call_duration_bucket'],
-      workflowRunner: ['workflow_execution_duration_bucket', 'workflow_node_duration_bucket', 'outbox_publish_lag_bucket'],
-      agentMemory: ['gen_ai_client_operation_duration_bucket', 'gen_ai_client_token_usage', 'agent_memory_vector_index_pending', 'rpc_server_call_duration_bucket'],
-      webhookDispatcher: ['webhook_delivery_attempts', 'webhook_delivery_attempt_duration_bucket'],
+      'workflow-runner': ['workflow_execution_duration_bucket', 'workflow_node_duration_bucket', 'outbox_publish_lag_bucket'],
+      'agent-memory': ['gen_ai_client_operation_duration_bucket', 'gen_ai_client_token_usage', 'agent_memory_vector_index_pending', 'rpc_server_call_duration_bucket'],
+      'webhook-dispatcher': ['webhook_delivery_attempts', 'webhook_delivery_attempt_duration_bucket'],
     };
     for (const [service, names] of Object.entries(expected)) {
       for (const name of names) expect(exposition[service], `${service} ${name}`).toContain(name);
     }
-    expect(exposition.webhookDispatcher).toMatch(/webhook_delivery_attempts(_total)?\{[^}]*webhook_delivery_outcome="delivered"/);
-    expect(exposition.workflowRunner).toMatch(/workflow_execution_duration_count\{[^}]*workflow_execution_status="completed"[^}]*\} 1/);
+    expect(exposition['webhook-dispatcher']).toMatch(/webhook_delivery_attempts(_total)?\{[^}]*webhook_delivery_outcome="delivered"/);
+    expect(exposition['workflow-runner']).toMatch(/workflow_execution_duration_count\{[^}]*workflow_execution_status="completed"[^}]*\} 1/);
   });
 });

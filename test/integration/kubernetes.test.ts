@@ -11,11 +11,11 @@ import { describe, expect, it } from 'vitest';
 import { REPO_ROOT } from '../e2e/harness/processes.js';
 import { environmentOf, exampleSecret, PLATFORM, render, secretData, type Container } from './support/manifests.js';
 
-/** Every `host:port` string in a loaded configuration. */
-function hostPorts(value: unknown): string[] {
-  if (typeof value === 'string') return /^[a-z0-9.-]+:\d{1,5}$/i.test(value) ? [value] : [];
-  if (value instanceof Map) return [...value.values()].flatMap(hostPorts);
-  if (value && typeof value === 'object' && !Buffer.isBuffer(value)) return Object.values(value).flatMap(hostPorts);
+/** Every gRPC target (`host:port` or `dns:///host:port`) in a loaded configuration. */
+function grpcTargets(value: unknown): string[] {
+  if (typeof value === 'string') return /^(dns:\/\/\/)?[a-z0-9.-]+:\d{1,5}$/i.test(value) ? [value] : [];
+  if (value instanceof Map) return [...value.values()].flatMap(grpcTargets);
+  if (value && typeof value === 'object' && !Buffer.isBuffer(value)) return Object.values(value).flatMap(grpcTargets);
   return [];
 }
 
@@ -98,11 +98,14 @@ describe.each(['overlays/dev', 'overlays/prod'])('the services of deploy/k8s/%s'
       const metrics = metricsAddressFrom({ ...env, METRICS_HOST: '0.0.0.0' });
       expect(portOf(container, 'metrics'), `${name} serves /metrics`).toBe(metrics?.port);
       expect(deployment.spec!.template!.metadata.annotations).toMatchObject({ 'prometheus.io/scrape': 'true', 'prometheus.io/port': String(metrics?.port), 'prometheus.io/path': '/metrics' });
-      // Every peer address the part ends up with (defaults included: theirs are loopback) is a
-      // Service of these manifests, on the port the peer listens on.
-      for (const address of hostPorts(config)) {
-        const [host, port] = address.split(':');
-        expect(servicePort(host!, Number(port)), `${name} calls ${address}`).toBeDefined();
+      // Every peer the part ends up with (defaults included: theirs are loopback) is a headless
+      // Service of these manifests, on the port the peer listens on, resolved by grpc-js's DNS
+      // resolver: each replica's address, so calls spread over them (decisions §18).
+      for (const target of grpcTargets(config)) {
+        expect(target, `${name} resolves every replica of its peer`).toMatch(/^dns:\/\/\//);
+        const [host, port] = target.slice('dns:///'.length).split(':');
+        expect(servicePort(host!, Number(port)), `${name} calls ${target}`).toBeDefined();
+        expect(services.find((service) => service.metadata.name === host)?.spec?.clusterIP, `${host} is headless`).toBe('None');
       }
       if (env.WORKFLOW_INGRESS_URL) {
         const url = new URL(env.WORKFLOW_INGRESS_URL);

@@ -63,10 +63,11 @@ function liveAppDir(entrypoint: string): string {
  */
 const LAZY_PEERS: Record<string, readonly string[]> = { 'agent-memory': ['workflow-runner'] };
 
-/** Every host a loaded configuration points at (URLs and host:port strings). */
+/** Every host a loaded configuration points at (URLs, and gRPC targets `[dns:///]host:port`). */
 function hostsOf(value: unknown): string[] {
   if (typeof value === 'string') {
-    if (/^[a-z0-9.-]+:\d{1,5}$/i.test(value)) return [value.split(':')[0]!];
+    const target = /^(?:dns:\/\/\/)?([a-z0-9.-]+):\d{1,5}$/i.exec(value);
+    if (target) return [target[1]!];
     return URL.canParse(value) && value.includes('://') ? [new URL(value).hostname] : [];
   }
   if (value instanceof Map) return [...value.values()].flatMap(hostsOf);

@@ -39,6 +39,9 @@ export interface LocalPlatformOptions {
   gateway?: Partial<Pick<GatewayDeps, 'now' | 'logger'>>;
 }
 
+/** The keys a platform makes on first start when the operator gives none, by file name. */
+export type LocalKeyFile = 'webhook-secret-key' | 'jwt-key-encryption-key' | 'tool-secret-key';
+
 /** The services with a database of their own, as in the distributed mode. */
 export const SERVICES = ['identity', 'agents', 'webhooks', 'workflows'] as const;
 export type ServiceName = (typeof SERVICES)[number];
@@ -79,7 +82,7 @@ export async function startLocalPlatform(config: LocalConfig, logger: Logger, op
         databaseUrl: database.urlFor(databases.webhooks),
         grpcHost: '127.0.0.1',
         grpcPort: launcher.WEBHOOK_DISPATCHER_GRPC_PORT,
-        secretKey: await localKey(config, launcher.WEBHOOK_SECRET_KEY, 'webhook-secret-key'),
+        secretKey: await localKey(launcher.DATA_DIR, launcher.WEBHOOK_SECRET_KEY, 'webhook-secret-key'),
       },
       { logger: serviceLogger('webhook-dispatcher', config), bus: await busFor('webhook-dispatcher') },
     );
@@ -92,7 +95,7 @@ export async function startLocalPlatform(config: LocalConfig, logger: Logger, op
         databaseUrl: database.urlFor(databases.identity),
         grpcHost: '127.0.0.1',
         grpcPort: launcher.IDENTITY_GRPC_PORT,
-        jwtKeyEncryptionKey: await localKey(config, launcher.JWT_KEY_ENCRYPTION_KEY, 'jwt-key-encryption-key'),
+        jwtKeyEncryptionKey: await localKey(launcher.DATA_DIR, launcher.JWT_KEY_ENCRYPTION_KEY, 'jwt-key-encryption-key'),
       },
       { logger: serviceLogger('identity', config), bus: await busFor('identity') },
     );
@@ -109,7 +112,7 @@ export async function startLocalPlatform(config: LocalConfig, logger: Logger, op
         grpcHost: '127.0.0.1',
         grpcPort: launcher.AGENT_MEMORY_GRPC_PORT,
         identityAddr: `127.0.0.1:${identityPort}`,
-        toolSecretKey: await localKey(config, launcher.TOOL_SECRET_KEY, 'tool-secret-key'),
+        toolSecretKey: await localKey(launcher.DATA_DIR, launcher.TOOL_SECRET_KEY, 'tool-secret-key'),
         // One index directory per database, so platforms sharing a DATA_DIR never share an index.
         vectorIndexDir: config.agentMemory.vectorIndexDir ?? join(resolve(launcher.DATA_DIR), 'vectors', databases.agents),
       },
@@ -206,12 +209,14 @@ function eventTransport(config: LocalConfig, stack: (() => Promise<void>)[]): (s
   };
 }
 
-/** The operator's key when given; otherwise one made on first start and kept with the data. */
-async function localKey({ launcher }: LocalConfig, given: Buffer | undefined, file: string): Promise<Buffer> {
+/**
+ * The operator's key when given; otherwise one made on first start and kept in `dataDir` (the
+ * all-in-one mode's and `start:mesh`'s alike, so both read the same data with the same keys).
+ */
+export async function localKey(dataDir: string, given: Buffer | undefined, file: LocalKeyFile): Promise<Buffer> {
   if (given) return given;
-  const dataDir = resolve(launcher.DATA_DIR);
-  await mkdir(dataDir, { recursive: true });
-  const encoded = await readOrCreateSecret(join(dataDir, file), () => randomBytes(32).toString('base64'));
+  await mkdir(resolve(dataDir), { recursive: true });
+  const encoded = await readOrCreateSecret(join(resolve(dataDir), file), () => randomBytes(32).toString('base64'));
   return Buffer.from(encoded, 'base64');
 }
 

@@ -55,3 +55,13 @@ describe('parseAll', () => {
     ).toThrow(/^Invalid configuration:\n {2}PORT: .*\n {2}DATABASE_URL: .*\n {2}WELCOME_CREDITS: [^\n]*$/);
   });
 });
+
+describe('env.grpcTarget', () => {
+  const schema = z.object({ PEER_ADDR: env.grpcTarget('127.0.0.1:50051') });
+  it.each(['identity:50051', 'dns:///identity.platform.svc:50051', 'dns://10.0.0.10/identity:50051', 'ipv4:127.0.0.1:50051,127.0.0.1:50061', 'ipv4:10.1.2.3:1'])('accepts %s as grpc-js resolves it', (target) => {
+    expect(parseConfig(schema, { PEER_ADDR: target }).PEER_ADDR).toBe(target);
+  });
+  it.each(['identity', 'http://identity:50051', 'identity:50051,other:50051', 'ipv4:identity:50051', 'dns:///identity', ' identity:1'])('refuses %s', (target) => {
+    expect(() => parseConfig(schema, { PEER_ADDR: target })).toThrow(/PEER_ADDR: must be host:port/);
+  });
+});

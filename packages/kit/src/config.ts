@@ -21,6 +21,9 @@ export function parseConfig<Schema extends z.ZodType>(
   throw new ConfigError(`Invalid configuration:\n${lines.join('\n')}`);
 }
 
+// What grpc-js resolves (see Http2Transport): one `host:port`, `dns:///host:port`, or a fixed list.
+const GRPC_TARGET = /^(?:(?:dns:(?:\/\/[^/\s]*)?\/)?[^\s:/,]+:\d{1,5}|ipv4:\d{1,3}(?:\.\d{1,3}){3}:\d{1,5}(?:,\d{1,3}(?:\.\d{1,3}){3}:\d{1,5})*)$/;
+
 // AES-256 needs exactly 32 bytes of key.
 const AES_KEY_BYTES = 32;
 
@@ -33,6 +36,9 @@ export const env = {
       .default(fallback ? 'true' : 'false')
       .transform((value) => value === 'true' || value === '1'),
   url: () => z.url(),
+  /** A gRPC service's address: `host:port`, `dns:///host:port` (every replica) or `ipv4:a:port,b:port`. */
+  grpcTarget: (fallback: string) =>
+    z.string().regex(GRPC_TARGET, { error: 'must be host:port, dns:///host:port or ipv4:ip:port[,ip:port…]' }).default(fallback),
   positiveInt: (fallback: number) => z.coerce.number().int().positive().default(fallback),
   logLevel: () => z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   /** An AES-256 key (SecretBox): base64 of exactly 32 bytes, required. Never logged. */

@@ -2,7 +2,6 @@ import { env, parseConfig } from '@agent-platform/kit';
 import { z } from 'zod';
 
 const natsUrl = z.url({ protocol: /^(nats|tls)$/, error: 'must be a nats:// URL' });
-const hostPort = z.string().regex(/^[^\s:]+:\d{1,5}$/, { error: 'must be host:port' });
 const httpUrl = z.url({ protocol: /^https?$/, error: 'must be an http(s):// URL' });
 
 const schema = z
@@ -10,8 +9,8 @@ const schema = z
     DATABASE_URL: z.url({ protocol: /^postgres(ql)?$/, error: 'must be a postgres:// URL' }),
     GRPC_HOST: z.string().min(1).default('0.0.0.0'),
     GRPC_PORT: env.port(50052),
-    IDENTITY_ADDR: hostPort.default('127.0.0.1:50051'),
-    WORKFLOW_RUNNER_ADDR: hostPort.default('127.0.0.1:50053'),
+    IDENTITY_ADDR: env.grpcTarget('127.0.0.1:50051'),
+    WORKFLOW_RUNNER_ADDR: env.grpcTarget('127.0.0.1:50053'),
     TOOL_SECRET_KEY: env.aesKey(),
     ALLOW_PRIVATE_NETWORK_URLS: env.boolean(false),
     GRPC_DEADLINE_MS: env.positiveInt(5_000),

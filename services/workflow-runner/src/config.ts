@@ -2,7 +2,6 @@ import { env, parseConfig } from '@agent-platform/kit';
 import { z } from 'zod';
 
 const natsUrl = z.url({ protocol: /^(nats|tls)$/, error: 'must be a nats:// URL' });
-const hostPort = z.string().regex(/^[^\s:]+:\d{1,5}$/, { error: 'must be host:port' });
 
 const schema = z
   .object({
@@ -11,7 +10,7 @@ const schema = z
     GRPC_PORT: env.port(50053),
     INGRESS_HOST: z.string().min(1).default('0.0.0.0'),
     INGRESS_PORT: env.port(50063),
-    AGENT_MEMORY_ADDR: hostPort.default('127.0.0.1:50052'),
+    AGENT_MEMORY_ADDR: env.grpcTarget('127.0.0.1:50052'),
     GRPC_DEADLINE_MS: env.positiveInt(5_000),
     ALLOW_PRIVATE_NETWORK_URLS: env.boolean(false),
     NODE_TIMEOUT_MS: z.coerce.number().int().min(100).max(300_000).default(30_000),

@@ -34,20 +34,11 @@ export function buildConsole(): void {
 }
 
 /**
- * Starts a service (or the gateway) as its image runs it: the compiled `dist/main.js`, with
- * workspace packages resolved to their compiled `dist` by the `compiled` export condition.
- */
-export function startCompiledService(packageDir: string, env: Record<string, string>): RunningProcess {
-  return startProcess(process.execPath, ['--conditions=compiled', '--enable-source-maps', '--import', TELEMETRY_HOOK.compiled, `${packageDir}/dist/main.js`], env);
-}
-
-/**
- * The telemetry hook every process is started with (the packages' `start` scripts name it by its
- * package export, which resolves only from a package that depends on the kit: these are the files
- * it resolves to).
+ * The telemetry hook the launcher is started with from its source (its `start` script names it by
+ * its package export, which resolves only from a package that depends on the kit). The mesh's
+ * compiled replicas get theirs from deploy/local's `spawnReplica`.
  */
 export const TELEMETRY_HOOK = {
-  compiled: pathToFileURL(`${REPO_ROOT}packages/kit/dist/telemetry/register.js`).href,
   source: pathToFileURL(`${REPO_ROOT}packages/kit/src/telemetry/register.ts`).href,
 };
 
@@ -94,9 +85,9 @@ const PINO_ERROR = 50;
  * The lines a process logged at error level or above (pino's JSON lines; others are skipped), so a
  * suite that saw only "500 internal_error" from outside can print why (the body hides it by design).
  */
-export function loggedErrors(running: RunningProcess, limit = 20): string[] {
+export function loggedErrors(output: string, limit = 20): string[] {
   const errors: string[] = [];
-  for (const line of running.output().split('\n')) {
+  for (const line of output.split('\n')) {
     if (!line.startsWith('{')) continue;
     try {
       const { level } = JSON.parse(line) as { level?: unknown };

@@ -47,6 +47,8 @@ export interface K8sObject {
     template?: { metadata: { labels: Record<string, string>; annotations?: Record<string, string> }; spec: PodSpec };
     selector?: Record<string, string>;
     ports?: { name: string; port: number; targetPort: string | number }[];
+    /** A Service's; `None` makes it headless. */
+    clusterIP?: string;
   };
 }
 

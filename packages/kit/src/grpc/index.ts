@@ -1,6 +1,7 @@
 export { actorOf, platformPrincipal, present, principalOf } from './actor.js';
 export { GrpcChannel, type ChannelOptions, type OutgoingCall, type PromiseClient } from './client.js';
 export { HealthRegistry, ServingStatus, type HealthStatus } from './health.js';
+export { servesAt } from './probe.js';
 export { PrincipalKind, type CallHeaders, type Principal } from './metadata.js';
 export { GrpcServer, requirePrincipal, type CallContext, type GrpcServerOptions, type Handlers } from './server.js';
 export { fromGrpcError, toGrpcStatus } from './status.js';

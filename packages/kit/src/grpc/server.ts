@@ -51,7 +51,15 @@ export interface GrpcServerOptions {
   around?: <T>(run: () => Promise<T>) => Promise<T>;
   /** Turns infrastructure failures (a lost database) into the right DomainError. */
   classifyError?: (error: unknown) => DomainError | undefined;
+  /**
+   * How long a caller's connection lives before the server asks it to reconnect (GOAWAY; calls on
+   * it finish first). Bounded so that callers resolve again and replicas that joined since get
+   * their share of the calls. Default 30 s; grpc-js adds ±10% jitter.
+   */
+  maxConnectionAgeMs?: number;
 }
+
+const DEFAULT_MAX_CONNECTION_AGE_MS = 30_000;
 
 /**
  * A grpc-js server whose services are async functions, with health, server reflection, tracing and
@@ -60,7 +68,7 @@ export interface GrpcServerOptions {
  */
 export class GrpcServer {
   readonly health = new HealthRegistry();
-  private readonly server = new Server({ 'grpc.keepalive_permit_without_calls': 1 });
+  private readonly server: Server;
   private readonly local = new InProcessCalls();
   private readonly networkTraced = patchedByInstrumentation(Server.prototype, 'register');
   private readonly options: GrpcServerOptions;
@@ -69,6 +77,10 @@ export class GrpcServer {
 
   constructor(options: GrpcServerOptions) {
     this.options = options;
+    this.server = new Server({
+      'grpc.keepalive_permit_without_calls': 1,
+      'grpc.max_connection_age_ms': options.maxConnectionAgeMs ?? DEFAULT_MAX_CONNECTION_AGE_MS,
+    });
     this.health.addTo(this.server);
     this.local.register(HEALTH_CHECK_METHOD, { unary: (request) => this.health.check(request) });
   }

@@ -1,4 +1,5 @@
-import { Client, credentials, type ServiceError } from '@grpc/grpc-js';
+import { Client, credentials, type ChannelOptions, type ServiceError } from '@grpc/grpc-js';
+import { idempotentMethods } from '@agent-platform/proto/descriptor-set';
 import { toMetadata, type CallHeaders } from './metadata.js';
 import { patchedByInstrumentation } from './observe.js';
 import type { AnyMethod } from './types.js';
@@ -29,16 +30,53 @@ export interface InProcessServing {
   readonly inProcess: ChannelTransport;
 }
 
-/** A grpc-js client over one HTTP/2 connection: the distributed mode. */
+/**
+ * How a call that its replica could not answer (`UNAVAILABLE`: the replica went away, or refused
+ * while draining) is tried again on another. Only for the methods the .proto files mark
+ * idempotent; a write may already have acted, so its failure goes back to the caller.
+ */
+const RETRY_POLICY = {
+  maxAttempts: 3,
+  initialBackoff: '0.05s',
+  maxBackoff: '0.5s',
+  backoffMultiplier: 2,
+  retryableStatusCodes: ['UNAVAILABLE'],
+};
+
+/**
+ * A channel to every address its target resolves to, each call sent to the next ready one
+ * (`round_robin`): one HTTP/2 connection per replica, so replicas share the calls, not the
+ * connections. A target that names one address (`host:port`) is the same with one replica.
+ * Made once (reading the descriptor set), on the first channel.
+ */
+let channelOptions: ChannelOptions | undefined;
+function balancedChannelOptions(): ChannelOptions {
+  channelOptions ??= {
+    'grpc.keepalive_time_ms': 30_000,
+    'grpc.keepalive_timeout_ms': 10_000,
+    'grpc.service_config': JSON.stringify({
+      loadBalancingConfig: [{ round_robin: {} }],
+      methodConfig: [{ name: idempotentMethods(), retryPolicy: RETRY_POLICY }],
+    }),
+    // The policy above is the whole of it: no DNS TXT record may replace it.
+    'grpc.service_config_disable_resolution': 1,
+    // A replica that went away is looked up again soon, so the one that replaced it is found.
+    'grpc.dns_min_time_between_resolutions_ms': 1_000,
+  };
+  return channelOptions;
+}
+
+/**
+ * A grpc-js client to a service's replicas: the distributed mode. `target` is what grpc-js
+ * resolves: `host:port`, `dns:///service.namespace:port` (every address of a headless Service),
+ * or `ipv4:127.0.0.1:50051,127.0.0.1:50061` (a fixed list, as `pnpm start:mesh` gives).
+ */
 export class Http2Transport implements ChannelTransport {
   readonly tracedByInstrumentation = patchedByInstrumentation(Client.prototype, 'makeUnaryRequest');
   private readonly client: Client;
 
-  constructor(address: string) {
-    this.client = new Client(address, credentials.createInsecure(), {
-      'grpc.keepalive_time_ms': 30_000,
-      'grpc.keepalive_timeout_ms': 10_000,
-    });
+  constructor(target: string) {
+    this.client = new Client(target, credentials.createInsecure(), balancedChannelOptions());
   }
 
   unary(method: AnyMethod, request: unknown, headers: CallHeaders, deadline: Date): Promise<unknown> {
