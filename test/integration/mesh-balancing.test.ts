@@ -1,0 +1,95 @@
+/**
+ * The mesh with two identity replicas (decisions §18.2): the gateway's reads spread over both, a
+ * replica killed with SIGKILL under load loses its share without one failed read, and once it is
+ * back it gets its share again.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Api, newAccount, type Account } from '../e2e/harness/client.js';
+import { startDistributedPlatform, type DistributedPlatform } from '../e2e/harness/setup-distributed.js';
+import type { MeshReplica } from '@agent-platform/local';
+
+let platform: DistributedPlatform;
+let api: Api;
+let account: Account;
+let identities: MeshReplica[];
+
+beforeAll(async () => {
+  platform = await startDistributedPlatform({ replicas: { identity: 2 }, env: { RATE_LIMITS: 'free:0/0,pro:0/0,enterprise:0/0' } });
+  api = new Api(platform.baseUrl);
+  account = await newAccount(api);
+  identities = platform.mesh.replicas.filter((replica) => replica.part === 'identity');
+}, 180_000);
+
+afterAll(async () => {
+  await platform?.stop();
+});
+
+/** How many GetCurrentUser calls a replica has answered, from its own /metrics. */
+async function currentUserCalls(replica: MeshReplica): Promise<number> {
+  const text = await (await fetch(`http://127.0.0.1:${replica.ports.metrics}/metrics`)).text();
+  let calls = 0;
+  for (const line of text.split('\n')) {
+    if (line.startsWith('rpc_server_call_duration_count{') && line.includes('rpc_method="GetCurrentUser"')) calls += Number(line.split(' ').at(-1));
+  }
+  return calls;
+}
+
+/** `GET /auth/me` from `workers` callers at once until `until` resolves; the statuses seen, by count. */
+async function readUnder(until: Promise<unknown>, workers = 4): Promise<Map<number, number>> {
+  const statuses = new Map<number, number>();
+  let done = false;
+  void until.finally(() => (done = true));
+  await Promise.all(
+    Array.from({ length: workers }, async () => {
+      while (!done) {
+        const { status } = await api.get('/api/v1/auth/me', { token: account.accessToken });
+        statuses.set(status, (statuses.get(status) ?? 0) + 1);
+      }
+    }),
+  );
+  return statuses;
+}
+
+describe('the mesh with two identity replicas', () => {
+  it('spreads the reads over both', async () => {
+    const before = await Promise.all(identities.map(currentUserCalls));
+    for (let call = 0; call < 100; call += 1) expect((await api.get('/api/v1/auth/me', { token: account.accessToken })).status).toBe(200);
+    const answered = (await Promise.all(identities.map(currentUserCalls))).map((count, index) => count - before[index]!);
+    expect(answered.reduce((sum, count) => sum + count, 0)).toBe(100);
+    // Per call, not per connection: each gets about half.
+    for (const count of answered) expect(count).toBeGreaterThanOrEqual(30);
+  });
+
+  it('loses a replica killed under load without one failed read, and gives it its share again once it is back', async () => {
+    const [doomed, survivor] = identities;
+    const survivorBefore = await currentUserCalls(survivor!);
+    let killed!: () => void;
+    const afterKill = new Promise<void>((resolve) => (killed = resolve));
+    // Reads run throughout: the kill lands among calls in flight; the load stops 300 reads after it.
+    const load = readUnder(
+      afterKill.then(async () => {
+        for (let read = 0; read < 300; read += 1) expect((await api.get('/api/v1/auth/me', { token: account.accessToken })).status).toBe(200);
+      }),
+    );
+    for (let read = 0; read < 50; read += 1) await api.get('/api/v1/auth/me', { token: account.accessToken });
+    await doomed!.kill();
+    killed();
+    const statuses = await load;
+    expect(Object.fromEntries(statuses)).toEqual({ 200: expect.any(Number) });
+    console.log(`reads while identity-1 was killed: ${[...statuses].map(([status, count]) => `${count} × ${status}`).join(', ')}`);
+    // Every read after the kill was the survivor's.
+    expect((await currentUserCalls(survivor!)) - survivorBefore).toBeGreaterThanOrEqual(300);
+
+    await doomed!.start();
+    // The sentinel: the restarted replica answers reads again (a new process counts from zero).
+    await expect
+      .poll(
+        async () => {
+          await api.get('/api/v1/auth/me', { token: account.accessToken });
+          return currentUserCalls(doomed!);
+        },
+        { timeout: 60_000, interval: 50 },
+      )
+      .toBeGreaterThan(0);
+  });
+});
