@@ -16,6 +16,8 @@ const viteProcessed = ['@fastify/autoload'];
 // Projects do not inherit the root config: each one is given them.
 const sourceResolution = { ssr: { resolve: { conditions }, noExternal: viteProcessed } };
 
+const MESH_SUITES = ['integration/mesh-*.test.ts', 'integration/observability.test.ts'];
+
 // One workspace, a project per package, plus the end-to-end suites run once per deployment mode.
 export default defineConfig({
   test: {
@@ -28,7 +30,13 @@ export default defineConfig({
       { ...sourceResolution, test: { name: 'gateway', root: 'gateway', include: ['src/**/*.test.ts', 'test/**/*.test.ts'] } },
       // Unit tests beside the code; test/ runs the client against the real platform, in process.
       { ...sourceResolution, test: { name: 'client', root: 'packages/client', include: ['src/**/*.test.ts', 'test/**/*.test.ts'], testTimeout: 30_000, hookTimeout: 60_000 } },
-      { ...sourceResolution, test: { name: 'integration', root: 'test', include: ['integration/**/*.test.ts', 'bench/**/*.test.ts'], testTimeout: 30_000, hookTimeout: 60_000 } },
+      { ...sourceResolution, test: { name: 'integration', root: 'test', include: ['integration/**/*.test.ts', 'bench/**/*.test.ts'], exclude: MESH_SUITES, testTimeout: 30_000, hookTimeout: 60_000 } },
+      // The mesh's own suites start ten processes each and judge latency, drains and faults: they
+      // run after every other suite, one at a time, so no other suite's load skews what they count.
+      {
+        ...sourceResolution,
+        test: { name: 'mesh', root: 'test', include: MESH_SUITES, fileParallelism: false, sequence: { groupOrder: 1 }, testTimeout: 30_000, hookTimeout: 240_000 },
+      },
       {
         ...sourceResolution,
         test: {

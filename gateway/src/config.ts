@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { env, parseConfig } from '@agent-platform/kit';
+import { drainSettings, env, parseConfig } from '@agent-platform/kit';
 
 /** Requests a plan may make in each fixed window; 0 means unlimited. */
 export interface PlanLimits {
@@ -73,8 +73,8 @@ const schema = z.object({
   TOOL_DEADLINE_MS: env.positiveInt(35_000),
   /** Deadline of a synchronous execute (`async: false`), which waits up to 30 s for the run. */
   EXECUTE_DEADLINE_MS: env.positiveInt(35_000),
-  /** Bound on stop(): HTTP close, channels and Redis (milliseconds). */
-  SHUTDOWN_TIMEOUT_MS: env.positiveInt(10_000),
+  /** On SIGTERM: SHUTDOWN_DELAY_MS of failing readiness while still serving, then SHUTDOWN_GRACE_MS for what is in flight (decisions §18.3). */
+  ...drainSettings,
   TRUST_PROXY: env.boolean(false),
   BODY_LIMIT_BYTES: env.positiveInt(1_048_576),
   LOG_LEVEL: env.logLevel(),

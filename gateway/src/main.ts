@@ -11,7 +11,7 @@ const telemetry = await startTelemetry({ serviceName: 'gateway', otlpEndpoint: c
 const logger = createLogger({ service: 'gateway', level: config.LOG_LEVEL });
 const gateway = await buildGateway(config, { logger });
 
-closeWithGrace({ delay: config.SHUTDOWN_TIMEOUT_MS + 1_000, logger }, async ({ err }) => {
+closeWithGrace({ delay: config.SHUTDOWN_DELAY_MS + config.SHUTDOWN_GRACE_MS + 1_000, logger }, async ({ err }) => {
   if (err) logger.error({ err }, 'shutting down after an error');
   await gateway.stop();
   await telemetry.shutdown();

@@ -27,6 +27,8 @@ declare module 'fastify' {
     accessTokens: AccessTokenVerifier;
     principals: PrincipalResolver;
     rateLimiter: RateLimiter;
+    /** True once the gateway drains: /readyz fails, so load balancers stop sending. */
+    draining: () => boolean;
   }
 
   interface FastifyRequest {

@@ -34,7 +34,23 @@ describe('start and stop', () => {
     expect(gateway.app.accessTokens.keyCount).toBe(1);
     const started = Date.now();
     await gateway.stop();
-    expect(Date.now() - started).toBeLessThan(config().SHUTDOWN_TIMEOUT_MS);
+    expect(Date.now() - started).toBeLessThan(config().SHUTDOWN_GRACE_MS);
+    await expect(fetch(`${url}/healthz`)).rejects.toThrow();
+  });
+
+  it('drains on stop: readiness fails at once, requests meanwhile are served and close their connection, then it stops listening', async () => {
+    const gateway = await buildGateway(config({ SHUTDOWN_DELAY_MS: '400' }), { logger });
+    const { url } = await gateway.start();
+    expect((await fetch(`${url}/healthz`)).headers.get('connection')).toBe('keep-alive');
+    const stopped = gateway.stop();
+    const readiness = await fetch(`${url}/readyz`);
+    expect(readiness.status).toBe(503);
+    expect(await readiness.json()).toMatchObject({ error: 'service_unavailable', details: [{ field: 'gateway', message: 'The gateway is shutting down.' }] });
+    // Still served while the load balancer notices, each answer ending its connection.
+    const served = await fetch(`${url}/healthz`);
+    expect(served.status).toBe(200);
+    expect(served.headers.get('connection')).toBe('close');
+    await stopped;
     await expect(fetch(`${url}/healthz`)).rejects.toThrow();
   });
 

@@ -6,6 +6,7 @@
  */
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
+import { loadDrain } from '@agent-platform/kit';
 import { metricsAddressFrom } from '@agent-platform/kit/telemetry';
 import { describe, expect, it } from 'vitest';
 import { REPO_ROOT } from '../e2e/harness/processes.js';
@@ -28,7 +29,9 @@ describe.each(['base', 'overlays/dev', 'overlays/prod'])('deploy/k8s/%s', (overl
     const objects = await render(overlay);
     expect(objects.length).toBeGreaterThan(0);
     for (const object of objects) {
-      const module = (await import(`kubernetes-models/${object.apiVersion}/${object.kind}`)) as Record<string, new (data: unknown) => { validate(): void }>;
+      // KEDA's kinds come with their own models package, validated the same way.
+      const models = object.apiVersion.startsWith('keda.sh/') ? '@kubernetes-models/keda' : 'kubernetes-models';
+      const module = (await import(`${models}/${object.apiVersion}/${object.kind}`)) as Record<string, new (data: unknown) => { validate(): void }>;
       const Model = module[object.kind];
       expect(Model, `${object.apiVersion} ${object.kind}`).toBeDefined();
       expect(() => new Model!(object).validate(), `${object.kind}/${object.metadata.name}`).not.toThrow();
@@ -81,6 +84,10 @@ describe.each(['overlays/dev', 'overlays/prod'])('the services of deploy/k8s/%s'
       const env = environmentOf(container, objects, secrets);
       let config: unknown;
       expect(() => (config = PLATFORM[name]!.load(env)), `${name}'s configuration`).not.toThrow();
+      // The kubelet's SIGKILL comes after the drain (decisions §18.3) and 5 s to release pools and telemetry.
+      const drain = loadDrain(env);
+      expect(drain.delayMs, `${name} keeps serving while kube-proxy and the ingress take it out`).toBeGreaterThan(0);
+      expect((deployment.spec!.template!.spec.terminationGracePeriodSeconds ?? 30) * 1_000, `${name}: terminationGracePeriodSeconds`).toBeGreaterThanOrEqual(drain.delayMs + drain.graceMs + 5_000);
 
       if (name === 'gateway') {
         const http = portOf(container, 'http');
@@ -116,3 +123,26 @@ describe.each(['overlays/dev', 'overlays/prod'])('the services of deploy/k8s/%s'
     expect(portOf(runner, 'http')).toBe(Number(environmentOf(runner, objects, secrets).INGRESS_PORT ?? 50063));
   });
 });
+
+describe('deploy/k8s/overlays/prod autoscaling', () => {
+  it('scales workflow-runner and webhook-dispatcher with KEDA on their backlog, and no other autoscaler targets them', async () => {
+    const objects = await render('overlays/prod');
+    const scaled = objects.filter((object) => object.kind === 'ScaledObject') as unknown as ScaledObject[];
+    expect(scaled.map((object) => object.spec.scaleTargetRef.name).sort()).toEqual(['webhook-dispatcher', 'workflow-runner']);
+    const backlog = { 'workflow-runner': 'workflow_executions_backlog', 'webhook-dispatcher': 'webhook_deliveries_backlog' };
+    for (const object of scaled) {
+      const target = object.spec.scaleTargetRef.name as keyof typeof backlog;
+      expect(objects.some((candidate) => candidate.kind === 'Deployment' && candidate.metadata.name === target)).toBe(true);
+      const prometheus = object.spec.triggers.find((trigger) => trigger.type === 'prometheus');
+      expect(prometheus?.metadata.query, target).toContain(backlog[target]);
+      expect(object.spec.minReplicaCount).toBeGreaterThanOrEqual(2);
+    }
+    const hpaTargets = objects.filter((object) => object.kind === 'HorizontalPodAutoscaler').map((object) => (object.spec as unknown as { scaleTargetRef: { name: string } }).scaleTargetRef.name);
+    expect(hpaTargets).not.toContain('workflow-runner');
+    expect(hpaTargets).not.toContain('webhook-dispatcher');
+  });
+});
+
+interface ScaledObject {
+  spec: { scaleTargetRef: { name: string }; minReplicaCount?: number; triggers: { type: string; metadata: Record<string, string> }[] };
+}

@@ -2,6 +2,7 @@
  * `pnpm start:mesh` as a developer runs it: every part its own process, replicas by
  * MESH_REPLICAS, the front door printed and serving; Ctrl-C drains and stops every replica.
  */
+import type { ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { connect } from 'node:net';
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -74,8 +75,7 @@ describe('pnpm start:mesh', () => {
 
   it('refuses a second agent-memory replica without Qdrant, in one line', async () => {
     const mesh = startMeshCli({ MESH_REPLICAS: 'agent-memory=2', DATABASE_URL: ADMIN_URL });
-    const code = await new Promise<number | null>((resolve) => mesh.child.once('exit', resolve));
-    expect(code).toBe(1);
+    expect(await exitOf(mesh.child)).toEqual({ code: 1, signal: null });
     expect(mesh.output().trim()).toBe(
       'MESH_REPLICAS: agent-memory runs one replica without QDRANT_URL: its embedded vector index lives in the process, so the replicas would answer searches differently',
     );
@@ -83,11 +83,15 @@ describe('pnpm start:mesh', () => {
 
   it('says what is wrong with MESH_REPLICAS', async () => {
     const mesh = startMeshCli({ MESH_REPLICAS: 'gateway=two' });
-    const code = await new Promise<number | null>((resolve) => mesh.child.once('exit', resolve));
-    expect(code).toBe(1);
+    expect(await exitOf(mesh.child), mesh.output()).toEqual({ code: 1, signal: null });
     expect(mesh.output()).toContain('MESH_REPLICAS: must be a count (1–99) or part=count pairs');
   });
 });
+
+function exitOf(child: ChildProcess): Promise<{ code: number | null; signal: NodeJS.Signals | null }> {
+  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve({ code: child.exitCode, signal: child.signalCode });
+  return new Promise((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
+}
 
 async function dropDatabases(prefix: string): Promise<void> {
   const client = new pg.Client({ connectionString: ADMIN_URL });

@@ -4,7 +4,7 @@ import { join, resolve } from 'node:path';
 import { buildAgentMemoryService } from '@agent-platform/agent-memory';
 import { buildGateway, type BackendTransports, type Gateway, type GatewayDeps, type MetricsHandler } from '@agent-platform/gateway';
 import { buildIdentityService } from '@agent-platform/identity';
-import { createLogger, type Logger } from '@agent-platform/kit';
+import { createLogger, IN_PROCESS_DRAIN, type Logger } from '@agent-platform/kit';
 import type { ChannelTransport, InProcessServing } from '@agent-platform/kit/grpc';
 import { InProcessEventBus, NatsEventBus, type EventBus } from '@agent-platform/kit/events';
 import { buildWebhookDispatcherService, CONSUMER_NAME as WEBHOOK_CONSUMER } from '@agent-platform/webhook-dispatcher';
@@ -171,7 +171,7 @@ export async function startLocalPlatform(config: LocalConfig, logger: Logger, op
       },
     );
     const { url } = await gateway.start();
-    stack.push(() => gateway.stop());
+    stack.push(() => gateway.stop(IN_PROCESS_DRAIN));
 
     return { url, databases, gateway, stop };
   } catch (error) {

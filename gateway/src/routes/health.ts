@@ -18,11 +18,24 @@ const Ready = z.object({
 type Check = 'ok' | 'not_configured';
 type Failure = { field: string; message: string };
 
-/** Asks a backend's grpc.health.v1 for the server as a whole (service ''). */
+/**
+ * A backend is asked this many times before it counts as not serving: each ask goes to its next
+ * replica (round robin), and one replica draining (NOT_SERVING until its callers have moved on)
+ * must not take every gateway out of the load balancer at once (decisions §18.3).
+ */
+const PROBE_ASKS = 3;
+
+/** Asks a backend's grpc.health.v1 for the server as a whole (service ''): SERVING on any replica asked. */
 async function serving(client: HealthClient): Promise<Check> {
-  const answer = await client.check({ service: '' }, { deadlineMs: PROBE_TIMEOUT_MS });
-  if (answer.status !== ServingStatus.SERVING) throw new Error('not serving');
-  return 'ok';
+  const deadline = Date.now() + PROBE_TIMEOUT_MS;
+  for (let ask = 1; ; ask += 1) {
+    const answer = await client.check({ service: '' }, { deadlineMs: Math.max(1, deadline - Date.now()) }).catch((error: unknown) => {
+      if (ask >= PROBE_ASKS) throw error;
+      return undefined;
+    });
+    if (answer?.status === ServingStatus.SERVING) return 'ok';
+    if (ask >= PROBE_ASKS) throw new Error('not serving');
+  }
 }
 
 /** Probes, outside /api/v1 and unauthenticated: /healthz = the process lives; /readyz = it can serve. */
@@ -53,7 +66,8 @@ const healthRoutes: FastifyPluginCallbackZod = (app, _options, done) => {
           'Ready only when every backend answers: identity, agent-memory, webhook-dispatcher and workflow-runner report SERVING on',
           'grpc.health.v1, and Redis (when configured) answers PING. A gateway that cannot reach one of',
           'them would fail part of the API, so it leaves the load balancer until all are back. A 503',
-          'names each backend that failed in `details[].field`.',
+          'names each backend that failed in `details[].field`, or `gateway` once this gateway is shutting down',
+          '(it keeps serving meanwhile, for the load balancer to notice).',
         ].join(' '),
         response: {
           200: Ready,
@@ -63,6 +77,9 @@ const healthRoutes: FastifyPluginCallbackZod = (app, _options, done) => {
       },
     },
     async (_request, reply) => {
+      if (app.draining()) {
+        return reply.code(503).send({ error: 'service_unavailable', message: 'Not ready.', details: [{ field: 'gateway', message: 'The gateway is shutting down.' }] });
+      }
       const failures: Failure[] = [];
       const checks: Record<string, Check> = {};
       const probe = (name: string, run: () => Promise<Check>, message: string) =>

@@ -30,7 +30,7 @@ export interface paths {
         };
         /**
          * Readiness: every backend answers
-         * @description Ready only when every backend answers: identity, agent-memory, webhook-dispatcher and workflow-runner report SERVING on grpc.health.v1, and Redis (when configured) answers PING. A gateway that cannot reach one of them would fail part of the API, so it leaves the load balancer until all are back. A 503 names each backend that failed in `details[].field`.
+         * @description Ready only when every backend answers: identity, agent-memory, webhook-dispatcher and workflow-runner report SERVING on grpc.health.v1, and Redis (when configured) answers PING. A gateway that cannot reach one of them would fail part of the API, so it leaves the load balancer until all are back. A 503 names each backend that failed in `details[].field`, or `gateway` once this gateway is shutting down (it keeps serving meanwhile, for the load balancer to notice).
          */
         get: operations["checkReadiness"];
         put?: never;

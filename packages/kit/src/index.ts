@@ -39,3 +39,5 @@ export {
   type Scope,
   type ScopeGrant,
 } from './access.js';
+export { drainFrom, drainSettings, IN_PROCESS_DRAIN, loadDrain, readinessPropagated, type Drain } from './drain.js';
+export { HttpDrain } from './http-drain.js';

@@ -1,5 +1,6 @@
 import closeWithGrace from 'close-with-grace';
 import { loadConfigOrExit } from './config.js';
+import { loadDrain, type Drain } from './drain.js';
 import { NatsEventBus, type EventBus } from './events/index.js';
 import { createLogger, type Logger, type LoggerSettings } from './logger.js';
 import { metricsAddressFrom, startTelemetry } from './telemetry/index.js';
@@ -13,7 +14,8 @@ export interface ServiceProcessConfig {
 
 export interface RunnableService {
   start(): Promise<unknown>;
-  stop(): Promise<void>;
+  /** Fails readiness at once, lets what is in flight finish within the drain, releases everything. */
+  stop(drain: Drain): Promise<void>;
 }
 
 export interface RunServiceOptions<Config extends ServiceProcessConfig> {
@@ -22,16 +24,19 @@ export interface RunServiceOptions<Config extends ServiceProcessConfig> {
   /** Parses the environment; an invalid one ends the process with one line per variable. */
   loadConfig: () => Config;
   build: (config: Config, deps: { logger: Logger; bus: EventBus }) => Promise<RunnableService>;
-  /** Outer bound on shutdown (milliseconds); the service's own stop is bounded within it. */
-  shutdownDelayMs: number;
 }
+
+/** Beyond the drain, for closing pools, the bus and telemetry, before the process is ended anyway. */
+const RELEASE_MS = 5_000;
 
 /**
  * A service's `main` in the distributed mode: configuration, telemetry, logger, the NATS bus, the
- * service, and a shutdown on SIGINT/SIGTERM (or a crash) that stops them in reverse order.
+ * service, and a shutdown on SIGINT/SIGTERM (or a crash) that drains the service (SHUTDOWN_GRACE_MS,
+ * SHUTDOWN_DELAY_MS) and stops the rest in reverse order.
  */
 export async function runService<Config extends ServiceProcessConfig>(options: RunServiceOptions<Config>): Promise<void> {
   const config = loadConfigOrExit(options.loadConfig);
+  const drain = loadConfigOrExit(() => loadDrain(process.env));
   const metrics = loadConfigOrExit(() => metricsAddressFrom(process.env));
   // Usually already started by `--import @agent-platform/kit/telemetry/register` (see package.json);
   // this call opens the metrics listener.
@@ -40,9 +45,9 @@ export async function runService<Config extends ServiceProcessConfig>(options: R
   const bus = await NatsEventBus.connect({ servers: config.natsUrl, name: options.name, logger });
   const service = await options.build(config, { logger, bus });
 
-  closeWithGrace({ delay: options.shutdownDelayMs, logger }, async ({ err }) => {
+  closeWithGrace({ delay: drain.delayMs + drain.graceMs + RELEASE_MS, logger }, async ({ err }) => {
     if (err) logger.error({ err }, 'shutting down after an error');
-    await service.stop();
+    await service.stop(drain);
     await bus.close();
     await telemetry.shutdown();
   });

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
-import type { Logger } from '@agent-platform/kit';
+import { IN_PROCESS_DRAIN, type Drain, type Logger } from '@agent-platform/kit';
 import { assembleOnDatabase, classifyDbError, closeOrm, requestContext, type Orm } from '@agent-platform/kit/db';
 import { OutboxRelay, type EventBus } from '@agent-platform/kit/events';
 import { GrpcChannel, GrpcServer, type ChannelTransport, type InProcessServing } from '@agent-platform/kit/grpc';
@@ -59,7 +59,8 @@ export interface AgentMemoryService extends InProcessServing {
   /** Runs one tool call (decisions §12.7), wired as configured: the chat turn runs calls through it; tests call it directly. */
   readonly toolRunner: ToolRunner;
   start(): Promise<{ port: number }>;
-  stop(): Promise<void>;
+  /** Drains (decisions §18.3); the all-in-one launcher's quick drain when none is given. */
+  stop(drain?: Drain): Promise<void>;
 }
 
 export interface AgentMemoryDeps {
@@ -85,9 +86,6 @@ export interface AgentMemoryDeps {
   resolveHost?: HostResolver;
 }
 
-const GRPC_SHUTDOWN_GRACE_MS = 5_000;
-// Extraction jobs in flight get this long to finish at stop; the rest wait for their leases to end.
-const EXTRACTION_STOP_GRACE_MS = 5_000;
 const EXTRACTION_POLL_INTERVAL_MS = 1_000;
 /** What http tools' requests say they are; a tool's own `User-Agent` header replaces it. */
 const TOOLS_USER_AGENT = 'AgentPlatform-Tools/1.0';
@@ -219,12 +217,12 @@ function assemble(config: AgentMemoryConfig, deps: AgentMemoryDeps, orm: Orm): A
       logger.info({ host: config.grpcHost, port }, 'agent-memory service listening');
       return { port };
     },
-    async stop() {
+    async stop(drain = IN_PROCESS_DRAIN) {
       clearInterval(timer);
       consolidating.abort();
-      await running;
-      if (started) await server.stop(GRPC_SHUTDOWN_GRACE_MS);
-      await extractionWorker.stop(EXTRACTION_STOP_GRACE_MS);
+      // GOAWAY to callers (chat turns in flight finish), and extraction jobs in flight finish, each
+      // within the grace; the jobs left wait for their leases to end and another replica's claim.
+      await Promise.all([running, started ? server.stop(drain.graceMs) : undefined, extractionWorker.stop(drain.graceMs)]);
       if (started) await relay.stop();
       started = false;
       identity?.close();

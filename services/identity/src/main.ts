@@ -5,6 +5,4 @@ await runService({
   name: 'identity',
   loadConfig: () => loadIdentityConfig(process.env, { requireNats: true }),
   build: buildIdentityService,
-  // The service's own stop is bounded (gRPC drain, relay, pool), and so is the bus's close.
-  shutdownDelayMs: 15_000,
 });

@@ -1,4 +1,4 @@
-import type { Logger } from '@agent-platform/kit';
+import { IN_PROCESS_DRAIN, type Drain, type Logger } from '@agent-platform/kit';
 import { assembleOnDatabase, classifyDbError, closeOrm, requestContext, type Orm } from '@agent-platform/kit/db';
 import { OutboxRelay, type EventBus } from '@agent-platform/kit/events';
 import { GrpcServer, type InProcessServing } from '@agent-platform/kit/grpc';
@@ -34,7 +34,8 @@ export { migrations, openDatabase } from './database.js';
 
 export interface IdentityService extends InProcessServing {
   start(): Promise<{ port: number }>;
-  stop(): Promise<void>;
+  /** Drains (decisions §18.3); the all-in-one launcher's quick drain when none is given. */
+  stop(drain?: Drain): Promise<void>;
 }
 
 export interface IdentityDeps {
@@ -49,7 +50,6 @@ export interface IdentityDeps {
 }
 
 // Bounds on shutdown: in-flight calls get this long before they are cut, then the pool this long.
-const GRPC_SHUTDOWN_GRACE_MS = 5_000;
 const DB_CLOSE_TIMEOUT_MS = 5_000;
 
 /**
@@ -125,8 +125,9 @@ function assemble(config: IdentityConfig, deps: IdentityDeps, orm: Orm): Identit
       deps.logger.info({ host: config.grpcHost, port }, 'identity service listening');
       return { port };
     },
-    async stop() {
-      if (started) await server.stop(GRPC_SHUTDOWN_GRACE_MS);
+    async stop(drain = IN_PROCESS_DRAIN) {
+      // GOAWAY at once: callers send what comes next to the other replicas; calls in flight finish.
+      if (started) await server.stop(drain.graceMs);
       // After the server: calls in flight may still commit events, which the next start publishes.
       if (started) await relay.stop();
       started = false;

@@ -5,6 +5,4 @@ await runService({
   name: 'webhook-dispatcher',
   loadConfig: () => loadWebhookDispatcherConfig(process.env),
   build: buildWebhookDispatcherService,
-  // The service's own stop is bounded (worker, consumer, gRPC drain, pool), and so is the bus's close.
-  shutdownDelayMs: 25_000,
 });

@@ -1,9 +1,10 @@
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
-import type { Logger } from '@agent-platform/kit';
+import { IN_PROCESS_DRAIN, type Drain, type Logger } from '@agent-platform/kit';
 import { assembleOnDatabase, classifyDbError, closeOrm, requestContext, type Orm } from '@agent-platform/kit/db';
 import { EVENT_SUBJECT_PREFIX, type EventBus, type Subscription } from '@agent-platform/kit/events';
 import { GrpcServer, type InProcessServing } from '@agent-platform/kit/grpc';
+import { observeBacklog } from '@agent-platform/kit/telemetry';
 import { WebhookServiceService } from '@agent-platform/proto/webhooks/v1';
 import type { WebhookDispatcherConfig } from './config.js';
 import { openDatabase } from './database.js';
@@ -28,7 +29,8 @@ export const CONSUMER_NAME = 'webhook-dispatcher';
 
 export interface WebhookDispatcherService extends InProcessServing {
   start(): Promise<{ port: number }>;
-  stop(): Promise<void>;
+  /** Drains (decisions §18.3); the all-in-one launcher's quick drain when none is given. */
+  stop(drain?: Drain): Promise<void>;
 }
 
 export interface WebhookDispatcherDeps {
@@ -54,8 +56,6 @@ const RUN_WINDOW_MS = LEASE_MARGIN_MS / 2;
 const MAX_UNRECORDED = 8;
 const POLL_INTERVAL_MS = 250;
 // Bounds on shutdown: attempts in flight, then calls in flight, then the pool.
-const WORKER_STOP_GRACE_MS = 5_000;
-const GRPC_SHUTDOWN_GRACE_MS = 5_000;
 const DB_CLOSE_TIMEOUT_MS = 5_000;
 
 /**
@@ -103,6 +103,7 @@ function assemble(config: WebhookDispatcherConfig, deps: WebhookDispatcherDeps, 
 
   let listening = false;
   let subscription: Subscription | undefined;
+  let unobserveBacklog: (() => void) | undefined;
   return {
     inProcess: server.inProcess(),
     async start() {
@@ -115,14 +116,20 @@ function assemble(config: WebhookDispatcherConfig, deps: WebhookDispatcherDeps, 
         ...fanOut,
       });
       worker.start();
+      unobserveBacklog = observeBacklog('@agent-platform/webhook-dispatcher', 'webhook.deliveries.backlog', 'Deliveries due now to active endpoints.', () => queue.backlog());
       logger.info({ host: config.grpcHost, port, worker_id: workerId }, 'webhook dispatcher listening');
       return { port };
     },
-    async stop() {
-      await worker.stop(WORKER_STOP_GRACE_MS);
-      await subscription?.stop();
+    async stop(drain = IN_PROCESS_DRAIN) {
+      unobserveBacklog?.();
+      // All at once, each within the grace: GOAWAY to callers (they move to the other replicas), no
+      // new deliveries claimed while those in flight finish, no more events taken from the stream.
+      await Promise.all([
+        listening ? server.stop(drain.graceMs) : undefined,
+        worker.stop(drain.graceMs),
+        subscription?.stop(),
+      ]);
       subscription = undefined;
-      if (listening) await server.stop(GRPC_SHUTDOWN_GRACE_MS);
       listening = false;
       sender.close();
       if (!(await closeOrm(orm, DB_CLOSE_TIMEOUT_MS))) logger.warn('database pool did not close in time');

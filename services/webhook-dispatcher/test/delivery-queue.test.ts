@@ -40,6 +40,24 @@ describe('DeliveryQueue', () => {
     expect(await queue.claim(10, 3, LEASE_MS)).toEqual([]);
   });
 
+  test('the backlog counts the deliveries due to active endpoints, held or not, and how long the oldest has waited', async ({ database, queue }) => {
+    expect(await queue.backlog()).toEqual({ due: 0, oldestSeconds: 0 });
+    const tenantId = newId('tenant');
+    const active = await endpoint(database, tenantId);
+    await endpoint(database, tenantId, ['*'], 'failed');
+    await queueEvents(queue, tenantId, 3);
+    await database.query(`update webhook_deliveries set next_attempt_at = now() - interval '90 seconds' where webhook_id = $1`, [active]);
+    const due = await queue.backlog();
+    expect(due.due).toBe(3);
+    expect(due.oldestSeconds).toBeGreaterThanOrEqual(90);
+    // Claimed is still due until recorded: the depth to scale on counts it.
+    await queue.claim(10, 3, LEASE_MS);
+    expect((await queue.backlog()).due).toBe(3);
+    // Not yet due: a retry scheduled for later.
+    await database.query(`update webhook_deliveries set next_attempt_at = now() + interval '1 hour'`);
+    expect(await queue.backlog()).toEqual({ due: 0, oldestSeconds: 0 });
+  });
+
   test('one batch of completions changes exactly the rows whose lease it still holds', async ({ database, queue }) => {
     const tenantId = newId('tenant');
     const [going, lost, failing] = [await endpoint(database, tenantId), await endpoint(database, tenantId), await endpoint(database, tenantId)];

@@ -1,7 +1,8 @@
 import { hostname } from 'node:os';
 import { randomBytes } from 'node:crypto';
-import type { InProcessHttp, Logger } from '@agent-platform/kit';
+import { HttpDrain, IN_PROCESS_DRAIN, type Drain, type InProcessHttp, type Logger } from '@agent-platform/kit';
 import { assembleOnDatabase, classifyDbError, closeOrm, requestContext, type Orm } from '@agent-platform/kit/db';
+import { observeBacklog } from '@agent-platform/kit/telemetry';
 import { OutboxRelay, type EventBus } from '@agent-platform/kit/events';
 import { GrpcChannel, GrpcServer, type ChannelTransport, type InProcessServing } from '@agent-platform/kit/grpc';
 import { OutboundHttp, OutboundPolicy, type HostResolver } from '@agent-platform/kit/security';
@@ -40,7 +41,8 @@ export interface WorkflowRunnerService extends InProcessServing {
   start(): Promise<{ port: number; ingressPort: number }>;
   /** The inbound webhooks' ingress without its port, for the all-in-one gateway's `/hooks`. */
   readonly inProcessIngress: InProcessHttp;
-  stop(): Promise<void>;
+  /** Drains (decisions §18.3); the all-in-one launcher's quick drain when none is given. */
+  stop(drain?: Drain): Promise<void>;
 }
 
 export interface WorkflowRunnerDeps {
@@ -59,8 +61,6 @@ export interface WorkflowRunnerDeps {
 
 const USER_AGENT = 'AgentPlatform-Workflows/1.0';
 // Bounds on shutdown: executions in flight, then calls in flight, then the pool.
-const WORKER_STOP_GRACE_MS = 10_000;
-const GRPC_SHUTDOWN_GRACE_MS = 5_000;
 const DB_CLOSE_TIMEOUT_MS = 5_000;
 
 /**
@@ -126,6 +126,8 @@ function assemble(config: WorkflowRunnerConfig, deps: WorkflowRunnerDeps, orm: O
 
   let started = false;
   let ingressServing = false;
+  let unobserveBacklog: (() => void) | undefined;
+  const ingressDrain = new HttpDrain(ingress.server);
   return {
     inProcess: server.inProcess(),
     inProcessIngress: inProcessIngress(ingress, () => ingressServing),
@@ -139,15 +141,19 @@ function assemble(config: WorkflowRunnerConfig, deps: WorkflowRunnerDeps, orm: O
       await relay.start();
       worker.start();
       scheduler.start();
+      unobserveBacklog = observeBacklog('@agent-platform/workflow-runner', 'workflow.executions.backlog', 'Executions due to run that no runner holds.', () => store.backlog());
       logger.info({ host: config.grpcHost, port, ingress_port: ingressPort, owner }, 'workflow-runner listening');
       return { port, ingressPort };
     },
-    async stop() {
+    async stop(drain = IN_PROCESS_DRAIN) {
+      unobserveBacklog?.();
       await scheduler.stop();
       ingressServing = false;
-      if (started) await ingress.close();
-      await worker.stop(WORKER_STOP_GRACE_MS);
-      if (started) await server.stop(GRPC_SHUTDOWN_GRACE_MS);
+      // All at once, each within the grace: GOAWAY to gRPC callers; the ingress keeps taking hooks
+      // for the drain's delay (their executions are queued for any replica) and then closes; no
+      // new executions claimed while those in flight finish or reach a point another can resume.
+      const ingressClosed = started ? ingressDrain.drain(drain, () => ingress.close()) : undefined;
+      await Promise.all([ingressClosed, worker.stop(drain.graceMs), started ? server.stop(drain.graceMs) : undefined]);
       if (started) await relay.stop();
       started = false;
       agentMemory?.close();

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import type { TestProject } from 'vitest/node';
-import { startTestNatsServer } from '@agent-platform/kit/testing';
+import { startTestNatsServer, type TestNatsServer } from '@agent-platform/kit/testing';
 import { MESH_PARTS, startMesh, type Mesh, type MeshPart, type ServiceName } from '@agent-platform/local';
 import { buildServices, COMMON_ENV, loggedErrors } from './processes.js';
 import { startSmtpPeer } from '@agent-platform/workflow-runner/testing';
@@ -26,6 +26,8 @@ export interface DistributedPlatform {
   metricsUrls: Record<string, string>;
   /** Every replica, to stop, kill and start again (the mesh's fault suites). */
   mesh: Mesh;
+  /** The run's own NATS server, to restart. */
+  nats: TestNatsServer;
   stop(): Promise<void>;
 }
 
@@ -34,6 +36,8 @@ export interface DistributedPlatformOptions {
   env?: Record<string, string>;
   /** Replicas per part; one each when absent. */
   replicas?: Partial<Record<MeshPart, number>>;
+  /** The PostgreSQL server the databases are made on (a suite's own, to restart it); ADMIN_URL's by default. */
+  adminUrl?: string;
 }
 
 /**
@@ -46,8 +50,9 @@ export async function startDistributedPlatform(options: DistributedPlatformOptio
   buildServices();
   const run = `${Date.now().toString(36)}_${randomBytes(3).toString('hex')}`;
   const databases: Record<ServiceName, string> = { identity: `e2e_identity_${run}`, agents: `e2e_agents_${run}`, webhooks: `e2e_webhooks_${run}`, workflows: `e2e_workflows_${run}` };
-  for (const name of Object.values(databases)) await admin((client) => client.query(`CREATE DATABASE ${name}`));
-  const urlOf = (name: string) => Object.assign(new URL(ADMIN_URL), { pathname: `/${name}` }).toString();
+  const adminUrl = options.adminUrl ?? ADMIN_URL;
+  for (const name of Object.values(databases)) await admin(adminUrl, (client) => client.query(`CREATE DATABASE ${name}`));
+  const urlOf = (name: string) => Object.assign(new URL(adminUrl), { pathname: `/${name}` }).toString();
   const nats = await startTestNatsServer();
   const smtp = await startSmtpPeer();
   let mesh: Mesh | undefined;
@@ -56,7 +61,7 @@ export async function startDistributedPlatform(options: DistributedPlatformOptio
     if (mesh) reportLoggedErrors(mesh);
     await nats.dispose();
     await smtp.close();
-    for (const name of Object.values(databases)) await admin((client) => client.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`));
+    for (const name of Object.values(databases)) await admin(adminUrl, (client) => client.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`));
   };
   try {
     mesh = await startMesh({
@@ -72,7 +77,7 @@ export async function startDistributedPlatform(options: DistributedPlatformOptio
       partEnv: { 'workflow-runner': smtp.env },
     });
     const metricsUrls = Object.fromEntries(MESH_PARTS.map((part) => [part, `http://127.0.0.1:${mesh!.replicas.find((replica) => replica.part === part)!.ports.metrics}/metrics`]));
-    return { baseUrl: mesh.url, mailDir: smtp.mailDir, metricsUrls, mesh, stop: teardown };
+    return { baseUrl: mesh.url, mailDir: smtp.mailDir, metricsUrls, mesh, nats, stop: teardown };
   } catch (error) {
     await teardown();
     throw error;
@@ -92,8 +97,8 @@ function reportLoggedErrors(mesh: Mesh): void {
   }
 }
 
-async function admin<T>(run: (client: pg.Client) => Promise<T>): Promise<T> {
-  const client = new pg.Client({ connectionString: ADMIN_URL });
+async function admin<T>(url: string, run: (client: pg.Client) => Promise<T>): Promise<T> {
+  const client = new pg.Client({ connectionString: url });
   await client.connect();
   try {
     return await run(client);

@@ -37,6 +37,7 @@ export interface PodSpec {
   initContainers?: Container[];
   volumes?: { name: string; emptyDir?: object }[];
   securityContext?: { runAsNonRoot?: boolean };
+  terminationGracePeriodSeconds?: number;
 }
 export interface K8sObject {
   apiVersion: string;

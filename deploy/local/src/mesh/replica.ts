@@ -7,6 +7,12 @@ export const REPO_ROOT = fileURLToPath(new URL('../../../../', import.meta.url))
 const NODE_FLAGS = ['--max-semi-space-size=64', '--heap-growing-percent=100', '--conditions=compiled', '--enable-source-maps'];
 const TELEMETRY_HOOK = new URL('../../../../packages/kit/dist/telemetry/register.js', import.meta.url).href;
 
+/** Replicas never outlive the launcher, however the launcher ends: one listener for all of them. */
+const running = new Set<ChildProcess>();
+process.once('exit', () => {
+  for (const child of running) child.kill('SIGKILL');
+});
+
 /** Keeps this much of what a replica printed, for failure messages. */
 const OUTPUT_KEPT = 256 * 1024;
 
@@ -43,9 +49,7 @@ export function spawnReplica(options: SpawnReplicaOptions): ReplicaProcess {
     // replicas in order (gateways first); a second signal from the terminal would cut their drain.
     detached: true,
   });
-  // Never outlives the launcher, however the launcher ends.
-  const orphaned = () => child.kill('SIGKILL');
-  process.once('exit', orphaned);
+  running.add(child);
   let output = '';
   let partial = '';
   const take = (chunk: Buffer) => {
@@ -60,7 +64,7 @@ export function spawnReplica(options: SpawnReplicaOptions): ReplicaProcess {
   child.stderr.on('data', take);
   const exited = new Promise<number | null>((resolve) =>
     child.once('exit', (code) => {
-      process.off('exit', orphaned);
+      running.delete(child);
       resolve(code);
     }),
   );

@@ -26,7 +26,7 @@ export default fp(
     });
     app.decorate('redis', redis);
     app.addHook('onClose', async () => {
-      const timeoutMs = Math.min(app.config.SHUTDOWN_TIMEOUT_MS, 2_000);
+      const timeoutMs = Math.min(app.config.SHUTDOWN_GRACE_MS, 2_000);
       await settlesWithin(redis.quit(), timeoutMs);
       redis.disconnect();
     });

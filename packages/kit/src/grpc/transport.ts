@@ -36,9 +36,11 @@ export interface InProcessServing {
  * idempotent; a write may already have acted, so its failure goes back to the caller.
  */
 const RETRY_POLICY = {
-  maxAttempts: 3,
-  initialBackoff: '0.05s',
-  maxBackoff: '0.5s',
+  // Up to 5 (grpc-js's most): under load the dead replica's connection can still look ready to the
+  // first retry or two; the back-off (about 0.1 + 0.2 + 0.4 + 0.8 s at most) stays within deadlines.
+  maxAttempts: 5,
+  initialBackoff: '0.1s',
+  maxBackoff: '1s',
   backoffMultiplier: 2,
   retryableStatusCodes: ['UNAVAILABLE'],
 };
@@ -62,6 +64,10 @@ function balancedChannelOptions(): ChannelOptions {
     'grpc.service_config_disable_resolution': 1,
     // A replica that went away is looked up again soon, so the one that replaced it is found.
     'grpc.dns_min_time_between_resolutions_ms': 1_000,
+    // And reconnected to soon (grpc-js would back off to 2 minutes): a replica restarting is back
+    // in the rotation within a second of listening, before its sibling restarts in turn.
+    'grpc.initial_reconnect_backoff_ms': 100,
+    'grpc.max_reconnect_backoff_ms': 1_000,
   };
   return channelOptions;
 }
@@ -82,7 +88,7 @@ export class Http2Transport implements ChannelTransport {
   unary(method: AnyMethod, request: unknown, headers: CallHeaders, deadline: Date): Promise<unknown> {
     const { path, serialize, deserialize } = codecOf(method);
     return new Promise((resolve, reject) => {
-      this.client.makeUnaryRequest(path, serialize, deserialize, request, toMetadata(headers), { deadline }, (error: ServiceError | null, response?: unknown) =>
+      this.client.makeUnaryRequest(path, serialize, deserialize, request, readyMetadata(headers), { deadline }, (error: ServiceError | null, response?: unknown) =>
         error ? reject(error) : resolve(response),
       );
     });
@@ -90,12 +96,24 @@ export class Http2Transport implements ChannelTransport {
 
   serverStream(method: AnyMethod, request: unknown, headers: CallHeaders, deadline: Date): CallStream {
     const { path, serialize, deserialize } = codecOf(method);
-    return this.client.makeServerStreamRequest(path, serialize, deserialize, request, toMetadata(headers), { deadline });
+    return this.client.makeServerStreamRequest(path, serialize, deserialize, request, readyMetadata(headers), { deadline });
   }
 
   close(): void {
     this.client.close();
   }
+}
+
+/**
+ * The call's headers as metadata, marked `waitForReady`: a call made while no replica is ready
+ * (one restarting, its sibling not yet reconnected) waits for one, within its deadline, instead of
+ * failing at once. It has not been sent, so waiting is safe for writes too; a service that stays
+ * down still fails by the deadline.
+ */
+function readyMetadata(headers: CallHeaders) {
+  const metadata = toMetadata(headers);
+  metadata.setOptions({ waitForReady: true });
+  return metadata;
 }
 
 function codecOf(method: AnyMethod) {

@@ -193,3 +193,4 @@ export function metricsAddressFrom(env: NodeJS.ProcessEnv): MetricsAddress | und
 export function withoutTracing<T>(work: () => T): T {
   return context.with(suppressTracing(context.active()), work);
 }
+export { observeBacklog, type BacklogReading } from './backlog.js';

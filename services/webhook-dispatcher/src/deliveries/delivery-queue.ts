@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { newId } from '@agent-platform/kit';
 import { PreparedStatement, type EntityManager } from '@agent-platform/kit/db';
 import { parseTraceCarrier, type TraceCarrier } from '@agent-platform/kit/events';
+import type { BacklogReading } from '@agent-platform/kit/telemetry';
 import { AttemptRecords, type Completion } from './attempt-records.js';
 import type { AttemptResult } from './http-sender.js';
 import type { RetryPlan } from './retry-schedule.js';
@@ -118,6 +119,13 @@ const claimStatement = new PreparedStatement<ClaimRow>(
    order by l."id", d."event_created_at", d."event_id"`,
 );
 
+const backlogStatement = new PreparedStatement<{ due: number; oldest: number }>(
+  'webhooks_backlog',
+  `select count(*)::int as "due", coalesce(extract(epoch from now() - min(d."next_attempt_at")), 0)::float8 as "oldest"
+   from "webhook_deliveries" d join "webhooks" w on w."id" = d."webhook_id"
+   where d."status" = 'pending' and d."next_attempt_at" <= now() and w."status" = 'active'`,
+);
+
 // Delivery ids made per fan-out statement beyond the expected number: room for a few endpoints more.
 const FAN_OUT_SPARE_IDS = 16;
 
@@ -173,6 +181,12 @@ export class DeliveryQueue {
    * lease: an endpoint never has two attempts in flight, and its run is sent in order. The
    * deliveries are only read: the endpoint's token fences every record of the run.
    */
+  /** Deliveries due now to active endpoints, whether or not a worker holds their endpoint (the depth KEDA scales on). */
+  async backlog(): Promise<BacklogReading> {
+    const [row] = await backlogStatement.rows(this.em.fork(), []);
+    return { due: row?.due ?? 0, oldestSeconds: row?.oldest ?? 0 };
+  }
+
   async claim(limit: number, runLength: number, leaseMs: number): Promise<ClaimedRun[]> {
     const token = randomUUID();
     const claimedAt = performance.now();

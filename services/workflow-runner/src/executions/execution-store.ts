@@ -1,4 +1,5 @@
 import { PreparedStatement, type EntityManager } from '@agent-platform/kit/db';
+import type { BacklogReading } from '@agent-platform/kit/telemetry';
 import { captureTraceContext, eventSubject, parseTraceCarrier, type EventEnvelope, type TraceCarrier } from '@agent-platform/kit/events';
 import { Batcher } from '@agent-platform/kit/work';
 import type { GraphAuthor } from '../agents/agent-chat.js';
@@ -208,6 +209,15 @@ interface FinishWrite {
  * a runner that lost one (cancelled, deleted, taken over) changes nothing. Lease times come from
  * the database clock, so replicas with skewed clocks agree on expiry.
  */
+const backlogStatement = new PreparedStatement<{ due: number; oldest: number }>(
+  'workflows_backlog',
+  `select count(*)::int as "due", coalesce(extract(epoch from now() - min("since")), 0)::float8 as "oldest" from (
+     select coalesce("lease_until", "started_at") as "since" from "executions" where "status" = 'running' and ("lease_until" is null or "lease_until" < now())
+     union all
+     select "wake_at" from "executions" where "status" = 'waiting' and "wake_at" <= now()
+   ) "due"`,
+);
+
 export class ExecutionStore {
   private readonly em: EntityManager;
   private readonly owner: string;
@@ -346,6 +356,16 @@ export class ExecutionStore {
     const finished = await finishStatement.rows(this.em, [JSON.stringify(rows), this.owner, nodesJson(batch.map(({ executionId, records }) => ({ executionId, records })))]);
     const ids = new Set(finished.map((row) => row.id));
     return batch.map((write) => ids.has(write.executionId));
+  }
+
+  /**
+   * Executions a runner should be running and none holds: running ones never leased or whose lease
+   * expired, and waiting ones whose time came (the depth KEDA scales the runners on). The oldest's
+   * age counts from its start, its lapsed lease or its wake-up time.
+   */
+  async backlog(): Promise<BacklogReading> {
+    const [row] = await backlogStatement.rows(this.em.fork(), []);
+    return { due: row?.due ?? 0, oldestSeconds: row?.oldest ?? 0 };
   }
 
   /**

@@ -1,4 +1,5 @@
 import { DomainError, errorBody, httpServerTelemetry, httpStatusOf, withoutSocketHeaders, type InProcessHttp, type Logger } from '@agent-platform/kit';
+import { classifyDbError } from '@agent-platform/kit/db';
 import Fastify, { type FastifyInstance } from 'fastify';
 import type { InboundService } from './inbound.service.js';
 
@@ -16,7 +17,8 @@ export const INGRESS_PREFIX = '/hooks';
  * type and parsed here, so a sender's bytes reach the workflow as sent; answers follow decisions §2.
  */
 export function buildIngress(options: IngressOptions): FastifyInstance {
-  const app = Fastify({ bodyLimit: options.bodyLimitBytes, logger: false, return503OnClosing: true });
+  // Draining serves what still arrives (HttpDrain in service.ts), never a 503 for closing.
+  const app = Fastify({ bodyLimit: options.bodyLimitBytes, logger: false, return503OnClosing: false });
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('*', { parseAs: 'buffer' }, (_request, body, done) => done(null, body));
   app.addHook('onRequest', httpServerTelemetry.onRequest);
@@ -39,19 +41,23 @@ export function buildIngress(options: IngressOptions): FastifyInstance {
 
   app.setNotFoundHandler((_request, reply) => reply.code(404).send(errorBody(DomainError.notFound('Inbound webhook'))));
   app.setErrorHandler((error: Error & { statusCode?: number; code?: string }, request, reply) => {
-    const domain =
-      error instanceof DomainError
-        ? error
-        : error.code === 'FST_ERR_CTP_BODY_TOO_LARGE'
-          ? new DomainError('payload_too_large', `The body exceeds ${options.bodyLimitBytes} bytes.`)
-          : error.statusCode !== undefined && error.statusCode < 500
-            ? new DomainError('invalid_request', 'The request could not be read.')
-            : undefined;
+    const domain = domainErrorOf(error, options.bodyLimitBytes);
     if (!domain) options.logger.error({ err: error, url: request.url }, 'inbound webhook failed');
     const answer = domain ?? new DomainError('internal_error', 'Something went wrong.');
     return reply.code(httpStatusOf(answer.code)).send(errorBody(answer));
   });
   return app;
+}
+
+/** What a failed hook answers; undefined for the unexpected (500, logged). */
+function domainErrorOf(error: Error & { statusCode?: number; code?: string }, bodyLimitBytes: number): DomainError | undefined {
+  if (error instanceof DomainError) return error;
+  // A database away (restarting, failing over): 503 for the sender to retry, as the gRPC servers answer.
+  const unavailable = classifyDbError(error);
+  if (unavailable) return unavailable;
+  if (error.code === 'FST_ERR_CTP_BODY_TOO_LARGE') return new DomainError('payload_too_large', `The body exceeds ${bodyLimitBytes} bytes.`);
+  if (error.statusCode !== undefined && error.statusCode < 500) return new DomainError('invalid_request', 'The request could not be read.');
+  return undefined;
 }
 
 /** Header values as expressions see them: one string per header (repeated ones joined). */

@@ -1,0 +1,53 @@
+/**
+ * A rolling restart of the whole mesh under steady mixed load (decisions §18.3): two replicas of
+ * every part, the gateways behind HAProxy health-checking `/readyz` as an ingress does, every
+ * replica restarted in turn (SIGTERM, drain, start, ready). No request is answered with a 5xx
+ * and nothing accepted is lost or repeated. Run once, not per mode: it is the mesh's own.
+ */
+import { MESH_PARTS, type MeshReplica } from '@agent-platform/local';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { account, describeRun, startLoad, startLoadedMesh, type LoadedMesh } from '../support/mesh-load.js';
+
+/** Calls (gRPC) or requests other than probes (the gateway) a replica has served since it started, from its /metrics. */
+async function servedCalls(replica: MeshReplica): Promise<number> {
+  const text = await (await fetch(`http://127.0.0.1:${replica.ports.metrics}/metrics`)).text();
+  const series = replica.part === 'gateway' ? 'http_server_request_duration_count{' : 'rpc_server_call_duration_count{';
+  return text
+    .split('\n')
+    .filter((line) => line.startsWith(series) && !line.includes('readyz') && !line.includes('grpc.health'))
+    .reduce((sum, line) => sum + Number(line.split(' ').at(-1)), 0);
+}
+
+let mesh: LoadedMesh;
+
+beforeAll(async () => {
+  mesh = await startLoadedMesh();
+}, 240_000);
+
+afterAll(async () => {
+  await mesh?.close();
+});
+
+it('restarts every replica of every part, one at a time, under load, without a 5xx or a loss', async () => {
+  const { platform, front, target } = mesh;
+  const load = startLoad(target);
+  const started = Date.now();
+  const phases: string[] = [];
+  for (const part of MESH_PARTS) {
+    for (const replica of platform.mesh.replicas.filter((candidate) => candidate.part === part)) {
+      phases.push(`+${Date.now() - started} ms ${replica.name} stops`);
+      const code = await replica.stop();
+      expect(code, `${replica.name} drained and exited cleanly`).toBe(0);
+      await replica.start();
+      // The sentinel that its callers are back on it before its sibling goes (what minReadySeconds
+      // stands for on Kubernetes): it has served a call of the load.
+      await expect.poll(() => servedCalls(replica), { timeout: 30_000, interval: 50 }).toBeGreaterThan(0);
+    }
+  }
+  const report = await load.stop();
+  const accounting = await account(target, report);
+  console.log(describeRun('rolling restart of 10 replicas', report, accounting));
+  expect(report.failures, `${phases.join('\n')}\n${front.output()}`).toEqual([]);
+  expect(accounting).toEqual({ lost: { memory: 0, executions: 0, deliveries: 0 }, repeated: { executions: 0, deliveries: 0 }, resent: 0 });
+  expect(report.executionIds.length).toBeGreaterThan(0);
+}, 600_000);
