@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Api, newAccount, type Account } from '../e2e/harness/client.js';
 import { startDistributedPlatform, type DistributedPlatform } from '../e2e/harness/setup-distributed.js';
-import type { MeshReplica } from '@agent-platform/local';
+import type { MeshReplica } from '@agent-platform/local/mesh';
 
 let platform: DistributedPlatform;
 let api: Api;

@@ -4,7 +4,7 @@
  * replica restarted in turn (SIGTERM, drain, start, ready). No request is answered with a 5xx
  * and nothing accepted is lost or repeated. Run once, not per mode: it is the mesh's own.
  */
-import { MESH_PARTS, type MeshReplica } from '@agent-platform/local';
+import { MESH_PARTS, type MeshReplica } from '@agent-platform/local/mesh';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { account, describeRun, startLoad, startLoadedMesh, type LoadedMesh } from '../support/mesh-load.js';
 

