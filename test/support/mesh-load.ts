@@ -216,12 +216,18 @@ export async function account(target: LoadTarget, report: LoadReport, timeoutMs 
       deliveries: report.executionIds.filter((id) => deliveriesOf(id).size === 0).length,
     },
     repeated: {
-      // More executions than hooks accepted means a hook ran twice.
-      executions: Math.max(0, executions.size - report.executionIds.length),
+      // More executions than hooks that may have started one: accepted, or in doubt (cut off by a
+      // fault before the 202 came back, so the execution may exist though nobody heard of it).
+      executions: Math.max(0, executions.size - report.executionIds.length - hooksInDoubt(report)),
       deliveries: report.executionIds.filter((id) => deliveriesOf(id).size > 1).length,
     },
     resent: deliveryIds.length - new Set(deliveryIds).size,
   };
+}
+
+/** Hook requests answered with no answer or a 5xx: each may have started its execution, or not. */
+function hooksInDoubt(report: LoadReport): number {
+  return Object.entries(report.statuses.hook).reduce((sum, [status, count]) => sum + (Number(status) === 0 || Number(status) >= 500 ? count : 0), 0);
 }
 
 /** One line per figure, as the all-in-one crash tests print them. */
