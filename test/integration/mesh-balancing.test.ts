@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Api, newAccount, type Account } from '../e2e/harness/client.js';
 import { startDistributedPlatform, type DistributedPlatform } from '../e2e/harness/setup-distributed.js';
 import type { MeshReplica } from '@agent-platform/local/mesh';
+import { replicaSum } from '../support/replica-metrics.js';
 
 let platform: DistributedPlatform;
 let api: Api;
@@ -25,13 +26,8 @@ afterAll(async () => {
 });
 
 /** How many GetCurrentUser calls a replica has answered, from its own /metrics. */
-async function currentUserCalls(replica: MeshReplica): Promise<number> {
-  const text = await (await fetch(`http://127.0.0.1:${replica.ports.metrics}/metrics`)).text();
-  let calls = 0;
-  for (const line of text.split('\n')) {
-    if (line.startsWith('rpc_server_call_duration_count{') && line.includes('rpc_method="GetCurrentUser"')) calls += Number(line.split(' ').at(-1));
-  }
-  return calls;
+function currentUserCalls(replica: MeshReplica): Promise<number> {
+  return replicaSum(replica, 'rpc_server_call_duration_count', (line) => line.includes('rpc_method="GetCurrentUser"'));
 }
 
 /** `GET /auth/me` from `workers` callers at once until `until` resolves; the statuses seen, by count. */

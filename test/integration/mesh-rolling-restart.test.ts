@@ -6,16 +6,13 @@
  */
 import { MESH_PARTS, type MeshReplica } from '@agent-platform/local/mesh';
 import { afterAll, beforeAll, expect, it } from 'vitest';
+import { replicaSum } from '../support/replica-metrics.js';
 import { account, describeRun, startLoad, startLoadedMesh, type LoadedMesh } from '../support/mesh-load.js';
 
 /** Calls (gRPC) or requests other than probes (the gateway) a replica has served since it started, from its /metrics. */
-async function servedCalls(replica: MeshReplica): Promise<number> {
-  const text = await (await fetch(`http://127.0.0.1:${replica.ports.metrics}/metrics`)).text();
-  const series = replica.part === 'gateway' ? 'http_server_request_duration_count{' : 'rpc_server_call_duration_count{';
-  return text
-    .split('\n')
-    .filter((line) => line.startsWith(series) && !line.includes('readyz') && !line.includes('grpc.health'))
-    .reduce((sum, line) => sum + Number(line.split(' ').at(-1)), 0);
+function servedCalls(replica: MeshReplica): Promise<number> {
+  const series = replica.part === 'gateway' ? 'http_server_request_duration_count' : 'rpc_server_call_duration_count';
+  return replicaSum(replica, series, (line) => !line.includes('readyz') && !line.includes('grpc.health'));
 }
 
 let mesh: LoadedMesh;
