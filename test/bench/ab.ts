@@ -4,9 +4,10 @@
  * prints the CPU each spends per request. Measured at the same moments, both feel a machine whose
  * speed comes and goes alike: the ratio holds where req/s measured minutes apart moves by half.
  * Run: pnpm bench:ab [commit (HEAD)] [rounds (10)] [seconds per round (3; 10 for hook)]
- * BENCH_AB_ROUTE picks the route: `auth-me` (authenticated GET /api/v1/auth/me, the default) or
- * `hook` (the executions bench's workflow triggered through /hooks: each request is a whole
- * execution, its run and events included, paced below what the machine completes).
+ * BENCH_AB_ROUTE picks the route: `auth-me` (authenticated GET /api/v1/auth/me, the default),
+ * `memory-search` (POST /api/v1/memory/search over one agent's 500 items) or `hook` (the
+ * executions bench's workflow triggered through /hooks: each request is a whole execution, its
+ * run and events included, paced below what the machine completes).
  * BENCH_AB_ENV='{"NAME":"value"}' sets variables for this checkout's platform only: a setting's cost.
  * The worktree stays under the system's temporary directory for the next run against that commit.
  */
@@ -34,6 +35,13 @@ const ROUTES = {
     seconds: 3,
     env: {},
     load: (baseUrl: string, user: BenchUser): Promise<RouteLoad> => Promise.resolve({ url: `${baseUrl}/api/v1/auth/me`, headers: { authorization: `Bearer ${user.accessToken}` } }),
+  },
+  'memory-search': {
+    label: 'memory search',
+    rate: 400,
+    seconds: 3,
+    env: {},
+    load: (baseUrl: string, user: BenchUser): Promise<RouteLoad> => memorySearchLoad(baseUrl, user),
   },
   hook: {
     label: 'workflow execution',
@@ -65,6 +73,20 @@ if (!existsSync(baseReady)) {
     execFileSync('pnpm', step, { cwd: baseRoot, stdio: 'inherit' });
   }
   writeFileSync(baseReady, '');
+}
+
+/** One agent with 500 items of a few shared words, and a search over them. */
+async function memorySearchLoad(baseUrl: string, user: BenchUser): Promise<RouteLoad> {
+  const { data: agent } = await user.client.POST('/api/v1/agents', { body: { name: 'Bench', type: 'assistant', memory_types: ['semantic'] } });
+  for (let item = 0; item < 500; item += 1) {
+    await user.client.POST('/api/v1/memory', { body: { agent_id: agent!.id, memory_type: 'semantic', content: `Order ord_${item} shipped to depot ${item % 7} on day ${item % 30}`, metadata: {} } });
+  }
+  return {
+    url: `${baseUrl}/api/v1/memory/search`,
+    method: 'POST',
+    headers: { authorization: `Bearer ${user.accessToken}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ agent_id: agent!.id, query: 'which orders went to depot 3', top_k: 5 }),
+  };
 }
 
 interface Side {

@@ -1,8 +1,10 @@
 /**
  * The mesh with two identity replicas (decisions §18.2): the gateway's reads spread over both, a
  * replica killed with SIGKILL under load loses its share without one failed read, and once it is
- * back it gets its share again.
+ * back it gets its share again. And two agent-memory replicas, each with its own embedded vector
+ * index, that answer a search alike (§18.6).
  */
+import { randomInt } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Api, newAccount, type Account } from '../e2e/harness/client.js';
 import { startDistributedPlatform, type DistributedPlatform } from '../e2e/harness/setup-distributed.js';
@@ -15,7 +17,7 @@ let account: Account;
 let identities: MeshReplica[];
 
 beforeAll(async () => {
-  platform = await startDistributedPlatform({ replicas: { identity: 2 }, env: { RATE_LIMITS: 'free:0/0,pro:0/0,enterprise:0/0' } });
+  platform = await startDistributedPlatform({ replicas: { identity: 2, 'agent-memory': 2 }, env: { RATE_LIMITS: 'free:0/0,pro:0/0,enterprise:0/0' } });
   api = new Api(platform.baseUrl);
   account = await newAccount(api);
   identities = platform.mesh.replicas.filter((replica) => replica.part === 'identity');
@@ -25,10 +27,12 @@ afterAll(async () => {
   await platform?.stop();
 });
 
-/** How many GetCurrentUser calls a replica has answered, from its own /metrics. */
-function currentUserCalls(replica: MeshReplica): Promise<number> {
-  return replicaSum(replica, 'rpc_server_call_duration_count', (line) => line.includes('rpc_method="GetCurrentUser"'));
+/** How many calls of `method` a replica has answered, from its own /metrics. */
+function callsOf(method: string, replica: MeshReplica): Promise<number> {
+  return replicaSum(replica, 'rpc_server_call_duration_count', (line) => line.includes(`rpc_method="${method}"`));
 }
+
+const currentUserCalls = (replica: MeshReplica) => callsOf('GetCurrentUser', replica);
 
 /** `GET /auth/me` from `workers` callers at once until `until` resolves; the statuses seen, by count. */
 async function readUnder(until: Promise<unknown>, workers = 4): Promise<Map<number, number>> {
@@ -87,5 +91,29 @@ describe('the mesh with two identity replicas', () => {
         { timeout: 60_000, interval: 50 },
       )
       .toBeGreaterThan(0);
+  });
+});
+
+describe('the mesh with two agent-memory replicas, each with its own embedded index', () => {
+  it('finds an item added through either in the very next search, whichever answers', async () => {
+    const memories = platform.mesh.replicas.filter((replica) => replica.part === 'agent-memory');
+    const { client } = account;
+    const { data: agent } = await client.POST('/api/v1/agents', { body: { name: 'Courier', type: 'assistant', memory_types: ['semantic'] } });
+    const before = await Promise.all(memories.map((replica) => callsOf('SearchMemory', replica)));
+    const missed: string[] = [];
+    for (let round = 0; round < 20; round += 1) {
+      // A made-up word, searched for in the plural: the full-text half cannot match it, only the vector index (by its trigrams).
+      const word = Array.from({ length: 9 }, () => String.fromCharCode(97 + randomInt(26))).join('');
+      const added = await client.POST('/api/v1/memory', { body: { agent_id: agent!.id, memory_type: 'semantic', content: `Parcel for ${word}`, metadata: {} } });
+      expect(added.response.status).toBe(201);
+      // Calls go round the replicas in turn: of an add and two searches, each replica answers a search and adds every other round.
+      for (const _search of [1, 2]) {
+        const { data: search } = await client.POST('/api/v1/memory/search', { body: { agent_id: agent!.id, query: `${word}s`, top_k: 1 } });
+        if (search?.results[0]?.content !== `Parcel for ${word}`) missed.push(word);
+      }
+    }
+    expect(missed).toEqual([]);
+    const answered = (await Promise.all(memories.map((replica) => callsOf('SearchMemory', replica)))).map((count, index) => count - before[index]!);
+    for (const count of answered) expect(count).toBeGreaterThanOrEqual(10);
   });
 });

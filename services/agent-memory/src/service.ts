@@ -30,6 +30,7 @@ import { ExtractionWorker } from './memory/extraction-worker.js';
 import { MEMORY_SERVICE_NAME, memoryHandlers } from './memory/memory.grpc.js';
 import { MemoryRepository } from './memory/memory.repository.js';
 import { MemoryService } from './memory/memory.service.js';
+import { vectorSource } from './memory/vector-source.js';
 import type { ChatModel } from './models/chat-model.js';
 import type { Embedder } from './models/embedder.js';
 import { chatModelFrom, embedderFrom } from './models/select.js';
@@ -203,7 +204,7 @@ function assemble(config: AgentMemoryConfig, deps: AgentMemoryDeps, orm: Orm): A
     toolRunner,
     async start() {
       const opened = Date.now();
-      await vectors.open(memoryRepository.vectorSource(embedder.model));
+      await vectors.open(vectorSource(em, embedder.model));
       logger.info({ vector_store: vectors.kind, embedder: embedder.model, model: model.name, ms: Date.now() - opened }, 'memory index ready');
       const port = await server.listen(config.grpcHost, config.grpcPort);
       started = true;

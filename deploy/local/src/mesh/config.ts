@@ -39,8 +39,6 @@ const schema = z.object({
   NATS_URL: z.url({ protocol: /^(nats|tls)$/, error: 'must be a nats:// URL' }).default('nats://127.0.0.1:4222'),
   REDIS_URL: z.url({ protocol: /^rediss?$/, error: 'must be a redis:// URL' }).default('redis://127.0.0.1:6379'),
   MESH_REPLICAS: replicas,
-  /** With it, agent-memory's replicas share one Qdrant index. */
-  QDRANT_URL: z.url().optional(),
   /** The processes' own; the launcher's lines are always printed. */
   LOG_LEVEL: env.logLevel().default('warn'),
   WEBHOOK_SECRET_KEY: env.aesKey().optional(),

@@ -11,14 +11,6 @@ const SHUTDOWN_DELAY_MS = 40_000;
 const config = loadConfigOrExit(() => loadMeshConfig());
 const logger = createLogger({ service: 'mesh', level: 'info' });
 
-if (config.MESH_REPLICAS['agent-memory'] > 1 && config.QDRANT_URL === undefined) {
-  // Each replica's embedded index lives in its process: an item added through one would be unknown to the others' searches.
-  process.stderr.write(
-    'MESH_REPLICAS: agent-memory runs one replica without QDRANT_URL: its embedded vector index lives in the process, so the replicas would answer searches differently\n',
-  );
-  process.exit(1);
-}
-
 const mesh = await start(config).catch((error: unknown) => {
   process.stderr.write(`The mesh did not start: ${error instanceof Error ? error.message : String(error)}\n`);
   process.exit(1);

@@ -70,6 +70,8 @@ export const MemoryHistorySchema = defineEntity({
     /** The turn's session, for extraction and consolidation. */
     sessionId: p.string().strictNullable(),
     createdAt: p.datetime(),
+    /** The transaction that wrote it (the column's default), which the vector feed reads; never written here. */
+    xact: p.string().columnType('xid8').nullable().lazy(),
   },
 });
 

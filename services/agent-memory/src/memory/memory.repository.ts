@@ -1,6 +1,5 @@
 import { PreparedStatement, type EntityManager, type StatementValue } from '@agent-platform/kit/db';
 import type { MemoryType } from '../agents/agents.entity.js';
-import type { VectorRecord, VectorSource } from '../vectors/vector-store.js';
 import { MemoryDocument, MemoryHistoryEntry, MemoryItem, type MemoryHistoryEvent, type MemorySource } from './memory.entity.js';
 import { WordCounts } from './word-counts.js';
 
@@ -489,36 +488,6 @@ export class MemoryRepository {
     );
     if (ids === undefined && rows.length > limit) return undefined;
     return rows.map(candidateOf);
-  }
-
-  /** The database as the vector index's source: every item of one embedding model. */
-  vectorSource(embeddingModel: string): VectorSource {
-    return {
-      ids: async () => {
-        const rows = await this.em.fork().execute<{ id: string }[]>(`select "id" from "memory_items" where "embedding_model" = ?`, [embeddingModel], 'all');
-        return rows.map((row) => row.id);
-      },
-      records: async (ids) => {
-        if (ids.length === 0) return [];
-        const rows = await this.em
-          .fork()
-          .execute<{ id: string; tenant_id: string; agent_id: string; user_id: string | null; memory_type: string; embedding: Buffer }[]>(
-            `select "id", "tenant_id", "agent_id", "user_id", "memory_type", "embedding" from "memory_items" where "id" in (?) and "embedding_model" = ?`,
-            [[...ids], embeddingModel],
-            'all',
-          );
-        return rows.map(
-          (row): VectorRecord => ({ id: row.id, tenantId: row.tenant_id, agentId: row.agent_id, userId: row.user_id, memoryType: row.memory_type, vector: fromBytes(row.embedding) }),
-        );
-      },
-      // An update re-embeds in place: a persisted index saved before it holds the old vector.
-      changedSince: async (since) => {
-        const rows = await this.em
-          .fork()
-          .execute<{ id: string }[]>(`select "id" from "memory_items" where "updated_at" >= ? and "embedding_model" = ?`, [since, embeddingModel], 'all');
-        return rows.map((row) => row.id);
-      },
-    };
   }
 }
 

@@ -7,6 +7,7 @@ import { MemoryScoping } from './0005-memory-scoping.js';
 import { MemoryBySession } from './0006-memory-by-session.js';
 import { ShortGinPendingLists } from './0007-short-gin-pending-lists.js';
 import { ToolCallErrorCodes } from './0008-tool-call-error-codes.js';
+import { MemoryHistoryTransactions } from './0009-memory-history-transactions.js';
 
 /** Applied in this order at start. Names are stable: they are what the migrations table records. */
 export const migrations: readonly NamedMigration[] = [
@@ -18,4 +19,5 @@ export const migrations: readonly NamedMigration[] = [
   { name: '0006_memory_by_session', class: MemoryBySession },
   { name: '0007_short_gin_pending_lists', class: ShortGinPendingLists },
   { name: '0008_tool_call_error_codes', class: ToolCallErrorCodes },
+  { name: '0009_memory_history_transactions', class: MemoryHistoryTransactions },
 ];

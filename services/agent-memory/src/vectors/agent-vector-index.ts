@@ -79,11 +79,14 @@ export class AgentVectorIndex {
   upsert(items: readonly IndexedVector[]): void {
     const added: number[] = [];
     for (const item of items) {
-      const { key, replacedKey } = this.arena.put(item.id, partitionLabel(item.memoryType, item.userId), item.vector);
+      const label = partitionLabel(item.memoryType, item.userId);
+      // What the index holds already (a replica applying its own write again from the feed) would only churn the graph.
+      if (this.arena.holds(item.id, label, item.vector)) continue;
+      const { key, replacedKey } = this.arena.put(item.id, label, item.vector);
       if (replacedKey !== undefined) this.graphState?.remove(replacedKey);
       added.push(key);
     }
-    this.changesSinceSave += items.length;
+    this.changesSinceSave += added.length;
     if (this.graphState) this.graphState.enqueue(added);
     this.fitGraph();
   }

@@ -107,6 +107,15 @@ export class VectorArena {
     return slot === undefined ? undefined : this.data.subarray(slot * this.dimensions, (slot + 1) * this.dimensions);
   }
 
+  /** Whether `id` is stored with exactly this label and vector. */
+  holds(id: string, label: string, vector: Float32Array): boolean {
+    const slot = this.slotById.get(id);
+    if (slot === undefined || this.labels[slot] !== label) return false;
+    const offset = slot * this.dimensions;
+    for (let index = 0; index < this.dimensions; index += 1) if (this.data[offset + index] !== vector[index]) return false;
+    return true;
+  }
+
   /** Every row, as one matrix view (valid until the next change). */
   matrix(): Float32Array {
     return this.data.subarray(0, this.count * this.dimensions);

@@ -71,6 +71,28 @@ export interface VectorSource {
    * replaced while the index was not saving (a crash) keeps its old value until its next upsert.
    */
   changedSince?(since: Date): Promise<string[]>;
+  /** Where an index learns of the changes other processes make after it opened; see `VectorFeed`. */
+  feed?: VectorFeed;
+}
+
+/**
+ * The database's record of every change to an agent's items, read from a position: what a
+ * replica's embedded index applies to answer as the database is (decisions §18.6). A position is
+ * opaque (a PostgreSQL snapshot): the changes after it are those it could not see.
+ */
+export interface VectorFeed {
+  /** The database's position now. */
+  position(): Promise<string>;
+  /** The agent's items changed after `position`, as they are now, and the position they are read at. */
+  changes(tenantId: string, agentId: string, position: string): Promise<FeedChanges>;
+}
+
+export interface FeedChanges {
+  position: string;
+  /** Items that exist, with their vectors. */
+  records: VectorRecord[];
+  /** Items that are gone (or were re-embedded with another model). */
+  removed: string[];
 }
 
 export interface VectorStore {

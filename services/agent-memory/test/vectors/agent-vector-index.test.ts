@@ -80,3 +80,21 @@ describe('AgentVectorIndex while its graph is being filled', () => {
     expect(repaying).toBeGreaterThan(2 * plain);
   });
 });
+
+describe('AgentVectorIndex given vectors it holds', () => {
+  it('leaves its graph alone when given what it holds already, and replaces what changed', async () => {
+    const { index, graph, records, keys, random } = await partlyBuilt(1_500, 1_500, 1_000);
+    await graph.whenReady();
+    const asIndexed = (item: (typeof records)[number]) => ({ id: item.id, memoryType: item.memoryType, userId: item.userId, vector: item.vector });
+    // A replica applying its own writes again from the database's feed (decisions §18.6): the same keys stay in the graph.
+    index.upsert(records.slice(0, 200).map(asIndexed));
+    expect(keys.slice(0, 200).every((key) => graph.contains(key))).toBe(true);
+    expect(index.searchMode).toBe('hnsw');
+
+    const changed = { ...asIndexed(records[0]!), vector: randomUnit(random, DIMENSIONS) };
+    index.upsert([changed, asIndexed(records[1]!)]);
+    expect([graph.contains(keys[0]!), graph.contains(keys[1]!)]).toEqual([false, true]);
+    await graph.whenReady();
+    expect(index.search(changed.vector, 1)[0]?.id).toBe(changed.id);
+  });
+});
