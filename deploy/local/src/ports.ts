@@ -28,18 +28,6 @@ export function portIsFree(host: string, port: number): Promise<boolean> {
   });
 }
 
-/** A port free on `host` now, chosen by the system. */
-export function anyFreePort(host: string): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = createServer();
-    probe.once('error', reject);
-    probe.listen({ host, port: 0 }, () => {
-      const address = probe.address();
-      probe.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port assigned'))));
-    });
-  });
-}
-
 // How far above a taken port a free one is looked for, to suggest in the message.
 const SUGGESTION_RANGE = 20;
 

@@ -1,5 +1,5 @@
+import { freePort } from '@agent-platform/kit';
 import { servesAt } from '@agent-platform/kit/grpc';
-import { anyFreePort } from '../ports.js';
 import type { ServiceName } from '../launcher.js';
 import { spawnReplica, type ReplicaProcess } from './replica.js';
 import { startTcpBalancer, type TcpBalancer } from './tcp-balancer.js';
@@ -149,9 +149,9 @@ export async function startMesh(options: MeshOptions): Promise<Mesh> {
     for (let index = 0; index < options.replicas[part]; index += 1) {
       const single = part === 'gateway' && options.replicas.gateway === 1;
       own.push({
-        main: single && options.port !== 0 ? options.port : await anyFreePort(HOST),
-        metrics: await anyFreePort(HOST),
-        ...(part === 'workflow-runner' ? { ingress: await anyFreePort(HOST) } : {}),
+        main: single && options.port !== 0 ? options.port : await freePort(HOST),
+        metrics: await freePort(HOST),
+        ...(part === 'workflow-runner' ? { ingress: await freePort(HOST) } : {}),
       });
     }
     ports.set(part, own);

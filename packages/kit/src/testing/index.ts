@@ -5,7 +5,8 @@ export {
   type TestDatabase,
   type TestDatabaseOptions,
 } from './database.js';
-export { deleteNatsStream, freePort, startTestNatsServer, type TestNatsServer } from './nats-server.js';
+export { freePort } from '../free-port.js';
+export { deleteNatsStream, startTestNatsServer, type TestNatsServer } from './nats-server.js';
 export { expectError } from './expect-error.js';
 export { migratedSchemaDrift, schemaDrift } from './schema.js';
 export { spawnChildService, type ChildService } from './child-service.js';

@@ -1,11 +1,11 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { jetstreamManager } from '@nats-io/jetstream';
 import { connect } from '@nats-io/transport-node';
+import { freePort } from '../free-port.js';
 
 /** A nats-server child process with JetStream, for tests that stop and restart NATS. */
 export interface TestNatsServer {
@@ -68,19 +68,6 @@ export async function startTestNatsServer(binary = process.env.NATS_SERVER_BIN ?
       await rm(storeDir, { recursive: true, force: true });
     },
   };
-}
-
-/** A loopback port the OS says is free now (closed again before returning). */
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      const port = typeof address === 'object' && address ? address.port : 0;
-      server.close(() => resolve(port));
-    });
-  });
 }
 
 /** Resolves on the line nats-server logs once it accepts clients; rejects if it fails or exits first. */

@@ -1,0 +1,90 @@
+/**
+ * The mesh's own speed (decisions §18): the distributed mode (`startMesh`, each part its own
+ * compiled process, gRPC over loopback, this machine's PostgreSQL, NATS and Redis), one replica of
+ * each part, as `pnpm start:mesh` runs it:
+ *  - authenticated GET /api/v1/auth/me beside the one-process peer (peer-server.ts) and a bare
+ *    Fastify route, alternating rounds (`compareWithBare`); the target is the issue's: at least
+ *    0.45 of the peer, p99 ≤ 25 ms;
+ *  - POST /api/v1/memory/search over one agent's 2,000 items, beside the bare route;
+ *  - a chat turn with the offline model, one at a time: p50 and p95;
+ *  - a mixed load: reads, searches and memory writes at once, each on its own connections.
+ * Run: node --conditions=agent-platform-source --import tsx test/bench/mesh.ts   (pnpm bench runs it)
+ */
+import type { RequestBody } from '@agent-platform/client';
+import { ADMIN_URL, startDistributedPlatform } from '../e2e/harness/setup-distributed.js';
+import { recordFigure } from './figures.js';
+import { compareWithBare, CONNECTIONS, describeLoad, LOAD_SECONDS, runLoad, startBareServer, startPeerServer, type RouteLoad } from './load.js';
+import { dataOf, signIn, UNLIMITED } from './platform.js';
+
+const ITEMS = 2_000;
+const CHAT_TURNS = 200;
+
+function percentile(sorted: readonly number[], fraction: number): number {
+  return sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * fraction))] ?? Number.NaN;
+}
+
+async function main(): Promise<void> {
+  const mesh = await startDistributedPlatform({ env: { RATE_LIMITS: UNLIMITED.RATE_LIMITS, WELCOME_CREDITS: UNLIMITED.WELCOME_CREDITS } });
+  const bare = await startBareServer();
+  try {
+    const { client, accessToken } = await signIn(mesh.baseUrl);
+    const headers = { authorization: `Bearer ${accessToken}` };
+    const me: RouteLoad = { url: `${mesh.baseUrl}/api/v1/auth/me`, headers };
+
+    const peer = await startPeerServer(ADMIN_URL);
+    try {
+      await compareWithBare('mesh: authenticated GET /api/v1/auth/me', me, bare.url, { peer: peer.route, targets: { shareOfPeer: 0.45, p99Ms: 25 } });
+    } finally {
+      await peer.process.stop();
+    }
+
+    const agent = dataOf(await client.POST('/api/v1/agents', { body: { name: 'Bench', type: 'assistant', memory_types: ['semantic', 'episodic'] } }), 'creating an agent');
+    for (let item = 0; item < ITEMS; item += 1) {
+      const content = `Order ord_${item} shipped to depot ${item % 17} on day ${item % 30}: ${item % 3 === 0 ? 'refund asked' : 'delivered'}`;
+      dataOf(await client.POST('/api/v1/memory', { body: { agent_id: agent.id, memory_type: 'semantic', content, metadata: {} } }), 'adding an item');
+    }
+    const searchBody = JSON.stringify({ agent_id: agent.id, query: 'which orders to depot 3 asked for a refund', top_k: 5 } satisfies RequestBody<'/api/v1/memory/search', 'post'>);
+    const search: RouteLoad = { url: `${mesh.baseUrl}/api/v1/memory/search`, method: 'POST', headers: { ...headers, 'content-type': 'application/json' }, body: searchBody };
+    await compareWithBare(`mesh: POST /api/v1/memory/search over ${ITEMS} items`, search, bare.url);
+
+    const latencies: number[] = [];
+    let sessionId: string | undefined;
+    for (let turn = 0; turn < CHAT_TURNS; turn += 1) {
+      const started = performance.now();
+      const chat = await client.POST('/api/v1/agents/{agent_id}/chat', {
+        params: { path: { agent_id: agent.id } },
+        body: { message: `Question ${turn}: what happened to ord_${turn * 7}?`, ...(sessionId ? { session_id: sessionId } : {}) },
+      });
+      const reply = dataOf(chat, 'a chat turn');
+      latencies.push(performance.now() - started);
+      // A new session every 20 turns, so history stays as long as real sessions are.
+      sessionId = turn % 20 === 19 ? undefined : reply.session_id;
+    }
+    latencies.sort((a, b) => a - b);
+    console.log(`mesh: chat turn with the offline model (${CHAT_TURNS} turns, one at a time): p50 ${percentile(latencies, 0.5).toFixed(1)} ms, p95 ${percentile(latencies, 0.95).toFixed(1)} ms`);
+    recordFigure('mesh: chat turn, offline model, p50', { value: percentile(latencies, 0.5), unit: 'ms', better: 'lower' });
+    recordFigure('mesh: chat turn, offline model, p95', { value: percentile(latencies, 0.95), unit: 'ms', better: 'lower' });
+
+    // Mixed: every kind at once, the connections split between them as a busy tenant's would be.
+    const write: RouteLoad = {
+      url: `${mesh.baseUrl}/api/v1/memory`,
+      method: 'POST',
+      headers: { ...headers, 'content-type': 'application/json' },
+      body: JSON.stringify({ agent_id: agent.id, memory_type: 'episodic', content: 'Customer called about a late parcel', metadata: {} }),
+    };
+    const agentRead: RouteLoad = { url: `${mesh.baseUrl}/api/v1/agents/${agent.id}`, headers };
+    const mix = { 'GET /auth/me': me, 'GET /agents/{id}': agentRead, 'POST /memory/search': search, 'POST /memory': write };
+    const share = Math.floor(CONNECTIONS / Object.keys(mix).length);
+    const results = await Promise.all(Object.values(mix).map((route) => runLoad({ ...route, connections: share, seconds: LOAD_SECONDS })));
+    const total = results.reduce((sum, result) => sum + result.requestsPerSecond, 0);
+    console.log(`mesh: mixed load (${share} connections each, ${LOAD_SECONDS} s): ${Math.round(total)} req/s in all`);
+    Object.keys(mix).forEach((name, index) => console.log(`  ${name.padEnd(20)} ${describeLoad(results[index]!)}`));
+    recordFigure('mesh: mixed load, req/s', { value: total, unit: 'req/s', better: 'higher' });
+    recordFigure('mesh: mixed load, worst p99', { value: Math.max(...results.map((result) => result.p99)), unit: 'ms', better: 'lower' });
+  } finally {
+    await bare.process.stop();
+    await mesh.stop();
+  }
+}
+
+await main();
