@@ -21,7 +21,7 @@ function processTree(rootPid: number): { pid: number; role: string }[] {
       // PostgreSQL's by the program (a backend retitles itself `postgres: …`), not by an argument.
       const argv = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0');
       const program = argv[0]?.split('/').at(-1) ?? '';
-      roles.set(pid, argv.some((arg) => arg.endsWith('main.ts')) ? 'platform' : program.startsWith('postgres') ? 'postgres' : 'other');
+      roles.set(pid, argv.some((arg) => arg.endsWith('main.ts') || arg.endsWith('/dist/main.js')) ? 'platform' : program.startsWith('postgres') ? 'postgres' : 'other');
     } catch {
       // The process ended while we looked.
     }

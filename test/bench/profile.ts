@@ -14,12 +14,15 @@
  * the accept, the run and its events, all in the one process's profile.
  * BENCH_PROFILE_DATA_DIR keeps the platform's data there between runs, so a large memory
  * (BENCH_PROFILE_DOCUMENTS) is stored once and profiled many times.
+ * BENCH_PROFILE_MESH=1 profiles the mesh instead (`startMesh`, one replica of each part, each its
+ * own compiled process): CPU per request and the profile of every replica that worked (cpu only).
  */
 import { mkdir, mkdtemp, readdir, readFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { RequestBody } from '@agent-platform/client';
 import { freePort, startLocalPlatformProcess } from '../e2e/harness/processes.js';
+import { startDistributedPlatform } from '../e2e/harness/setup-distributed.js';
 import { describeLoad, runLoad } from './load.js';
 import { createReceiverWorkflow, startCountingReceiver } from './counting-receiver.js';
 import { documentText } from './documents.js';
@@ -63,12 +66,29 @@ const dir = await mkdtemp(join(tmpdir(), 'agent-platform-profile-'));
 const inspectorPort = await freePort();
 const keptDataDir = process.env.BENCH_PROFILE_DATA_DIR;
 if (keptDataDir !== undefined) await mkdir(keptDataDir, { recursive: true });
-const platform = await startLocalPlatformProcess({
-  dataDir: keptDataDir ?? dir,
-  port: await freePort(),
-  nodeOptions: measure === 'cpu' ? ['--cpu-prof', '--cpu-prof-dir', dir] : [`--inspect=127.0.0.1:${inspectorPort}`],
-  env: { LOG_LEVEL: process.env.LOG_LEVEL ?? 'warn', ...UNLIMITED, ...(route === 'hook' ? { ALLOW_PRIVATE_NETWORK_URLS: 'true' } : {}) },
-});
+const profiledMesh = process.env.BENCH_PROFILE_MESH === '1';
+if (profiledMesh && measure !== 'cpu') throw new Error('BENCH_PROFILE_MESH profiles cpu only');
+const env = { LOG_LEVEL: process.env.LOG_LEVEL ?? 'warn', ...UNLIMITED, ...(route === 'hook' ? { ALLOW_PRIVATE_NETWORK_URLS: 'true' } : {}) };
+const platform = profiledMesh
+  ? await meshPlatform()
+  : await startLocalPlatformProcess({
+      dataDir: keptDataDir ?? dir,
+      port: await freePort(),
+      nodeOptions: measure === 'cpu' ? ['--cpu-prof', '--cpu-prof-dir', dir] : [`--inspect=127.0.0.1:${inspectorPort}`],
+      env,
+    });
+
+/** The mesh, as the rest of the script uses a platform, with each replica's process id and name. */
+async function meshPlatform() {
+  const mesh = await startDistributedPlatform({ env: { ...env, NODE_OPTIONS: `--cpu-prof --cpu-prof-dir=${dir}` } });
+  return {
+    baseUrl: mesh.baseUrl,
+    child: { pid: process.pid },
+    pids: () => new Map(mesh.mesh.replicas.map((replica) => [replica.process.child.pid!, replica.name])),
+    stop: () => mesh.stop(),
+    output: () => mesh.mesh.replicas.map((replica) => replica.process.output()).join('\n'),
+  };
+}
 const { baseUrl } = platform;
 const { client, accessToken } = await signIn(baseUrl, keptDataDir === undefined ? undefined : 'profile@example.com');
 const authorization = { authorization: `Bearer ${accessToken}` };
@@ -104,7 +124,10 @@ if (!load) throw new Error(`unknown route ${route}: auth-me, agent, search, chat
 await runLoad({ ...load, connections: 50, seconds: Number(process.env.BENCH_PROFILE_WARMUP_SECONDS ?? 3) });
 // Profile timestamps and hrtime share the monotonic clock: only samples taken under load count.
 const loadStarted = process.hrtime.bigint() / 1000n;
-const cpuBefore = cpuSample(platform.child.pid!);
+// The mesh's replicas one by one (each its own process); the all-in-one's process tree by role.
+const replicaPids = 'pids' in platform ? platform.pids() : undefined;
+const replicaCpuBefore = new Map([...(replicaPids?.keys() ?? [])].map((pid) => [pid, cpuSample(pid)]));
+const platformCpuBefore = cpuSample(platform.child.pid!);
 const inspector = heapMeasure && (await connectInspector(inspectorPort));
 await inspector?.call('HeapProfiler.startSampling', {
   samplingInterval: 1024,
@@ -114,10 +137,15 @@ await inspector?.call('HeapProfiler.startSampling', {
 const result = await runLoad({ ...load, connections: 50, seconds });
 const allocations = (await inspector?.call('HeapProfiler.stopSampling')) as { profile: { head: AllocationNode } } | undefined;
 inspector?.close();
-const cpuUsed = cpuSince(cpuBefore, platform.child.pid!);
 const loadEnded = process.hrtime.bigint() / 1000n;
-const perRequest = (role: string) => ((1000 * (cpuUsed.get(role) ?? 0)) / result.total).toFixed(0);
-console.log(`${describeLoad(result)}; CPU per request: platform ${perRequest('platform')} µs, PostgreSQL ${perRequest('postgres')} µs${measure === 'cpu' ? '' : ' (slowed by the sampling)'}`);
+const perRequest = (ms: number | undefined) => `${((1000 * (ms ?? 0)) / result.total).toFixed(0)} µs`;
+if (replicaPids) {
+  const byReplica = [...replicaPids].map(([pid, name]) => `${name} ${perRequest(cpuSince(replicaCpuBefore.get(pid)!, pid).get('platform'))}`);
+  console.log(`${describeLoad(result)}; CPU per request: ${byReplica.join(', ')}`);
+} else {
+  const cpuUsed = cpuSince(platformCpuBefore, platform.child.pid!);
+  console.log(`${describeLoad(result)}; CPU per request: platform ${perRequest(cpuUsed.get('platform'))}, PostgreSQL ${perRequest(cpuUsed.get('postgres'))}${measure === 'cpu' ? '' : ' (slowed by the sampling)'}`);
+}
 await platform.stop();
 receiver?.close();
 if (allocations && heapMeasure) {
@@ -125,43 +153,56 @@ if (allocations && heapMeasure) {
   process.exit(0);
 }
 
-const file = (await readdir(dir)).find((name) => name.endsWith('.cpuprofile'));
-if (!file) throw new Error(`no profile written:\n${platform.output()}`);
-const profile = JSON.parse(await readFile(join(dir, file), 'utf8')) as CpuProfile;
-const selfMicros = new Map<number, number>();
-let at = profile.startTime;
-profile.samples.forEach((id, index) => {
-  const delta = profile.timeDeltas[index] ?? 0;
-  at += delta;
-  if (at >= Number(loadStarted) && at <= Number(loadEnded)) selfMicros.set(id, (selfMicros.get(id) ?? 0) + delta);
-});
-// A native frame (a socket write, a TextDecoder) is charged to the package that called it.
-const parentOf = new Map<number, ProfileNode>();
-for (const node of profile.nodes) for (const child of node.children ?? []) parentOf.set(child, node);
-const callerGroup = (node: ProfileNode): string => {
-  for (let up: ProfileNode | undefined = node; up; up = parentOf.get(up.id)) {
-    if (up.callFrame.url !== '') return groupOf(up.callFrame.url, up.callFrame.functionName);
-  }
-  return groupOf('', node.callFrame.functionName);
-};
-const total = [...selfMicros.values()].reduce((sum, value) => sum + value, 0);
-const byGroup = new Map<string, number>();
-const byFunction = new Map<string, number>();
-for (const node of profile.nodes) {
-  const micros = selfMicros.get(node.id) ?? 0;
-  if (micros === 0) continue;
-  const { url, functionName, lineNumber } = node.callFrame;
-  const group = callerGroup(node);
-  byGroup.set(group, (byGroup.get(group) ?? 0) + micros);
-  const where = `${functionName || '(anonymous)'} ${shortUrl(url)}:${lineNumber + 1}`;
-  byFunction.set(where, (byFunction.get(where) ?? 0) + micros);
+const files = (await readdir(dir)).filter((name) => name.endsWith('.cpuprofile'));
+if (files.length === 0) throw new Error(`no profile written:\n${platform.output()}`);
+for (const file of files) {
+  // CPU.<date>.<time>.<pid>.<thread>.<seq>.cpuprofile
+  const pid = Number(file.split('.')[3]);
+  const thread = Number(file.split('.')[4]);
+  const name = replicaPids ? replicaPids.get(pid) : 'platform';
+  if (name !== undefined) await summarize(join(dir, file), thread === 0 ? name : `${name} (thread ${thread})`);
 }
-const share = (micros: number) => `${((100 * micros) / total).toFixed(1).padStart(5)} %`;
-console.log(`self time by package, natives charged to their caller (${(total / 1e6).toFixed(1)} s under load, idle included):`);
-console.log(ranked(byGroup, 25, share));
-console.log('top functions:');
-console.log(ranked(byFunction, 30, share));
-console.log(`profile: ${join(dir, file)}`);
+
+/** Self time under load of one profile, by package and by function. */
+async function summarize(path: string, name: string): Promise<void> {
+  const profile = JSON.parse(await readFile(path, 'utf8')) as CpuProfile;
+  const selfMicros = new Map<number, number>();
+  let at = profile.startTime;
+  profile.samples.forEach((id, index) => {
+    const delta = profile.timeDeltas[index] ?? 0;
+    at += delta;
+    if (at >= Number(loadStarted) && at <= Number(loadEnded)) selfMicros.set(id, (selfMicros.get(id) ?? 0) + delta);
+  });
+  // A native frame (a socket write, a TextDecoder) is charged to the package that called it.
+  const parentOf = new Map<number, ProfileNode>();
+  for (const node of profile.nodes) for (const child of node.children ?? []) parentOf.set(child, node);
+  const callerGroup = (node: ProfileNode): string => {
+    for (let up: ProfileNode | undefined = node; up; up = parentOf.get(up.id)) {
+      if (up.callFrame.url !== '') return groupOf(up.callFrame.url, up.callFrame.functionName);
+    }
+    return groupOf('', node.callFrame.functionName);
+  };
+  const total = [...selfMicros.values()].reduce((sum, value) => sum + value, 0);
+  const byGroup = new Map<string, number>();
+  const byFunction = new Map<string, number>();
+  for (const node of profile.nodes) {
+    const micros = selfMicros.get(node.id) ?? 0;
+    if (micros === 0) continue;
+    const { url, functionName, lineNumber } = node.callFrame;
+    const group = callerGroup(node);
+    byGroup.set(group, (byGroup.get(group) ?? 0) + micros);
+    const where = `${functionName || '(anonymous)'} ${shortUrl(url)}:${lineNumber + 1}`;
+    byFunction.set(where, (byFunction.get(where) ?? 0) + micros);
+  }
+  const idle = profile.nodes.filter((node) => node.callFrame.functionName === '(idle)').reduce((sum, node) => sum + (selfMicros.get(node.id) ?? 0), 0);
+  const busy = total - idle;
+  const share = (micros: number) => `${((100 * micros) / total).toFixed(1).padStart(5)} %`;
+  console.log(`${name}: self time by package, natives charged to their caller (${(total / 1e6).toFixed(1)} s under load, ${(busy / 1e6).toFixed(1)} s not idle):`);
+  console.log(ranked(byGroup, 25, share));
+  console.log(`${name}: top functions:`);
+  console.log(ranked(byFunction, 30, share));
+  console.log(`${name}: profile ${path}`);
+}
 
 /** A Chrome DevTools Protocol session with the platform's main thread, over its inspector port. */
 async function connectInspector(port: number) {

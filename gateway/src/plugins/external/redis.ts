@@ -17,7 +17,8 @@ export default fp(
       return;
     }
     // Fail a command fast rather than queueing it through a long outage.
-    const redis = new Redis(url, { maxRetriesPerRequest: 1, connectTimeout: 2_000, lazyConnect: false });
+    // Auto-pipelining: the commands of every request in one turn of the event loop leave in one write.
+    const redis = new Redis(url, { maxRetriesPerRequest: 1, connectTimeout: 2_000, lazyConnect: false, enableAutoPipelining: true });
     let lastLoggedMs = 0;
     redis.on('error', (error: unknown) => {
       if (Date.now() - lastLoggedMs < ERROR_LOG_INTERVAL_MS) return;
