@@ -9,14 +9,18 @@
  * executions bench's workflow triggered through /hooks: each request is a whole execution, its
  * run and events included, paced below what the machine completes).
  * BENCH_AB_ENV='{"NAME":"value"}' sets variables for this checkout's platform only: a setting's cost.
+ * BENCH_AB_MESH=1 compares the two meshes instead (`pnpm start:mesh`, one replica of each part,
+ * each with a NATS server of its own): CPU per request summed over every replica.
  * The worktree stays under the system's temporary directory for the next run against that commit.
  */
 import { execFileSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { existsSync, writeFileSync } from 'node:fs';
 import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { REPO_ROOT, startLocalPlatformProcess, type LocalPlatformProcess } from '../e2e/harness/processes.js';
+import { freePort, startTestNatsServer } from '@agent-platform/kit/testing';
+import { REPO_ROOT, startLocalPlatformProcess, startProcess, waitForOutput, type LocalPlatformProcess } from '../e2e/harness/processes.js';
 import { runLoad, type RouteLoad } from './load.js';
 import { createReceiverWorkflow, startCountingReceiver } from './counting-receiver.js';
 import { signIn, UNLIMITED, type BenchUser } from './platform.js';
@@ -98,10 +102,33 @@ interface Side {
 }
 
 
+const meshes = process.env.BENCH_AB_MESH === '1';
+// Two meshes are ten busy processes on the machine: each is paced at half the rate.
+const rate = meshes ? route.rate / 2 : route.rate;
+
 async function start(name: string, root: string, ownEnv: Record<string, string> = {}): Promise<Side> {
   const dataDir = await mkdtemp(join(tmpdir(), 'agent-platform-ab-data-'));
-  const platform = await startLocalPlatformProcess({ dataDir, env: { LOG_LEVEL: 'warn', ...UNLIMITED, ...route.env, ...ownEnv }, via: 'pnpm', root });
+  const env = { LOG_LEVEL: 'warn', ...UNLIMITED, ...route.env, ...ownEnv };
+  const platform = meshes ? await startMeshProcess(root, dataDir, env) : await startLocalPlatformProcess({ dataDir, env, via: 'pnpm', root });
   return { name, platform, load: await route.load(platform.baseUrl, await signIn(platform.baseUrl)), cpuMs: 0, requests: 0 };
+}
+
+/** `pnpm start:mesh` of a checkout, on databases and a NATS server of its own; its replicas are its children, so its tree's CPU is theirs. */
+async function startMeshProcess(root: string, dataDir: string, env: Record<string, string>): Promise<Side['platform']> {
+  const nats = await startTestNatsServer();
+  const port = await freePort();
+  const running = startProcess('pnpm', ['start:mesh'], { ...env, PORT: String(port), DATA_DIR: dataDir, NATS_URL: nats.url, DATABASE_NAME_PREFIX: `ab_${randomBytes(3).toString('hex')}_` }, root);
+  await waitForOutput('pnpm start:mesh', running, (output) => output.includes('Press Ctrl-C'), 300_000);
+  return {
+    ...running,
+    baseUrl: `http://127.0.0.1:${port}`,
+    msToFirst200: 0,
+    stop: async (graceMs) => {
+      const code = await running.stop(graceMs ?? 60_000);
+      await nats.dispose();
+      return code;
+    },
+  };
 }
 
 const sides = [await start(`base ${commit.slice(0, 12)}`, baseRoot), await start('this checkout', REPO_ROOT, JSON.parse(process.env.BENCH_AB_ENV ?? '{}') as Record<string, string>)] as const;
@@ -115,7 +142,7 @@ try {
     await Promise.all(
       sides.map(async (side) => {
         const before = cpuSample(side.platform.child.pid!);
-        const result = await runLoad({ ...side.load, connections: 50, seconds, overallRate: route.rate });
+        const result = await runLoad({ ...side.load, connections: 50, seconds, overallRate: rate });
         const cpuMs = cpuSince(before, side.platform.child.pid!).get('platform') ?? 0;
         side.cpuMs += cpuMs;
         side.requests += result.total;
@@ -129,7 +156,7 @@ try {
   const mean = (side: Side) => (1000 * side.cpuMs) / side.requests;
   roundRatios.sort((a, b) => a - b);
   console.log(
-    `platform CPU per ${route.label} at ${route.rate} req/s each: ${base.name} ${mean(base).toFixed(0)} µs, ${change.name} ${mean(change).toFixed(0)} µs; ` +
+    `platform CPU per ${route.label} at ${rate} req/s each: ${base.name} ${mean(base).toFixed(0)} µs, ${change.name} ${mean(change).toFixed(0)} µs; ` +
       `this checkout ÷ base ${(mean(change) / mean(base)).toFixed(3)} (rounds ${roundRatios[0]!.toFixed(3)}–${roundRatios.at(-1)!.toFixed(3)}, median ${roundRatios[Math.floor(rounds / 2)]!.toFixed(3)})`,
   );
 } finally {

@@ -10,7 +10,6 @@ function unavailable(): ServiceError {
  * connection, which is all the OpenAPI document needs (its routes, never their handlers).
  */
 export class InertTransport implements ChannelTransport {
-  readonly tracedByInstrumentation = false;
 
   unary(): Promise<unknown> {
     return Promise.reject(unavailable());

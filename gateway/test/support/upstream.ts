@@ -48,10 +48,6 @@ export class Upstream implements ChannelTransport {
 
   constructor(private readonly real: ChannelTransport) {}
 
-  get tracedByInstrumentation(): boolean {
-    return this.real.tracedByInstrumentation;
-  }
-
   /** `method` is the RPC's name as in the proto (`Login`, `StreamChat`). */
   inject(method: string, fault: Fault): void {
     this.faults.set(method, fault);

@@ -99,7 +99,7 @@ export class GrpcChannel {
   }
 
   private begin(method: AnyMethod, call: OutgoingCall) {
-    const { span, ctx } = startClientCall(method.path, this.transport.tracedByInstrumentation);
+    const { span, ctx } = startClientCall(method.path);
     const headers = callHeaders(call.principal, call.requestId, ctx);
     const deadline = new Date(Date.now() + (call.deadlineMs ?? this.defaultDeadlineMs));
     return { headers, span, deadline };

@@ -35,8 +35,6 @@ const STREAM_HIGH_WATER = 16;
  * calls here while it listens, as it does on its port; stopping drains them like network calls.
  */
 export class InProcessCalls implements ChannelTransport {
-  /** No instrumentation sees these calls: the kit traces them (observe.ts). */
-  readonly tracedByInstrumentation = false;
   private readonly methods = new Map<string, LocalMethod>();
   /** Each running call, with what cuts it when a drain runs out of time. */
   private readonly running = new Map<Promise<void>, () => void>();

@@ -1,6 +1,5 @@
 import { status as GrpcStatus } from '@grpc/grpc-js';
-import { context, INVALID_SPAN_CONTEXT, metrics, SpanKind, SpanStatusCode, trace, type Context, type Span } from '@opentelemetry/api';
-import { isWrapped } from '@opentelemetry/instrumentation';
+import { context, metrics, SpanKind, SpanStatusCode, trace, type Context, type Span } from '@opentelemetry/api';
 import { callerContext, type CallHeaders } from './metadata.js';
 
 const tracer = trace.getTracer('@agent-platform/kit/grpc');
@@ -13,25 +12,13 @@ const serverDuration = meter.createHistogram('rpc.server.call.duration', {
   advice: { explicitBucketBoundaries: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10] },
 });
 
-/** Stands in where an instrumentation already made the call's span: every method is a no-op. */
-const NO_SPAN: Span = trace.wrapSpanContext(INVALID_SPAN_CONTEXT);
-
-/**
- * True when @opentelemetry/instrumentation-grpc has patched this grpc-js function (the telemetry
- * hook loaded it first). Network calls are then traced by it, and the kit's own spans would be a
- * second copy; calls it cannot see (the in-process transport) are traced here.
- */
-export function patchedByInstrumentation<T extends object>(owner: T, method: keyof T & string): boolean {
-  return isWrapped(owner[method]);
-}
-
 /** `agentplatform.identity.v1.AuthService/Register` as the instrumentation's attributes name it. */
 function rpcAttributes(path: string) {
   const [, service = '', method = ''] = path.split('/');
   return { 'rpc.system': 'grpc', 'rpc.service': service, 'rpc.method': method };
 }
 
-/** The span name instrumentation-grpc gives, so both transports read the same in a trace. */
+/** `grpc.<package.Service>/<Method>`, as OpenTelemetry's gRPC instrumentation names calls. */
 function spanName(path: string): string {
   return `grpc.${path.slice(1)}`;
 }
@@ -42,9 +29,8 @@ export interface ClientCallSpan {
   ctx: Context;
 }
 
-/** A CLIENT span for a call, unless the transport's calls are traced by the instrumentation. */
-export function startClientCall(path: string, tracedByTransport: boolean): ClientCallSpan {
-  if (tracedByTransport) return { span: NO_SPAN, ctx: context.active() };
+/** A CLIENT span for a call, over either transport. */
+export function startClientCall(path: string): ClientCallSpan {
   const span = tracer.startSpan(spanName(path), { kind: SpanKind.CLIENT, attributes: rpcAttributes(path) });
   return { span, ctx: trace.setSpan(context.active(), span) };
 }
@@ -65,23 +51,15 @@ export interface ServerCall {
 }
 
 /**
- * A server call's span and measurement. When the instrumentation traced the call its SERVER span is
- * already active and is the handler's parent; otherwise the caller's trace comes from the headers
- * and the kit makes the SERVER span.
+ * A server call's SERVER span, child of the caller's trace (from the call's headers), and its
+ * measurement, over either transport.
  */
-export function startServerCall(path: string, headers: CallHeaders, tracedByTransport: boolean): ServerCall {
+export function startServerCall(path: string, headers: CallHeaders): ServerCall {
   const started = performance.now();
   const attributes = rpcAttributes(path);
-  let ctx: Context;
-  let span: Span;
-  if (tracedByTransport) {
-    ctx = context.active();
-    span = NO_SPAN;
-  } else {
-    const parent = callerContext(headers);
-    span = tracer.startSpan(spanName(path), { kind: SpanKind.SERVER, attributes }, parent);
-    ctx = trace.setSpan(parent, span);
-  }
+  const parent = callerContext(headers);
+  const span = tracer.startSpan(spanName(path), { kind: SpanKind.SERVER, attributes }, parent);
+  const ctx = trace.setSpan(parent, span);
   return {
     ctx,
     span,

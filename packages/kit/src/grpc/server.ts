@@ -14,7 +14,7 @@ import type { Logger } from '../logger.js';
 import { settlesWithin } from '../timeout.js';
 import { HEALTH_CHECK_METHOD, HEALTH_SERVICE, HealthRegistry } from './health.js';
 import { fromMetadata, type CallHeaders, type Principal } from './metadata.js';
-import { patchedByInstrumentation, startServerCall, type ServerCall } from './observe.js';
+import { startServerCall, type ServerCall } from './observe.js';
 import { InProcessCalls, type MessageSink, type Outcome, type StreamRun, type UnaryRun } from './in-process.js';
 import { addReflection } from './reflection.js';
 import { CALL_CANCELLED, GrpcStatus, toGrpcStatus } from './status.js';
@@ -70,7 +70,6 @@ export class GrpcServer {
   readonly health = new HealthRegistry();
   private readonly server: Server;
   private readonly local = new InProcessCalls();
-  private readonly networkTraced = patchedByInstrumentation(Server.prototype, 'register');
   private readonly options: GrpcServerOptions;
   /** Full names of the services added, e.g. `agentplatform.identity.v1.UserService`. */
   private readonly serviceNames: string[] = [];
@@ -89,15 +88,15 @@ export class GrpcServer {
     const implementation: UntypedServiceImplementation = {};
     for (const method of Object.keys(definition) as (keyof D & string)[]) {
       const methodDefinition = definition[method]!;
-      // Network calls are traced by instrumentation-grpc when it is loaded; in-process ones never are.
+      // One run per method, whichever transport brings the call: the same span, measurement and errors.
       if (methodDefinition.responseStream) {
-        const handler = handlers[method] as StreamHandler<unknown, unknown>;
-        implementation[method] = overHttp2Stream(this.streamRun(methodDefinition.path, handler, this.networkTraced));
-        this.local.register(methodDefinition, { stream: this.streamRun(methodDefinition.path, handler, false) });
+        const run = this.streamRun(methodDefinition.path, handlers[method] as StreamHandler<unknown, unknown>);
+        implementation[method] = overHttp2Stream(run);
+        this.local.register(methodDefinition, { stream: run });
       } else {
-        const handler = handlers[method] as UnaryHandler<unknown, unknown>;
-        implementation[method] = overHttp2Unary(this.unaryRun(methodDefinition.path, handler, this.networkTraced));
-        this.local.register(methodDefinition, { unary: this.unaryRun(methodDefinition.path, handler, false) });
+        const run = this.unaryRun(methodDefinition.path, handlers[method] as UnaryHandler<unknown, unknown>);
+        implementation[method] = overHttp2Unary(run);
+        this.local.register(methodDefinition, { unary: run });
       }
     }
     this.server.addService(definition as unknown as ServiceDefinition, implementation);
@@ -141,10 +140,10 @@ export class GrpcServer {
     }
   }
 
-  private unaryRun(path: string, handler: UnaryHandler<unknown, unknown>, tracedByTransport: boolean): UnaryRun {
+  private unaryRun(path: string, handler: UnaryHandler<unknown, unknown>): UnaryRun {
     const around = this.options.around ?? ((run) => run());
     return (request, headers, signal) => {
-      const { ctx, call } = this.begin(path, headers, signal, tracedByTransport);
+      const { ctx, call } = this.begin(path, headers, signal);
       // async, so a handler that throws before returning a promise is mapped like a rejection.
       const run = async () => around(() => handler(request, ctx));
       return context.with(call.ctx, run).then(
@@ -162,10 +161,10 @@ export class GrpcServer {
    * call stops the iteration (the generator's `finally` runs), so work for a caller that went away
    * ends too.
    */
-  private streamRun(path: string, handler: StreamHandler<unknown, unknown>, tracedByTransport: boolean): StreamRun {
+  private streamRun(path: string, handler: StreamHandler<unknown, unknown>): StreamRun {
     const around = this.options.around ?? ((run) => run());
     return (request, headers, signal, sink) => {
-      const { ctx, call } = this.begin(path, headers, signal, tracedByTransport);
+      const { ctx, call } = this.begin(path, headers, signal);
       const run = async () =>
         around(async () => {
           for await (const message of handler(request, ctx)) {
@@ -184,8 +183,8 @@ export class GrpcServer {
     };
   }
 
-  private begin(path: string, headers: CallHeaders, signal: AbortSignal, tracedByTransport: boolean) {
-    const call = startServerCall(path, headers, tracedByTransport);
+  private begin(path: string, headers: CallHeaders, signal: AbortSignal) {
+    const call = startServerCall(path, headers);
     const { requestId } = headers;
     const parentLogger = this.options.logger;
     let logger: Logger | undefined;

@@ -1,7 +1,6 @@
 import { Client, credentials, type ChannelOptions, type ServiceError } from '@grpc/grpc-js';
 import { idempotentMethods } from '@agent-platform/proto/descriptor-set';
 import { toMetadata, type CallHeaders } from './metadata.js';
-import { patchedByInstrumentation } from './observe.js';
 import type { AnyMethod } from './types.js';
 
 /** A server stream as a channel reads it: the messages in order, and a way to stop early. */
@@ -20,8 +19,6 @@ export interface ChannelTransport {
   unary(method: AnyMethod, request: unknown, headers: CallHeaders, deadline: Date): Promise<unknown>;
   serverStream(method: AnyMethod, request: unknown, headers: CallHeaders, deadline: Date): CallStream;
   close(): void;
-  /** True when OpenTelemetry's gRPC instrumentation already makes each call's CLIENT span. */
-  readonly tracedByInstrumentation: boolean;
 }
 
 /** A service whose gRPC calls other parts of this process make without the network. */
@@ -78,7 +75,6 @@ function balancedChannelOptions(): ChannelOptions {
  * or `ipv4:127.0.0.1:50051,127.0.0.1:50061` (a fixed list, as `pnpm start:mesh` gives).
  */
 export class Http2Transport implements ChannelTransport {
-  readonly tracedByInstrumentation = patchedByInstrumentation(Client.prototype, 'makeUnaryRequest');
   private readonly client: Client;
 
   constructor(target: string) {
