@@ -83,7 +83,7 @@ async function meshPlatform() {
   const mesh = await startDistributedPlatform({ env: { ...env, NODE_OPTIONS: `--cpu-prof --cpu-prof-dir=${dir}` } });
   return {
     baseUrl: mesh.baseUrl,
-    child: { pid: process.pid },
+    child: { pid: undefined },
     pids: () => new Map(mesh.mesh.replicas.map((replica) => [replica.process.child.pid!, replica.name])),
     stop: () => mesh.stop(),
     output: () => mesh.mesh.replicas.map((replica) => replica.process.output()).join('\n'),
@@ -127,7 +127,7 @@ const loadStarted = process.hrtime.bigint() / 1000n;
 // The mesh's replicas one by one (each its own process); the all-in-one's process tree by role.
 const replicaPids = 'pids' in platform ? platform.pids() : undefined;
 const replicaCpuBefore = new Map([...(replicaPids?.keys() ?? [])].map((pid) => [pid, cpuSample(pid)]));
-const platformCpuBefore = cpuSample(platform.child.pid!);
+const platformCpuBefore = replicaPids ? undefined : cpuSample(platform.child.pid!);
 const inspector = heapMeasure && (await connectInspector(inspectorPort));
 await inspector?.call('HeapProfiler.startSampling', {
   samplingInterval: 1024,
@@ -143,7 +143,7 @@ if (replicaPids) {
   const byReplica = [...replicaPids].map(([pid, name]) => `${name} ${perRequest(cpuSince(replicaCpuBefore.get(pid)!, pid).get('platform'))}`);
   console.log(`${describeLoad(result)}; CPU per request: ${byReplica.join(', ')}`);
 } else {
-  const cpuUsed = cpuSince(platformCpuBefore, platform.child.pid!);
+  const cpuUsed = cpuSince(platformCpuBefore!, platform.child.pid!);
   console.log(`${describeLoad(result)}; CPU per request: platform ${perRequest(cpuUsed.get('platform'))}, PostgreSQL ${perRequest(cpuUsed.get('postgres'))}${measure === 'cpu' ? '' : ' (slowed by the sampling)'}`);
 }
 await platform.stop();

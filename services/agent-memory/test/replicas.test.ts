@@ -1,7 +1,8 @@
 import { newId } from '@agent-platform/kit';
 import { describe, expect } from 'vitest';
 import { openDatabase } from '../src/database.js';
-import { MemoryRepository, type NewMemoryItem } from '../src/memory/memory.repository.js';
+import type { NewMemoryItem } from '../src/memory/memory-items.js';
+import { MemoryRepository } from '../src/memory/memory.repository.js';
 import { vectorSource } from '../src/memory/vector-source.js';
 import { HashingEmbedder } from '../src/models/hashing-embedder.js';
 import { EmbeddedVectorStore } from '../src/vectors/embedded-vector-store.js';

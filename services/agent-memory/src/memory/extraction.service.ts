@@ -23,7 +23,8 @@ import { sumUsage } from '../models/usage.js';
 import type { VectorStore } from '../vectors/vector-store.js';
 import type { ClaimedExtraction, ExtractionCounts, ExtractionRepository } from './extraction.repository.js';
 import { CONTENT_MAX } from './memory-input.js';
-import type { Candidate, ChangeSource, MemoryRepository, NewMemoryItem } from './memory.repository.js';
+import type { Candidate, ChangeSource, NewMemoryItem } from './memory-items.js';
+import type { MemoryRepository } from './memory.repository.js';
 import type { MemoryService } from './memory.service.js';
 
 export interface ExtractionServiceOptions {

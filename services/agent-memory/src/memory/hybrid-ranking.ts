@@ -1,5 +1,5 @@
 import { STOP_WORDS } from '../models/hashing-embedder.js';
-import type { FoundItem } from './memory.repository.js';
+import type { FoundItem } from './memory-items.js';
 
 /**
  * Hybrid ranking: a convex combination of the vector similarity and the share of the query's

@@ -3,7 +3,7 @@ import { actorOf, present, type Handlers } from '@agent-platform/kit/grpc';
 import type { MemoryItem as MemoryItemMessage, MemoryServiceService, SearchResult } from '@agent-platform/proto/agents/v1/memory';
 import type { Ranked } from './hybrid-ranking.js';
 import type { ConsolidationService } from './consolidation.service.js';
-import type { MemoryItemView } from './memory.repository.js';
+import type { MemoryItemView } from './memory-items.js';
 import type { MemoryService } from './memory.service.js';
 
 export const MEMORY_SERVICE_NAME = 'agentplatform.agents.v1.MemoryService';

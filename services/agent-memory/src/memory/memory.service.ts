@@ -18,10 +18,10 @@ import type {
   HistoryView,
   ItemSelection,
   MemoryItemView,
-  MemoryRepository,
   NewDocument,
   NewMemoryItem,
-} from './memory.repository.js';
+} from './memory-items.js';
+import type { MemoryRepository } from './memory.repository.js';
 
 export interface MemoryServiceOptions {
   em: EntityManager;

@@ -1,6 +1,6 @@
 import type { EntityManager } from '@agent-platform/kit/db';
 import type { FeedChanges, VectorFeed, VectorRecord, VectorSource } from '../vectors/vector-store.js';
-import { fromBytes } from './memory.repository.js';
+import { fromBytes } from './memory-items.js';
 
 interface RecordRow {
   id: string;
