@@ -11,6 +11,8 @@
  * BENCH_AB_ENV='{"NAME":"value"}' sets variables for this checkout's platform only: a setting's cost.
  * BENCH_AB_MESH=1 compares the two meshes instead (`pnpm start:mesh`, one replica of each part,
  * each with a NATS server of its own): CPU per request summed over every replica.
+ * BENCH_AB_RATE sets each side's paced rate (req/s) instead of the route's own: on a slow machine
+ * the two sides together must stay below what it completes.
  * The worktree stays under the system's temporary directory for the next run against that commit.
  */
 import { execFileSync } from 'node:child_process';
@@ -104,7 +106,7 @@ interface Side {
 
 const meshes = process.env.BENCH_AB_MESH === '1';
 // Two meshes are ten busy processes on the machine: each is paced at half the rate.
-const rate = meshes ? route.rate / 2 : route.rate;
+const rate = Number(process.env.BENCH_AB_RATE ?? (meshes ? route.rate / 2 : route.rate));
 
 async function start(name: string, root: string, ownEnv: Record<string, string> = {}): Promise<Side> {
   const dataDir = await mkdtemp(join(tmpdir(), 'agent-platform-ab-data-'));

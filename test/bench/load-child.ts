@@ -16,6 +16,7 @@ const result = await autocannon({
   ...(options.body === undefined ? {} : { body: options.body }),
   ...(options.overallRate === undefined ? {} : { overallRate: options.overallRate }),
 });
+const { user, system } = process.cpuUsage();
 process.stdout.write(
-  `${JSON.stringify({ requestsPerSecond: result.requests.average, p50: result.latency.p50, p99: result.latency.p99, non2xx: result.non2xx, errors: result.errors, total: result.requests.total })}\n`,
+  `${JSON.stringify({ requestsPerSecond: result.requests.average, p50: result.latency.p50, p99: result.latency.p99, non2xx: result.non2xx, errors: result.errors, total: result.requests.total, cpuMs: (user + system) / 1_000 })}\n`,
 );

@@ -1,7 +1,7 @@
 import { availableParallelism } from 'node:os';
 import { startProcess, waitForOutput, type RunningProcess } from '../e2e/harness/processes.js';
 import { recordFigure } from './figures.js';
-import { cpuSample, cpuSince } from './process-memory.js';
+import { cpuSample, cpuSince, machineCpuSample, machineCpuSince } from './process-memory.js';
 
 export interface LoadOptions {
   url: string;
@@ -21,6 +21,8 @@ export interface LoadResult {
   non2xx: number;
   errors: number;
   total: number;
+  /** CPU time the load generator itself used (user + system, milliseconds), start-up included. */
+  cpuMs: number;
 }
 
 /** `pnpm bench --quick` (or BENCH_SECONDS) shortens every timed run; figures are then indicative only. */
@@ -131,4 +133,24 @@ export async function cpuPerRequest(pid: number, route: RouteLoad): Promise<Map<
   const before = cpuSample(pid);
   const result = await runLoad({ ...route, connections: CONNECTIONS, seconds: LOAD_SECONDS, overallRate: PACED_RATE });
   return new Map([...cpuSince(before, pid)].map(([role, ms]) => [role, (1000 * ms) / result.total]));
+}
+
+/**
+ * Where a route's CPU goes on the whole machine when it is loaded flat out: µs per request of each
+ * platform part, of PostgreSQL, Redis and NATS, and of the load generator. Judges two designs of
+ * the same work by what the machine spends, servers included, not by what one process spends.
+ */
+export async function machineCpuPerRequest(route: RouteLoad): Promise<{ result: LoadResult; perRequest: Map<string, number> }> {
+  const before = machineCpuSample();
+  const result = await runLoad({ ...route, connections: CONNECTIONS, seconds: LOAD_SECONDS });
+  const used = machineCpuSince(before);
+  // The generator has exited by now: it reports its own CPU time.
+  used.set('load generator', result.cpuMs);
+  const perRequest = new Map([...used].filter(([, ms]) => ms > 0).map(([role, ms]) => [role, (1000 * ms) / result.total] as const).sort((a, b) => b[1] - a[1]));
+  return { result, perRequest };
+}
+
+export function describeCpuPerRequest(perRequest: ReadonlyMap<string, number>): string {
+  const total = [...perRequest.values()].reduce((sum, us) => sum + us, 0);
+  return `${Math.round(total)} µs per request in all: ${[...perRequest].filter(([, us]) => us >= 1).map(([role, us]) => `${role} ${Math.round(us)}`).join(', ')}`;
 }

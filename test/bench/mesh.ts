@@ -13,7 +13,7 @@
 import type { RequestBody } from '@agent-platform/client';
 import { ADMIN_URL, startDistributedPlatform } from '../e2e/harness/setup-distributed.js';
 import { recordFigure } from './figures.js';
-import { compareWithBare, CONNECTIONS, describeLoad, LOAD_SECONDS, runLoad, startBareServer, startPeerServer, type RouteLoad } from './load.js';
+import { compareWithBare, CONNECTIONS, describeCpuPerRequest, describeLoad, LOAD_SECONDS, machineCpuPerRequest, runLoad, startBareServer, startPeerServer, type RouteLoad } from './load.js';
 import { dataOf, signIn, UNLIMITED } from './platform.js';
 
 const ITEMS = 2_000;
@@ -34,6 +34,17 @@ async function main(): Promise<void> {
     const peer = await startPeerServer(ADMIN_URL);
     try {
       await compareWithBare('mesh: authenticated GET /api/v1/auth/me', me, bare.url, { peer: peer.route, targets: { shareOfPeer: 0.45, p99Ms: 25 } });
+      // What the gap is made of: the machine's CPU per request on each side, servers included.
+      console.log(`where /auth/me's CPU goes on the whole machine, flat out (${CONNECTIONS} connections, ${LOAD_SECONDS} s each):`);
+      const sides = { peer: peer.route, mesh: me };
+      const totals: Record<string, number> = {};
+      for (const [side, route] of Object.entries(sides)) {
+        const { result, perRequest } = await machineCpuPerRequest(route);
+        totals[side] = [...perRequest.values()].reduce((sum, us) => sum + us, 0);
+        console.log(`  ${side.padEnd(4)} ${describeLoad(result)}; ${describeCpuPerRequest(perRequest)}`);
+        recordFigure(`mesh: machine CPU per /auth/me, ${side}`, { value: totals[side], unit: 'µs', better: 'lower' });
+      }
+      console.log(`  machine CPU per request, peer ÷ mesh: ${(totals['peer']! / totals['mesh']!).toFixed(3)}`);
     } finally {
       await peer.process.stop();
     }

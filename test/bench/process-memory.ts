@@ -7,8 +7,36 @@ export interface Memory {
   pss: number;
 }
 
-/** Every process in `rootPid`'s tree with its role: platform, postgres or other. */
-function processTree(rootPid: number): { pid: number; role: string }[] {
+type RoleOf = (argv: readonly string[]) => string;
+
+/** The program's name; a process that retitled itself (`postgres: 15/main: …`) is named by its first word. */
+function programOf(argv: readonly string[]): string {
+  return argv[0]?.split(' ')[0]?.split('/').at(-1) ?? '';
+}
+
+/**
+ * Platform, postgres or other: Node names its main thread `MainThread`, so processes are told apart
+ * by their command line; PostgreSQL's by the program (a backend retitles itself `postgres: …`).
+ */
+const platformOrPostgres: RoleOf = (argv) =>
+  argv.some((arg) => arg.endsWith('main.ts') || arg.endsWith('/dist/main.js')) ? 'platform' : programOf(argv).startsWith('postgres') ? 'postgres' : 'other';
+
+/**
+ * For an account of the whole machine: the part a platform process runs (`gateway`, `identity`…,
+ * `local` for the all-in-one), the bench's one-process peer, or the server it is.
+ */
+const partOrServer: RoleOf = (argv) => {
+  for (const arg of argv) {
+    const part = /([\w-]+)\/(?:dist\/main\.js|src\/main\.ts)$/.exec(arg)?.[1];
+    if (part) return part;
+    if (arg.endsWith('peer-server.ts')) return 'peer';
+  }
+  const program = programOf(argv);
+  return ['postgres', 'redis-server', 'nats-server'].find((server) => program.startsWith(server)) ?? 'other';
+};
+
+/** Every process in `rootPid`'s tree with its role. */
+function processTree(rootPid: number, roleOf: RoleOf = platformOrPostgres): { pid: number; role: string }[] {
   const parents = new Map<number, number>();
   const roles = new Map<number, string>();
   for (const entry of readdirSync('/proc')) {
@@ -17,11 +45,7 @@ function processTree(rootPid: number): { pid: number; role: string }[] {
     try {
       const status = readFileSync(`/proc/${pid}/status`, 'utf8');
       parents.set(pid, Number(/PPid:\s+(\d+)/.exec(status)?.[1]));
-      // Node names its main thread `MainThread`, so processes are told apart by their command line:
-      // PostgreSQL's by the program (a backend retitles itself `postgres: …`), not by an argument.
-      const argv = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0');
-      const program = argv[0]?.split('/').at(-1) ?? '';
-      roles.set(pid, argv.some((arg) => arg.endsWith('main.ts') || arg.endsWith('/dist/main.js')) ? 'platform' : program.startsWith('postgres') ? 'postgres' : 'other');
+      roles.set(pid, roleOf(readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0')));
     } catch {
       // The process ended while we looked.
     }
@@ -60,10 +84,10 @@ export function memoryByRole(rootPid: number): Map<string, Memory> {
 /** CPU time (user + system, milliseconds) used so far by each process of a tree, with its role. */
 export type CpuSample = Map<number, { role: string; ms: number }>;
 
-export function cpuSample(rootPid: number): CpuSample {
+export function cpuSample(rootPid: number, roleOf?: RoleOf): CpuSample {
   const ticksPerMs = 100 / 1000; // USER_HZ
   const sample: CpuSample = new Map();
-  for (const { pid, role } of processTree(rootPid)) {
+  for (const { pid, role } of processTree(rootPid, roleOf)) {
     try {
       // Fields after the command name (which may hold spaces): utime and stime are the 12th and 13th.
       const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
@@ -81,11 +105,15 @@ export function cpuSample(rootPid: number): CpuSample {
  * Per request it is steadier than req/s on a machine with other load, which slows a run down but
  * costs it little.
  */
-export function cpuSince(before: CpuSample, rootPid: number): Map<string, number> {
+export function cpuSince(before: CpuSample, rootPid: number, roleOf?: RoleOf): Map<string, number> {
   const used = new Map<string, number>();
-  for (const [pid, { role, ms }] of cpuSample(rootPid)) used.set(role, (used.get(role) ?? 0) + ms - (before.get(pid)?.ms ?? 0));
+  for (const [pid, { role, ms }] of cpuSample(rootPid, roleOf)) used.set(role, (used.get(role) ?? 0) + ms - (before.get(pid)?.ms ?? 0));
   return used;
 }
+
+/** CPU time of every process on the machine, by the part or server it is (`partOrServer`). */
+export const machineCpuSample = (): CpuSample => cpuSample(1, partOrServer);
+export const machineCpuSince = (before: CpuSample): Map<string, number> => cpuSince(before, 1, partOrServer);
 
 export function describeMemory(totals: Map<string, Memory>): string {
   const mib = (kib: number | undefined) => Math.round((kib ?? 0) / 1024);

@@ -52,7 +52,7 @@ export function vectorSource(em: EntityManager, embeddingModel: string): VectorS
       for (const row of rows) {
         if (row.memory_id === null) continue;
         if (row.embedding === null || row.memory_type === null) changes.removed.push(row.memory_id);
-        else changes.records.push({ id: row.memory_id, tenantId, agentId, userId: row.user_id, memoryType: row.memory_type, vector: fromBytes(row.embedding) });
+        else changes.records.push(recordOf({ id: row.memory_id, tenant_id: tenantId, agent_id: agentId, user_id: row.user_id, memory_type: row.memory_type, embedding: row.embedding }));
       }
       return changes;
     },
