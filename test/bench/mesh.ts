@@ -4,7 +4,9 @@
  * each part, as `pnpm start:mesh` runs it:
  *  - authenticated GET /api/v1/auth/me beside the one-process peer (peer-server.ts) and a bare
  *    Fastify route, alternating rounds (`compareWithBare`); the target is the issue's: at least
- *    0.45 of the peer, p99 ≤ 25 ms;
+ *    0.45 of the peer, p99 ≤ 25 ms; then the whole machine's CPU per request on each side, by
+ *    process (PostgreSQL, Redis and the load generator included), and the price of one gRPC hop
+ *    alone (hop-server.ts);
  *  - POST /api/v1/memory/search over one agent's 2,000 items, beside the bare route;
  *  - a chat turn with the offline model, one at a time: p50 and p95;
  *  - a mixed load: reads, searches and memory writes at once, each on its own connections.
@@ -13,7 +15,7 @@
 import type { RequestBody } from '@agent-platform/client';
 import { ADMIN_URL, startDistributedPlatform } from '../e2e/harness/setup-distributed.js';
 import { recordFigure } from './figures.js';
-import { compareWithBare, CONNECTIONS, describeCpuPerRequest, describeLoad, LOAD_SECONDS, machineCpuPerRequest, runLoad, startBareServer, startPeerServer, type RouteLoad } from './load.js';
+import { compareWithBare, CONNECTIONS, describeCpuPerRequest, describeLoad, LOAD_SECONDS, machineCpuPerRequest, runLoad, startBareServer, startHop, startPeerServer, warmUp, type RouteLoad } from './load.js';
 import { dataOf, signIn, UNLIMITED } from './platform.js';
 
 const ITEMS = 2_000;
@@ -21,6 +23,18 @@ const CHAT_TURNS = 200;
 
 function percentile(sorted: readonly number[], fraction: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * fraction))] ?? Number.NaN;
+}
+
+/** Each side loaded flat out in turn: its machine CPU per request, printed by process, recorded as a figure. */
+async function machineCpuOf(sides: Record<string, RouteLoad>, figure: string): Promise<Record<string, number>> {
+  const totals: Record<string, number> = {};
+  for (const [side, route] of Object.entries(sides)) {
+    const { result, perRequest } = await machineCpuPerRequest(route);
+    totals[side] = [...perRequest.values()].reduce((sum, us) => sum + us, 0);
+    console.log(`  ${side.padEnd(5)} ${describeLoad(result)}; ${describeCpuPerRequest(perRequest)}`);
+    recordFigure(`mesh: ${figure}, ${side}`, { value: totals[side], unit: 'µs', better: 'lower' });
+  }
+  return totals;
 }
 
 async function main(): Promise<void> {
@@ -36,17 +50,21 @@ async function main(): Promise<void> {
       await compareWithBare('mesh: authenticated GET /api/v1/auth/me', me, bare.url, { peer: peer.route, targets: { shareOfPeer: 0.45, p99Ms: 25 } });
       // What the gap is made of: the machine's CPU per request on each side, servers included.
       console.log(`where /auth/me's CPU goes on the whole machine, flat out (${CONNECTIONS} connections, ${LOAD_SECONDS} s each):`);
-      const sides = { peer: peer.route, mesh: me };
-      const totals: Record<string, number> = {};
-      for (const [side, route] of Object.entries(sides)) {
-        const { result, perRequest } = await machineCpuPerRequest(route);
-        totals[side] = [...perRequest.values()].reduce((sum, us) => sum + us, 0);
-        console.log(`  ${side.padEnd(4)} ${describeLoad(result)}; ${describeCpuPerRequest(perRequest)}`);
-        recordFigure(`mesh: machine CPU per /auth/me, ${side}`, { value: totals[side], unit: 'µs', better: 'lower' });
-      }
+      const totals = await machineCpuOf({ peer: peer.route, mesh: me }, 'machine CPU per /auth/me');
       console.log(`  machine CPU per request, peer ÷ mesh: ${(totals['peer']! / totals['mesh']!).toFixed(3)}`);
     } finally {
       await peer.process.stop();
+    }
+    // The hop alone: one answer given by a process itself, and fetched over gRPC as the gateway fetches /auth/me.
+    const hop = await startHop();
+    try {
+      console.log(`the price of one hop (test/bench/hop-server.ts: a fixed profile, answered in process and over gRPC), flat out:`);
+      await warmUp(hop.local);
+      await warmUp(hop.hop);
+      const totals = await machineCpuOf({ local: hop.local, hop: hop.hop }, 'machine CPU per request answered');
+      console.log(`  one hop adds ${Math.round(totals['hop']! - totals['local']!)} µs of the machine's CPU per request`);
+    } finally {
+      await hop.stop();
     }
 
     const agent = dataOf(await client.POST('/api/v1/agents', { body: { name: 'Bench', type: 'assistant', memory_types: ['semantic', 'episodic'] } }), 'creating an agent');

@@ -23,13 +23,14 @@ const platformOrPostgres: RoleOf = (argv) =>
 
 /**
  * For an account of the whole machine: the part a platform process runs (`gateway`, `identity`…,
- * `local` for the all-in-one), the bench's one-process peer, or the server it is.
+ * `local` for the all-in-one), the bench's one-process peer or hop processes, or the server it is.
  */
 const partOrServer: RoleOf = (argv) => {
-  for (const arg of argv) {
+  for (const [at, arg] of argv.entries()) {
     const part = /([\w-]+)\/(?:dist\/main\.js|src\/main\.ts)$/.exec(arg)?.[1];
     if (part) return part;
     if (arg.endsWith('peer-server.ts')) return 'peer';
+    if (arg.endsWith('hop-server.ts')) return `hop ${argv[at + 1] ?? ''}`;
   }
   const program = programOf(argv);
   return ['postgres', 'redis-server', 'nats-server'].find((server) => program.startsWith(server)) ?? 'other';

@@ -258,3 +258,4 @@ async function waitReady(name: string, running: ReplicaProcess, ready: () => Pro
   throw new Error(`${name} was not ready within ${timeoutMs} ms:\n${running.output()}`);
 }
 export type { ServiceName } from '../launcher.js';
+export { REPLICA_NODE_ARGUMENTS } from './replica.js';

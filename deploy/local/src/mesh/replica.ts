@@ -7,6 +7,9 @@ export const REPO_ROOT = fileURLToPath(new URL('../../../../', import.meta.url))
 const NODE_FLAGS = ['--max-semi-space-size=64', '--heap-growing-percent=100', '--conditions=compiled', '--enable-source-maps'];
 const TELEMETRY_HOOK = new URL('../../../../packages/kit/dist/telemetry/register.js', import.meta.url).href;
 
+/** How node starts a replica, before its entry point: for a bench's process that must run as one does. */
+export const REPLICA_NODE_ARGUMENTS: readonly string[] = [...NODE_FLAGS, '--import', TELEMETRY_HOOK];
+
 /** Replicas never outlive the launcher, however the launcher ends: one listener for all of them. */
 const running = new Set<ChildProcess>();
 process.once('exit', () => {
@@ -41,7 +44,7 @@ export interface SpawnReplicaOptions {
 
 /** A part of the platform as its image runs it: the compiled `dist/main.js` with the telemetry hook. */
 export function spawnReplica(options: SpawnReplicaOptions): ReplicaProcess {
-  const child = spawn(process.execPath, [...NODE_FLAGS, '--import', TELEMETRY_HOOK, `${options.packageDir}/dist/main.js`], {
+  const child = spawn(process.execPath, [...REPLICA_NODE_ARGUMENTS, `${options.packageDir}/dist/main.js`], {
     cwd: REPO_ROOT,
     env: { ...process.env, ...options.env },
     stdio: ['ignore', 'pipe', 'pipe'],
