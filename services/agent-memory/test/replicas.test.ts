@@ -7,6 +7,7 @@ import { vectorSource } from '../src/memory/vector-source.js';
 import { HashingEmbedder } from '../src/models/hashing-embedder.js';
 import { EmbeddedVectorStore } from '../src/vectors/embedded-vector-store.js';
 import { FollowingVectorStore } from '../src/vectors/following-vector-store.js';
+import { ThreadedVectorStore } from '../src/vectors/threaded-vector-store.js';
 import { databaseTest, logger, newTenant, startAgentMemory, type AgentMemoryHarness } from './support/harness.js';
 
 // Two replicas of agent-memory on one database, each with its own embedded index (decisions §18.6).
@@ -14,8 +15,8 @@ import { databaseTest, logger, newTenant, startAgentMemory, type AgentMemoryHarn
 const embedder = new HashingEmbedder();
 const indexes = { writer: followingIndex(), reader: followingIndex() };
 
-function followingIndex(): FollowingVectorStore {
-  return new FollowingVectorStore(new EmbeddedVectorStore({ directory: undefined, dimensions: embedder.dimensions, model: embedder.model }));
+function followingIndex(inner = new EmbeddedVectorStore({ directory: undefined, dimensions: embedder.dimensions, model: embedder.model })): FollowingVectorStore {
+  return new FollowingVectorStore(inner, { logger });
 }
 
 const test = databaseTest.extend('replicas', { scope: 'file' }, async ({ database }, { onCleanup }) => {
@@ -84,6 +85,7 @@ describe('replicas that each hold an embedded index', () => {
       ...source,
       feed: {
         position: () => feed.position(),
+        gone: (agents) => feed.gone(agents),
         changes: async (...args) => {
           looks += 1;
           const changes = await feed.changes(...args);
@@ -143,6 +145,51 @@ describe('replicas that each hold an embedded index', () => {
       expect((await found(indexes.reader, tenant.tenantId, agent.id, early.content))[0]?.id).toBe(early.id);
     } finally {
       commit();
+      await orm.close();
+    }
+  });
+
+  test('an agent deleted through one has its vectors dropped from the other at its next sweep', async ({ replicas, database }) => {
+    const { tenant, agent, call } = await newAgent(replicas.writer);
+    await replicas.writer.memory.addMemory({ agentId: agent.id, memoryType: 'semantic', content: 'Collects old maps' }, call);
+    const { agent: kept, call: keptCall } = await newAgent(replicas.writer);
+    await replicas.writer.memory.addMemory({ agentId: kept.id, memoryType: 'semantic', content: 'Keeps bees' }, keptCall);
+    const orm = await openDatabase(database.url, logger);
+    const inner = new EmbeddedVectorStore({ directory: undefined, dimensions: embedder.dimensions, model: embedder.model });
+    const follower = followingIndex(inner);
+    // Opened after the writes: it holds both agents without ever searching them.
+    await follower.open(vectorSource(orm.em, embedder.model));
+    try {
+      const held = () => inner.heldAgents().map((ref) => ref.agentId);
+      expect(held()).toEqual(expect.arrayContaining([agent.id, kept.id]));
+      expect(await follower.sweep()).toBe(0);
+
+      await replicas.writer.agents.deleteAgent({ agentId: agent.id }, call);
+      expect(held()).toContain(agent.id);
+      expect(await follower.sweep()).toBe(1);
+      expect(held()).not.toContain(agent.id);
+      expect(held()).toContain(kept.id);
+      expect(await found(follower, tenant.tenantId, agent.id, 'Collects old maps')).toEqual([]);
+    } finally {
+      await follower.close();
+      await orm.close();
+    }
+  });
+
+  test('its index on a thread of its own, as agent-memory runs it, sweeps on its own', async ({ replicas, database }) => {
+    const { agent, call } = await newAgent(replicas.writer);
+    await replicas.writer.memory.addMemory({ agentId: agent.id, memoryType: 'semantic', content: 'Sails on Sundays' }, call);
+    const orm = await openDatabase(database.url, logger);
+    const inner = new ThreadedVectorStore({ directory: undefined, dimensions: embedder.dimensions, model: embedder.model, logger });
+    const follower = new FollowingVectorStore(inner, { logger, sweepIntervalMs: 20 });
+    await follower.open(vectorSource(orm.em, embedder.model));
+    try {
+      const held = async () => (await inner.heldAgents()).map((ref) => ref.agentId);
+      expect(await held()).toContain(agent.id);
+      await replicas.writer.agents.deleteAgent({ agentId: agent.id }, call);
+      await expect.poll(held).not.toContain(agent.id);
+    } finally {
+      await follower.close();
       await orm.close();
     }
   });

@@ -1,5 +1,5 @@
 import type { EntityManager } from '@agent-platform/kit/db';
-import type { FeedChanges, VectorFeed, VectorRecord, VectorSource } from '../vectors/vector-store.js';
+import type { AgentRef, FeedChanges, VectorFeed, VectorRecord, VectorSource } from '../vectors/vector-store.js';
 import { fromBytes } from './memory-items.js';
 
 interface RecordRow {
@@ -55,6 +55,11 @@ export function vectorSource(em: EntityManager, embeddingModel: string): VectorS
         else changes.records.push(recordOf({ id: row.memory_id, tenant_id: tenantId, agent_id: agentId, user_id: row.user_id, memory_type: row.memory_type, embedding: row.embedding }));
       }
       return changes;
+    },
+    gone: async (agents): Promise<AgentRef[]> => {
+      const rows = await em.fork().execute<{ id: string }[]>(`select "id" from "agents" where "id" in (?)`, [agents.map((agent) => agent.agentId)], 'all');
+      const present = new Set(rows.map((row) => row.id));
+      return agents.filter((agent) => !present.has(agent.agentId));
     },
   };
   return {

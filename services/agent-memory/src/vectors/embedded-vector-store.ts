@@ -17,6 +17,7 @@ import { describeError } from './index-directory.js';
 import { IndexPersistence } from './index-persistence.js';
 import { type VectorArena } from './vector-arena.js';
 import {
+  type AgentRef,
   fetchInBatches,
   type SimilarityQuery,
   type VectorHit,
@@ -191,6 +192,11 @@ export class EmbeddedVectorStore implements VectorStore {
       }
       this.persistence?.scheduleRemoval(tenantId, agentId);
     });
+  }
+
+  /** Every agent this store holds vectors of. */
+  heldAgents(): AgentRef[] {
+    return [...this.agents.values()].map((index) => ({ tenantId: index.tenantId, agentId: index.agentId }));
   }
 
   stats(): VectorIndexStats {

@@ -10,8 +10,25 @@
  * database before a write the caller already saw acknowledged. Catch-ups of one agent run one at a
  * time, so an older read never lands after a newer one, and every search that arrives during one
  * shares the next.
+ *
+ * An agent deleted through another replica takes its history with it, and is never searched again:
+ * a sweep every `sweepIntervalMs` asks the database which of the agents held are gone and drops
+ * their vectors, so a replica's memory does not keep them to its end.
  */
-import type { SimilarityQuery, VectorFeed, VectorHit, VectorQuery, VectorRecord, VectorSource, VectorStore } from './vector-store.js';
+import type { AgentRef, SimilarityQuery, VectorFeed, VectorHit, VectorQuery, VectorRecord, VectorSource, VectorStore, VectorStoreLogger } from './vector-store.js';
+
+/** What the store follows into: an embedded index that can say which agents it holds. */
+export interface FollowedStore extends VectorStore {
+  heldAgents(): AgentRef[] | Promise<AgentRef[]>;
+}
+
+export interface FollowingOptions {
+  logger: VectorStoreLogger;
+  /** How often held agents are checked for deletion elsewhere; default a minute. */
+  sweepIntervalMs?: number;
+}
+
+const SWEEP_INTERVAL_MS = 60_000;
 
 interface AgentFollow {
   /** The feed's position this agent's vectors are up to date with. */
@@ -27,8 +44,12 @@ export class FollowingVectorStore implements VectorStore {
   /** Where the index stood when it opened: every agent's position until it is first caught up. */
   private openedAt = '';
   private readonly agents = new Map<string, AgentFollow>();
+  private sweeper: NodeJS.Timeout | undefined;
 
-  constructor(private readonly inner: VectorStore) {
+  constructor(
+    private readonly inner: FollowedStore,
+    private readonly options: FollowingOptions,
+  ) {
     this.kind = inner.kind;
   }
 
@@ -37,6 +58,21 @@ export class FollowingVectorStore implements VectorStore {
     if (source.feed) this.openedAt = await source.feed.position();
     await this.inner.open(source);
     this.feed = source.feed;
+    if (!this.feed) return;
+    this.sweeper = setInterval(() => {
+      this.sweep().catch((error: unknown) => this.options.logger.warn({ err: error }, 'could not look for agents deleted through another replica; will try again'));
+    }, this.options.sweepIntervalMs ?? SWEEP_INTERVAL_MS).unref();
+  }
+
+  /** Drops the vectors of every held agent that the database no longer has; answers how many. */
+  async sweep(): Promise<number> {
+    const feed = this.feed;
+    if (!feed) return 0;
+    const held = await this.inner.heldAgents();
+    const gone = held.length === 0 ? [] : await feed.gone(held);
+    for (const agent of gone) await this.deleteAgent(agent.tenantId, agent.agentId);
+    if (gone.length > 0) this.options.logger.info({ agents: gone.length }, 'dropped the vectors of agents deleted through another replica');
+    return gone.length;
   }
 
   upsert(records: readonly VectorRecord[]): Promise<void> {
@@ -63,6 +99,7 @@ export class FollowingVectorStore implements VectorStore {
   }
 
   close(): Promise<void> {
+    clearInterval(this.sweeper);
     return this.inner.close();
   }
 

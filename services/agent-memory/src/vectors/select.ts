@@ -20,5 +20,5 @@ export function vectorStoreFrom(config: AgentMemoryConfig, embedder: Embedder, l
       dimensions: embedder.dimensions,
     });
   }
-  return new FollowingVectorStore(new ThreadedVectorStore({ directory: config.vectorIndexDir, dimensions: embedder.dimensions, model: embedder.model, logger }));
+  return new FollowingVectorStore(new ThreadedVectorStore({ directory: config.vectorIndexDir, dimensions: embedder.dimensions, model: embedder.model, logger }), { logger });
 }

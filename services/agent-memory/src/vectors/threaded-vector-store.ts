@@ -15,7 +15,7 @@ import { Worker } from 'node:worker_threads';
 import { DomainError } from '@agent-platform/kit';
 import { observeIndexStats, unobserveIndexStats, type VectorIndexStats } from './embedded-vector-store.js';
 import { type FromThread, type SourceMethod, type ThreadCalls, type ThreadOptions, type ToThread, transferableError } from './vector-thread-protocol.js';
-import type { SimilarityQuery, VectorHit, VectorQuery, VectorRecord, VectorSource, VectorStore, VectorStoreLogger } from './vector-store.js';
+import type { AgentRef, SimilarityQuery, VectorHit, VectorQuery, VectorRecord, VectorSource, VectorStore, VectorStoreLogger } from './vector-store.js';
 
 export interface ThreadedVectorStoreOptions extends ThreadOptions {
   /** The store's lines, and the thread's own failures. */
@@ -79,6 +79,11 @@ export class ThreadedVectorStore implements VectorStore {
 
   deleteAgent(tenantId: string, agentId: string): Promise<void> {
     return this.call('deleteAgent', tenantId, agentId);
+  }
+
+  /** Every agent the index holds vectors of. */
+  heldAgents(): Promise<AgentRef[]> {
+    return this.call('heldAgents');
   }
 
   /** Size and search mode of one agent's index, for tests, benches and diagnostics. */

@@ -85,6 +85,17 @@ export interface VectorFeed {
   position(): Promise<string>;
   /** The agent's items changed after `position`, as they are now, and the position they are read at. */
   changes(tenantId: string, agentId: string, position: string): Promise<FeedChanges>;
+  /**
+   * Of `agents`, those deleted: their history goes with them, so `changes` cannot tell, and a
+   * replica that never searches them again would keep their vectors to its end.
+   */
+  gone(agents: readonly AgentRef[]): Promise<AgentRef[]>;
+}
+
+/** One agent of one tenant. */
+export interface AgentRef {
+  tenantId: string;
+  agentId: string;
 }
 
 export interface FeedChanges {

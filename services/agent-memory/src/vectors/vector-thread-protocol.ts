@@ -6,7 +6,7 @@ import type { EmbeddedVectorStore, EmbeddedVectorStoreOptions } from './embedded
 import type { VectorSource } from './vector-store.js';
 
 /** The store's methods a thread answers as they are; `open` takes the source's shape instead of the source. */
-export type ForwardedMethod = 'upsert' | 'search' | 'similarities' | 'delete' | 'deleteAgent' | 'close' | 'whenIndexed' | 'describeAgent' | 'stats';
+export type ForwardedMethod = 'upsert' | 'search' | 'similarities' | 'delete' | 'deleteAgent' | 'close' | 'whenIndexed' | 'describeAgent' | 'stats' | 'heldAgents';
 
 export interface ThreadCalls extends Pick<EmbeddedVectorStore, ForwardedMethod> {
   /** Opens the store on the main thread's source; `changedSince` says whether that source can tell. */
