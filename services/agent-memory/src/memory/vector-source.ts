@@ -1,5 +1,5 @@
 import type { EntityManager } from '@agent-platform/kit/db';
-import type { AgentRef, FeedChanges, VectorFeed, VectorRecord, VectorSource } from '../vectors/vector-store.js';
+import { SOURCE_BATCH_SIZE, type AgentRef, type FeedChanges, type VectorFeed, type VectorRecord, type VectorSource } from '../vectors/vector-store.js';
 import { fromBytes } from './memory-items.js';
 
 interface RecordRow {
@@ -57,8 +57,13 @@ export function vectorSource(em: EntityManager, embeddingModel: string): VectorS
       return changes;
     },
     gone: async (agents): Promise<AgentRef[]> => {
-      const rows = await em.fork().execute<{ id: string }[]>(`select "id" from "agents" where "id" in (?)`, [agents.map((agent) => agent.agentId)], 'all');
-      const present = new Set(rows.map((row) => row.id));
+      const present = new Set<string>();
+      // In batches: one statement takes at most 65,535 parameters.
+      for (let start = 0; start < agents.length; start += SOURCE_BATCH_SIZE) {
+        const ids = agents.slice(start, start + SOURCE_BATCH_SIZE).map((agent) => agent.agentId);
+        const rows = await em.fork().execute<{ id: string }[]>(`select "id" from "agents" where "id" in (?)`, [ids], 'all');
+        for (const row of rows) present.add(row.id);
+      }
       return agents.filter((agent) => !present.has(agent.agentId));
     },
   };
