@@ -177,17 +177,16 @@ export async function cpuPerRequest(pid: number, route: RouteLoad): Promise<Map<
  * platform part, of PostgreSQL, Redis and NATS, and of the load generator. Judges two designs of
  * the same work by what the machine spends, servers included, not by what one process spends.
  */
-export async function machineCpuPerRequest(route: RouteLoad): Promise<{ result: LoadResult; perRequest: Map<string, number> }> {
+export async function machineCpuPerRequest(route: RouteLoad): Promise<{ result: LoadResult; perRequest: Map<string, number>; total: number }> {
   const before = machineCpuSample();
   const result = await runLoad({ ...route, connections: CONNECTIONS, seconds: LOAD_SECONDS });
   const used = machineCpuSince(before);
   // The generator has exited by now: it reports its own CPU time.
   used.set('load generator', result.cpuMs);
   const perRequest = new Map([...used].filter(([, ms]) => ms > 0).map(([role, ms]) => [role, (1000 * ms) / result.total] as const).sort((a, b) => b[1] - a[1]));
-  return { result, perRequest };
+  return { result, perRequest, total: [...perRequest.values()].reduce((sum, us) => sum + us, 0) };
 }
 
-export function describeCpuPerRequest(perRequest: ReadonlyMap<string, number>): string {
-  const total = [...perRequest.values()].reduce((sum, us) => sum + us, 0);
+export function describeCpuPerRequest({ perRequest, total }: { perRequest: ReadonlyMap<string, number>; total: number }): string {
   return `${Math.round(total)} µs per request in all: ${[...perRequest].filter(([, us]) => us >= 1).map(([role, us]) => `${role} ${Math.round(us)}`).join(', ')}`;
 }
