@@ -34,20 +34,25 @@ function callsOf(method: string, replica: MeshReplica): Promise<number> {
 
 const currentUserCalls = (replica: MeshReplica) => callsOf('GetCurrentUser', replica);
 
-/** `GET /auth/me` from `workers` callers at once until `until` resolves; the statuses seen, by count. */
-async function readUnder(until: Promise<unknown>, workers = 4): Promise<Map<number, number>> {
+/**
+ * `GET /auth/me` from `workers` callers at once until `until` resolves: the statuses seen, by
+ * count, and what each answer other than 200 said (so a rare failure says why).
+ */
+async function readUnder(until: Promise<unknown>, workers = 4): Promise<{ statuses: Map<number, number>; failures: string[] }> {
   const statuses = new Map<number, number>();
+  const failures: string[] = [];
   let done = false;
   void until.finally(() => (done = true));
   await Promise.all(
     Array.from({ length: workers }, async () => {
       while (!done) {
-        const { status } = await api.get('/api/v1/auth/me', { token: account.accessToken });
+        const { status, body } = await api.get('/api/v1/auth/me', { token: account.accessToken });
         statuses.set(status, (statuses.get(status) ?? 0) + 1);
+        if (status !== 200) failures.push(`${status} ${JSON.stringify(body)}`);
       }
     }),
   );
-  return statuses;
+  return { statuses, failures };
 }
 
 describe('the mesh with two identity replicas', () => {
@@ -68,14 +73,17 @@ describe('the mesh with two identity replicas', () => {
     // Reads run throughout: the kill lands among calls in flight; the load stops 300 reads after it.
     const load = readUnder(
       afterKill.then(async () => {
-        for (let read = 0; read < 300; read += 1) expect((await api.get('/api/v1/auth/me', { token: account.accessToken })).status).toBe(200);
+        for (let read = 0; read < 300; read += 1) {
+          const { status, body } = await api.get('/api/v1/auth/me', { token: account.accessToken });
+          expect(status, JSON.stringify(body)).toBe(200);
+        }
       }),
     );
     for (let read = 0; read < 50; read += 1) await api.get('/api/v1/auth/me', { token: account.accessToken });
     await doomed!.kill();
     killed();
-    const statuses = await load;
-    expect(Object.fromEntries(statuses)).toEqual({ 200: expect.any(Number) });
+    const { statuses, failures } = await load;
+    expect(Object.fromEntries(statuses), failures.join('\n')).toEqual({ 200: expect.any(Number) });
     console.log(`reads while identity-1 was killed: ${[...statuses].map(([status, count]) => `${count} × ${status}`).join(', ')}`);
     // Every read after the kill was the survivor's.
     expect((await currentUserCalls(survivor!)) - survivorBefore).toBeGreaterThanOrEqual(300);
