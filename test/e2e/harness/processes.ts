@@ -78,20 +78,22 @@ export function startProcess(command: string, args: string[], env: Record<string
   };
 }
 
-/** pino's numeric level for `error`: lines at it or above are failures a process reported itself. */
+/** pino's numeric levels: `error` and above are failures a process reported itself; a 503's cause is a `warn`. */
 const PINO_ERROR = 50;
+export const PINO_WARN = 40;
 
 /**
- * The lines a process logged at error level or above (pino's JSON lines; others are skipped), so a
- * suite that saw only "500 internal_error" from outside can print why (the body hides it by design).
+ * The lines a process logged at `atLeast` or above (error, unless told; pino's JSON lines, others
+ * are skipped), so a suite that saw only "500 internal_error" from outside can print why (the body
+ * hides it by design).
  */
-export function loggedErrors(output: string, limit = 20): string[] {
+export function loggedErrors(output: string, limit = 20, atLeast = PINO_ERROR): string[] {
   const errors: string[] = [];
   for (const line of output.split('\n')) {
     if (!line.startsWith('{')) continue;
     try {
       const { level } = JSON.parse(line) as { level?: unknown };
-      if (typeof level === 'number' && level >= PINO_ERROR) errors.push(line);
+      if (typeof level === 'number' && level >= atLeast) errors.push(line);
     } catch {
       // Not a log line.
     }

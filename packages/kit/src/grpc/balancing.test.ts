@@ -27,16 +27,59 @@ interface Replica {
   holding: Promise<void>;
   /** Resets its connections and refuses new ones, as when its process dies: calls in flight are cut. */
   kill(): Promise<void>;
+  /** Kills it in the middle of its next answer (see `MidAnswer`); resolves once it is dead. */
+  killMidAnswer(how: MidAnswer): Promise<void>;
   stop(): Promise<void>;
+}
+
+/**
+ * Where an answer is when its replica dies. `after-headers`: its response headers reached the
+ * caller, the message and status never did (grpc-js then counts the call as committed, which its
+ * retry policy never repeats). `cancel`: the caller read RST_STREAM(CANCEL) before it noticed the
+ * connection was gone, which grpc-js reports as CANCELLED, a status its policy does not retry; Node
+ * makes that reset itself when a connection drops under it.
+ */
+type MidAnswer = 'after-headers' | 'cancel';
+
+const FRAME_HEADER_BYTES = 9;
+const HEADERS_FRAME = 0x1;
+const RST_STREAM_FRAME = 0x3;
+const NGHTTP2_CANCEL = 0x8;
+
+/**
+ * What a server sends, frame by frame (HTTP/2 frames: a 24-bit length, type, flags and stream id,
+ * then the payload), so a relay can stop between two frames of one answer.
+ */
+function framesOf(onFrame: (frame: Buffer) => void): (chunk: Buffer) => void {
+  let pending = Buffer.alloc(0);
+  return (chunk) => {
+    pending = Buffer.concat([pending, chunk]);
+    while (pending.length >= FRAME_HEADER_BYTES) {
+      const size = FRAME_HEADER_BYTES + pending.readUIntBE(0, 3);
+      if (pending.length < size) break;
+      onFrame(pending.subarray(0, size));
+      pending = pending.subarray(size);
+    }
+  };
+}
+
+function rstStreamCancel(streamId: number): Buffer {
+  const frame = Buffer.alloc(FRAME_HEADER_BYTES + 4);
+  frame.writeUIntBE(4, 0, 3);
+  frame.writeUInt8(RST_STREAM_FRAME, 3);
+  frame.writeUInt32BE(streamId, 5);
+  frame.writeUInt32BE(NGHTTP2_CANCEL, FRAME_HEADER_BYTES);
+  return frame;
 }
 
 /**
  * A replica's address as its callers see it: a TCP relay to its server, so that `kill` can reset
  * every connection at once, as the death of its process or host does (a server's own stop
- * would say goodbye first).
+ * would say goodbye first), and `killMidAnswer` can do it between two frames of one answer.
  */
-async function relayTo(port: number): Promise<{ port: number; kill(): Promise<void> }> {
+async function relayTo(port: number): Promise<{ port: number; kill(): Promise<void>; killMidAnswer(how: MidAnswer): Promise<void> }> {
   const sockets = new Set<Socket>();
+  let armed: { how: MidAnswer; dead: () => void } | undefined;
   const relay = createServer((socket) => {
     const upstream = createConnection(port, '127.0.0.1');
     for (const end of [socket, upstream]) {
@@ -44,16 +87,36 @@ async function relayTo(port: number): Promise<{ port: number; kill(): Promise<vo
       end.on('error', () => undefined);
       end.on('close', () => sockets.delete(end));
     }
-    socket.pipe(upstream).pipe(socket);
+    socket.pipe(upstream);
+    // Every stream's first HEADERS frame from the server begins its answer (the second ends it).
+    const answering = new Set<number>();
+    upstream.on(
+      'data',
+      framesOf((frame) => {
+        const streamId = frame.readUInt32BE(5) & 0x7fffffff;
+        const beginsAnswer = frame.readUInt8(3) === HEADERS_FRAME && !answering.has(streamId);
+        if (beginsAnswer) answering.add(streamId);
+        if (!beginsAnswer || !armed) {
+          socket.write(frame);
+          return;
+        }
+        const { how, dead } = armed;
+        armed = undefined;
+        socket.write(how === 'after-headers' ? frame : rstStreamCancel(streamId), () => void kill().then(dead));
+      }),
+    );
   });
+  const closed = new Promise((resolve) => relay.once('close', resolve));
+  const kill = async () => {
+    relay.close();
+    for (const socket of sockets) socket.resetAndDestroy();
+    await closed;
+  };
   await new Promise<void>((resolve) => relay.listen(0, '127.0.0.1', resolve));
   return {
     port: (relay.address() as AddressInfo).port,
-    kill: async () => {
-      const closed = new Promise((resolve) => relay.close(resolve));
-      for (const socket of sockets) socket.resetAndDestroy();
-      await closed;
-    },
+    kill,
+    killMidAnswer: (how) => new Promise((dead) => (armed = { how, dead })),
   };
 }
 
@@ -74,6 +137,7 @@ async function startReplica(name: string): Promise<Replica> {
     hold: false,
     holding: new Promise((resolve) => (reachedHold = resolve)),
     kill: () => Promise.resolve(),
+    killMidAnswer: () => Promise.resolve(),
     stop: () => server.stop(500),
   };
   const held = async (signal: AbortSignal) => {
@@ -100,7 +164,7 @@ async function startReplica(name: string): Promise<Replica> {
       removeMember: () => Promise.resolve({}),
     });
   const relay = await relayTo(await server.listen('127.0.0.1', 0));
-  return Object.assign(replica, { port: relay.port, kill: () => relay.kill() });
+  return Object.assign(replica, { port: relay.port, kill: () => relay.kill(), killMidAnswer: (how: MidAnswer) => relay.killMidAnswer(how) });
 }
 
 let replicas: Replica[] = [];
@@ -150,6 +214,16 @@ describe('a channel over several replicas', () => {
     const after = await Promise.all(Array.from({ length: 30 }, () => users.getCurrentUser({}, { principal })));
     expect(after.every((answer) => survivors.some((survivor) => survivor.name === answer.id))).toBe(true);
     expect(doomed!.reads).toBe(readsBefore);
+  });
+
+  it.each<MidAnswer>(['after-headers', 'cancel'])('answers a read from another replica when the one it chose dies in the middle of its answer (%s)', async (how) => {
+    const { users } = await openMesh(2);
+    const [doomed, survivor] = replicas;
+    const dead = doomed!.killMidAnswer(how);
+    // Round robin: of two reads, one is the doomed replica's.
+    const answers = await Promise.all([1, 2].map(() => users.getCurrentUser({}, { principal })));
+    await dead;
+    expect(answers.map((answer) => answer.id)).toEqual([survivor!.name, survivor!.name]);
   });
 
   it('fails a write in flight on a replica that dies with a retryable error, and never sends it to another', async () => {

@@ -1,6 +1,7 @@
-import { Client, credentials, type ChannelOptions, type ServiceError } from '@grpc/grpc-js';
-import { idempotentMethods } from '@agent-platform/proto/descriptor-set';
+import { Client, credentials, status as GrpcStatus, type ChannelOptions, type ServiceError } from '@grpc/grpc-js';
+import { idempotentMethods, type MethodName } from '@agent-platform/proto/descriptor-set';
 import { toMetadata, type CallHeaders } from './metadata.js';
+import { isServiceError, STATUS_DETAILS_KEY } from './status.js';
 import type { AnyMethod } from './types.js';
 
 /** A server stream as a channel reads it: the messages in order, and a way to stop early. */
@@ -42,11 +43,19 @@ const RETRY_POLICY = {
   retryableStatusCodes: ['UNAVAILABLE'],
 };
 
+/** The idempotent methods (read from the descriptor set once, on the first channel) as the service config names them and as calls' paths. */
+let idempotent: { names: MethodName[]; paths: ReadonlySet<string> } | undefined;
+function idempotentOnes() {
+  if (idempotent) return idempotent;
+  const names = idempotentMethods();
+  idempotent = { names, paths: new Set(names.map(({ service, method }) => `/${service}/${method}`)) };
+  return idempotent;
+}
+
 /**
  * A channel to every address its target resolves to, each call sent to the next ready one
  * (`round_robin`): one HTTP/2 connection per replica, so replicas share the calls, not the
  * connections. A target that names one address (`host:port`) is the same with one replica.
- * Made once (reading the descriptor set), on the first channel.
  */
 let channelOptions: ChannelOptions | undefined;
 function balancedChannelOptions(): ChannelOptions {
@@ -55,7 +64,7 @@ function balancedChannelOptions(): ChannelOptions {
     'grpc.keepalive_timeout_ms': 10_000,
     'grpc.service_config': JSON.stringify({
       loadBalancingConfig: [{ round_robin: {} }],
-      methodConfig: [{ name: idempotentMethods(), retryPolicy: RETRY_POLICY }],
+      methodConfig: [{ name: idempotentOnes().names, retryPolicy: RETRY_POLICY }],
     }),
     // The policy above is the whole of it: no DNS TXT record may replace it.
     'grpc.service_config_disable_resolution': 1,
@@ -81,7 +90,18 @@ export class Http2Transport implements ChannelTransport {
     this.client = new Client(target, credentials.createInsecure(), balancedChannelOptions());
   }
 
+  /**
+   * An idempotent call whose replica died in the middle of its answer is made once more (see
+   * `lostMidAnswer`); every other failure is the caller's, as grpc-js's policy left it.
+   */
   unary(method: AnyMethod, request: unknown, headers: CallHeaders, deadline: Date): Promise<unknown> {
+    return this.unaryOnce(method, request, headers, deadline).catch((error: unknown) => {
+      if (!lostMidAnswer(method, error, deadline)) throw error;
+      return this.unaryOnce(method, request, headers, deadline);
+    });
+  }
+
+  private unaryOnce(method: AnyMethod, request: unknown, headers: CallHeaders, deadline: Date): Promise<unknown> {
     const { path, serialize, deserialize } = codecOf(method);
     return new Promise((resolve, reject) => {
       this.client.makeUnaryRequest(path, serialize, deserialize, request, readyMetadata(headers), { deadline }, (error: ServiceError | null, response?: unknown) =>
@@ -98,6 +118,25 @@ export class Http2Transport implements ChannelTransport {
   close(): void {
     this.client.close();
   }
+}
+
+/**
+ * Whether an idempotent call failed because its connection went away while its replica answered,
+ * which grpc-js's retry policy does not repeat: once the response headers arrive, the call is
+ * committed (gRFC A6), and a connection that drops after them ends it `UNAVAILABLE` for good; and a
+ * stream reset that Node makes from a dropping connection can reach grpc-js first, as `CANCELLED`.
+ * Either is the transport's status, never a server's answer (ours carry their reason in the
+ * details trailer), and no caller cancels a unary call, so for a method without side effects it
+ * says only that the replica is gone: calling again (within the deadline) reaches a live one.
+ */
+function lostMidAnswer(method: AnyMethod, error: unknown, deadline: Date): boolean {
+  return (
+    isServiceError(error) &&
+    (error.code === GrpcStatus.UNAVAILABLE || error.code === GrpcStatus.CANCELLED) &&
+    error.metadata.get(STATUS_DETAILS_KEY).length === 0 &&
+    Date.now() < deadline.getTime() &&
+    idempotentOnes().paths.has(method.path)
+  );
 }
 
 /**
