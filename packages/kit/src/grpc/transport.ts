@@ -107,7 +107,7 @@ export class Http2Transport implements ChannelTransport {
    * One unary call on the channel itself, below grpc-js's Client: the channel still resolves,
    * balances, retries by the policy and waits for a ready replica, but the Client's layers above it
    * (interceptors this transport has none of, an event emitter per call, a stack trace captured
-   * per call for errors) are a fifth of a caller's CPU per call, measured (docs/decisions.md §18.2).
+   * per call for errors) cost a caller 10–19 % of its CPU per call, measured (docs/decisions.md §18.2).
    * Its checks of the answer are the Client's (one message, then OK), but it reads on after the
    * message, so a server that sends two fails the call at once rather than at its deadline.
    */
