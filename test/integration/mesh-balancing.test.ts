@@ -7,10 +7,9 @@
 import { randomInt } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Api, newAccount, type Account } from '../e2e/harness/client.js';
-import { startDistributedPlatform, type DistributedPlatform } from '../e2e/harness/setup-distributed.js';
+import { startDistributedPlatform, warningsOf, type DistributedPlatform } from '../e2e/harness/setup-distributed.js';
 import type { MeshReplica } from '@agent-platform/local/mesh';
 import { replicaSum } from '../support/replica-metrics.js';
-import { loggedErrors, PINO_WARN } from '../e2e/harness/processes.js';
 
 let platform: DistributedPlatform;
 let api: Api;
@@ -84,8 +83,7 @@ describe('the mesh with two identity replicas', () => {
     await doomed!.kill();
     killed();
     const { statuses, failures } = await load;
-    // A 503's body hides its cause by design; the gateway's warning names the gRPC status behind it.
-    const gatewayWarnings = () => platform.mesh.replicas.filter((replica) => replica.part === 'gateway').flatMap((gateway) => loggedErrors(gateway.process.output(), 20, PINO_WARN));
+    const gatewayWarnings = () => platform.mesh.replicas.filter((replica) => replica.part === 'gateway').flatMap(warningsOf);
     expect(Object.fromEntries(statuses), [...failures, ...(failures.length > 0 ? gatewayWarnings() : [])].join('\n')).toEqual({ 200: expect.any(Number) });
     console.log(`reads while identity-1 was killed: ${[...statuses].map(([status, count]) => `${count} × ${status}`).join(', ')}`);
     // Every read after the kill was the survivor's.

@@ -2,8 +2,8 @@ import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import type { TestProject } from 'vitest/node';
 import { startTestNatsServer, type TestNatsServer } from '@agent-platform/kit/testing';
-import { MESH_PARTS, startMesh, type Mesh, type MeshPart, type ServiceName } from '@agent-platform/local/mesh';
-import { buildServices, COMMON_ENV, loggedErrors } from './processes.js';
+import { MESH_PARTS, startMesh, type Mesh, type MeshPart, type MeshReplica, type ServiceName } from '@agent-platform/local/mesh';
+import { buildServices, COMMON_ENV, loggedErrors, PINO_WARN } from './processes.js';
 import { startSmtpPeer } from '@agent-platform/workflow-runner/testing';
 
 export const ADMIN_URL = process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
@@ -95,6 +95,14 @@ function reportLoggedErrors(mesh: Mesh): void {
     const errors = loggedErrors(replica.process.output());
     if (errors.length > 0) console.error(`${replica.name} logged errors:\n${errors.join('\n')}`);
   }
+}
+
+/**
+ * What a replica's current process logged at warn level or above, each line named by the replica:
+ * a 503's body hides its cause by design, and the gateway's warning names the status behind it.
+ */
+export function warningsOf(replica: MeshReplica): string[] {
+  return loggedErrors(replica.process.output(), 20, PINO_WARN).map((line) => `${replica.name}: ${line}`);
 }
 
 async function admin<T>(url: string, run: (client: pg.Client) => Promise<T>): Promise<T> {
