@@ -43,6 +43,12 @@ describe('the console at /console (decisions §15)', () => {
     expect(page.body).toBe(INDEX);
   });
 
+  it("sends a visitor of the platform's own address (/) to the console", async () => {
+    const response = await built.app.inject({ method: 'GET', url: '/' });
+    expect(response.statusCode).toBe(302);
+    expect(response.headers.location).toBe('/console/');
+  });
+
   it('answers the page for every path the console routes in the browser, revalidated at each visit', async () => {
     for (const url of ['/console/agents', '/console/workflows/wf_123/executions/ex_9?status=failed', '/console/sign-in']) {
       const response = await built.app.inject({ method: 'GET', url });

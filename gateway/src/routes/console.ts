@@ -46,6 +46,9 @@ const NOT_BUILT = errorBody(new DomainError('service_unavailable', 'The console 
  */
 const consoleRoutes: FastifyPluginAsync<{ root: string | undefined; bodyLimit: number }> = async (app, { root, bodyLimit }) => {
   app.get('/console', { schema: { hide: true } }, (_request, reply) => reply.redirect('/console/', 301));
+  // A visitor who opens the platform's address meets the console, not a JSON 404. Found, not moved
+  // for good: the root is the platform's to give another page one day.
+  app.get('/', { schema: { hide: true } }, (_request, reply) => reply.redirect('/console/', 302));
   await app.register(
     async (scope) => {
       if (root === undefined) {
