@@ -144,18 +144,20 @@ export function routeTableDrift(routeKeys: Iterable<string>): { unlisted: string
 }
 
 /**
- * A key acts with (its creator's role) ∩ (its scopes): both must allow the route. Throws forbidden,
- * saying which of the three failed (kind, role, scope) without naming anything of another tenant.
+ * Why the principal may not act under the policy, or undefined when it may. A key acts with (its
+ * creator's role) ∩ (its scopes): both must allow the route. The reason names which of the three
+ * failed (kind, role, scope) without naming anything of another tenant.
  */
+export function refusalOf(principal: AuthenticatedPrincipal, policy: RoutePolicy): string | undefined {
+  if (policy.auth === 'none') return undefined;
+  if (principal.kind === 'api_key' && policy.auth === 'user') return 'API keys cannot be used on this endpoint; use an access token.';
+  if (policy.minRole && !roleAtLeast(principal.role, policy.minRole)) return `This action needs the ${policy.minRole} role or higher in the tenant.`;
+  if (principal.kind === 'api_key' && policy.scope && !hasScope(principal.scopes, policy.scope)) return `This API key lacks the ${policy.scope} scope.`;
+  return undefined;
+}
+
+/** Throws forbidden with the reason when the principal may not act under the policy (`refusalOf`). */
 export function authorize(principal: AuthenticatedPrincipal, policy: RoutePolicy): void {
-  if (policy.auth === 'none') return;
-  if (principal.kind === 'api_key' && policy.auth === 'user') {
-    throw new DomainError('forbidden', 'API keys cannot be used on this endpoint; use an access token.');
-  }
-  if (policy.minRole && !roleAtLeast(principal.role, policy.minRole)) {
-    throw new DomainError('forbidden', `This action needs the ${policy.minRole} role or higher in the tenant.`);
-  }
-  if (principal.kind === 'api_key' && policy.scope && !hasScope(principal.scopes, policy.scope)) {
-    throw new DomainError('forbidden', `This API key lacks the ${policy.scope} scope.`);
-  }
+  const refusal = refusalOf(principal, policy);
+  if (refusal !== undefined) throw new DomainError('forbidden', refusal);
 }

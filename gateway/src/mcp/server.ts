@@ -1,7 +1,7 @@
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { FastifyRequest } from 'fastify';
-import { authorize } from '../auth/policy.js';
+import { authorize, refusalOf } from '../auth/policy.js';
 import { callAs } from '../http/calls.js';
 import { clientFailure } from '../http/errors.js';
 import type { JsonObject, McpTool } from './tool.js';
@@ -17,7 +17,6 @@ const INSTRUCTIONS = [
 ].join(' ');
 
 const BY_NAME = new Map(MCP_TOOLS.map((tool) => [tool.name, tool]));
-const DEFINITIONS = MCP_TOOLS.map((tool) => tool.definition);
 
 /** MCP recommends the text of a structured result beside it, for clients that read text only. */
 function result(body: JsonObject, isError: boolean): CallToolResult {
@@ -46,7 +45,12 @@ async function callTool(tool: McpTool, args: unknown, request: FastifyRequest): 
  */
 export function mcpServerFor(request: FastifyRequest): Server {
   const server = new Server(SERVER_INFO, { capabilities: { tools: {} }, instructions: INSTRUCTIONS });
-  server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: DEFINITIONS }));
+  // Only what this credential may call, by the rule its calls are checked by: a model is not
+  // offered a tool that can only answer forbidden.
+  const principal = request.principal;
+  server.setRequestHandler(ListToolsRequestSchema, () => ({
+    tools: principal ? MCP_TOOLS.filter((tool) => refusalOf(principal, tool.policy) === undefined).map((tool) => tool.definition) : [],
+  }));
   server.setRequestHandler(CallToolRequestSchema, async ({ params }) => {
     const tool = BY_NAME.get(params.name);
     // An unknown tool is a protocol error (JSON-RPC invalid params), as the MCP specification has it.

@@ -97,12 +97,31 @@ describe('roles and scopes, per tool as on its REST route', () => {
     expect((await toolError(client, 'search_memory', { agent_id: agent.id, query: 'q' }, 'forbidden')).message).toContain('memory:read');
     expect((await toolError(client, 'list_workflows', {}, 'forbidden')).message).toContain('workflows:read');
     expect((await toolError(client, 'run_workflow', { workflow_id: workflow.id, input: {} }, 'forbidden')).message).toContain('workflows:execute');
-    // tools/list names every tool whatever the scopes: the list describes the server, calls are checked.
-    expect((await client.listTools()).tools).toHaveLength(6);
 
     const writer = await connect((await newApiKey(h.app, owner, ['agents:write', 'workflows:execute'])).key);
     await toolOk(writer, 'chat_with_agent', { agent_id: agent.id, message: 'Hi' });
     await toolOk(writer, 'run_workflow', { workflow_id: workflow.id, input: {} });
+  });
+});
+
+describe('tools/list', () => {
+  const listed = async (credential: string, query: Record<string, string> = {}) => (await (await connect(credential, query)).listTools()).tools.map((tool) => tool.name);
+
+  it('offers an API key only the tools its scopes allow', async () => {
+    const owner = await newAccount(h.app);
+    const keyFor = async (scopes: string[]) => (await newApiKey(h.app, owner, scopes)).key;
+    expect(await listed(await keyFor(['agents:read']))).toEqual(['list_agents']);
+    expect(await listed(await keyFor(['memory:read', 'workflows:read']))).toEqual(['search_memory', 'list_workflows']);
+    expect(await listed(await keyFor(['agents:write', 'memory:write', 'workflows:execute']))).toEqual(['chat_with_agent', 'add_memory', 'run_workflow']);
+    expect(await listed(await keyFor(['*']))).toEqual(['list_agents', 'chat_with_agent', 'search_memory', 'add_memory', 'list_workflows', 'run_workflow']);
+  });
+
+  it('offers a person what their role in the tenant allows', async () => {
+    const owner = await newAccount(h.app);
+    const viewer = await newAccount(h.app);
+    await addMember(h.app, owner, viewer, 'viewer');
+    expect(await listed(viewer.token, { tenant_id: owner.tenantId })).toEqual(['list_agents', 'search_memory', 'list_workflows']);
+    expect(await listed(owner.token)).toHaveLength(6);
   });
 });
 
