@@ -1,6 +1,7 @@
 /**
  * Measures the local all-in-one platform as a developer meets it:
  *  - time from `pnpm start` to the first 200 (cold: fresh data directory; warm: restart on it),
+ *  - how soon a second copy on the running one's port is refused (issue 41: within a second),
  *  - resident memory of the platform process and of its embedded PostgreSQL,
  *  - req/s and latency of authenticated GET /api/v1/auth/me and GET /api/v1/agents/{id} at 50
  *    connections, next to a bare Fastify route in a process of its own, each loaded twice,
@@ -15,12 +16,20 @@
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { freePort } from '../e2e/harness/processes.js';
+import { freePort, LOCAL_START_FLAGS, startProcess, TELEMETRY_HOOK } from '../e2e/harness/processes.js';
 import { compareWithBare, cpuPerRequest, PACED_RATE, startBareServer, startPeerServer } from './load.js';
 import { dataOf, describePauses, gcPauses, signIn, startPlatform, UNLIMITED } from './platform.js';
 import { recordFigure } from './figures.js';
 import { describeMemory, memoryByRole } from './process-memory.js';
 
+/** From `pnpm start`'s command to the exit of a copy whose PORT is taken (it prints why and exits 1). */
+async function msToRefuseTakenPort(port: number, dataDir: string): Promise<number> {
+  const started = performance.now();
+  const copy = startProcess(process.execPath, [...LOCAL_START_FLAGS, '--import', 'tsx', '--import', TELEMETRY_HOOK.source, 'deploy/local/src/main.ts'], { PORT: String(port), DATA_DIR: dataDir });
+  const code = await new Promise<number | null>((resolve) => copy.child.once('exit', resolve));
+  if (code !== 1) throw new Error(`a copy on the taken port ${port} exited ${code}, not 1:\n${copy.output()}`);
+  return performance.now() - started;
+}
 
 async function main(): Promise<void> {
   const dataDir = await mkdtemp(join(tmpdir(), 'agent-platform-bench-'));
@@ -40,6 +49,11 @@ async function main(): Promise<void> {
     console.log(`memory at idle: ${describeMemory(idle)}`);
     recordFigure('start → first 200, warm', { value: warm.msToFirst200, unit: 'ms', better: 'lower' });
     recordFigure('platform RSS at idle', { value: (idle.get('platform')?.rss ?? 0) / 1024, unit: 'MiB', better: 'lower' });
+    // The second of three: the first also compiles for tsx's cache, as a developer's first try did before.
+    const refusals = [];
+    for (let attempt = 0; attempt < 3; attempt += 1) refusals.push(await msToRefuseTakenPort(port, `${dataDir}-second-copy`));
+    console.log(`a second copy on the taken port, refused in: ${refusals.map((ms) => `${Math.round(ms)} ms`).join(', ')}`);
+    recordFigure('a second copy on a taken port, refused', { value: refusals[1]!, unit: 'ms', better: 'lower', target: 1_000 });
 
     const bare = await startBareServer();
     try {

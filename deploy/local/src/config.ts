@@ -1,8 +1,8 @@
-import { loadAgentMemoryConfig, type AgentMemoryConfig } from '@agent-platform/agent-memory';
-import { loadGatewayConfig, type GatewayConfig } from '@agent-platform/gateway';
-import { loadIdentityConfig, type IdentityConfig } from '@agent-platform/identity';
-import { loadWebhookDispatcherConfig, type WebhookDispatcherConfig } from '@agent-platform/webhook-dispatcher';
-import { loadWorkflowRunnerConfig, type WorkflowRunnerConfig } from '@agent-platform/workflow-runner';
+import { loadAgentMemoryConfig, type AgentMemoryConfig } from '@agent-platform/agent-memory/config';
+import { loadGatewayConfig, type GatewayConfig } from '@agent-platform/gateway/config';
+import { loadIdentityConfig, type IdentityConfig } from '@agent-platform/identity/config';
+import { loadWebhookDispatcherConfig, type WebhookDispatcherConfig } from '@agent-platform/webhook-dispatcher/config';
+import { loadWorkflowRunnerConfig, type WorkflowRunnerConfig } from '@agent-platform/workflow-runner/config';
 import { env, parseAll, parseConfig } from '@agent-platform/kit';
 import { z } from 'zod';
 

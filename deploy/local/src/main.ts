@@ -2,7 +2,6 @@ import { createLogger, loadConfigOrExit } from '@agent-platform/kit';
 import { startTelemetry } from '@agent-platform/kit/telemetry';
 import closeWithGrace from 'close-with-grace';
 import { loadLocalConfig } from './config.js';
-import { startLocalPlatform } from './launcher.js';
 import { ensurePortsFree } from './ports.js';
 import { explainStartupFailure } from './startup-failures.js';
 
@@ -33,6 +32,8 @@ closeWithGrace({ delay: SHUTDOWN_DELAY_MS, logger }, async ({ signal, err }) => 
 
 async function start() {
   await ensurePortsFree(config);
+  // Only now the services' code (seconds of loading): a taken port is refused at once, not after it.
+  const { startLocalPlatform } = await import('./launcher.js');
   // Usually already started by `--import @agent-platform/kit/telemetry/register` (see package.json).
   // Metrics are served on the gateway's port, so copies side by side need no port each for them;
   // METRICS_PORT adds a listener of their own.

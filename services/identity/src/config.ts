@@ -1,6 +1,6 @@
 import { env, parseConfig } from '@agent-platform/kit';
 import { z } from 'zod';
-import { PLANS, type Plan } from './tenants/tenants.entity.js';
+import { PLANS, type Plan } from './tenants/plans.js';
 
 /** The payment providers there are: only the immediate one (decisions §9), a stand-in for a real one. */
 const PAYMENT_PROVIDERS = ['immediate'] as const;

@@ -186,7 +186,7 @@ export interface LocalPlatformOptions {
 }
 
 /** The flags deploy/local's start script gives node before its imports (the heap's tuning), for the entry point run directly. */
-const LOCAL_START_FLAGS = ((): string[] => {
+export const LOCAL_START_FLAGS = ((): string[] => {
   const [, ...words] = (JSON.parse(readFileSync(join(REPO_ROOT, 'deploy/local/package.json'), 'utf8')) as { scripts: { start: string } }).scripts.start.split(' ');
   return words.slice(0, words.indexOf('--import'));
 })();

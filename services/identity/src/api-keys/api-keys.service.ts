@@ -1,6 +1,7 @@
 import { DomainError, FieldErrors, isId, newId, requireUser, type Actor, type Page } from '@agent-platform/kit';
 import { characterCount } from '../shared/validation.js';
-import type { Plan, Role } from '../tenants/tenants.entity.js';
+import type { Plan } from '../tenants/plans.js';
+import type { Role } from '../tenants/tenants.entity.js';
 import type { TenantsRepository } from '../tenants/tenants.repository.js';
 import type { UsersRepository } from '../users/users.repository.js';
 import type { ApiKey } from './api-keys.entity.js';

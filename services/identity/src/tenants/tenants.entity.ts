@@ -1,10 +1,8 @@
 import { ROLES } from '@agent-platform/kit';
 import { defineEntity, p } from '@mikro-orm/postgresql';
+import { PLANS } from './plans.js';
 
 export type { Role } from '@agent-platform/kit';
-
-export const PLANS = ['free', 'pro', 'enterprise'] as const;
-export type Plan = (typeof PLANS)[number];
 
 export const TenantSchema = defineEntity({
   name: 'Tenant',

@@ -1,5 +1,6 @@
 import type { EntityManager } from '@agent-platform/kit/db';
-import { Membership, Tenant, type Plan, type Role } from './tenants.entity.js';
+import { Membership, Tenant, type Role } from './tenants.entity.js';
+import type { Plan } from './plans.js';
 
 /** The primary key that makes adding an existing member a conflict. */
 export const MEMBERSHIPS_PKEY = 'memberships_pkey';

@@ -3,7 +3,8 @@ import { isUniqueViolation } from '@agent-platform/kit/db';
 import { isValidEmail, normalizeEmail } from '../shared/validation.js';
 import type { User } from '../users/users.entity.js';
 import type { UsersRepository } from '../users/users.repository.js';
-import type { Membership, Plan, Role } from './tenants.entity.js';
+import type { Plan } from './plans.js';
+import type { Membership, Role } from './tenants.entity.js';
 import { MEMBERSHIPS_PKEY, type TenantsRepository } from './tenants.repository.js';
 
 export interface TenantsServiceOptions {

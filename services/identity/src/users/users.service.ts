@@ -4,7 +4,7 @@ import type { PasswordHasher } from '../auth/passwords.js';
 import type { BillingService } from '../billing/billing.service.js';
 import { FieldErrors } from '@agent-platform/kit';
 import { characterCount, isValidEmail, normalizeEmail, optionalText } from '../shared/validation.js';
-import type { Plan } from '../tenants/tenants.entity.js';
+import type { Plan } from '../tenants/plans.js';
 import type { TenantsRepository } from '../tenants/tenants.repository.js';
 import type { User } from './users.entity.js';
 import { USERS_EMAIL_KEY, type UserProfile, type UsersRepository } from './users.repository.js';
