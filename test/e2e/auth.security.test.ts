@@ -1,5 +1,5 @@
 import { describe, expect, it, vi } from 'vitest';
-import { Api, PASSWORD, newAccount, newApiKey, uniqueEmail } from './harness/client.js';
+import { Api, exhaustibleTestIp, PASSWORD, newAccount, newApiKey, uniqueEmail } from './harness/client.js';
 import { expectError, expectStatus, headersOf, statusOf, type Answer } from './harness/results.js';
 
 const FORM = { 'content-type': 'application/x-www-form-urlencoded' };
@@ -175,7 +175,7 @@ describe('429 rate limits', () => {
   });
 
   it('limits unauthenticated auth calls per client IP', async () => {
-    const api = new Api();
+    const api = new Api(undefined, exhaustibleTestIp());
     const refresh = (from: Api) => from.anonymous.POST('/api/v1/auth/refresh', { body: { refresh_token: 'rtk_nothing' } });
     let last: { response: Response } = await api.anonymous.POST('/api/v1/auth/login', { body: { username: uniqueEmail(), password: PASSWORD }, headers: FORM });
     let calls = 1;
