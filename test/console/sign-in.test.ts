@@ -79,6 +79,35 @@ describe('signing in (decisions §15)', () => {
     });
   });
 
+  it('signs in from a deep link and keeps the console in the address: a reload, going back and a copied link all open the page', async () => {
+    await withConsole(async ({ page, context }) => {
+      const account = { email: `deep-link-${Date.now()}@example.com`, password: 'correct horse battery staple' };
+      await createClient({ baseUrl: inject('baseUrl') }).POST('/api/v1/auth/register', { body: account });
+      const { data: agent } = await (await clientFor(account)).POST('/api/v1/agents', { body: { name: 'Deep link bot', type: 'assistant' } });
+      const agentPath = `/console/agents/${agent!.id}`;
+      const agentHeading = () => page.getByRole('heading', { name: 'Deep link bot', level: 1 }).waitFor();
+
+      await page.goto(agentPath);
+      await page.getByLabel('E-mail').fill(account.email);
+      await page.getByLabel('Password').fill(account.password);
+      await page.getByRole('button', { name: 'Sign in' }).click();
+      await agentHeading();
+      expect(new URL(page.url()).pathname).toBe(agentPath);
+
+      await page.reload();
+      await agentHeading();
+      await page.getByRole('link', { name: 'Agents' }).click();
+      await page.getByRole('heading', { name: 'Agents', level: 1 }).waitFor();
+      await page.goBack();
+      await agentHeading();
+      expect(new URL(page.url()).pathname).toBe(agentPath);
+
+      const copied = await context.newPage();
+      await copied.goto(page.url());
+      await copied.getByRole('heading', { name: 'Deep link bot', level: 1 }).waitFor();
+    });
+  });
+
   it('is usable by keyboard alone: a skip link, then the navigation and forms by Tab and Enter', async () => {
     await withConsole(async ({ page }) => {
       await registerThroughConsole(page);

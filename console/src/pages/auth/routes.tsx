@@ -1,6 +1,6 @@
 import type { RequestBody } from '@agent-platform/client';
 import { useMutation } from '@tanstack/react-query';
-import { createRoute, Link, useNavigate, useRouter } from '@tanstack/react-router';
+import { createRoute, Link, useNavigate } from '@tanstack/react-router';
 import type { FormEvent } from 'react';
 import { call } from '../../api/call.js';
 import { useSession } from '../../api/session-context.js';
@@ -21,12 +21,12 @@ type Registration = RequestBody<'/api/v1/auth/register', 'post'>;
 /** Signs in with the credentials, then opens the page the visitor was going to. */
 function useSignIn(next: string | undefined) {
   const { session } = useSession();
-  const router = useRouter();
   const navigate = useNavigate();
   return async (credentials: Credentials) => {
     const tokens = await call(session.publicClient.POST('/api/v1/auth/login', { body: { username: credentials.email, password: credentials.password } }));
     await session.signIn(tokens);
-    if (next) router.history.push(next);
+    // `next` is a location inside the router (no basepath): as an href, the router adds `/console`.
+    if (next) await navigate({ href: next });
     else await navigate({ to: '/agents' });
   };
 }
