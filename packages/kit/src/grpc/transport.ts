@@ -93,14 +93,21 @@ export class Http2Transport implements ChannelTransport {
   }
 
   /**
-   * An idempotent call whose replica died in the middle of its answer is made once more (see
-   * `lostMidAnswer`); every other failure is the caller's, as grpc-js's policy left it.
+   * A call its server refused without processing it is sent again, whatever the method (see
+   * `refusedUnprocessed`), and an idempotent call whose replica died in the middle of its answer is
+   * made once more (see `lostMidAnswer`); every other failure is the caller's, as grpc-js's policy
+   * left it.
    */
   unary(method: AnyMethod, request: unknown, headers: CallHeaders, deadline: Date): Promise<unknown> {
-    return this.unaryOnce(method, request, headers, deadline).catch((error: unknown) => {
-      if (!lostMidAnswer(method, error, deadline)) throw error;
-      return this.unaryOnce(method, request, headers, deadline);
-    });
+    return this.unaryOnce(method, request, headers, deadline).catch((error: unknown) => this.recover(method, request, headers, deadline, error, { refusals: 0, lost: false }));
+  }
+
+  private async recover(method: AnyMethod, request: unknown, headers: CallHeaders, deadline: Date, error: unknown, tried: { refusals: number; lost: boolean }): Promise<unknown> {
+    let next: typeof tried;
+    if (tried.refusals < REFUSED_RESENDS && refusedUnprocessed(error, deadline)) next = { ...tried, refusals: tried.refusals + 1 };
+    else if (!tried.lost && lostMidAnswer(method, error, deadline)) next = { ...tried, lost: true };
+    else throw error;
+    return this.unaryOnce(method, request, headers, deadline).catch((again: unknown) => this.recover(method, request, headers, deadline, again, next));
   }
 
   /**
@@ -153,6 +160,22 @@ export class Http2Transport implements ChannelTransport {
   close(): void {
     this.client.close();
   }
+}
+
+/** grpc-js's words for a stream its server reset with REFUSED_STREAM (it keeps no other mark of it). */
+const REFUSED_DETAILS = 'Stream refused by server';
+/** How many times this transport sends a refused call again; grpc-js has sent it twice by then. */
+const REFUSED_RESENDS = 3;
+
+/**
+ * Whether the call's server refused its stream: REFUSED_STREAM says it processed nothing of it
+ * (RFC 9113 §8.7), so even a write may be sent again. A server whose connection reaches its age, or
+ * that drains, refuses the streams that crossed its GOAWAY; under load a call can cross two such
+ * GOAWAYs, and grpc-js sends a refused call again only once: writes failed 503 that way (kit's
+ * balancing test at a short connection age).
+ */
+function refusedUnprocessed(error: unknown, deadline: Date): boolean {
+  return isServiceError(error) && error.code === GrpcStatus.UNAVAILABLE && error.details === REFUSED_DETAILS && Date.now() < deadline.getTime();
 }
 
 /**
