@@ -37,9 +37,10 @@ interface Replica {
  * caller, the message and status never did (grpc-js then counts the call as committed, which its
  * retry policy never repeats). `cancel`: the caller read RST_STREAM(CANCEL) before it noticed the
  * connection was gone, which grpc-js reports as CANCELLED, a status its policy does not retry; Node
- * makes that reset itself when a connection drops under it.
+ * makes that reset itself when a connection drops under it. `after-message`: the whole answer
+ * reached the caller, only its status (OK) did not.
  */
-type MidAnswer = 'after-headers' | 'cancel';
+type MidAnswer = 'after-headers' | 'cancel' | 'after-message';
 
 const FRAME_HEADER_BYTES = 9;
 const HEADERS_FRAME = 0x1;
@@ -90,11 +91,24 @@ async function relayTo(port: number): Promise<{ port: number; kill(): Promise<vo
     socket.pipe(upstream);
     // Every stream's first HEADERS frame from the server begins its answer (the second ends it).
     const answering = new Set<number>();
+    // The stream whose status (its second HEADERS frame) is the point to die at, for `after-message`.
+    let dyingAtStatus: { streamId: number; dead: () => void } | undefined;
     upstream.on(
       'data',
       framesOf((frame) => {
         const streamId = frame.readUInt32BE(5) & 0x7fffffff;
-        const beginsAnswer = frame.readUInt8(3) === HEADERS_FRAME && !answering.has(streamId);
+        const isHeaders = frame.readUInt8(3) === HEADERS_FRAME;
+        if (isHeaders && dyingAtStatus?.streamId === streamId) {
+          const { dead } = dyingAtStatus;
+          dyingAtStatus = undefined;
+          // As a process that exits after its last answer closes its connection: the answer reaches
+          // the caller with a FIN behind it (a reset could discard it unread), the status never does.
+          upstream.destroy();
+          socket.end();
+          void kill(socket).then(dead);
+          return;
+        }
+        const beginsAnswer = isHeaders && !answering.has(streamId);
         if (beginsAnswer) answering.add(streamId);
         if (!beginsAnswer || !armed) {
           socket.write(frame);
@@ -102,20 +116,26 @@ async function relayTo(port: number): Promise<{ port: number; kill(): Promise<vo
         }
         const { how, dead } = armed;
         armed = undefined;
+        if (how === 'after-message') {
+          dyingAtStatus = { streamId, dead };
+          socket.write(frame);
+          return;
+        }
         socket.write(how === 'after-headers' ? frame : rstStreamCancel(streamId), () => void kill().then(dead));
       }),
     );
   });
   const closed = new Promise((resolve) => relay.once('close', resolve));
-  const kill = async () => {
+  /** Resets every connection but `ending`, which is closing on its own, and refuses new ones. */
+  const kill = async (ending?: Socket) => {
     relay.close();
-    for (const socket of sockets) socket.resetAndDestroy();
+    for (const socket of sockets) if (socket !== ending) socket.resetAndDestroy();
     await closed;
   };
   await new Promise<void>((resolve) => relay.listen(0, '127.0.0.1', resolve));
   return {
     port: (relay.address() as AddressInfo).port,
-    kill,
+    kill: () => kill(),
     killMidAnswer: (how) => new Promise((dead) => (armed = { how, dead })),
   };
 }
@@ -224,6 +244,17 @@ describe('a channel over several replicas', () => {
     const answers = await Promise.all([1, 2].map(() => users.getCurrentUser({}, { principal })));
     await dead;
     expect(answers.map((answer) => answer.id)).toEqual([survivor!.name, survivor!.name]);
+  });
+
+  it('answers a write whose replica died after sending the whole answer, before its status, with that answer: it ran once', async () => {
+    const { members } = await openMesh(2);
+    const [doomed, survivor] = replicas;
+    const dead = doomed!.killMidAnswer('after-message');
+    // Round robin: of two writes, one is the doomed replica's.
+    const answers = await Promise.all(['a', 'b'].map((name) => members.addMember({ email: `${name}@example.com`, role: 'member' }, { principal })));
+    await dead;
+    expect(answers.map((answer) => answer.member?.userId)).toEqual(['a@example.com', 'b@example.com']);
+    expect(doomed!.writes + survivor!.writes).toBe(2);
   });
 
   it('fails a write in flight on a replica that dies with a retryable error, and never sends it to another', async () => {

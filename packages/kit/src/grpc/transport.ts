@@ -141,9 +141,17 @@ export class Http2Transport implements ChannelTransport {
           call.startRead();
         },
         onReceiveStatus: (status: StatusObject) => {
-          if (status.code !== GrpcStatus.OK) reject(serviceErrorOf(status));
-          else if (response) resolve(response.message);
-          else reject(serviceErrorOf({ ...status, code: GrpcStatus.UNIMPLEMENTED, details: 'No message received' }));
+          if (status.code === GrpcStatus.OK) {
+            if (response) resolve(response.message);
+            else reject(serviceErrorOf({ ...status, code: GrpcStatus.UNIMPLEMENTED, details: 'No message received' }));
+          } else if (response && connectionLost(status)) {
+            // A unary answer is sent only by a call that succeeded (its OK follows it): the whole
+            // answer arrived, and only the connection's end was lost (a replica draining closes it
+            // right after its last answer; grpc-js can then report that answer's call as dropped).
+            resolve(response.message);
+          } else {
+            reject(serviceErrorOf(status));
+          }
         },
       });
       call.sendMessageWithContext({}, encoded);
@@ -188,13 +196,12 @@ function refusedUnprocessed(error: unknown, deadline: Date): boolean {
  * says only that the replica is gone: calling again (within the deadline) reaches a live one.
  */
 function lostMidAnswer(method: AnyMethod, error: unknown, deadline: Date): boolean {
-  return (
-    isServiceError(error) &&
-    (error.code === GrpcStatus.UNAVAILABLE || error.code === GrpcStatus.CANCELLED) &&
-    error.metadata.get(STATUS_DETAILS_KEY).length === 0 &&
-    Date.now() < deadline.getTime() &&
-    idempotentOnes().paths.has(method.path)
-  );
+  return isServiceError(error) && connectionLost(error) && Date.now() < deadline.getTime() && idempotentOnes().paths.has(method.path);
+}
+
+/** A status the transport made because the connection went away (ours, from a server, carry their reason in the details trailer). */
+function connectionLost(status: StatusObject): boolean {
+  return (status.code === GrpcStatus.UNAVAILABLE || status.code === GrpcStatus.CANCELLED) && status.metadata.get(STATUS_DETAILS_KEY).length === 0;
 }
 
 /**
