@@ -179,8 +179,8 @@ const REFUSED_RESENDS = 3;
  * Whether the call's server refused its stream: REFUSED_STREAM says it processed nothing of it
  * (RFC 9113 §8.7), so even a write may be sent again. A server whose connection reaches its age, or
  * that drains, refuses the streams that crossed its GOAWAY; under load a call can cross two such
- * GOAWAYs, and grpc-js sends a refused call again only once: writes failed 503 that way (kit's
- * balancing test at a short connection age).
+ * GOAWAYs, and grpc-js sends a refused call again only once: writes failed 503 that way
+ * (connection-age.test.ts).
  */
 function refusedUnprocessed(error: unknown, deadline: Date): boolean {
   return isServiceError(error) && error.code === GrpcStatus.UNAVAILABLE && error.details === REFUSED_DETAILS && Date.now() < deadline.getTime();
