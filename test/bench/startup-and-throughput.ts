@@ -16,7 +16,7 @@
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { freePort, LOCAL_START_FLAGS, startProcess, TELEMETRY_HOOK } from '../e2e/harness/processes.js';
+import { freePort, LOCAL_ENTRY, LOCAL_START_FLAGS, startProcess } from '../e2e/harness/processes.js';
 import { compareWithBare, cpuPerRequest, PACED_RATE, startBareServer, startPeerServer } from './load.js';
 import { dataOf, describePauses, gcPauses, signIn, startPlatform, UNLIMITED } from './platform.js';
 import { recordFigure } from './figures.js';
@@ -25,7 +25,7 @@ import { describeMemory, memoryByRole } from './process-memory.js';
 /** From `pnpm start`'s command to the exit of a copy whose PORT is taken (it prints why and exits 1). */
 async function msToRefuseTakenPort(port: number, dataDir: string): Promise<number> {
   const started = performance.now();
-  const copy = startProcess(process.execPath, [...LOCAL_START_FLAGS, '--import', 'tsx', '--import', TELEMETRY_HOOK.source, 'deploy/local/src/main.ts'], { PORT: String(port), DATA_DIR: dataDir });
+  const copy = startProcess(process.execPath, [...LOCAL_START_FLAGS, ...LOCAL_ENTRY], { PORT: String(port), DATA_DIR: dataDir });
   const code = await new Promise<number | null>((resolve) => copy.child.once('exit', resolve));
   if (code !== 1) throw new Error(`a copy on the taken port ${port} exited ${code}, not 1:\n${copy.output()}`);
   return performance.now() - started;

@@ -8,13 +8,13 @@ import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { deferredCleanups, temporaryDirectory, type Defer } from './support/cleanups.js';
-import { freePort, httpOk, startProcess, TELEMETRY_HOOK, PLATFORM_UP, waitForOutput, type RunningProcess } from '../e2e/harness/processes.js';
+import { freePort, httpOk, LOCAL_ENTRY, startProcess, PLATFORM_UP, waitForOutput, type RunningProcess } from '../e2e/harness/processes.js';
 
 const defer = deferredCleanups();
 
 /** `pnpm start`'s entry point with only these variables set: every other one at its default. */
 function startCopy(env: Record<string, string>): RunningProcess {
-  const running = startProcess(process.execPath, ['--import', 'tsx', '--import', TELEMETRY_HOOK.source, 'deploy/local/src/main.ts'], env);
+  const running = startProcess(process.execPath, LOCAL_ENTRY, env);
   defer(() => running.stop());
   return running;
 }

@@ -191,6 +191,9 @@ export const LOCAL_START_FLAGS = ((): string[] => {
   return words.slice(0, words.indexOf('--import'));
 })();
 
+/** What `pnpm start` runs after node's own flags: the local entry point, from source, with the telemetry hook. */
+export const LOCAL_ENTRY = ['--import', 'tsx', '--import', TELEMETRY_HOOK.source, 'deploy/local/src/main.ts'];
+
 /** Starts tried on fresh ports when another process took a chosen one first. */
 const PORT_ATTEMPTS = 3;
 
@@ -229,7 +232,7 @@ async function startLocalPlatformOnce(options: LocalPlatformOptions & { port: nu
   const running =
     options.via === 'pnpm' && !options.nodeOptions
       ? startProcess('pnpm', ['start'], env, options.root)
-      : startProcess(process.execPath, [...(options.nodeOptions ?? []), ...LOCAL_START_FLAGS, '--import', 'tsx', '--import', TELEMETRY_HOOK.source, 'deploy/local/src/main.ts'], env);
+      : startProcess(process.execPath, [...(options.nodeOptions ?? []), ...LOCAL_START_FLAGS, ...LOCAL_ENTRY], env);
   const baseUrl = `http://127.0.0.1:${options.port}`;
   try {
     await waitForOutput('the all-in-one platform', running, PLATFORM_UP);
