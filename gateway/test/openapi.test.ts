@@ -247,7 +247,7 @@ describe('GET /openapi.json', () => {
       ['content', 'created_at', 'credits', 'id', 'memories', 'model', 'role', 'session_id', 'status', 'tool_calls', 'usage'].sort(),
     );
     expect(Object.keys(doc.components.schemas['Agent']?.properties ?? {}).sort()).toEqual(
-      ['config', 'created_at', 'description', 'id', 'memory_types', 'name', 'status', 'tools', 'type', 'updated_at'].sort(),
+      ['config', 'created_at', 'description', 'id', 'memory_extraction', 'memory_types', 'name', 'status', 'tools', 'type', 'updated_at'].sort(),
     );
   });
 

@@ -2,6 +2,7 @@ import type { AgentPlatformClient, MemoryItem } from '@agent-platform/client';
 import { describe, expect, it, vi } from 'vitest';
 import { Api, ISO_MS, newAccount } from './harness/client.js';
 import { expectStatus, statusOf } from './harness/results.js';
+import { createWorkflow, runSync } from './harness/workflows.js';
 
 // decisions §14 in each deployment mode: end users kept apart, facts extracted after the turn and
 // updated by a later one, history, and forgetting an end user.
@@ -70,6 +71,55 @@ describe('memory that manages itself', () => {
     expect(await search('ana')).toEqual([]);
     expect(await itemsOf(client, agentId, 'ben')).toHaveLength(1);
     expect((await historyOf(client, anaFact!.id)).map((entry) => entry.event)).toEqual(['ADD', 'UPDATE', 'DELETE']);
+  });
+
+  it("a workflow's agent node handles each customer's message as theirs, and a turn of nobody's teaches nothing", async () => {
+    const api = new Api();
+    const account = await newAccount(api);
+    const { client } = account;
+    const agent = expectStatus(await client.POST('/api/v1/agents', { body: { name: 'Support', type: 'support' } }), 201);
+    expect(agent.memory_extraction).toBe('per_user');
+    const perCustomer = await createWorkflow(api, account, {
+      name: 'Reply per customer',
+      nodes: [{ id: 'reply', type: 'agent', config: { agent_id: agent.id, message: '{{ input.text }}', user_id: '{{ input.customer }}' } }],
+      edges: [],
+    });
+    const unnamed = await createWorkflow(api, account, { name: 'Reply', nodes: [{ id: 'reply', type: 'agent', config: { agent_id: agent.id, message: '{{ input.text }}' } }], edges: [] });
+    const reply = async (workflowId: string, input: Record<string, string>) => {
+      const run = await runSync(api, account, workflowId, input);
+      expect(run.status, JSON.stringify(run.error)).toBe('completed');
+      return run.output as { content: string; session_id: string };
+    };
+
+    // First the turn of nobody's: had it been extracted, its fact would be shared with every customer.
+    await reply(unnamed.id, { text: 'My order A-17 is late.' });
+    const ana = await reply(perCustomer.id, { customer: 'ana', text: 'I live in Lisbon.' });
+    await reply(perCustomer.id, { customer: 'ben', text: 'I live in Porto.' });
+    const sessions = expectStatus(await client.GET('/api/v1/agents/{agent_id}/sessions', { params: { path: { agent_id: agent.id } } })).items;
+    expect(sessions.find((session) => session.id === ana.session_id)?.user_id).toBe('ana');
+    // The sentinel: both customers' facts extracted, after the unnamed turn's (which ran first) would have been.
+    for (const [customer, fact] of [['ana', 'I live in Lisbon.'], ['ben', 'I live in Porto.']] as const) {
+      await vi.waitFor(async () => expect((await itemsOf(client, agent.id, customer)).map((item) => item.content)).toEqual([fact]), { timeout: 15_000, interval: 100 });
+    }
+    const everything = expectStatus(await client.GET('/api/v1/memory', { params: { query: { agent_id: agent.id } } })).items;
+    expect(everything.map((item) => [item.content, item.user_id]).sort()).toEqual([
+      ['I live in Lisbon.', 'ana'],
+      ['I live in Porto.', 'ben'],
+    ]);
+    // Each customer's turn quotes their own fact (the offline model quotes what it retrieved), never the other's.
+    const question = 'Do I live in Lisbon or in Porto?';
+    const toAna = await reply(perCustomer.id, { customer: 'ana', text: question });
+    const toBen = await reply(perCustomer.id, { customer: 'ben', text: question });
+    expect(toAna.content).toContain('I live in Lisbon.');
+    expect(toAna.content).not.toContain('I live in Porto.');
+    expect(toBen.content).toContain('I live in Porto.');
+    expect(toBen.content).not.toContain('I live in Lisbon.');
+    // A template that names nobody fails the node, rather than chatting as nobody's turn.
+    for (const input of [{ text: 'I live in Faro.' }, { text: 'I live in Faro.', customer: ' ' }]) {
+      const nobody = await runSync(api, account, perCustomer.id, input);
+      expect(nobody.status).toBe('failed');
+      expect(nobody.error).toEqual({ node_id: 'reply', message: expect.stringMatching(/^user_id: /) });
+    }
   });
 
   it('edits an item by hand, recorded in its history; another tenant learns nothing of it', async () => {

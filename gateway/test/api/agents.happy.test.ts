@@ -41,6 +41,7 @@ describe('POST /agents', () => {
       description: 'Answers tickets',
       memory_types: ['semantic'],
       config: { model: 'gpt-4o-mini', temperature: 0.2 },
+      memory_extraction: 'per_user',
       tools: [],
       status: 'active',
       created_at: matching(ISO_MS),
@@ -91,6 +92,29 @@ describe('GET, PATCH, PUT and DELETE /agents/{agent_id}', () => {
     expect(got.config).toEqual({ top_p: 0.5, max_tokens: 256, system_prompt: 'Be brief.' });
   });
 
+  it('memory_extraction: each setting kept as given, and what it comes to answered beside it (decisions §14.2)', async () => {
+    const account = await newAccount(h.app);
+    for (const [setting, memoryTypes, resolved] of [
+      [undefined, ['semantic'], 'per_user'],
+      [true, ['semantic'], 'per_user'],
+      ['shared', ['semantic', 'episodic'], 'shared'],
+      [false, ['semantic'], 'off'],
+      [undefined, ['episodic'], 'off'],
+    ] as const) {
+      const agent = await newAgent(h.app, account.token, { memory_types: [...memoryTypes], config: setting === undefined ? {} : { memory_extraction: setting } });
+      expect([agent.config, agent.memory_extraction]).toEqual([setting === undefined ? {} : { memory_extraction: setting }, resolved]);
+      expect((await read(account, agent.id)).memory_extraction).toBe(resolved);
+    }
+    for (const [memoryTypes, setting] of [
+      [['semantic'], 'everyone'],
+      [['episodic'], 'shared'],
+    ] as const) {
+      const refused = await as(h.app, account.token, { method: 'POST', url: '/api/v1/agents', payload: { name: 'x', type: 'assistant', memory_types: memoryTypes, config: { memory_extraction: setting } } });
+      expect(refused.statusCode, refused.body).toBe(422);
+      expect(refused.json<{ details: { field: string }[] }>().details.map((detail) => detail.field)).toEqual(['config.memory_extraction']);
+    }
+  });
+
   it('PATCH changes only what is sent; memory_types and config replace the whole list or object', async () => {
     const account = await newAccount(h.app);
     const agent = await newAgent(h.app, account.token, { description: 'kept', config: { model: 'm', temperature: 0.5 } });
@@ -109,6 +133,8 @@ describe('GET, PATCH, PUT and DELETE /agents/{agent_id}', () => {
       name: 'Renamed',
       memory_types: ['procedural'],
       config: { temperature: 1.5 },
+      // Without semantic memory there is nowhere to put facts.
+      memory_extraction: 'off',
       updated_at: matching(ISO_MS),
     });
   });
@@ -118,7 +144,7 @@ describe('GET, PATCH, PUT and DELETE /agents/{agent_id}', () => {
     const agent = await newAgent(h.app, account.token, { description: 'old', memory_types: ['procedural'], config: { model: 'm' } });
     const replaced = await as(h.app, account.token, { method: 'PUT', url: `/api/v1/agents/${agent.id}`, payload: { name: 'New', type: 'assistant' } });
     expect(replaced.statusCode, replaced.body).toBe(200);
-    const expected = { ...agent, name: 'New', type: 'assistant', description: null, memory_types: ['semantic', 'episodic'], config: {}, updated_at: matching(ISO_MS) };
+    const expected = { ...agent, name: 'New', type: 'assistant', description: null, memory_types: ['semantic', 'episodic'], config: {}, memory_extraction: 'per_user', updated_at: matching(ISO_MS) };
     expect(replaced.json()).toEqual(expected);
     expect(await read(account, agent.id)).toEqual(expected);
   });

@@ -9,6 +9,7 @@ export interface AgentBody {
   description: string | null;
   memory_types: string[];
   config: Record<string, unknown>;
+  memory_extraction: 'off' | 'per_user' | 'shared';
   tools: string[];
   status: string;
   created_at: string;

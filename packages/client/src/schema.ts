@@ -1072,7 +1072,7 @@ export interface components {
             system_prompt?: string;
             top_p?: number;
             max_tool_rounds?: number;
-            memory_extraction?: boolean;
+            memory_extraction?: boolean | "shared";
         };
         /** @description An AI agent with persistent memory. */
         Agent: {
@@ -1082,6 +1082,11 @@ export interface components {
             description: string | null;
             memory_types: string[];
             config: components["schemas"]["AgentConfig"];
+            /**
+             * @description What config.memory_extraction comes to, its default resolved (decisions §14.2): per_user extracts the facts of turns that name a user_id into that end user's items, shared those of turns without one too, off nothing.
+             * @enum {string}
+             */
+            memory_extraction: "off" | "per_user" | "shared";
             /** @description Tool ids the agent may call (decisions §12). */
             tools: string[];
             /** @description active */
@@ -1775,8 +1780,8 @@ export interface operations {
                         top_p?: number | null;
                         /** @description Model rounds that may call tools in one turn: 1..32, default 8. */
                         max_tool_rounds?: number | null;
-                        /** @description Extract facts from each turn into semantic memory (decisions §14); default true when memory_types has semantic, which true needs. */
-                        memory_extraction?: boolean | null;
+                        /** @description Extract the facts of turns into semantic memory (decisions §14.2): true (the default when memory_types has semantic, which true and "shared" need) from turns that name a user_id, into that end user's items; "shared" from turns without one too, into the shared items every end user's turns see; false never. */
+                        memory_extraction?: (boolean | "shared") | null;
                     };
                     /** @description Tools the agent may call: tool ids of the tenant (tool_…), in order; an unknown or foreign id is 422 naming tools[<index>]. Default none. */
                     tools?: string[];
@@ -2017,8 +2022,8 @@ export interface operations {
                         top_p?: number | null;
                         /** @description Model rounds that may call tools in one turn: 1..32, default 8. */
                         max_tool_rounds?: number | null;
-                        /** @description Extract facts from each turn into semantic memory (decisions §14); default true when memory_types has semantic, which true needs. */
-                        memory_extraction?: boolean | null;
+                        /** @description Extract the facts of turns into semantic memory (decisions §14.2): true (the default when memory_types has semantic, which true and "shared" need) from turns that name a user_id, into that end user's items; "shared" from turns without one too, into the shared items every end user's turns see; false never. */
+                        memory_extraction?: (boolean | "shared") | null;
                     };
                     /** @description Tools the agent may call: tool ids of the tenant (tool_…), in order; an unknown or foreign id is 422 naming tools[<index>]. Default none. */
                     tools?: string[];
@@ -2266,8 +2271,8 @@ export interface operations {
                         top_p?: number | null;
                         /** @description Model rounds that may call tools in one turn: 1..32, default 8. */
                         max_tool_rounds?: number | null;
-                        /** @description Extract facts from each turn into semantic memory (decisions §14); default true when memory_types has semantic, which true needs. */
-                        memory_extraction?: boolean | null;
+                        /** @description Extract the facts of turns into semantic memory (decisions §14.2): true (the default when memory_types has semantic, which true and "shared" need) from turns that name a user_id, into that end user's items; "shared" from turns without one too, into the shared items every end user's turns see; false never. */
+                        memory_extraction?: (boolean | "shared") | null;
                     };
                     /** @description Tools the agent may call: tool ids of the tenant (tool_…), in order; an unknown or foreign id is 422 naming tools[<index>]. Default none. Replaces the whole list. */
                     tools?: string[];

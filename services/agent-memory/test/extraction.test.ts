@@ -1,7 +1,7 @@
 import { fileURLToPath } from 'node:url';
 import { GrpcChannel } from '@agent-platform/kit/grpc';
 import { spawnChildService, type TestDatabase } from '@agent-platform/kit/testing';
-import { AgentServiceService, type Agent } from '@agent-platform/proto/agents/v1/agents';
+import { AgentServiceService, MemoryExtraction, type Agent } from '@agent-platform/proto/agents/v1/agents';
 import { ChatServiceService } from '@agent-platform/proto/agents/v1/chat';
 import { describe, expect, vi } from 'vitest';
 import { startFakeOpenAI, type ChatScript, type FakeOpenAI } from './support/fake-openai.js';
@@ -101,19 +101,49 @@ describe('with the offline model', () => {
     expect(await jobsOf(service.database, episodic.id)).toEqual([]);
 
     const on = await service.createAgent(tenant);
-    await service.chat.chat({ agentId: on.id, message: 'What time is it?' }, { principal: tenant.principal });
+    await service.chat.chat({ agentId: on.id, message: 'What time is it?', userId: 'dana' }, { principal: tenant.principal });
     expect((await settled(service.database, on.id))[0]).toMatchObject({ status: 'done', added: 0, updated: 0, deleted: 0 });
     expect(await itemsOf(service, tenant, on)).toEqual([]);
     expect(await eventsOf(service.database, tenant.tenantId, 'memory.updated')).toEqual([]);
   });
 
-  test('memory_extraction true needs semantic memory', async ({ service }) => {
+  test('a turn without an end user extracts nothing, unless the agent opts into shared extraction', async ({ service }) => {
     const tenant = newTenant();
-    const error = await expectError(
-      service.agents.createAgent({ name: 'x', type: 'assistant', memoryTypes: ['episodic'], tools: [], configJson: JSON.stringify({ memory_extraction: true }) }, { principal: tenant.principal }),
-      'validation_error',
-    );
-    expect(error.details.map((detail) => detail.field)).toEqual(['config.memory_extraction']);
+    const call = { principal: tenant.principal };
+    const perUser = await service.createAgent(tenant);
+    const shared = await service.createAgent(tenant, { configJson: JSON.stringify({ memory_extraction: 'shared' }) });
+    expect([perUser.memoryExtraction, shared.memoryExtraction]).toEqual([MemoryExtraction.MEMORY_EXTRACTION_PER_USER, MemoryExtraction.MEMORY_EXTRACTION_SHARED]);
+    for (const agent of [perUser, shared]) {
+      await service.chat.chat({ agentId: agent.id, message: 'My order is late.' }, call);
+      await service.chat.chat({ agentId: agent.id, message: 'I live in Faro.', userId: 'eli' }, call);
+    }
+    // The sentinel: the shared agent's two turns both done; the other agent's first turn was queued before its second.
+    await settled(service.database, shared.id, 2);
+    await settled(service.database, perUser.id, 1);
+    const owners = async (agent: Agent) => (await itemsOf(service, tenant, agent)).map((item) => [item.content, item.userId ?? null]);
+    expect(await owners(perUser)).toEqual([['I live in Faro.', 'eli']]);
+    expect((await owners(shared)).sort()).toEqual([
+      ['I live in Faro.', 'eli'],
+      ['My order is late.', null],
+    ]);
+  });
+
+  test('memory_extraction true or "shared" needs semantic memory, and takes no other value', async ({ service }) => {
+    const tenant = newTenant();
+    for (const [memoryTypes, setting] of [
+      [['episodic'], true],
+      [['episodic'], 'shared'],
+      [['semantic'], 'everyone'],
+      [['semantic'], 1],
+    ] as const) {
+      const error = await expectError(
+        service.agents.createAgent({ name: 'x', type: 'assistant', memoryTypes: [...memoryTypes], tools: [], configJson: JSON.stringify({ memory_extraction: setting }) }, { principal: tenant.principal }),
+        'validation_error',
+      );
+      expect(error.details.map((detail) => detail.field)).toEqual(['config.memory_extraction']);
+    }
+    const episodic = await service.createAgent(tenant, { memoryTypes: ['episodic'] });
+    expect(episodic.memoryExtraction).toBe(MemoryExtraction.MEMORY_EXTRACTION_OFF);
   });
 });
 
@@ -177,7 +207,7 @@ describe('with an OpenAI-compatible model', () => {
         fake.chatNext(answer('Noted.'));
         fake.chat(scripts.length === 1 ? scripts[0] : answer('unused'));
         if (scripts.length > 1) for (let attempt = 0; attempt < 3; attempt += 1) fake.chatNext(...scripts);
-        await service.chat.chat({ agentId: agent.id, message: 'I have a cat' }, { principal: tenant.principal });
+        await service.chat.chat({ agentId: agent.id, message: 'I have a cat', userId: 'dana' }, { principal: tenant.principal });
         const [job] = await settled(database, agent.id);
         expect(job).toMatchObject({ status: 'failed', attempts: 3 });
         expect(job!.last_error).toContain(error);
@@ -192,7 +222,7 @@ describe('with an OpenAI-compatible model', () => {
       const tenant = newTenant();
       const agent = await service.createAgent(tenant);
       fake.chatNext(answer('Noted.'), { kind: 'error', status: 503 }, facts('I have a cat'), answer({ decisions: [{ event: 'ADD', id: null, text: 'Has a cat' }] }));
-      await service.chat.chat({ agentId: agent.id, message: 'I have a cat' }, { principal: tenant.principal });
+      await service.chat.chat({ agentId: agent.id, message: 'I have a cat', userId: 'dana' }, { principal: tenant.principal });
       expect((await settled(database, agent.id))[0]).toMatchObject({ status: 'done', attempts: 2, added: 1 });
       expect((await itemsOf(service, tenant, agent)).map((item) => item.content)).toEqual(['Has a cat']);
     });
@@ -215,7 +245,7 @@ describe('with an OpenAI-compatible model', () => {
         .createAgent({ name: 'Helper', type: 'assistant', memoryTypes: ['semantic'], tools: [] }, { principal: tenant.principal });
       // The child answers the turn, then its extraction's first question hangs: the crash comes there.
       fake.chatNext(answer('Noted.'), { kind: 'stall' });
-      await channel.client(ChatServiceService).chat({ agentId: agent!.id, message: 'I have a parrot' }, { principal: tenant.principal });
+      await channel.client(ChatServiceService).chat({ agentId: agent!.id, message: 'I have a parrot', userId: 'dana' }, { principal: tenant.principal });
       await vi.waitFor(() => expect(extractionRequests(fake)).toHaveLength(1), { timeout: 10_000, interval: 20 });
       channel.close();
       await child.kill();

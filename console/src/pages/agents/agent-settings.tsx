@@ -25,6 +25,21 @@ const NUMBER_SETTINGS: readonly { key: NumberSetting; label: string; hint: strin
   { key: 'max_tool_rounds', label: 'Max tool rounds', hint: '1 to 32; default 8', step: '1', inputMode: 'numeric' },
 ];
 
+/** config.memory_extraction's choices (decisions §14.2); the empty one leaves it to the default. */
+const EXTRACTION_CHOICES: readonly { value: string; label: string; setting: ConfigChange['memory_extraction'] }[] = [
+  { value: '', label: 'Default (per end user when it keeps semantic memory)', setting: undefined },
+  { value: 'true', label: 'Per end user: from turns that name one', setting: true },
+  { value: 'shared', label: 'Shared: from turns without an end user too', setting: 'shared' },
+  { value: 'false', label: 'Off', setting: false },
+];
+
+/** What the API resolved the setting to. */
+const EXTRACTION_NOW: Record<Agent['memory_extraction'], string> = {
+  off: 'off',
+  per_user: 'from turns that name an end user',
+  shared: 'from every turn, into the shared memories when no end user is named',
+};
+
 /** The agent's settings form (PATCH), and deleting the agent. */
 export function AgentSettings({ agent }: { agent: Agent }) {
   // Kept here: the form below is made anew by the save it reports.
@@ -103,11 +118,18 @@ function SettingsForm({ agent, saved, onSaved }: { agent: Agent; saved: boolean;
             </Field>
           ))}
         </div>
-        <Field label="Memory extraction" field="config.memory_extraction" error={error} hint="Facts learned from each turn go into semantic memory.">
-          <select name="memory_extraction" defaultValue={agent.config.memory_extraction === undefined ? '' : String(agent.config.memory_extraction)}>
-            <option value="">Default (on when it keeps semantic memory)</option>
-            <option value="true">On</option>
-            <option value="false">Off</option>
+        <Field
+          label="Memory extraction"
+          field="config.memory_extraction"
+          error={error}
+          hint={`Facts learned from turns go into semantic memory. Now: ${EXTRACTION_NOW[agent.memory_extraction]}.`}
+        >
+          <select name="memory_extraction" defaultValue={EXTRACTION_CHOICES.find(({ setting }) => setting === agent.config.memory_extraction)?.value ?? ''}>
+            {EXTRACTION_CHOICES.map(({ value, label }) => (
+              <option key={value} value={value}>
+                {label}
+              </option>
+            ))}
           </select>
         </Field>
         <p className="hint">Empty fields take the platform's defaults.</p>
@@ -190,7 +212,8 @@ function configFrom(values: Record<string, string>): ConfigChange {
     const value = values[key]?.trim();
     if (value) config[key] = Number(value);
   }
-  if (values.memory_extraction === 'true' || values.memory_extraction === 'false') config.memory_extraction = values.memory_extraction === 'true';
+  const extraction = EXTRACTION_CHOICES.find(({ value }) => value === values.memory_extraction)?.setting;
+  if (extraction !== undefined) config.memory_extraction = extraction;
   return config;
 }
 

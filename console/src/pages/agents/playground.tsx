@@ -22,10 +22,17 @@ const HISTORY_PAGES = 5;
 const FACTS_POLL_MS = 2_000;
 const FACTS_POLLS = 5;
 
-/** Whether the agent's turns are followed by memory extraction (decisions §14: its default). */
+/** Whether the agent's turns may be followed by memory extraction, as the API resolves it (decisions §14.2). */
 function extractsFacts(agent: Agent): boolean {
-  return agent.config.memory_extraction ?? agent.memory_types.includes('semantic');
+  return agent.memory_extraction !== 'off';
 }
+
+/** What the end user field tells of extraction, by the agent's setting. */
+const END_USER_EXTRACTION_HINTS: Record<Agent['memory_extraction'], string> = {
+  off: '',
+  per_user: ' Facts are learned only from turns that name one.',
+  shared: ' Facts of turns without one are learned into the shared memories.',
+};
 
 /** Refetches the agent's sessions list (after a turn, a deletion), and nothing else. */
 function useRefreshSessions(agentId: string): () => void {
@@ -379,7 +386,8 @@ function Chat({
             </p>
           ) : null
         ) : (
-          <Field label="End user (optional)" field="user_id" error={sendError} hint="The end user of your application this session is for: its turns see only their memories and the shared ones.">
+          <Field label="End user (optional)" field="user_id" error={sendError} hint={`The end user of your application this session is for: its turns see only their memories and the shared ones.${END_USER_EXTRACTION_HINTS[agent.memory_extraction]}`}
+          >
             <input value={userId} onChange={(event) => setUserId(event.target.value)} autoComplete="off" />
           </Field>
         )}

@@ -54,12 +54,13 @@ const CONFIG_KEYS: Record<keyof AgentSettings, Check> = {
   system_prompt: text(SYSTEM_PROMPT_MAX),
   top_p: number(0, 1),
   max_tool_rounds: integer(1, MAX_TOOL_ROUNDS_LIMIT),
-  memory_extraction: (value) => (typeof value === 'boolean' ? undefined : 'must be true or false'),
+  memory_extraction: (value) => (typeof value === 'boolean' || value === 'shared' ? undefined : 'must be true, false or "shared"'),
 };
 
 /** Extraction writes semantic items: an agent without semantic memory cannot ask for it. */
 export function checkExtraction(memoryTypes: readonly MemoryType[], config: AgentSettings, errors: FieldErrors): void {
-  if (config.memory_extraction === true && !memoryTypes.includes('semantic')) {
+  const asked = config.memory_extraction;
+  if ((asked === true || asked === 'shared') && !memoryTypes.includes('semantic')) {
     errors.add('config.memory_extraction', 'needs semantic in memory_types, where extracted facts are stored');
   }
 }

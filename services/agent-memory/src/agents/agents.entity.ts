@@ -14,9 +14,17 @@ export interface AgentSettings {
   top_p?: number;
   /** decisions §12: model rounds that may call tools in one turn (default 8). */
   max_tool_rounds?: number;
-  /** decisions §14: facts are extracted from each turn into semantic memory (default: when the agent keeps semantic memory). */
-  memory_extraction?: boolean;
+  /**
+   * decisions §14.2: facts are extracted from turns into semantic memory: true (the default when
+   * the agent keeps semantic memory) from turns with a user_id, "shared" from turns without one too.
+   */
+  memory_extraction?: MemoryExtractionSetting;
 }
+
+export type MemoryExtractionSetting = boolean | 'shared';
+
+/** What an agent's setting comes to, its default resolved. */
+export type MemoryExtractionMode = 'off' | 'per_user' | 'shared';
 
 export const AgentSchema = defineEntity({
   name: 'Agent',

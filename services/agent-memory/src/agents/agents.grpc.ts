@@ -1,8 +1,14 @@
 import { parsePage } from '@agent-platform/kit';
 import { actorOf, present, type Handlers } from '@agent-platform/kit/grpc';
-import type { Agent as AgentMessage, AgentServiceService } from '@agent-platform/proto/agents/v1/agents';
-import type { AgentRecord } from './agents.entity.js';
-import type { AgentsService } from './agents.service.js';
+import { MemoryExtraction, type Agent as AgentMessage, type AgentServiceService } from '@agent-platform/proto/agents/v1/agents';
+import type { AgentRecord, MemoryExtractionMode } from './agents.entity.js';
+import { extractionModeOf, memoryExtractionOf, type AgentsService } from './agents.service.js';
+
+const EXTRACTION_MESSAGES: Record<MemoryExtractionMode, MemoryExtraction> = {
+  off: MemoryExtraction.MEMORY_EXTRACTION_OFF,
+  per_user: MemoryExtraction.MEMORY_EXTRACTION_PER_USER,
+  shared: MemoryExtraction.MEMORY_EXTRACTION_SHARED,
+};
 
 export const AGENT_SERVICE_NAME = 'agentplatform.agents.v1.AgentService';
 
@@ -50,13 +56,15 @@ export function agentHandlers(agents: AgentsService): Handlers<typeof AgentServi
 
 export function toMessage(agent: AgentRecord): AgentMessage {
   const { model, temperature, max_tokens, system_prompt, top_p, max_tool_rounds, memory_extraction } = agent.config;
+  const extraction = memory_extraction === undefined ? undefined : EXTRACTION_MESSAGES[extractionModeOf(memory_extraction)];
   return {
     id: agent.id,
     name: agent.name,
     type: agent.type,
     description: agent.description ?? undefined,
     memoryTypes: agent.memoryTypes,
-    config: { model, temperature, maxTokens: max_tokens, systemPrompt: system_prompt, topP: top_p, maxToolRounds: max_tool_rounds, memoryExtraction: memory_extraction },
+    config: { model, temperature, maxTokens: max_tokens, systemPrompt: system_prompt, topP: top_p, maxToolRounds: max_tool_rounds, extraction },
+    memoryExtraction: EXTRACTION_MESSAGES[memoryExtractionOf(agent)],
     tools: agent.tools,
     status: agent.status,
     createdAt: agent.createdAt,

@@ -1,7 +1,7 @@
 import { ACCESS, DomainError, FieldErrors, newId, requireAccess, type Actor, type Logger, type Page } from '@agent-platform/kit';
 import type { EntityManager } from '@agent-platform/kit/db';
 import { newEvent, recordEvent } from '@agent-platform/kit/events';
-import type { Agent, AgentRecord, MemoryType } from './agents.entity.js';
+import type { Agent, AgentRecord, MemoryExtractionMode, MemoryExtractionSetting, MemoryType } from './agents.entity.js';
 import { checkConfig, checkDescription, checkExtraction, checkMemoryTypes, checkName, checkType, DEFAULT_MEMORY_TYPES } from './agent-input.js';
 import type { AgentChanges, AgentsRepository } from './agents.repository.js';
 import type { RecentAgents } from './recent-agents.js';
@@ -182,7 +182,22 @@ export function hasMemoryType(agent: AgentRecord, type: string): type is MemoryT
   return (agent.memoryTypes as readonly string[]).includes(type);
 }
 
-/** decisions §14: whether facts are extracted from the agent's turns (by default, when it keeps semantic memory). */
-export function extractsMemory(agent: AgentRecord): boolean {
-  return hasMemoryType(agent, 'semantic') && agent.config.memory_extraction !== false;
+/** decisions §14.2: the agent's extraction setting, its default (per end user when it keeps semantic memory) resolved. */
+export function memoryExtractionOf(agent: AgentRecord): MemoryExtractionMode {
+  return hasMemoryType(agent, 'semantic') ? extractionModeOf(agent.config.memory_extraction ?? true) : 'off';
+}
+
+export function extractionModeOf(setting: MemoryExtractionSetting): MemoryExtractionMode {
+  if (setting === 'shared') return 'shared';
+  return setting ? 'per_user' : 'off';
+}
+
+/**
+ * decisions §14.2: whether facts are extracted from a turn. A turn without an end user extracts
+ * nothing unless the agent opts into shared extraction: its facts could be anyone's, and shared
+ * items reach every end user's turns.
+ */
+export function extractsMemory(agent: AgentRecord, userId: string | undefined): boolean {
+  const mode = memoryExtractionOf(agent);
+  return mode === 'shared' || (mode === 'per_user' && userId !== undefined);
 }

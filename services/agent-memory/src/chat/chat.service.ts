@@ -444,7 +444,7 @@ export class ChatService {
     const tenantId = turn.actor.tenantId;
     const data = { agent_id: turn.agent.id, conversation_id: turn.sessionId };
     const unsaved = turn.unsaved;
-    const extracting = status === 'completed' && extractsMemory(turn.agent);
+    const extracting = status === 'completed' && extractsMemory(turn.agent, turn.userId ?? undefined);
     await em.transactional(async (tx) => {
       const stored = await chat.append({
         sessionId: turn.sessionId,

@@ -109,7 +109,7 @@ export class ExtractionService {
     const { agents, em, queue } = this.options;
     const none = { added: 0, updated: 0, deleted: 0 };
     const agent = await agents.find(job.tenantId, job.agentId);
-    const turn = agent && extractsMemory(agent) ? await this.turnOf(job) : undefined;
+    const turn = agent && extractsMemory(agent, job.userId ?? undefined) ? await this.turnOf(job) : undefined;
     if (!agent || !turn) {
       // Nothing to extract from any more (extraction turned off, the turn deleted with its session).
       if (!(await em.transactional(() => queue.complete(job, none, 0)))) throw new Superseded();

@@ -26,6 +26,8 @@ export interface AgentTurn {
   author: GraphAuthor;
   agentId: string;
   message: string;
+  /** The end user whose message it is (decisions §14); undefined: none. */
+  userId: string | undefined;
   timeoutMs: number;
   signal: AbortSignal;
 }
@@ -55,7 +57,7 @@ export class GrpcAgentChat implements AgentChat {
 
   async chat(turn: AgentTurn): Promise<AgentReply> {
     const principal = principalOfAuthor(turn.tenantId, turn.author);
-    const events = this.client.streamChat({ agentId: turn.agentId, message: turn.message }, { principal, deadlineMs: turn.timeoutMs, signal: turn.signal });
+    const events = this.client.streamChat({ agentId: turn.agentId, message: turn.message, userId: turn.userId }, { principal, deadlineMs: turn.timeoutMs, signal: turn.signal });
     for await (const event of events) {
       const reply = event.completed;
       if (reply) {

@@ -4,7 +4,7 @@ import { compileCondition, evaluateCondition, ExpressionError, type ExpressionSc
 import { compileTemplate, renderValue } from '../expressions/template.js';
 import { IntegrationError } from '../integrations/integration.js';
 import type { Integrations } from '../integrations/integrations.js';
-import type { WorkflowNode } from '../workflows/graph.js';
+import type { AgentConfig, WorkflowNode } from '../workflows/graph.js';
 
 export interface NodeContext {
   tenantId: string;
@@ -90,20 +90,35 @@ export class NodeRunners {
     return { output: { rule: null, target: null }, choice: null };
   }
 
-  /** decisions §7: `config.message` (a template over input), else `input.message`, else the input's JSON. */
-  private async agent(config: { agent_id: string; message?: string }, ctx: NodeContext): Promise<unknown> {
+  /**
+   * decisions §7: `config.message` (a template over input), else `input.message`, else the input's
+   * JSON; as the end user `config.user_id` renders to (decisions §14), else none.
+   */
+  private async agent(config: AgentConfig, ctx: NodeContext): Promise<unknown> {
     let message: string;
     if (config.message !== undefined) {
-      const template = compileTemplate(config.message);
-      if (typeof template === 'string') throw new NodeFailure(template);
-      message = template.render(ctx.scope);
+      message = renderTemplate('message', config.message, ctx);
     } else {
       const input = ctx.scope.input;
       const given = typeof input === 'object' && input !== null ? (input as Record<string, unknown>).message : undefined;
       message = typeof given === 'string' ? given : JSON.stringify(input ?? {});
     }
     if (message.trim() === '') throw new NodeFailure('the message for the agent is empty');
-    return this.options.agents.chat({ tenantId: ctx.tenantId, author: ctx.author, agentId: config.agent_id, message, timeoutMs: ctx.timeoutMs, signal: ctx.signal });
+    const userId = config.user_id === undefined ? undefined : renderTemplate('user_id', config.user_id, ctx);
+    // An end user named by a template that found nothing would be a turn of nobody's, quietly.
+    if (userId?.trim() === '') throw new NodeFailure(`user_id: ${config.user_id ?? ''} rendered nothing`);
+    return this.options.agents.chat({ tenantId: ctx.tenantId, author: ctx.author, agentId: config.agent_id, message, userId, timeoutMs: ctx.timeoutMs, signal: ctx.signal });
+  }
+}
+
+/** `text` rendered over the node's scope; a failure names the config key it came from. */
+function renderTemplate(key: string, text: string, ctx: NodeContext): string {
+  const template = compileTemplate(text);
+  if (typeof template === 'string') throw new NodeFailure(`${key}: ${template}`);
+  try {
+    return template.render(ctx.scope);
+  } catch (error) {
+    throw error instanceof ExpressionError ? new NodeFailure(`${key}: ${error.message}`) : error;
   }
 }
 

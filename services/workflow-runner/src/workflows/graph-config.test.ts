@@ -78,11 +78,12 @@ describe('schedule config', () => {
 });
 
 describe('agent config', () => {
-  it('accepts an agent id, a message template and a timeout', () => {
+  it('accepts an agent id, a message template, an end user template and a timeout', () => {
     expect(configOf('agent', { agent_id: agentId })).toEqual({ agent_id: agentId });
-    expect(configOf('agent', { agent_id: agentId, message: 'Hi {{ input.name }}', timeout_ms: 300_000 })).toEqual({
+    expect(configOf('agent', { agent_id: agentId, message: 'Hi {{ input.name }}', user_id: '{{ input.customer.id }}', timeout_ms: 300_000 })).toEqual({
       agent_id: agentId,
       message: 'Hi {{ input.name }}',
+      user_id: '{{ input.customer.id }}',
       timeout_ms: 300_000,
     });
   });
@@ -91,6 +92,9 @@ describe('agent config', () => {
     ['no agent id', {}, ['nodes[1].config.agent_id']],
     ['another kind of id', { agent_id: newId('workflow') }, ['nodes[1].config.agent_id']],
     ['a bad template', { agent_id: agentId, message: 'Hi {{ input.name' }, ['nodes[1].config.message']],
+    ['a bad end user template', { agent_id: agentId, user_id: '{{ input.customer' }, ['nodes[1].config.user_id']],
+    ['an end user across lines', { agent_id: agentId, user_id: 'ana\nben' }, ['nodes[1].config.user_id']],
+    ['an end user that is not text', { agent_id: agentId, user_id: 42 }, ['nodes[1].config.user_id']],
     ['a timeout of 0', { agent_id: agentId, timeout_ms: 0 }, ['nodes[1].config.timeout_ms']],
     ['a timeout over 5 minutes', { agent_id: agentId, timeout_ms: 300_001 }, ['nodes[1].config.timeout_ms']],
     ['a fractional timeout', { agent_id: agentId, timeout_ms: 1.5 }, ['nodes[1].config.timeout_ms']],

@@ -24,12 +24,14 @@ const MAX_WEBHOOK_PATH = 200;
 const WEBHOOK_PATH = /^(?:\/(?:[A-Za-z0-9\-._~!$&'()*+,;=:@]|%[0-9A-Fa-f]{2})*)+$/;
 const MAX_CRON = 200;
 const MAX_MESSAGE = 32_000; // the agent service's own bound on a chat message
+// The rendered end user is bound by the agent service (128 characters); its template may say more.
+const MAX_USER_ID_TEMPLATE = 1_000;
 
 /** Every config key each type accepts, in the order error messages list them. */
 const KEYS: Record<Exclude<NodeType, 'integration'>, readonly string[]> = {
   webhook: ['path'],
   schedule: ['cron', 'timezone'],
-  agent: ['agent_id', 'message', 'timeout_ms'],
+  agent: ['agent_id', 'message', 'user_id', 'timeout_ms'],
   condition: ['rules', 'timeout_ms'],
   approval: ['message', 'timeout_seconds'],
   wait: ['seconds', 'until'],
@@ -155,6 +157,8 @@ function agentConfig(config: JsonObject, ctx: ConfigContext): AgentConfig {
   const result: AgentConfig = { agent_id: agentId ?? '' };
   const message = readString(config, 'message', ctx, { required: false, max: MAX_MESSAGE, template: true });
   if (message !== undefined) result.message = message;
+  const userId = readString(config, 'user_id', ctx, { required: false, max: MAX_USER_ID_TEMPLATE, line: true, template: true });
+  if (userId !== undefined) result.user_id = userId;
   const timeout = readTimeout(config, ctx);
   if (timeout !== undefined) result.timeout_ms = timeout;
   return result;

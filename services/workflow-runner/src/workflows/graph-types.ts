@@ -42,6 +42,11 @@ export interface AgentConfig {
   agent_id: string;
   /** A template over the scope; absent: `input.message`, else the JSON of `input`. */
   message?: string;
+  /**
+   * A template over the scope naming the end user whose message the node handles (decisions
+   * §14): the turn sees their memories and the shared ones, and its facts become theirs.
+   */
+  user_id?: string;
   timeout_ms?: number;
 }
 

@@ -1,4 +1,4 @@
-import type { Agent, AgentConfig } from '@agent-platform/proto/agents/v1/agents';
+import { MemoryExtraction, type Agent, type AgentConfig } from '@agent-platform/proto/agents/v1/agents';
 import { z } from 'zod';
 import { iso, pathId, Timestamp } from '../../../../http/schemas.js';
 
@@ -17,6 +17,17 @@ const MemoryTypes = z
   .min(1)
   .describe('The memory the agent keeps: a non-empty subset of semantic, episodic, procedural. Default ["semantic", "episodic"].');
 
+const MemoryExtractionSetting = z.union([z.boolean(), z.literal('shared')]);
+
+/** What a config's memory_extraction comes to (decisions §14.2), its default resolved. */
+const MEMORY_EXTRACTION_MODES = {
+  [MemoryExtraction.MEMORY_EXTRACTION_OFF]: 'off',
+  [MemoryExtraction.MEMORY_EXTRACTION_PER_USER]: 'per_user',
+  [MemoryExtraction.MEMORY_EXTRACTION_SHARED]: 'shared',
+} as const;
+
+const MEMORY_EXTRACTION_SETTINGS = { off: false, per_user: true, shared: 'shared' } as const;
+
 /**
  * The model settings. Unknown keys are kept, not stripped, so the service can refuse them by
  * name (422 naming `config.<key>`); a key set to null takes the platform's default.
@@ -29,11 +40,11 @@ const ConfigInput = z
     system_prompt: z.string().nullable().optional().describe('Put first in every conversation; up to 32,000 characters.'),
     top_p: z.number().nullable().optional().describe('0..1.'),
     max_tool_rounds: z.int().nullable().optional().describe('Model rounds that may call tools in one turn: 1..32, default 8.'),
-    memory_extraction: z
-      .boolean()
-      .nullable()
+    memory_extraction: MemoryExtractionSetting.nullable()
       .optional()
-      .describe('Extract facts from each turn into semantic memory (decisions §14); default true when memory_types has semantic, which true needs.'),
+      .describe(
+        'Extract the facts of turns into semantic memory (decisions §14.2): true (the default when memory_types has semantic, which true and "shared" need) from turns that name a user_id, into that end user\'s items; "shared" from turns without one too, into the shared items every end user\'s turns see; false never.',
+      ),
   })
   .describe('Model settings; only the keys listed are allowed (any other key is 422). An absent key takes the platform default.')
   // Documented as closed, which the API is: the service refuses other keys (the gateway lets them through to it).
@@ -86,7 +97,7 @@ export const AgentConfigSchema = z
     system_prompt: z.string().optional(),
     top_p: z.number().optional(),
     max_tool_rounds: z.int().optional(),
-    memory_extraction: z.boolean().optional(),
+    memory_extraction: MemoryExtractionSetting.optional(),
   })
   .meta({ id: 'AgentConfig', description: 'Model settings of an agent; only the keys that are set appear.' });
 
@@ -98,6 +109,11 @@ export const AgentSchema = z
     description: z.string().nullable(),
     memory_types: z.array(z.string()),
     config: AgentConfigSchema,
+    memory_extraction: z
+      .enum(['off', 'per_user', 'shared'])
+      .describe(
+        "What config.memory_extraction comes to, its default resolved (decisions §14.2): per_user extracts the facts of turns that name a user_id into that end user's items, shared those of turns without one too, off nothing.",
+      ),
     tools: z.array(z.string()).describe('Tool ids the agent may call (decisions §12).'),
     status: z.string().describe('active'),
     created_at: Timestamp,
@@ -113,7 +129,7 @@ export const AgentPage = z.object({
 });
 
 function configBody(config: AgentConfig | undefined): z.output<typeof AgentConfigSchema> {
-  const { model, temperature, maxTokens, systemPrompt, topP, maxToolRounds, memoryExtraction } = config ?? {};
+  const { model, temperature, maxTokens, systemPrompt, topP, maxToolRounds, extraction } = config ?? {};
   return {
     ...(model === undefined ? {} : { model }),
     ...(temperature === undefined ? {} : { temperature }),
@@ -121,8 +137,15 @@ function configBody(config: AgentConfig | undefined): z.output<typeof AgentConfi
     ...(systemPrompt === undefined ? {} : { system_prompt: systemPrompt }),
     ...(topP === undefined ? {} : { top_p: topP }),
     ...(maxToolRounds === undefined ? {} : { max_tool_rounds: maxToolRounds }),
-    ...(memoryExtraction === undefined ? {} : { memory_extraction: memoryExtraction }),
+    ...(extraction === undefined ? {} : { memory_extraction: MEMORY_EXTRACTION_SETTINGS[extractionMode(extraction)] }),
   };
+}
+
+function extractionMode(extraction: MemoryExtraction): 'off' | 'per_user' | 'shared' {
+  if (extraction === MemoryExtraction.MEMORY_EXTRACTION_UNSPECIFIED || extraction === MemoryExtraction.UNRECOGNIZED) {
+    throw new Error(`agent-memory answered an unknown memory extraction (${extraction}).`);
+  }
+  return MEMORY_EXTRACTION_MODES[extraction];
 }
 
 /** The REST agent of a gRPC answer; its absence is an upstream defect (500). */
@@ -135,6 +158,7 @@ export function agentBody(agent: Agent | undefined): z.output<typeof AgentSchema
     description: agent.description ?? null,
     memory_types: agent.memoryTypes,
     config: configBody(agent.config),
+    memory_extraction: extractionMode(agent.memoryExtraction),
     tools: agent.tools,
     status: agent.status,
     created_at: iso(agent.createdAt),

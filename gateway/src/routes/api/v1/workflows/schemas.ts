@@ -12,7 +12,7 @@ const NodeInput = z
     [
       '{id, type, config}. id: 1..100 of A-Z a-z 0-9 _ -, unique. type and config:',
       'webhook {path?: "/…"}; schedule {cron: 5 fields or 6 with seconds first, timezone?: IANA name, default UTC};',
-      'agent {agent_id, message?: template, timeout_ms?}; condition {rules: [{if: CEL, goto: node id} …, {else: node id}], timeout_ms?};',
+      'agent {agent_id, message?: template, user_id?: template naming the end user whose message it is (decisions §14), timeout_ms?}; condition {rules: [{if: CEL, goto: node id} …, {else: node id}], timeout_ms?};',
       'integration {service: http {url, method?, headers?, body?} | slack {webhook_url, text} | email {to, subject, text}, timeout_ms?};',
       'approval {message?: template, timeout_seconds?: 1..2592000, default 86400}: waits for POST …/nodes/{node_id}/approve or /reject;',
       'wait {seconds: 1..2592000} or {until: ISO 8601 time with offset}.',

@@ -25,6 +25,55 @@ export const protobufPackage = "agentplatform.agents.v1";
 
 export const protobufFileName = "agentplatform/agents/v1/agents.proto";
 
+/** decisions §14.2: config.memory_extraction false, true and "shared". */
+export enum MemoryExtraction {
+  MEMORY_EXTRACTION_UNSPECIFIED = 0,
+  /** MEMORY_EXTRACTION_OFF - Nothing is extracted. */
+  MEMORY_EXTRACTION_OFF = 1,
+  /** MEMORY_EXTRACTION_PER_USER - Turns with a user_id only, into that end user's items. */
+  MEMORY_EXTRACTION_PER_USER = 2,
+  /** MEMORY_EXTRACTION_SHARED - Turns without a user_id too, into the shared items. */
+  MEMORY_EXTRACTION_SHARED = 3,
+  UNRECOGNIZED = -1,
+}
+
+export function memoryExtractionFromJSON(object: any): MemoryExtraction {
+  switch (object) {
+    case 0:
+    case "MEMORY_EXTRACTION_UNSPECIFIED":
+      return MemoryExtraction.MEMORY_EXTRACTION_UNSPECIFIED;
+    case 1:
+    case "MEMORY_EXTRACTION_OFF":
+      return MemoryExtraction.MEMORY_EXTRACTION_OFF;
+    case 2:
+    case "MEMORY_EXTRACTION_PER_USER":
+      return MemoryExtraction.MEMORY_EXTRACTION_PER_USER;
+    case 3:
+    case "MEMORY_EXTRACTION_SHARED":
+      return MemoryExtraction.MEMORY_EXTRACTION_SHARED;
+    case -1:
+    case "UNRECOGNIZED":
+    default:
+      return MemoryExtraction.UNRECOGNIZED;
+  }
+}
+
+export function memoryExtractionToJSON(object: MemoryExtraction): string {
+  switch (object) {
+    case MemoryExtraction.MEMORY_EXTRACTION_UNSPECIFIED:
+      return "MEMORY_EXTRACTION_UNSPECIFIED";
+    case MemoryExtraction.MEMORY_EXTRACTION_OFF:
+      return "MEMORY_EXTRACTION_OFF";
+    case MemoryExtraction.MEMORY_EXTRACTION_PER_USER:
+      return "MEMORY_EXTRACTION_PER_USER";
+    case MemoryExtraction.MEMORY_EXTRACTION_SHARED:
+      return "MEMORY_EXTRACTION_SHARED";
+    case MemoryExtraction.UNRECOGNIZED:
+    default:
+      return "UNRECOGNIZED";
+  }
+}
+
 /** decisions §6: the model settings of an agent; an absent field takes the platform's default. */
 export interface AgentConfig {
   model?: string | undefined;
@@ -38,8 +87,11 @@ export interface AgentConfig {
   maxToolRounds?:
     | number
     | undefined;
-  /** decisions §14.2: facts are extracted from each turn into semantic memory. */
-  memoryExtraction?: boolean | undefined;
+  /**
+   * decisions §14.2: whether facts are extracted from the agent's turns into semantic memory, as
+   * the config was given (absent: the default).
+   */
+  extraction?: MemoryExtraction | undefined;
 }
 
 export interface Agent {
@@ -59,6 +111,8 @@ export interface Agent {
     | undefined;
   /** Tool ids of the same tenant (decisions §12), in the order given, without duplicates. */
   tools: string[];
+  /** decisions §14.2: what the agent's config.memory_extraction comes to, its default resolved. */
+  memoryExtraction: MemoryExtraction;
 }
 
 export interface CreateAgentRequest {
@@ -138,7 +192,7 @@ function createBaseAgentConfig(): AgentConfig {
     systemPrompt: undefined,
     topP: undefined,
     maxToolRounds: undefined,
-    memoryExtraction: undefined,
+    extraction: undefined,
   };
 }
 
@@ -162,8 +216,8 @@ export const AgentConfig: MessageFns<AgentConfig> = {
     if (message.maxToolRounds !== undefined) {
       writer.uint32(48).int32(message.maxToolRounds);
     }
-    if (message.memoryExtraction !== undefined) {
-      writer.uint32(56).bool(message.memoryExtraction);
+    if (message.extraction !== undefined) {
+      writer.uint32(64).int32(message.extraction);
     }
     return writer;
   },
@@ -229,12 +283,12 @@ export const AgentConfig: MessageFns<AgentConfig> = {
             message.maxToolRounds = reader.int32();
             continue;
           }
-          case 7: {
-            if (tag !== 56) {
+          case 8: {
+            if (tag !== 64) {
               break;
             }
 
-            message.memoryExtraction = reader.bool();
+            message.extraction = reader.int32() as any;
             continue;
           }
         }
@@ -273,11 +327,7 @@ export const AgentConfig: MessageFns<AgentConfig> = {
         : isSet(object.max_tool_rounds)
         ? globalThis.Number(object.max_tool_rounds)
         : undefined,
-      memoryExtraction: isSet(object.memoryExtraction)
-        ? globalThis.Boolean(object.memoryExtraction)
-        : isSet(object.memory_extraction)
-        ? globalThis.Boolean(object.memory_extraction)
-        : undefined,
+      extraction: isSet(object.extraction) ? memoryExtractionFromJSON(object.extraction) : undefined,
     };
   },
 
@@ -301,8 +351,8 @@ export const AgentConfig: MessageFns<AgentConfig> = {
     if (message.maxToolRounds !== undefined) {
       obj.maxToolRounds = Math.round(message.maxToolRounds);
     }
-    if (message.memoryExtraction !== undefined) {
-      obj.memoryExtraction = message.memoryExtraction;
+    if (message.extraction !== undefined) {
+      obj.extraction = memoryExtractionToJSON(message.extraction);
     }
     return obj;
   },
@@ -318,7 +368,7 @@ export const AgentConfig: MessageFns<AgentConfig> = {
     message.systemPrompt = object.systemPrompt ?? undefined;
     message.topP = object.topP ?? undefined;
     message.maxToolRounds = object.maxToolRounds ?? undefined;
-    message.memoryExtraction = object.memoryExtraction ?? undefined;
+    message.extraction = object.extraction ?? undefined;
     return message;
   },
 };
@@ -335,6 +385,7 @@ function createBaseAgent(): Agent {
     createdAt: undefined,
     updatedAt: undefined,
     tools: [],
+    memoryExtraction: 0,
   };
 }
 
@@ -369,6 +420,9 @@ export const Agent: MessageFns<Agent> = {
     }
     for (const v of message.tools) {
       writer.uint32(82).string(v!);
+    }
+    if (message.memoryExtraction !== 0) {
+      writer.uint32(88).int32(message.memoryExtraction);
     }
     return writer;
   },
@@ -466,6 +520,14 @@ export const Agent: MessageFns<Agent> = {
             message.tools.push(reader.string());
             continue;
           }
+          case 11: {
+            if (tag !== 88) {
+              break;
+            }
+
+            message.memoryExtraction = reader.int32() as any;
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -504,6 +566,11 @@ export const Agent: MessageFns<Agent> = {
       tools: globalThis.Array.isArray(object?.tools)
         ? object.tools.map((e: any) => globalThis.String(e))
         : [],
+      memoryExtraction: isSet(object.memoryExtraction)
+        ? memoryExtractionFromJSON(object.memoryExtraction)
+        : isSet(object.memory_extraction)
+        ? memoryExtractionFromJSON(object.memory_extraction)
+        : 0,
     };
   },
 
@@ -539,6 +606,9 @@ export const Agent: MessageFns<Agent> = {
     if (message.tools?.length) {
       obj.tools = message.tools;
     }
+    if (message.memoryExtraction !== 0) {
+      obj.memoryExtraction = memoryExtractionToJSON(message.memoryExtraction);
+    }
     return obj;
   },
 
@@ -559,6 +629,7 @@ export const Agent: MessageFns<Agent> = {
     message.createdAt = object.createdAt ?? undefined;
     message.updatedAt = object.updatedAt ?? undefined;
     message.tools = object.tools?.map((e) => e) || [];
+    message.memoryExtraction = object.memoryExtraction ?? 0;
     return message;
   },
 };
