@@ -1,4 +1,4 @@
-import { ERROR_CODES } from '@agent-platform/kit';
+import { characters, DECISION_COMMENT_MAX, END_USER_ID_MAX, ERROR_CODES } from '@agent-platform/kit';
 import { z } from 'zod';
 import { UNPARSABLE } from './validation.js';
 
@@ -54,7 +54,20 @@ export function pathId(what: string, prefix: string) {
  * decisions §14: an end user of the tenant's own application, as the tenant names them. The
  * service decides the rest (not blank, no control characters) and names the field.
  */
-export const EndUserId = z.string().min(1).max(128).describe("An end user of your application, in your own words: 1..128 characters.");
+export const EndUserId = z
+  .string()
+  .min(1)
+  .max(END_USER_ID_MAX)
+  .describe(`An end user of your application, in your own words: 1..${END_USER_ID_MAX} characters.`);
+
+/** Why a person decided as they did; `shown` says where the comment goes. */
+export function decisionComment(shown: string) {
+  return z
+    .string()
+    .max(DECISION_COMMENT_MAX)
+    .optional()
+    .describe(`Why; ${shown} (up to ${characters(DECISION_COMMENT_MAX)} characters).`);
+}
 
 export const TenantQuery = z.object({
   tenant_id: z.string().min(1).optional().describe('The tenant to act in; default: your first tenant (JWT) or the key\'s tenant.'),

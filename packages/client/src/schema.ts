@@ -1267,7 +1267,7 @@ export interface components {
         RetryPolicy: {
             /** @description 1..10 runs in all. */
             max_attempts: number;
-            /** @description Before the second run; doubled before each later one. */
+            /** @description Before the second run; doubled before each later one, up to 300. */
             backoff_seconds: number;
         };
         WorkflowNode: {
@@ -3000,7 +3000,7 @@ export interface operations {
                  *     }
                  */
                 "application/json": {
-                    /** @description Why; stored with the decision (up to 2,000 characters). A rejection gives it to the model too. */
+                    /** @description Why; stored with the decision, and given to the model when it rejects the call (up to 2,000 characters). */
                     comment?: string;
                     /** @description true: answer text/event-stream, as a streamed chat turn does. */
                     stream?: boolean;
@@ -3153,7 +3153,7 @@ export interface operations {
                  *     }
                  */
                 "application/json": {
-                    /** @description Why; stored with the decision (up to 2,000 characters). A rejection gives it to the model too. */
+                    /** @description Why; stored with the decision, and given to the model when it rejects the call (up to 2,000 characters). */
                     comment?: string;
                     /** @description true: answer text/event-stream, as a streamed chat turn does. */
                     stream?: boolean;

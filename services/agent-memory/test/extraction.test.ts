@@ -107,6 +107,24 @@ describe('with the offline model', () => {
     expect(await eventsOf(service.database, tenant.tenantId, 'memory.updated')).toEqual([]);
   });
 
+  test('an extraction whose charge identity answers only on a later attempt is charged, once, and marked so', async ({ service }) => {
+    const tenant = newTenant();
+    const agent = await service.createAgent(tenant);
+    service.credits.failCharges = 2;
+    service.credits.failChargesOf = 'extraction-';
+    await service.chat.chat({ agentId: agent.id, message: 'I moved to Lisbon.', userId: 'dana' }, { principal: tenant.principal });
+    await vi.waitFor(
+      async () => {
+        const rows = await service.database.query<{ charged_at: Date | null }>(`select "charged_at" from "memory_extractions" where "agent_id" = $1`, [agent.id]);
+        expect(rows).toEqual([{ charged_at: expect.any(Date) }]);
+      },
+      { timeout: 15_000, interval: 50 },
+    );
+    expect(service.credits.failCharges).toBe(0);
+    const extractions = [...service.credits.charges.entries()].filter(([reference, charge]) => reference.startsWith('extraction-') && charge.tenantId === tenant.tenantId);
+    expect(extractions.map(([, charge]) => charge.amount)).toEqual([1]);
+  });
+
   test('a turn without an end user extracts nothing, unless the agent opts into shared extraction', async ({ service }) => {
     const tenant = newTenant();
     const call = { principal: tenant.principal };

@@ -91,8 +91,4 @@ export interface Subscription {
   stop(): Promise<void>;
 }
 
-/** Back-off after failures: `initialMs` after the first, doubling up to `maxMs`. */
-export interface RetryBackoff {
-  initialMs: number;
-  maxMs: number;
-}
+export type { RetryBackoff } from '../backoff.js';

@@ -1,18 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { ManualClock } from '../testing/manual-clock.js';
-import { backoffDelay, settlesWithin, sleep, Slots } from './timing.js';
+import { settlesWithin, sleep, Slots } from './timing.js';
 
 /** A turn of the event loop: every callback already due (promise reactions included) has run. */
 const aTurn = () => new Promise((resolve) => setImmediate(resolve));
-
-describe('backoffDelay', () => {
-  it('doubles from the initial delay up to the cap', () => {
-    const backoff = { initialMs: 1_000, maxMs: 60_000 };
-    expect([1, 2, 3, 4, 5, 6, 7, 8, 100].map((attempt) => backoffDelay(attempt, backoff))).toEqual([
-      1_000, 2_000, 4_000, 8_000, 16_000, 32_000, 60_000, 60_000, 60_000,
-    ]);
-  });
-});
 
 describe('Slots', () => {
   it('admits at most the limit and hands freed slots on in arrival order', async () => {

@@ -1,13 +1,6 @@
-import type { RetryBackoff } from './bus.js';
-
+export { backoffDelay } from '../backoff.js';
 export { sleep } from '../clock.js';
 export { settlesWithin } from '../timeout.js';
-
-/** The delay before retry number `attempt` (1-based): `initialMs · 2^(attempt−1)`, at most `maxMs`. */
-export function backoffDelay(attempt: number, backoff: RetryBackoff): number {
-  const exponent = Math.min(Math.max(attempt - 1, 0), 30);
-  return Math.min(backoff.initialMs * 2 ** exponent, backoff.maxMs);
-}
 
 /**
  * A counting semaphore: at most `limit` holders at once, the rest wait in arrival order. Also

@@ -1,4 +1,4 @@
-import { ACCESS, DomainError, FieldErrors, isId, newId, requireAccess, type Actor, type Logger } from '@agent-platform/kit';
+import { ACCESS, characters, CHAT_MESSAGE_MAX, DECISION_COMMENT_MAX, DomainError, FieldErrors, isId, newId, requireAccess, type Actor, type Logger } from '@agent-platform/kit';
 import type { EntityManager } from '@agent-platform/kit/db';
 import { newEvent, recordEvent } from '@agent-platform/kit/events';
 import type { AgentRecord } from '../agents/agents.entity.js';
@@ -15,17 +15,13 @@ import type { OfferedTool, ToolOutcome } from '../tools/tool-runner.js';
 import { type ChatMessageRow, type ChatSession, type ToolCallRow, type ToolCallStatus } from './chat.entity.js';
 import type { ChatRepository, FinishedCall, NewMessage, NewToolCall } from './chat.repository.js';
 import { contextOf, outcomeText, toolCallView, type ToolCallView } from './context.js';
-import { turnCost, type Credits } from './credits.js';
+import { chargeServed, turnCost, type Credits } from './credits.js';
 import type { Ranked } from '../memory/hybrid-ranking.js';
 
-export const MESSAGE_MAX = 32_000;
 /** decisions §12: the default of an agent's `config.max_tool_rounds`. */
 export const DEFAULT_MAX_TOOL_ROUNDS = 8;
-export const COMMENT_MAX = 2_000;
 /** Memories weaker than this are noise in a prompt, not context. */
 const CONTEXT_MIN_SCORE = 0.1;
-const CHARGE_ATTEMPTS = 3;
-const CHARGE_RETRY_MS = 200;
 /**
  * An approved call still running this long after its decision ran on a replica that stopped: it
  * is closed as failed (it may or may not have had its effect) so the session can go on.
@@ -182,7 +178,7 @@ export class ChatService {
     const call = isId('toolCall', request.callId) ? await chat.findCall(actor.tenantId, session.id, request.callId) : null;
     if (!call) throw DomainError.notFound('Tool call');
     const comment = request.comment?.trim() || null;
-    if (comment !== null && comment.length > COMMENT_MAX) throw DomainError.validation([{ field: 'comment', message: `must be at most ${COMMENT_MAX} characters` }]);
+    if (comment !== null && comment.length > DECISION_COMMENT_MAX) throw DomainError.validation([{ field: 'comment', message: `must be at most ${characters(DECISION_COMMENT_MAX)} characters` }]);
     if (call.status !== 'awaiting_approval') throw alreadyDecided();
     const offered = request.approve ? (await this.options.tools.offer(actor, agent.tools)).find((tool) => tool.name === call.name) : undefined;
     // decisions §12: the approver's credential runs the call, so it must be one that could run it;
@@ -232,8 +228,8 @@ export class ChatService {
     const { chat, credits, historyMessages } = this.options;
     const agent = await this.requireAgent(actor, request.agentId);
     const errors = new FieldErrors();
-    if (request.message.trim().length === 0 || request.message.length > MESSAGE_MAX) {
-      errors.add('message', `must be 1 to ${MESSAGE_MAX.toLocaleString('en')} characters, not blank`);
+    if (request.message.trim().length === 0 || request.message.length > CHAT_MESSAGE_MAX) {
+      errors.add('message', `must be 1 to ${characters(CHAT_MESSAGE_MAX)} characters, not blank`);
     }
     let userId = checkUserId(request.userId, errors) ?? null;
     errors.throwIfAny();
@@ -544,24 +540,17 @@ export class ChatService {
   }
 
   /**
-   * The reply is stored and answered whatever happens here: a charge that keeps failing is logged
-   * and left uncharged (charged_at null) rather than taking back a turn the user already has.
+   * The reply is stored and answered whatever happens here (chargeServed never throws).
    */
   private async charge(turn: Turn, messageId: string, amount: number): Promise<void> {
-    const charge = { amount, reference: messageId, description: `Chat with agent ${turn.agent.id}` };
-    for (let attempt = 1; ; attempt += 1) {
-      try {
-        await this.options.credits.charge(turn.actor, charge, turn.context.requestId);
-        await this.options.chat.markCharged(messageId, new Date());
-        return;
-      } catch (error) {
-        if (attempt >= CHARGE_ATTEMPTS) {
-          this.options.logger.error({ err: error, message_id: messageId, credits: amount }, 'chat turn could not be charged; it stays uncharged');
-          return;
-        }
-        await new Promise((resolve) => setTimeout(resolve, CHARGE_RETRY_MS * attempt));
-      }
-    }
+    await chargeServed(this.options.credits, {
+      actor: turn.actor,
+      charge: { amount, reference: messageId, description: `Chat with agent ${turn.agent.id}` },
+      requestId: turn.context.requestId,
+      markCharged: () => this.options.chat.markCharged(messageId, new Date()),
+      log: this.options.logger,
+      what: 'chat turn',
+    });
   }
 }
 

@@ -1,4 +1,4 @@
-import { DomainError, type Actor } from '@agent-platform/kit';
+import { backoffDelay, DomainError, systemClock, type Actor, type Clock, type Logger } from '@agent-platform/kit';
 import { principalOf, type PromiseClient } from '@agent-platform/kit/grpc';
 import type { BillingServiceService } from '@agent-platform/proto/identity/v1/billing';
 
@@ -11,6 +11,43 @@ export interface Credits {
    * `reference`, so a retried charge is taken once.
    */
   charge(actor: Actor, charge: { amount: number; reference: string; description: string }, requestId: string | undefined): Promise<void>;
+}
+
+/** Attempts at a charge for work already served, and the back-off between them. */
+const CHARGE_ATTEMPTS = 3;
+const CHARGE_BACKOFF = { initialMs: 200, maxMs: 1_000 };
+
+export interface ServedCharge {
+  actor: Actor;
+  charge: { amount: number; reference: string; description: string };
+  requestId: string | undefined;
+  /** Records the charge taken (charged_at), once identity has it. */
+  markCharged: () => Promise<void>;
+  /** Where a charge that keeps failing is reported, with what it was for. */
+  log: Logger;
+  what: string;
+}
+
+/**
+ * Charges for work already served (a chat round, an extraction; decisions §9.1), then records it
+ * charged. Tried CHARGE_ATTEMPTS times, which identity takes once (idempotent on the reference); a
+ * charge that keeps failing is logged and left uncharged (charged_at null) rather than taking
+ * back what the user already has. Never throws.
+ */
+export async function chargeServed(credits: Credits, served: ServedCharge, clock: Clock = systemClock): Promise<void> {
+  for (let attempt = 1; ; attempt += 1) {
+    try {
+      await credits.charge(served.actor, served.charge, served.requestId);
+      await served.markCharged();
+      return;
+    } catch (error) {
+      if (attempt >= CHARGE_ATTEMPTS) {
+        served.log.error({ err: error, reference: served.charge.reference, credits: served.charge.amount }, `${served.what} could not be charged; it stays uncharged`);
+        return;
+      }
+      await clock.sleep(backoffDelay(attempt, CHARGE_BACKOFF));
+    }
+  }
 }
 
 /** decisions §6: ceil(total_tokens / 1000) credits a turn, at least 1. */

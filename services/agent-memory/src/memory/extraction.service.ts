@@ -1,10 +1,10 @@
-import { newId, type Logger } from '@agent-platform/kit';
+import { backoffDelay, newId, type Logger } from '@agent-platform/kit';
 import type { EntityManager } from '@agent-platform/kit/db';
 import { newEvent, recordEvent } from '@agent-platform/kit/events';
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
 import type { AgentsRepository } from '../agents/agents.repository.js';
 import { extractsMemory } from '../agents/agents.service.js';
-import { turnCost, type Credits } from '../chat/credits.js';
+import { chargeServed, turnCost, type Credits } from '../chat/credits.js';
 import type { ChatModel, ChatRequest, Usage } from '../models/chat-model.js';
 import { cosine, type Embedder } from '../models/embedder.js';
 import {
@@ -95,7 +95,7 @@ export class ExtractionService {
       if (error instanceof Superseded) return;
       // Stopping: the lease expires and another replica (or this one, restarted) takes it up.
       if (signal.aborted) return;
-      const retryInMs = job.attempt < this.options.maxAttempts ? Math.min(RETRY_MAX_MS, this.options.retryInitialMs * 2 ** (job.attempt - 1)) : undefined;
+      const retryInMs = job.attempt < this.options.maxAttempts ? backoffDelay(job.attempt, { initialMs: this.options.retryInitialMs, maxMs: RETRY_MAX_MS }) : undefined;
       const reason = error instanceof Error ? error.message : String(error);
       if (retryInMs === undefined) log.error({ err: error }, 'memory extraction failed for good; the turn stays unextracted');
       else log.warn({ err: error, retry_in_ms: retryInMs }, 'memory extraction failed; retrying');
@@ -286,14 +286,16 @@ export class ExtractionService {
     return counts;
   }
 
-  /** Charged like a chat round, idempotently on the job; a charge that keeps failing is logged and left. */
+  /** Charged like a chat round, idempotently on the job. */
   private async charge(job: ClaimedExtraction, credits: number, log: Logger): Promise<void> {
-    try {
-      await this.options.credits.charge(job.actor, { amount: credits, reference: `extraction-${job.messageId}`, description: `Memory extraction for agent ${job.agentId}` }, undefined);
-      await this.options.queue.markCharged(job.messageId);
-    } catch (error) {
-      log.error({ err: error, credits }, 'memory extraction could not be charged; it stays uncharged');
-    }
+    await chargeServed(this.options.credits, {
+      actor: job.actor,
+      charge: { amount: credits, reference: `extraction-${job.messageId}`, description: `Memory extraction for agent ${job.agentId}` },
+      requestId: undefined,
+      markCharged: () => this.options.queue.markCharged(job.messageId),
+      log,
+      what: 'memory extraction',
+    });
   }
 }
 

@@ -1,4 +1,4 @@
-import type { FieldErrors } from '@agent-platform/kit';
+import { END_USER_ID_MAX, type FieldErrors } from '@agent-platform/kit';
 
 export const CONTENT_MAX = 32_000;
 export const DOCUMENT_MAX = 1_000_000;
@@ -65,14 +65,12 @@ function parseObject(text: string): Record<string, unknown> | undefined {
   }
 }
 
-const USER_ID_MAX = 128;
-
-/** decisions §14: an end user of the tenant's application, a free string of 1..128 printable characters. */
+/** decisions §14: an end user of the tenant's application, a free string of 1..END_USER_ID_MAX printable characters. */
 export function checkUserId(userId: string | undefined, errors: FieldErrors, field = 'user_id'): string | undefined {
   if (userId === undefined) return undefined;
   // eslint-disable-next-line no-control-regex -- control characters are exactly what is refused
-  if (userId.trim().length === 0 || userId.length > USER_ID_MAX || /[\u0000-\u001f\u007f]/.test(userId)) {
-    errors.add(field, `must be 1 to ${USER_ID_MAX} characters, not blank, without control characters`);
+  if (userId.trim().length === 0 || userId.length > END_USER_ID_MAX || /[\u0000-\u001f\u007f]/.test(userId)) {
+    errors.add(field, `must be 1 to ${END_USER_ID_MAX} characters, not blank, without control characters`);
   }
   return userId;
 }

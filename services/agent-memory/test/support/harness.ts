@@ -30,8 +30,10 @@ export { expectError } from '@agent-platform/kit/testing';
 export class TestCredits implements Credits {
   readonly balances = new Map<string, number>();
   readonly charges = new Map<string, { tenantId: string; amount: number }>();
-  /** Fails this many charge calls before answering (identity unreachable). */
+  /** Fails this many charge calls before answering (identity unreachable)… */
   failCharges = 0;
+  /** …of those whose reference starts so. */
+  failChargesOf = '';
 
   balanceOf(tenantId: string): number {
     return this.balances.get(tenantId) ?? 1_000;
@@ -43,7 +45,7 @@ export class TestCredits implements Credits {
   }
 
   charge(actor: Actor, charge: { amount: number; reference: string }): Promise<void> {
-    if (this.failCharges > 0) {
+    if (this.failCharges > 0 && charge.reference.startsWith(this.failChargesOf)) {
       this.failCharges -= 1;
       return Promise.reject(new DomainError('service_unavailable', 'identity is away'));
     }

@@ -1,10 +1,10 @@
-import { timedSignal, type Logger } from '@agent-platform/kit';
+import { backoffDelay, timedSignal, type Logger } from '@agent-platform/kit';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { newEvent, type EventEnvelope } from '@agent-platform/kit/events';
 import type { ExpressionScope } from '../expressions/expressions.js';
 import type { ExecutionFailure } from '../executions/executions.entity.js';
 import type { ExecutionStore, Finish, NodeRecord, RunnableExecution } from '../executions/execution-store.js';
-import type { WorkflowNode } from '../workflows/graph.js';
+import { MAX_BACKOFF_SECONDS, type WorkflowNode } from '../workflows/graph.js';
 import { GraphRun } from './graph-run.js';
 import { NodeFailure, type NodeRunners } from './node-runners.js';
 import { executionFinished, traceExecution, traceNode } from './telemetry.js';
@@ -264,7 +264,7 @@ class Run {
       }
       const result = await this.attempt(node);
       if (result.failed === undefined || attempt >= maxAttempts || this.nodesStop.signal.aborted) return settle(node, startedAt, result, attempt);
-      const backoffMs = (node.retry?.backoff_seconds ?? 1) * 1_000 * 2 ** (attempt - 1);
+      const backoffMs = backoffDelay(attempt, { initialMs: (node.retry?.backoff_seconds ?? 1) * 1_000, maxMs: MAX_BACKOFF_SECONDS * 1_000 });
       if (!(await pause(backoffMs, this.nodesStop.signal))) return settle(node, startedAt, result, attempt);
     }
   }

@@ -1,4 +1,4 @@
-import { ACCESS, DomainError, FieldErrors, newId, requireAccess, type Actor, type CursorPage } from '@agent-platform/kit';
+import { ACCESS, characters, DECISION_COMMENT_MAX, DomainError, FieldErrors, newId, requireAccess, type Actor, type CursorPage } from '@agent-platform/kit';
 import { captureTraceContext, newEvent } from '@agent-platform/kit/events';
 import type { Workflow } from '../workflows/workflows.entity.js';
 import type { WorkflowsRepository } from '../workflows/workflows.repository.js';
@@ -12,7 +12,6 @@ import { decisionOutput } from '../engine/waiting-nodes.js';
 /** decisions §7: a synchronous execute waits at most this long. */
 export const MAX_WAIT_MS = 30_000;
 const WAIT_POLL_MS = 50;
-const MAX_COMMENT = 2_000;
 
 export interface ExecutionsServiceOptions {
   workflows: WorkflowsRepository;
@@ -87,7 +86,7 @@ export class ExecutionsService {
    */
   async decide(actor: Actor, workflowId: string, executionId: string, nodeId: string, approved: boolean, comment: string | undefined, now = new Date()): Promise<ExecutionWithNodes> {
     requireAccess(actor, ACCESS.workflows.execute);
-    if (comment !== undefined && comment.length > MAX_COMMENT) throw DomainError.validation([{ field: 'comment', message: `must be at most ${MAX_COMMENT} characters` }]);
+    if (comment !== undefined && comment.length > DECISION_COMMENT_MAX) throw DomainError.validation([{ field: 'comment', message: `must be at most ${characters(DECISION_COMMENT_MAX)} characters` }]);
     const output = decisionOutput(approved, actor.userId, comment ?? null, now);
     refuseDecision(await this.options.executions.decide(actor.tenantId, workflowId, executionId, nodeId, output, now), nodeId);
     this.options.worker.wake();

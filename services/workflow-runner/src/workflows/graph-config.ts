@@ -1,4 +1,4 @@
-import { isId } from '@agent-platform/kit';
+import { CHAT_MESSAGE_MAX, isId } from '@agent-platform/kit';
 import { Cron } from 'croner';
 import { compileCondition, MAX_EXPRESSION_LENGTH } from '../expressions/expressions.js';
 import { checkTarget, fieldPath, isObject, onlyKeys, readString, readTimeout, type ConfigContext, type JsonObject } from './graph-fields.js';
@@ -23,7 +23,6 @@ const MAX_WEBHOOK_PATH = 200;
 // RFC 3986 path characters (unreserved, sub-delims, ':' and '@', percent-escapes) in '/' segments.
 const WEBHOOK_PATH = /^(?:\/(?:[A-Za-z0-9\-._~!$&'()*+,;=:@]|%[0-9A-Fa-f]{2})*)+$/;
 const MAX_CRON = 200;
-const MAX_MESSAGE = 32_000; // the agent service's own bound on a chat message
 // The rendered end user is bound by the agent service (128 characters); its template may say more.
 const MAX_USER_ID_TEMPLATE = 1_000;
 
@@ -59,7 +58,7 @@ export function checkNodeConfig(type: NodeType, config: JsonObject, ctx: ConfigC
 }
 
 function approvalConfig(config: JsonObject, ctx: ConfigContext): ApprovalConfig {
-  const message = readString(config, 'message', ctx, { required: false, max: MAX_MESSAGE, template: true }) ?? '';
+  const message = readString(config, 'message', ctx, { required: false, max: CHAT_MESSAGE_MAX, template: true }) ?? '';
   const timeout = readSeconds(config, 'timeout_seconds', ctx) ?? DEFAULT_APPROVAL_TIMEOUT_SECONDS;
   return { message, timeout_seconds: timeout };
 }
@@ -155,7 +154,7 @@ function agentConfig(config: JsonObject, ctx: ConfigContext): AgentConfig {
   const agentId = readString(config, 'agent_id', ctx, { required: true, max: 100 });
   if (agentId !== undefined && !isId('agent', agentId)) ctx.errors.add(fieldPath(ctx, 'agent_id'), 'must be an agent id (agt_…)');
   const result: AgentConfig = { agent_id: agentId ?? '' };
-  const message = readString(config, 'message', ctx, { required: false, max: MAX_MESSAGE, template: true });
+  const message = readString(config, 'message', ctx, { required: false, max: CHAT_MESSAGE_MAX, template: true });
   if (message !== undefined) result.message = message;
   const userId = readString(config, 'user_id', ctx, { required: false, max: MAX_USER_ID_TEMPLATE, line: true, template: true });
   if (userId !== undefined) result.user_id = userId;

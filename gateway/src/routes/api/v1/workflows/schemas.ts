@@ -16,7 +16,7 @@ const NodeInput = z
       'integration {service: http {url, method?, headers?, body?} | slack {webhook_url, text} | email {to, subject, text}, timeout_ms?};',
       'approval {message?: template, timeout_seconds?: 1..2592000, default 86400}: waits for POST …/nodes/{node_id}/approve or /reject;',
       'wait {seconds: 1..2592000} or {until: ISO 8601 time with offset}.',
-      'Any node may add retry {max_attempts?: 1..10, default 1, backoff_seconds?: 0..300, default 1, doubling} and on_error: fail (default) | continue.',
+      'Any node may add retry {max_attempts?: 1..10, default 1, backoff_seconds?: 0..300, default 1, doubling up to 300} and on_error: fail (default) | continue.',
       'Templates are strings with {{ CEL }} placeholders over input, nodes.<id>.output and request.',
     ].join(' '),
   );
@@ -84,7 +84,7 @@ const Statistics = z
   .meta({ id: 'WorkflowStatistics' });
 
 const RetryPolicy = z
-  .object({ max_attempts: z.int().describe('1..10 runs in all.'), backoff_seconds: z.number().describe('Before the second run; doubled before each later one.') })
+  .object({ max_attempts: z.int().describe('1..10 runs in all.'), backoff_seconds: z.number().describe('Before the second run; doubled before each later one, up to 300.') })
   .meta({ id: 'RetryPolicy' });
 
 const Node = z

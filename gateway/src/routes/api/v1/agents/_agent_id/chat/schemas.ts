@@ -1,3 +1,4 @@
+import { characters, CHAT_MESSAGE_MAX } from '@agent-platform/kit';
 import type { ChatResponse, StreamChatResponse, ToolCall, Usage } from '@agent-platform/proto/agents/v1/chat';
 import { z } from 'zod';
 import type { ServerSentEvent } from '../../../../../../http/sse.js';
@@ -5,8 +6,12 @@ import { EndUserId, iso, isoOrNull, Timestamp } from '../../../../../../http/sch
 import { SearchResultSchema, searchResultBody } from '../../../memory/schemas.js';
 
 export const ChatBody = z.object({
-  // The service decides too (1..32,000 characters, not blank); the bound here spares it a body it would refuse.
-  message: z.string().min(1).max(32_000).describe('What the user says: 1..32,000 characters, not blank.'),
+  // The service decides too (and refuses a blank one); the bound here spares it a body it would refuse.
+  message: z
+    .string()
+    .min(1)
+    .max(CHAT_MESSAGE_MAX)
+    .describe(`What the user says: 1..${characters(CHAT_MESSAGE_MAX)} characters, not blank.`),
   session_id: z
     .string()
     .min(1)

@@ -1,7 +1,7 @@
 import type { FastifyPluginCallbackZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { errorResponses } from '../../../../../../../../../http/error-responses.js';
-import { pathId, TenantQuery } from '../../../../../../../../../http/schemas.js';
+import { decisionComment, pathId, TenantQuery } from '../../../../../../../../../http/schemas.js';
 import { ChatMessageSchema, STREAM_DESCRIPTION } from '../../../../chat/schemas.js';
 import { answerTurn } from '../../../../chat/turn-reply.js';
 import { SessionParams } from '../../../schemas.js';
@@ -10,7 +10,7 @@ const ToolCallParams = SessionParams.extend({ call_id: pathId('tool call', 'call
 
 const DecisionBody = z
   .object({
-    comment: z.string().max(2_000).optional().describe('Why; stored with the decision (up to 2,000 characters). A rejection gives it to the model too.'),
+    comment: decisionComment('stored with the decision, and given to the model when it rejects the call'),
     stream: z.boolean().optional().describe('true: answer text/event-stream, as a streamed chat turn does.'),
   })
   // A bare POST decides too (Fastify reads no body as null): nothing in the body is required.

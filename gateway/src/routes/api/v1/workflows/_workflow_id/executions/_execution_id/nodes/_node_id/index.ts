@@ -2,11 +2,11 @@ import type { FastifyPluginCallbackZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { callAs } from '../../../../../../../../../http/calls.js';
 import { errorResponses } from '../../../../../../../../../http/error-responses.js';
-import { TenantQuery } from '../../../../../../../../../http/schemas.js';
+import { decisionComment, TenantQuery } from '../../../../../../../../../http/schemas.js';
 import { executionBody, ExecutionNodeParams, ExecutionSchema } from '../../../../../schemas.js';
 
 const DecisionBody = z
-  .object({ comment: z.string().max(2_000).optional().describe('Why; shown on the node as `comment` (up to 2,000 characters).') })
+  .object({ comment: decisionComment('shown on the node as `comment`') })
   // A bare POST decides too (Fastify reads no body as null): nothing in the body is required.
   .nullish()
   .meta({ examples: [{ comment: 'Refund approved by the support lead.' }] });

@@ -1,0 +1,18 @@
+/**
+ * Bounds that more than one place holds a request to: the service that decides, and the gateway's
+ * schema (which spares the service a body it would refuse) or another service that forwards to it.
+ */
+
+/** A chat message: what a user, an agent node or an MCP call says in one turn (decisions §6). */
+export const CHAT_MESSAGE_MAX = 32_000;
+
+/** The comment of a decision: on a tool call's approval (§12.10) or an approval node (§13). */
+export const DECISION_COMMENT_MAX = 2_000;
+
+/** An end user of the tenant's own application, named in its own words (decisions §14). */
+export const END_USER_ID_MAX = 128;
+
+/** A bound as people read it in messages and documentation: 32,000. */
+export function characters(count: number): string {
+  return count.toLocaleString('en');
+}
