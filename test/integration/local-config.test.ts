@@ -21,6 +21,19 @@ describe('the launcher configuration', () => {
     expect(() => loadLocalConfig({ METRICS_PORT: 'nine' })).toThrow(/METRICS_PORT: must be a port number or "off"/);
   });
 
+  it('lets outbound calls reach private addresses while the API answers on loopback only, unless told otherwise', () => {
+    const allowed = (source: Record<string, string>) => {
+      const config = loadLocalConfig(source);
+      return [config.agentMemory.allowPrivateNetworkUrls, config.webhookDispatcher.allowPrivateNetworkUrls, config.workflowRunner.allowPrivateNetworks];
+    };
+    expect(allowed({})).toEqual([true, true, true]);
+    expect(allowed({ HOST: '::1' })).toEqual([true, true, true]);
+    // Others can call an API on every address: the guard stays whole.
+    expect(allowed({ HOST: '0.0.0.0' })).toEqual([false, false, false]);
+    expect(allowed({ ALLOW_PRIVATE_NETWORK_URLS: 'false' })).toEqual([false, false, false]);
+    expect(allowed({ HOST: '0.0.0.0', ALLOW_PRIVATE_NETWORK_URLS: 'true' })).toEqual([true, true, true]);
+  });
+
   it('makes the keys that seal secrets unless given, and refuses a malformed one by name', () => {
     // Absent: the launcher makes each on first start and keeps it in DATA_DIR.
     const { launcher } = loadLocalConfig({});

@@ -5,14 +5,19 @@
  */
 import { expect, it } from 'vitest';
 import { deferredCleanups, temporaryDirectory } from './support/cleanups.js';
-import { startLocalPlatformProcess } from '../e2e/harness/processes.js';
+import { clusterDirOf, postmasterPid } from '@agent-platform/local/postmaster';
+import { loggedErrors, PINO_WARN, startLocalPlatformProcess } from '../e2e/harness/processes.js';
 import { newAccessToken } from '../bench/platform.js';
 
 const defer = deferredCleanups();
 
-it('stops in order on a SIGINT to its process group, saving the vector index, and exits 0', { timeout: 120_000 }, async () => {
+it('starts and stops quietly, in order on a SIGINT to its process group, saving the vector index, and exits 0', { timeout: 120_000 }, async () => {
   const dataDir = await temporaryDirectory('agent-platform-stop-', defer);
-  const platform = await startLocalPlatformProcess({ dataDir, env: { LOG_LEVEL: 'warn' } });
+  // As `pnpm start` runs on a laptop: its own log level.
+  const platform = await startLocalPlatformProcess({ dataDir });
+  // The banner, after one line on the first start's wait: no log lines before it.
+  const beforeBanner = platform.output().slice(0, platform.output().indexOf('Agent platform running at'));
+  expect(beforeBanner.trim().split('\n')).toEqual([expect.stringMatching(/^First start: initialising the embedded PostgreSQL in .*…$/)]);
   defer(() => platform.stop());
   const json = { authorization: `Bearer ${await newAccessToken(platform.baseUrl)}`, 'content-type': 'application/json' };
   const created = await fetch(`${platform.baseUrl}/api/v1/agents`, { method: 'POST', headers: json, body: JSON.stringify({ name: 'Stop', type: 'assistant' }) });
@@ -26,6 +31,11 @@ it('stops in order on a SIGINT to its process group, saving the vector index, an
   expect(await platform.stop(60_000)).toBe(0);
   expect(performance.now() - started).toBeLessThan(15_000);
   expect(platform.output()).not.toContain('killed by timeout');
+  // Nothing warned of: PostgreSQL, in a process group of its own, was stopped after the services
+  // that used it, not by the terminal's signal under them.
+  expect(loggedErrors(platform.output(), 20, PINO_WARN)).toEqual([]);
+  expect(platform.output()).not.toMatch(/\n\s+at /);
+  expect(await postmasterPid(clusterDirOf(dataDir))).toBeUndefined();
 
   const restarted = await startLocalPlatformProcess({ dataDir, env: { LOG_LEVEL: 'info' } });
   defer(() => restarted.stop());

@@ -53,6 +53,9 @@ export async function startTestPlatform(env: Record<string, string> = {}, option
     JWT_KEY_ENCRYPTION_KEY: randomBytes(32).toString('base64'),
     TOOL_SECRET_KEY: randomBytes(32).toString('base64'),
     LOG_LEVEL: 'silent',
+    // The SSRF guard whole, as a server keeps it (pnpm start on loopback lifts it); a test that
+    // calls local targets says so.
+    ALLOW_PRIVATE_NETWORK_URLS: 'false',
     ...env,
   });
   const dropAll = async () => {

@@ -50,7 +50,8 @@ const schema = z.object({
     .union([z.literal('off'), z.coerce.number().int().min(1).max(65535)], { error: 'must be a port number or "off"' })
     .optional(),
   METRICS_HOST: z.string().min(1).default('127.0.0.1'),
-  LOG_LEVEL: env.logLevel(),
+  // A laptop's terminal shows the banner and what needs a person, not every service's start-up.
+  LOG_LEVEL: env.logLevel('warn'),
 });
 
 export interface LocalConfig {
@@ -85,9 +86,22 @@ const PLACEHOLDER_SECRET_KEYS = {
   TOOL_SECRET_KEY: Buffer.alloc(32).toString('base64'),
 };
 
+/** The addresses that only this machine can call the API on. */
+const LOOPBACK_HOSTS = new Set(['127.0.0.1', '::1', 'localhost']);
+
+/**
+ * While the API answers on loopback only (HOST unset), its only callers are this machine's own,
+ * who can reach its private addresses anyway: tools, workflows and webhooks may then call them (a
+ * receiver, a model server on localhost) unless ALLOW_PRIVATE_NETWORK_URLS says otherwise. A HOST
+ * that others reach keeps the SSRF guard whole (decisions §8.3).
+ */
+function privateTargetsDefault(source: Record<string, string | undefined>): Record<string, string> {
+  return LOOPBACK_HOSTS.has(source.HOST ?? '127.0.0.1') ? { ALLOW_PRIVATE_NETWORK_URLS: 'true' } : {};
+}
+
 /** Every bad variable of the launcher and of every service, in one error. */
 export function loadLocalConfig(source: Record<string, string | undefined> = process.env): LocalConfig {
-  const assigned = { ...PLACEHOLDER_SECRET_KEYS, ...source, ...ASSIGNED_BY_LAUNCHER };
+  const assigned = { ...PLACEHOLDER_SECRET_KEYS, ...privateTargetsDefault(source), ...source, ...ASSIGNED_BY_LAUNCHER };
   // Inbound webhook addresses follow the gateway's port unless WEBHOOK_HOST says otherwise.
   const webhookHost = source.PORT !== undefined && source.PORT !== '0' ? { WEBHOOK_HOST: `http://localhost:${source.PORT}/hooks` } : {};
   const [launcher, identity, agentMemory, webhookDispatcher, workflowRunner, gateway] = parseAll(

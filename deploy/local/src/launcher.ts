@@ -37,6 +37,8 @@ export interface LocalPlatformOptions {
   wrapBackends?: (real: Required<BackendTransports>) => BackendTransports;
   /** The gateway's clock (tests outlast a token or a key with it) and logger (tests read its lines). */
   gateway?: Partial<Pick<GatewayDeps, 'now' | 'logger'>>;
+  /** What the person at the terminal is told while it starts (pnpm start prints it). */
+  notice?: (line: string) => void;
 }
 
 /** The keys a platform makes on first start when the operator gives none, by file name. */
@@ -71,7 +73,7 @@ export async function startLocalPlatform(config: LocalConfig, logger: Logger, op
   const databases = options.databases ?? databaseNames(launcher.DATABASE_NAME_PREFIX);
 
   try {
-    const database = await openDatabaseServer(config, Object.values(databases), logger);
+    const database = await openDatabaseServer(config, Object.values(databases), logger, options.notice);
     stack.push(() => database.stop());
     const busFor = eventTransport(config, stack);
 
@@ -224,12 +226,13 @@ function serviceLogger(service: string, config: LocalConfig): Logger {
   return createLogger({ service, level: config.launcher.LOG_LEVEL });
 }
 
-function openDatabaseServer({ launcher }: LocalConfig, names: readonly string[], logger: Logger): Promise<DatabaseServer> {
+function openDatabaseServer({ launcher }: LocalConfig, names: readonly string[], logger: Logger, notice: ((line: string) => void) | undefined): Promise<DatabaseServer> {
   if (launcher.DATABASE_URL) return useDatabaseServer(launcher.DATABASE_URL, names, logger.child({ component: 'database' }));
   return startEmbeddedPostgres({
     dataDir: resolve(launcher.DATA_DIR),
     port: launcher.EMBEDDED_PG_PORT,
     databases: names,
     logger: logger.child({ component: 'embedded-postgres' }),
+    ...(notice ? { notice } : {}),
   });
 }

@@ -43,6 +43,6 @@ async function start() {
     otlpEndpoint: launcher.OTEL_EXPORTER_OTLP_ENDPOINT,
     metrics: metricsPort === undefined ? undefined : { host: launcher.METRICS_HOST, port: metricsPort },
   });
-  const platform = await startLocalPlatform(config, logger, { metrics: telemetry.serveMetrics });
+  const platform = await startLocalPlatform(config, logger, { metrics: telemetry.serveMetrics, notice: (line) => process.stdout.write(`${line}\n`) });
   return { platform, telemetry };
 }

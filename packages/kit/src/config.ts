@@ -41,7 +41,7 @@ export const env = {
     z.string().regex(GRPC_TARGET, { error: 'must be host:port, dns:///host:port or ipv4:ip:port[,ip:port…]' }).default(fallback),
   positiveInt: (fallback: number) => z.coerce.number().int().positive().default(fallback),
   nonNegativeInt: (fallback: number) => z.coerce.number().int().min(0).default(fallback),
-  logLevel: () => z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  logLevel: (fallback: 'warn' | 'info' = 'info') => z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default(fallback),
   /** An AES-256 key (SecretBox): base64 of exactly 32 bytes, required. Never logged. */
   aesKey: () =>
     z

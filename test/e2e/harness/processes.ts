@@ -7,6 +7,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 export const REPO_ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 
 import { freePort } from '@agent-platform/kit/testing';
+import { clusterDirOf, postmasterPid } from '@agent-platform/local/postmaster';
 
 export { freePort };
 
@@ -241,5 +242,19 @@ async function startLocalPlatformOnce(options: LocalPlatformOptions & { port: nu
     await running.stop();
     throw error;
   }
-  return { ...running, baseUrl, msToFirst200: performance.now() - started };
+  return { ...running, stop: (graceMs) => stopWithPostmaster(running, options.dataDir, graceMs), baseUrl, msToFirst200: performance.now() - started };
+}
+
+/**
+ * Stops the launcher; a PostgreSQL it left running (it runs in a process group of its own, out of
+ * a terminal's Ctrl-C, so a launcher killed after the grace leaves it) is killed too, and said.
+ */
+async function stopWithPostmaster(running: RunningProcess, dataDir: string, graceMs?: number): Promise<number | null> {
+  const code = await running.stop(graceMs);
+  const pid = await postmasterPid(clusterDirOf(dataDir));
+  if (pid !== undefined) {
+    process.kill(pid, 'SIGKILL');
+    process.stderr.write(`the launcher on ${dataDir} left its PostgreSQL (pid ${pid}) running; killed it\n`);
+  }
+  return code;
 }
