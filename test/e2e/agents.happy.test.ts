@@ -31,6 +31,7 @@ describe('agents', () => {
       description: 'Answers tickets',
       memory_types: ['semantic', 'procedural'],
       config,
+      memory_extraction: 'per_user',
       tools: [],
       status: 'active',
       created_at: expect.stringMatching(ISO_MS),
@@ -92,6 +93,8 @@ describe('agents', () => {
       description: null,
       memory_types: ['semantic', 'episodic'],
       config: {},
+      // Procedural memory kept no facts; semantic memory does, per end user.
+      memory_extraction: 'per_user',
       updated_at: expect.stringMatching(ISO_MS),
     });
   });

@@ -171,6 +171,7 @@ export function agentEventData(agent: AgentRecord) {
     description: agent.description,
     memory_types: agent.memoryTypes,
     config: agent.config,
+    memory_extraction: memoryExtractionOf(agent),
     tools: agent.tools,
     status: agent.status,
     created_at: agent.createdAt.toISOString(),
