@@ -59,7 +59,9 @@ describe('agent settings', () => {
       await page.getByLabel('Temperature').fill('5');
       await page.getByRole('button', { name: 'Save changes' }).click();
       expect(await messageFor(page, 'Temperature')).toMatch(/2/);
-      await expect.poll(() => page.getByRole('alert').textContent()).toContain('config.temperature');
+      // Shown beside its control only: the notice points there rather than repeating it.
+      await expect.poll(() => page.getByRole('alert').textContent()).toContain('Check the fields marked below.');
+      expect(await page.getByRole('alert').textContent()).not.toContain('config.temperature');
       await checkPage(page, 'agent-settings-invalid');
 
       await page.getByLabel('Temperature').fill('0.4');
@@ -342,11 +344,24 @@ describe('the playground and memory', () => {
       expect(items!.items.map((item) => item.content)).toEqual(['I moved to Lisbon.']);
       await checkPage(page, 'playground-memory');
 
-      // The session read back: its turn with what it taught.
+      // The session read back shows what the live turn showed: the memories it used, what it taught, its credits, tokens and model.
+      const facts = async (list: typeof turn) => {
+        const text = (await list.textContent()) ?? '';
+        return {
+          memories: /Memories used \(\d+\)/.exec(text)?.[0],
+          credits: /Credits:?\s*\d+/.exec(text)?.[0],
+          tokens: /Tokens:?\s*\d+/.exec(text)?.[0],
+          model: /Model:?\s*\w+/.exec(text)?.[0],
+        };
+      };
+      const live = await facts(turn);
+      expect(live).toEqual({ memories: 'Memories used (1)', credits: expect.any(String), tokens: expect.any(String), model: expect.stringContaining('offline') });
       await page.reload();
       const history = page.getByRole('list', { name: 'Conversation' });
       await history.getByText('Facts learned (1)').waitFor();
       expect(await history.textContent()).toContain('I moved to Lisbon.');
+      expect(await history.textContent()).toContain('The customer prefers to be contacted by carrier pigeon.');
+      expect(await facts(history)).toEqual(live);
     });
   });
 });

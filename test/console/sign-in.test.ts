@@ -36,18 +36,25 @@ describe('signing in (decisions §15)', () => {
     });
   });
 
-  it('shows the field the API refused, next to it', async () => {
+  it('shows each field the API refused next to it, once, in words written for people', async () => {
     await withConsole(async ({ page }) => {
       await page.goto('/console/register');
-      await page.getByLabel('E-mail').fill(`short-${Date.now()}@example.com`);
+      await page.getByLabel('E-mail').fill('ada');
       await page.getByLabel('Password').fill('short');
       await page.getByRole('button', { name: 'Create account' }).click();
-      const password = page.getByLabel('Password');
-      await expect.poll(() => password.getAttribute('aria-invalid')).toBe('true');
-      const describedBy = (await password.getAttribute('aria-describedby')) ?? '';
-      const fieldMessage = page.locator(`[id="${describedBy.split(' ').at(-1)}"]`);
-      expect(await fieldMessage.textContent()).toMatch(/8/);
-      await expect.poll(() => page.getByRole('alert').textContent()).toContain('validation_error');
+      const messageOf = async (label: string) => {
+        const control = page.getByLabel(label);
+        await expect.poll(() => control.getAttribute('aria-invalid')).toBe('true');
+        const describedBy = (await control.getAttribute('aria-describedby')) ?? '';
+        return page.locator(`[id="${describedBy.split(' ').at(-1)}"]`).textContent();
+      };
+      expect(await messageOf('Password')).toBe('must be at least 8 characters');
+      expect(await messageOf('E-mail')).toBe('must be an e-mail address');
+      const alert = (await page.getByRole('alert').textContent()) ?? '';
+      expect(alert).toContain('Check the fields marked below.');
+      expect(alert).toContain('validation_error');
+      // Each message once: beside its control, not again in the notice.
+      for (const message of ['must be at least 8 characters', 'must be an e-mail address']) expect(await page.getByText(message).count()).toBe(1);
       await checkPage(page, 'register-invalid');
     });
   });

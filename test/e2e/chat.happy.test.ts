@@ -106,13 +106,15 @@ describe('chatting with an agent (the built-in offline model)', () => {
     const messages = expectStatus(await messagesOf());
     expect(messages).toMatchObject({ total: 4, page: 1, per_page: 20 });
     // User messages have no status, usage or calls; answers with no tool calls are completed.
-    const asked = { usage: null, status: null, tool_calls: [], tool_call_id: null, name: null };
+    const asked = { usage: null, status: null, tool_calls: [], tool_call_id: null, name: null, model: null, credits: null, memories: [] };
     const answered = { status: 'completed', tool_calls: [], tool_call_id: null, name: null };
+    // An answer read back says what its reply said: model, credits and the memories it was given.
+    const asAnswered = ({ id, content, usage, model, credits, memories, created_at }: typeof first) => ({ id, role: 'assistant', content, usage, ...answered, model, credits, memories, created_at });
     expect(messages.items).toEqual([
       { id: expect.stringMatching(id('msg')), role: 'user', content: 'one', ...asked, created_at: expect.stringMatching(ISO_MS) },
-      { id: first.id, role: 'assistant', content: first.content, usage: first.usage, ...answered, created_at: first.created_at },
+      asAnswered(first),
       { id: expect.stringMatching(id('msg')), role: 'user', content: 'two', ...asked, created_at: expect.stringMatching(ISO_MS) },
-      { id: second.id, role: 'assistant', content: second.content, usage: second.usage, ...answered, created_at: second.created_at },
+      asAnswered(second),
     ]);
     const paged = expectStatus(await messagesOf({ page: 2, per_page: 3 }));
     expect(paged.items.map((message) => message.id)).toEqual([second.id]);

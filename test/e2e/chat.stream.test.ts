@@ -110,6 +110,9 @@ describe('a streamed chat turn (stream: true)', () => {
       tool_calls: [],
       tool_call_id: null,
       name: null,
+      model: streamed.model,
+      credits: streamed.credits,
+      memories: streamed.memories,
       created_at: streamed.created_at,
     });
   });

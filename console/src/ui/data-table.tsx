@@ -4,6 +4,8 @@ import { Pager } from './page.js';
 
 export interface Column<Row> {
   header: ReactNode;
+  /** What labels its cells where a phone stacks each row (the header, when that is text). */
+  label?: string;
   /** A header only screen readers read (an actions column): the column is named, but shows no title. */
   headerHidden?: boolean;
   cell: (row: Row) => ReactNode;
@@ -28,8 +30,10 @@ interface TableOptions<Row> {
 }
 
 /**
- * A list as a table, one column list driving the header and every row. It scrolls sideways on
- * narrow screens in a named region that takes the focus, so a keyboard can scroll it (axe's
+ * A list as a table, one column list driving the header and every row. On a phone each row is
+ * stacked into a card of labelled values (styles.css, `.stacked`), so no column is cut off the
+ * side; explicit roles keep it a table for screen readers once CSS makes it blocks. Wider, it
+ * scrolls sideways in a named region that takes the focus, so a keyboard can scroll it (axe's
  * scrollable-region-focusable).
  */
 export function DataTable<Row>({ label, caption, captionHidden = false, columns, rows, rowKey, selected, className, empty }: Naming & TableOptions<Row> & { rows: readonly Row[] }) {
@@ -38,26 +42,26 @@ export function DataTable<Row>({ label, caption, captionHidden = false, columns,
   if (rows.length === 0 && empty !== undefined) return <>{empty}</>;
   return (
     <div className="table-scroll" role="region" tabIndex={0} {...(label === undefined ? { 'aria-labelledby': captionId } : { 'aria-label': label })}>
-      <table className={className}>
+      <table role="table" className={className ? `stacked ${className}` : 'stacked'}>
         {caption === undefined ? null : (
           <caption id={captionId} className={captionHidden ? 'visually-hidden' : undefined}>
             {caption}
           </caption>
         )}
-        <thead>
-          <tr>
+        <thead role="rowgroup">
+          <tr role="row">
             {shown.map((column, index) => (
-              <th key={index} scope="col">
+              <th key={index} scope="col" role="columnheader">
                 {column.headerHidden ? <span className="visually-hidden">{column.header}</span> : column.header}
               </th>
             ))}
           </tr>
         </thead>
-        <tbody>
+        <tbody role="rowgroup">
           {rows.map((row, rowIndex) => (
-            <tr key={rowKey(row, rowIndex)} className={selected?.(row) ? 'selected' : undefined}>
+            <tr key={rowKey(row, rowIndex)} role="row" className={selected?.(row) ? 'selected' : undefined}>
               {shown.map((column, index) => (
-                <td key={index} className={typeof column.className === 'function' ? column.className(row) : column.className}>
+                <td key={index} role="cell" data-label={labelOf(column)} className={typeof column.className === 'function' ? column.className(row) : column.className}>
                   {column.cell(row)}
                 </td>
               ))}
@@ -67,6 +71,12 @@ export function DataTable<Row>({ label, caption, captionHidden = false, columns,
       </table>
     </div>
   );
+}
+
+/** A stacked cell's label: the column's own, else its header when that is text; none for a hidden header. */
+function labelOf<Row>(column: Column<Row>): string | undefined {
+  if (column.headerHidden) return undefined;
+  return column.label ?? (typeof column.header === 'string' ? column.header : undefined);
 }
 
 /**

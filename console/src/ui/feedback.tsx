@@ -1,10 +1,14 @@
 import type { ReactNode } from 'react';
 import { describeError } from '../api/call.js';
+import { useShownFields } from './shown-fields.js';
 
 /** An API failure as a person reads it: the message, the code, and each field's own message. */
 export function ErrorNotice({ error, title = 'Something went wrong' }: { error: unknown; title?: string }) {
+  const shownByControls = useShownFields(error);
   if (!error) return null;
-  const { message, code, fields } = describeError(error);
+  const { message, code, fields: all } = describeError(error);
+  // A field whose control shows its message is not listed here again.
+  const fields = all.filter((detail) => !shownByControls.has(detail.field));
   return (
     <div role="alert" className="notice notice-error">
       <strong>{title}</strong>
@@ -12,6 +16,7 @@ export function ErrorNotice({ error, title = 'Something went wrong' }: { error: 
         {message}
         {code ? <code className="error-code">{code}</code> : null}
       </p>
+      {all.length > fields.length ? <p>{fields.length === 0 ? 'Check the fields marked below.' : 'Check the fields marked below, and:'}</p> : null}
       {fields.length > 0 ? (
         <ul>
           {fields.map((detail) => (

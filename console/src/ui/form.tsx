@@ -1,6 +1,7 @@
 import { useId, type ReactElement, type ReactNode } from 'react';
 import { cloneElement } from 'react';
 import { fieldError } from '../api/call.js';
+import { useShowsField } from './shown-fields.js';
 
 /**
  * A labelled control with its hint and the API's message for its field (`details[].field`),
@@ -9,7 +10,9 @@ import { fieldError } from '../api/call.js';
  */
 export function Field({ label, field, error, hint, message, children }: { label: string; field?: string; error?: unknown; hint?: ReactNode; message?: string | undefined; children: ReactElement<Record<string, unknown>> }) {
   const id = useId();
-  const shown = (field ? fieldError(error, field) : undefined) ?? message;
+  const own = field ? fieldError(error, field) : undefined;
+  useShowsField(error, field, own !== undefined);
+  const shown = own ?? message;
   const described = [hint ? `${id}-hint` : undefined, shown ? `${id}-error` : undefined].filter(Boolean).join(' ') || undefined;
   return (
     <div className={shown ? 'field field-invalid' : 'field'}>

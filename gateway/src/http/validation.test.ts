@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { PageQuery } from './schemas.js';
-import { checkUrl, fieldPath, nulFields, requestError, validatorCompiler } from './validation.js';
+import { checkUrl, fieldPath, nulFields, parseForPeople, requestError, validatorCompiler } from './validation.js';
 
 describe('fieldPath', () => {
   it('writes JSON-pointer-ish paths', () => {
@@ -13,7 +13,7 @@ describe('fieldPath', () => {
 
 describe('requestError', () => {
   const body = z.object({ name: z.string().min(1), tags: z.array(z.string()) });
-  const issues = (schema: z.ZodType, value: unknown) => schema.safeParse(value).error?.issues ?? [];
+  const issues = (schema: z.ZodType, value: unknown) => parseForPeople(schema, value).error?.issues ?? [];
 
   it('is 400 for a body that is not an object, 422 for its fields', () => {
     expect(requestError(issues(body, null), 'body')).toMatchObject({ code: 'invalid_request' });
@@ -31,7 +31,7 @@ describe('requestError', () => {
 
   it('is 422, not 400, for a required query parameter that is absent', () => {
     const query = PageQuery.extend({ agent_id: z.string().min(1) });
-    expect(requestError(issues(query, {}), 'querystring')).toMatchObject({ code: 'validation_error', details: [{ field: 'agent_id', message: 'Required.' }] });
+    expect(requestError(issues(query, {}), 'querystring')).toMatchObject({ code: 'validation_error', details: [{ field: 'agent_id', message: 'is required' }] });
     expect(requestError(issues(query, { agent_id: ['a', 'b'] }), 'querystring')).toMatchObject({ code: 'invalid_request', details: [{ field: 'agent_id' }] });
   });
 

@@ -1,6 +1,7 @@
 import { DomainError, type FieldError } from '@agent-platform/kit';
 import type { FastifySchemaCompiler } from 'fastify';
 import type { z } from 'zod';
+import { forPeople, REQUIRED } from './messages.js';
 
 /** Marks an issue as "could not be read at all" (400) rather than "read but not acceptable" (422). */
 export const UNPARSABLE = 'unparsable';
@@ -18,7 +19,7 @@ export function fieldPath(path: readonly PropertyKey[]): string {
 }
 
 function isMissing(issue: Issue): boolean {
-  return issue.code === 'invalid_type' && issue.message.endsWith('received undefined');
+  return issue.code === 'invalid_type' && issue.message === REQUIRED;
 }
 
 /** Present but unreadable as its type; a required parameter that is absent was read fine (422). */
@@ -27,7 +28,7 @@ function isUnparsable(issue: Issue): boolean {
 }
 
 function detail(issue: Issue): FieldError {
-  return { field: fieldPath(issue.path), message: isMissing(issue) ? 'Required.' : issue.message };
+  return { field: fieldPath(issue.path), message: issue.message };
 }
 
 /**
@@ -49,6 +50,11 @@ export function requestError(issues: readonly Issue[], httpPart: string | undefi
   return DomainError.validation(details);
 }
 
+/** A request part parsed, its refusals worded for the people who read them (see `forPeople`). */
+export function parseForPeople<Schema extends z.ZodType>(schema: Schema, data: unknown): z.ZodSafeParseResult<z.output<Schema>> {
+  return schema.safeParse(data, { error: forPeople });
+}
+
 /** Zod validation whose failures are already the platform's DomainErrors. */
 export const validatorCompiler: FastifySchemaCompiler<z.ZodType> =
   ({ schema, httpPart }) =>
@@ -57,7 +63,7 @@ export const validatorCompiler: FastifySchemaCompiler<z.ZodType> =
       const unstorable = nulFields(data);
       if (unstorable.length > 0) return { error: DomainError.validation(unstorable) };
     }
-    const result = schema.safeParse(data);
+    const result = parseForPeople(schema, data);
     if (result.success) return { value: result.data };
     return { error: requestError(result.error.issues, httpPart) };
   };

@@ -3,7 +3,7 @@ import type { Tool } from '@modelcontextprotocol/sdk/types.js';
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import type { RoutePolicy } from '../auth/policy.js';
-import { requestError } from '../http/validation.js';
+import { parseForPeople, requestError } from '../http/validation.js';
 
 /** What a tool runs with: the gateway (its upstream clients and config) and the caller's call options. */
 export interface ToolContext {
@@ -64,7 +64,7 @@ export function defineTool<Input extends z.ZodObject>(spec: ToolSpec<Input>): Mc
 
 /** The arguments as the tool reads them; absent arguments are an empty object, as MCP allows. */
 function parseArguments<Input extends z.ZodObject>(input: Input, args: unknown): z.output<Input> {
-  const parsed = input.safeParse(args ?? {});
+  const parsed = parseForPeople(input, args ?? {});
   if (parsed.success) return parsed.data;
   // As a REST body that was read but breaks a rule: 422 validation_error naming each field.
   throw requestError(parsed.error.issues, undefined);

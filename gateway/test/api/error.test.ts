@@ -67,7 +67,7 @@ describe('422 validation_error naming each field', () => {
 
   it('says Required for a missing field', async () => {
     const body = expectError(await register({ password: PASSWORD }), 422, 'validation_error', ['email']);
-    expect(body.details?.[0]?.message).toBe('Required.');
+    expect(body.details?.[0]?.message).toBe('is required');
   });
 
   it('for login without username and password, as a form and as JSON', async () => {

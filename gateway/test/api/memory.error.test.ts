@@ -42,7 +42,7 @@ describe('request shapes the gateway refuses before any call', () => {
   it('GET /memory: 422 without agent_id (a missing query parameter is not an unreadable one)', async () => {
     const before = h.agentMemory.calls.length;
     const refused = expectError(await as(h.app, owner.token, { method: 'GET', url: '/api/v1/memory' }), 422, 'validation_error', ['agent_id']);
-    expect(refused.details?.[0]?.message).toBe('Required.');
+    expect(refused.details?.[0]?.message).toBe('is required');
     expect(h.agentMemory.calls).toHaveLength(before);
   });
 

@@ -150,7 +150,11 @@ describe('sessions and consolidation of an agent', () => {
   it("lists sessions newest first, paged; lists a session's messages oldest first (usage null for the user's); deletes a session", async () => {
     const account = await newAccount(h.app);
     const agent = await newAgent(h.app, account.token);
+    // A memory the first turn is given, and its session then shows.
+    const stored = await as(h.app, account.token, { method: 'POST', url: '/api/v1/memory', payload: { agent_id: agent.id, memory_type: 'semantic', content: 'Say hello back.' } });
+    expect(stored.statusCode, stored.body).toBe(201);
     const first = await chatTurn(h.app, account.token, agent.id, 'hello');
+    expect(first.memories).toEqual([expect.objectContaining({ content: 'Say hello back.' })]);
     const second = await chatTurn(h.app, account.token, agent.id, 'hello again');
     await chatTurn(h.app, account.token, agent.id, 'more', second.session_id);
     const third = await chatTurn(h.app, account.token, agent.id, 'a third');
@@ -170,8 +174,21 @@ describe('sessions and consolidation of an agent', () => {
     const messages = await as(h.app, account.token, { method: 'GET', url: `${url}/${first.session_id}/messages` });
     expect(messages.json()).toEqual({
       items: [
-        { id: matching(/^msg_/), role: 'user', content: 'hello', usage: null, status: null, tool_calls: [], tool_call_id: null, name: null, created_at: matching(ISO_MS) },
-        { id: first.id, role: 'assistant', content: first.content, usage: first.usage, status: 'completed', tool_calls: [], tool_call_id: null, name: null, created_at: first.created_at },
+        { id: matching(/^msg_/), role: 'user', content: 'hello', usage: null, status: null, tool_calls: [], tool_call_id: null, name: null, model: null, credits: null, memories: [], created_at: matching(ISO_MS) },
+        {
+          id: first.id,
+          role: 'assistant',
+          content: first.content,
+          usage: first.usage,
+          status: 'completed',
+          tool_calls: [],
+          tool_call_id: null,
+          name: null,
+          model: first.model,
+          credits: first.credits,
+          memories: first.memories,
+          created_at: first.created_at,
+        },
       ],
       total: 2,
       page: 1,

@@ -49,7 +49,7 @@ describe('422 validation_error from the gateway, naming each field', () => {
 
   it('says Required for a missing url', async () => {
     const body = expectError(await as(h.app, account.token, { method: 'POST', url: '/api/v1/webhooks', payload: { events: ['*'] } }), 422, 'validation_error', ['url']);
-    expect(body.details?.[0]?.message).toBe('Required.');
+    expect(body.details?.[0]?.message).toBe('is required');
   });
 
   it.each([

@@ -94,11 +94,27 @@ export async function checkPage(page: Page, name: string): Promise<void> {
   await page.screenshot({ path: `${SCREENSHOT_DIR}/${name}-desktop.png`, fullPage: true });
   await page.setViewportSize(VIEWPORTS.phone);
   await expectAccessible(page);
+  await expectTablesFit(page, name);
   await page.screenshot({ path: `${SCREENSHOT_DIR}/${name}-phone.png`, fullPage: true });
   if (original) await page.setViewportSize(original);
 }
 
 let accounts = 0;
+
+/**
+ * Every table cell a person can see lies within the screen: on a phone no column is cut off its
+ * side, to be found only by scrolling a table sideways (the agents table's last column was).
+ */
+export async function expectTablesFit(page: Page, name: string): Promise<void> {
+  const width = page.viewportSize()?.width ?? VIEWPORTS.phone.width;
+  const cutOff: string[] = [];
+  for (const cell of await page.locator('tbody td, tbody th').all()) {
+    const box = await cell.boundingBox();
+    if (!box || box.width === 0 || box.height === 0) continue;
+    if (box.x < -0.5 || box.x + box.width > width + 0.5) cutOff.push(`${((await cell.textContent()) ?? '').trim().slice(0, 40)} (${Math.round(box.x)}–${Math.round(box.x + box.width)} px)`);
+  }
+  expect(cutOff, `${name}: table cells beyond a ${width} px screen`).toEqual([]);
+}
 
 /** Registers a new account through the console's own form and lands on its agents page. */
 export async function registerThroughConsole(page: Page, company = 'Console Tests'): Promise<{ email: string; password: string }> {

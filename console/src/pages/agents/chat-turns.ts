@@ -28,8 +28,10 @@ export interface Turn {
   model: string | undefined;
   /** The error event's API error, or what was thrown (ApiResponseError before the stream began). */
   error: unknown;
-  /** The whole reply of a turn streamed here (history has only the stored messages). */
-  reply: ChatMessage | undefined;
+  /** What the turn cost, once known: the reply's, or its stored rounds' summed. */
+  credits: number | undefined;
+  /** The memories the turn was given, once known (its reply's, or its stored rounds'). */
+  memories: ChatMessage['memories'] | undefined;
   /**
    * The server's first instant known of the turn (its user message's, or its reply's): memory
    * changed from then until the next turn's anchor is what this turn taught the agent.
@@ -41,7 +43,7 @@ let turnCount = 0;
 
 export function startTurn(userMessage: string): Turn {
   turnCount += 1;
-  return { key: `live-${turnCount}`, userMessage, calls: [], text: '', phase: 'streaming', usage: undefined, model: undefined, error: undefined, reply: undefined, anchor: undefined };
+  return { key: `live-${turnCount}`, userMessage, calls: [], text: '', phase: 'streaming', usage: undefined, model: undefined, error: undefined, credits: undefined, memories: undefined, anchor: undefined };
 }
 
 /** The turn after one streamed event. */
@@ -70,7 +72,18 @@ export function applyEvent(turn: Turn, event: ChatStreamEvent): Turn {
 }
 
 function completeTurn(turn: Turn, reply: ChatMessage): Turn {
-  return { ...turn, calls: reply.tool_calls.map(callView), text: reply.content, phase: reply.status, usage: reply.usage, model: reply.model, error: undefined, reply, anchor: turn.anchor ?? reply.created_at };
+  return {
+    ...turn,
+    calls: reply.tool_calls.map(callView),
+    text: reply.content,
+    phase: reply.status,
+    usage: reply.usage,
+    model: reply.model,
+    error: undefined,
+    credits: reply.credits,
+    memories: reply.memories,
+    anchor: turn.anchor ?? reply.created_at,
+  };
 }
 
 /** A decision was sent: the call runs (approved) or is about to be reported rejected; the turn streams again. */
@@ -97,7 +110,7 @@ export function historyTurns(messages: readonly ChatSessionMessage[]): Turn[] {
   const turns: Turn[] = [];
   let current: Turn | undefined;
   const open = (message: ChatSessionMessage, userMessage: string | undefined): Turn => {
-    const turn: Turn = { key: message.id, userMessage, calls: [], text: '', phase: 'completed', usage: undefined, model: undefined, error: undefined, reply: undefined, anchor: message.created_at };
+    const turn: Turn = { key: message.id, userMessage, calls: [], text: '', phase: 'completed', usage: undefined, model: undefined, error: undefined, credits: undefined, memories: undefined, anchor: message.created_at };
     turns.push(turn);
     return turn;
   };
@@ -112,6 +125,10 @@ export function historyTurns(messages: readonly ChatSessionMessage[]): Turn[] {
       if (message.content) current.text = message.content;
       if (message.status === 'awaiting_approval') current.phase = 'awaiting_approval';
       if (message.usage) current.usage = addUsage(current.usage, message.usage);
+      // As the live turn showed them: the last round's model, every round's credits, the memories given.
+      if (message.model !== null) current.model = message.model;
+      if (message.credits !== null) current.credits = (current.credits ?? 0) + message.credits;
+      current.memories = message.memories;
     }
   }
   // A turn is awaiting while any of its calls still is (an earlier assistant message may be).

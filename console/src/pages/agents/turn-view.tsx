@@ -54,7 +54,7 @@ export function TurnView({
       {turn.phase === 'awaiting_approval' ? <p className="turn-note">Waiting for a decision on a tool call before it continues.</p> : null}
       {turn.phase === 'stopped' ? <p className="turn-note">Stopped before the reply was complete: open the session again to see what was stored.</p> : null}
       <TurnError error={turn.error} />
-      {turn.reply ? <MemoriesUsed memories={turn.reply.memories} /> : null}
+      {turn.memories ? <MemoriesUsed memories={turn.memories} /> : null}
       {facts ? <FactsLearned facts={facts} learning={learning} /> : null}
       <TurnFacts turn={turn} />
     </li>
@@ -130,7 +130,7 @@ function TurnError({ error }: { error: unknown }) {
 }
 
 /** The memories put in the turn's context (decisions §14), most relevant first. */
-function MemoriesUsed({ memories }: { memories: NonNullable<Turn['reply']>['memories'] }) {
+function MemoriesUsed({ memories }: { memories: NonNullable<Turn['memories']> }) {
   return (
     <div className="turn-memory">
       <span className="turn-memory-title">Memories used ({memories.length})</span>
@@ -175,10 +175,10 @@ function TurnFacts({ turn }: { turn: Turn }) {
   if (!turn.usage && !turn.model) return null;
   return (
     <dl className="turn-facts">
-      {turn.reply ? (
+      {turn.credits !== undefined ? (
         <>
           <dt>Credits</dt>
-          <dd>{turn.reply.credits}</dd>
+          <dd>{turn.credits}</dd>
         </>
       ) : null}
       {turn.usage ? (

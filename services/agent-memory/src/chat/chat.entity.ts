@@ -21,6 +21,19 @@ export const SessionSchema = defineEntity({
 export class ChatSession extends SessionSchema.class {}
 SessionSchema.setClass(ChatSession);
 
+/** A memory as a model round was given it (an assistant message's `memories`), with its score. */
+export interface UsedMemory {
+  id: string;
+  memoryType: string;
+  content: string;
+  metadata: Record<string, unknown>;
+  userId: string | null;
+  /** ISO 8601, as JSON keeps it. */
+  createdAt: string;
+  updatedAt: string | null;
+  score: number;
+}
+
 export const MESSAGE_ROLES = ['user', 'assistant', 'tool'] as const;
 export type MessageRole = (typeof MESSAGE_ROLES)[number];
 
@@ -46,6 +59,8 @@ export const MessageSchema = defineEntity({
     /** What the turn costs (assistant messages), and when identity took it; null until then. */
     credits: p.integer().strictNullable(),
     chargedAt: p.datetime().strictNullable(),
+    /** Assistant messages: the memories the round was given, most relevant first. */
+    memories: p.json<UsedMemory[]>().columnType('jsonb').strictNullable(),
     createdAt: p.datetime(),
   },
 });

@@ -1,6 +1,8 @@
 import { parsePage } from '@agent-platform/kit';
 import { actorOf, present, type CallContext, type Handlers } from '@agent-platform/kit/grpc';
 import type { ChatResponse, ChatServiceService, StreamChatResponse, ToolCall } from '@agent-platform/proto/agents/v1/chat';
+import type { SearchResult } from '@agent-platform/proto/agents/v1/memory';
+import type { UsedMemory } from './chat.entity.js';
 import type { ChatReply, ChatService, TurnEvent } from './chat.service.js';
 import type { ToolCallView } from './context.js';
 import type { SessionsService } from './sessions.service.js';
@@ -70,6 +72,9 @@ export function chatHandlers(chat: ChatService, sessions: SessionsService): Hand
           toolCalls: toolCalls.map(toToolCall),
           toolCallId: message.toolCallId ?? undefined,
           name,
+          model: message.model ?? undefined,
+          credits: message.credits ?? undefined,
+          memories: (message.memories ?? []).map((used) => usedMemoryResult(request.agentId, used)),
         })),
         total,
       };
@@ -80,6 +85,10 @@ export function chatHandlers(chat: ChatService, sessions: SessionsService): Hand
       return {};
     },
   };
+}
+
+function usedMemoryResult(agentId: string, { score, createdAt, updatedAt, userId, metadata, ...item }: UsedMemory): SearchResult {
+  return { item: { ...item, agentId, metadataJson: JSON.stringify(metadata), userId: userId ?? undefined, createdAt: new Date(createdAt), updatedAt: updatedAt === null ? undefined : new Date(updatedAt) }, score };
 }
 
 function toStreamEvent(event: TurnEvent): StreamChatResponse {

@@ -1,5 +1,5 @@
 import type { EntityManager } from '@agent-platform/kit/db';
-import { ChatMessageRow, ChatSession, OPEN_TOOL_CALL_STATUSES, ToolCallRow, type MessageRole, type ToolCallStatus } from './chat.entity.js';
+import { ChatMessageRow, ChatSession, OPEN_TOOL_CALL_STATUSES, ToolCallRow, type MessageRole, type ToolCallStatus, type UsedMemory } from './chat.entity.js';
 
 /** A message to append; its place in the session (`seq`) is given when it is written. */
 export interface NewMessage {
@@ -8,7 +8,7 @@ export interface NewMessage {
   content: string;
   toolCallId: string | null;
   /** Assistant messages: what the model round used and costs. */
-  round: { promptTokens: number; completionTokens: number; totalTokens: number; model: string; credits: number } | null;
+  round: { promptTokens: number; completionTokens: number; totalTokens: number; model: string; credits: number; memories: UsedMemory[] } | null;
   createdAt: Date;
 }
 
@@ -117,6 +117,7 @@ export class ChatRepository {
         model: message.round?.model ?? null,
         credits: message.round?.credits ?? null,
         chargedAt: null,
+        memories: message.round?.memories ?? null,
         createdAt: message.createdAt,
       })),
     );

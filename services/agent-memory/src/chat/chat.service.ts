@@ -12,7 +12,7 @@ import { sumUsage } from '../models/usage.js';
 import { systemMessage } from '../models/prompt.js';
 import { requireToolAccess } from '../tools/tool-access.js';
 import type { OfferedTool, ToolOutcome } from '../tools/tool-runner.js';
-import { type ChatMessageRow, type ChatSession, type ToolCallRow, type ToolCallStatus } from './chat.entity.js';
+import { type ChatMessageRow, type ChatSession, type ToolCallRow, type ToolCallStatus, type UsedMemory } from './chat.entity.js';
 import type { ChatRepository, FinishedCall, NewMessage, NewToolCall } from './chat.repository.js';
 import { contextOf, outcomeText, toolCallView, type ToolCallView } from './context.js';
 import { chargeServed, turnCost, type Credits } from './credits.js';
@@ -327,7 +327,7 @@ export class ChatService {
       const at = new Date();
       const messageId = newId('message');
       turn.usage = sumUsage(turn.usage, completion.usage);
-      const round = roundOf(completion);
+      const round = roundOf(completion, turn.memories);
       turn.credits += round.credits;
       const assistant: NewMessage = { id: messageId, role: 'assistant', content: completion.content, toolCallId: null, round, createdAt: at };
       turn.unsaved.messages.push(assistant);
@@ -569,8 +569,13 @@ function assistantIds(rows: readonly ChatMessageRow[]): string[] {
   return rows.filter((row) => row.role === 'assistant').map((row) => row.id);
 }
 
-function roundOf(completion: ChatCompletion): NonNullable<NewMessage['round']> {
-  return { ...completion.usage, model: completion.model, credits: turnCost(completion.usage.totalTokens) };
+function roundOf(completion: ChatCompletion, memories: readonly Ranked[]): NonNullable<NewMessage['round']> {
+  return { ...completion.usage, model: completion.model, credits: turnCost(completion.usage.totalTokens), memories: memories.map(usedMemory) };
+}
+
+function usedMemory({ candidate, score }: Ranked): UsedMemory {
+  const { id, memoryType, content, metadata, userId, createdAt, updatedAt } = candidate;
+  return { id, memoryType, content, metadata, userId, createdAt: createdAt.toISOString(), updatedAt: updatedAt?.toISOString() ?? null, score };
 }
 
 

@@ -63,7 +63,7 @@ const searchDuration = metrics.getMeter('@agent-platform/agent-memory').createHi
 });
 
 // Candidates each half of hybrid search contributes, at least; more for a larger top_k. Each is
-// re-scored from its stored text and vector, so the pool is kept to what ranking needs.
+// read back and ranked by its text and the index's cosine, so the pool is kept to what ranking needs.
 const CANDIDATES_MIN = 20;
 const CANDIDATES_PER_RESULT = 4;
 // A filtered scope this small is ranked exactly from the database; a larger one over-fetches

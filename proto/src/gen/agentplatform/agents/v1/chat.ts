@@ -200,7 +200,19 @@ export interface SessionMessage {
   toolCalls: ToolCall[];
   /** Tool messages: the call they answer, and its name. */
   toolCallId?: string | undefined;
-  name?: string | undefined;
+  name?:
+    | string
+    | undefined;
+  /**
+   * Assistant messages: the model that answered and what the round cost (absent on rounds stored
+   * before the platform kept them).
+   */
+  model?: string | undefined;
+  credits?:
+    | number
+    | undefined;
+  /** Assistant messages: the memories the round was given, as it was given them. */
+  memories: SearchResult[];
 }
 
 export interface ListSessionsRequest {
@@ -2125,6 +2137,9 @@ function createBaseSessionMessage(): SessionMessage {
     toolCalls: [],
     toolCallId: undefined,
     name: undefined,
+    model: undefined,
+    credits: undefined,
+    memories: [],
   };
 }
 
@@ -2156,6 +2171,15 @@ export const SessionMessage: MessageFns<SessionMessage> = {
     }
     if (message.name !== undefined) {
       writer.uint32(74).string(message.name);
+    }
+    if (message.model !== undefined) {
+      writer.uint32(82).string(message.model);
+    }
+    if (message.credits !== undefined) {
+      writer.uint32(88).int32(message.credits);
+    }
+    for (const v of message.memories) {
+      SearchResult.encode(v!, writer.uint32(98).fork()).join();
     }
     return writer;
   },
@@ -2245,6 +2269,30 @@ export const SessionMessage: MessageFns<SessionMessage> = {
             message.name = reader.string();
             continue;
           }
+          case 10: {
+            if (tag !== 82) {
+              break;
+            }
+
+            message.model = reader.string();
+            continue;
+          }
+          case 11: {
+            if (tag !== 88) {
+              break;
+            }
+
+            message.credits = reader.int32();
+            continue;
+          }
+          case 12: {
+            if (tag !== 98) {
+              break;
+            }
+
+            message.memories.push(SearchResult.decode(reader, reader.uint32()));
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -2280,6 +2328,11 @@ export const SessionMessage: MessageFns<SessionMessage> = {
         ? globalThis.String(object.tool_call_id)
         : undefined,
       name: isSet(object.name) ? globalThis.String(object.name) : undefined,
+      model: isSet(object.model) ? globalThis.String(object.model) : undefined,
+      credits: isSet(object.credits) ? globalThis.Number(object.credits) : undefined,
+      memories: globalThis.Array.isArray(object?.memories)
+        ? object.memories.map((e: any) => SearchResult.fromJSON(e))
+        : [],
     };
   },
 
@@ -2312,6 +2365,15 @@ export const SessionMessage: MessageFns<SessionMessage> = {
     if (message.name !== undefined) {
       obj.name = message.name;
     }
+    if (message.model !== undefined) {
+      obj.model = message.model;
+    }
+    if (message.credits !== undefined) {
+      obj.credits = Math.round(message.credits);
+    }
+    if (message.memories?.length) {
+      obj.memories = message.memories.map((e) => SearchResult.toJSON(e));
+    }
     return obj;
   },
 
@@ -2329,6 +2391,9 @@ export const SessionMessage: MessageFns<SessionMessage> = {
     message.toolCalls = object.toolCalls?.map((e) => ToolCall.fromPartial(e)) || [];
     message.toolCallId = object.toolCallId ?? undefined;
     message.name = object.name ?? undefined;
+    message.model = object.model ?? undefined;
+    message.credits = object.credits ?? undefined;
+    message.memories = object.memories?.map((e) => SearchResult.fromPartial(e)) || [];
     return message;
   },
 };

@@ -2,6 +2,7 @@ import type { Session, SessionMessage } from '@agent-platform/proto/agents/v1/ch
 import { z } from 'zod';
 import { iso, pathId, isoOrNull, Timestamp } from '../../../../../../http/schemas.js';
 import { AgentParams } from '../../schemas.js';
+import { SearchResultSchema, searchResultBody } from '../../../memory/schemas.js';
 import { TOOL_CALL_STATUSES, toolCallBody, ToolCallSchema, usageBody, UsageSchema } from '../chat/schemas.js';
 
 export const SessionParams = AgentParams.extend({ session_id: pathId('chat session', 'ses') });
@@ -29,6 +30,11 @@ export const SessionMessageSchema = z
     tool_calls: z.array(ToolCallSchema).describe('assistant messages: the calls they asked for; empty otherwise.'),
     tool_call_id: z.string().nullable().describe('tool messages: the call they answer.'),
     name: z.string().nullable().describe('tool messages: the name of the call they answer.'),
+    model: z.string().nullable().describe('assistant messages: the model that answered; null otherwise.'),
+    credits: z.int().nullable().describe('assistant messages: what their model round cost; null otherwise.'),
+    memories: z
+      .array(SearchResultSchema)
+      .describe("assistant messages: the memories their model round was given, most relevant first, as the chat reply's memories; empty otherwise (and on rounds stored before they were kept)."),
     created_at: Timestamp,
   })
   .meta({ id: 'ChatSessionMessage', description: 'One message of a session.' });
@@ -53,6 +59,9 @@ export function sessionMessageBody(message: SessionMessage): z.output<typeof Ses
     tool_calls: message.toolCalls.map(toolCallBody),
     tool_call_id: message.toolCallId ?? null,
     name: message.name ?? null,
+    model: message.model ?? null,
+    credits: message.credits ?? null,
+    memories: message.memories.map(searchResultBody),
     created_at: iso(message.createdAt),
   };
 }
