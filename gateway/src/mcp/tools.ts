@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { POLICIES } from '../auth/policy.js';
 import { chatMessageBody, ChatBody } from '../routes/api/v1/agents/_agent_id/chat/schemas.js';
 import { agentBody } from '../routes/api/v1/agents/schemas.js';
-import { AddMemoryBody, jsonText, memoryItemBody, SearchMemoryBody, searchResultBody } from '../routes/api/v1/memory/schemas.js';
+import { AddMemoryBody, jsonText, memoryItemBody, MemoryTypeInput, SearchMemoryBody, searchResultBody } from '../routes/api/v1/memory/schemas.js';
 import { executionBody, workflowSummaryBody } from '../routes/api/v1/workflows/schemas.js';
 import { defineTool, type McpTool } from './tool.js';
 
@@ -70,12 +70,7 @@ export const MCP_TOOLS: readonly McpTool[] = [
       agent_id: AgentId,
       content: AddMemoryBody.shape.content,
       // A fact is what one adds by hand; an agent that keeps no semantic memory says so (validation_error naming memory_type).
-      memory_type: z
-        .string()
-        .min(1)
-        .default('semantic')
-        .describe("semantic, episodic or procedural: one of the agent's memory_types. Default semantic.")
-        .meta({ enum: ['semantic', 'episodic', 'procedural'] }),
+      memory_type: MemoryTypeInput.default('semantic').describe("semantic, episodic or procedural: one of the agent's memory_types. Default semantic."),
       metadata: AddMemoryBody.shape.metadata,
       user_id: AddMemoryBody.shape.user_id,
     }),

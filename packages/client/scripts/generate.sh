@@ -4,5 +4,5 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 output=${1:-src/schema.ts}
-node_modules/.bin/openapi-typescript "${OPENAPI_DOCUMENT:-../../openapi.json}" --output "$output" >/dev/null
+node_modules/.bin/openapi-typescript "${OPENAPI_DOCUMENT:-../../openapi.json}" --enum-values --output "$output" >/dev/null
 echo "client: wrote $output"

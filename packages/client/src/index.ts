@@ -4,3 +4,5 @@ export { verifyWebhook, WebhookVerificationError, type WebhookHeaders } from './
 export { WEBHOOK_EVENT_TYPES, type WebhookEvent, type WebhookEventData, type WebhookEventOf, type WebhookEventType } from './webhook-events.js';
 export type * from './types.js';
 export type { components, operations, paths } from './schema.js';
+/** The API's catalogues, as its OpenAPI document lists them. */
+export { executionStatusValues as EXECUTION_STATUSES, memoryTypeValues as MEMORY_TYPES } from './schema.js';

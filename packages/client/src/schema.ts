@@ -1047,6 +1047,11 @@ export interface paths {
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
+        /**
+         * @description semantic, episodic or procedural.
+         * @enum {string}
+         */
+        MemoryTypeInput: "semantic" | "episodic" | "procedural";
         /** @description Every failure, decisions §2. */
         Error: {
             /** @enum {string} */
@@ -1094,6 +1099,11 @@ export interface components {
             created_at: components["schemas"]["Timestamp"];
             updated_at: components["schemas"]["Timestamp"];
         };
+        /**
+         * @description semantic, episodic or procedural.
+         * @enum {string}
+         */
+        MemoryType: "semantic" | "episodic" | "procedural";
         /** @description What a bulk delete removed. */
         MemoryBulkDelete: {
             /** @description Items deleted; each has a DELETE in its history. */
@@ -1103,7 +1113,7 @@ export interface components {
         MemoryItem: {
             id: string;
             agent_id: string;
-            memory_type: string;
+            memory_type: components["schemas"]["MemoryType"];
             content: string;
             metadata: {
                 [key: string]: unknown;
@@ -1146,7 +1156,7 @@ export interface components {
             metadata: {
                 [key: string]: unknown;
             };
-            memory_type: string;
+            memory_type: components["schemas"]["MemoryType"];
             /** @description The end user it belongs to; null: shared. */
             user_id: string | null;
             created_at: components["schemas"]["Timestamp"];
@@ -1255,8 +1265,19 @@ export interface components {
             tool_call_id: string | null;
             /** @description tool messages: the name of the call they answer. */
             name: string | null;
+            /** @description assistant messages: the model that answered; null otherwise. */
+            model: string | null;
+            /** @description assistant messages: what their model round cost; null otherwise. */
+            credits: number | null;
+            /** @description assistant messages: the memories their model round was given, most relevant first, as the chat reply's memories; empty otherwise (and on rounds stored before they were kept). */
+            memories: components["schemas"]["MemorySearchResult"][];
             created_at: components["schemas"]["Timestamp"];
         };
+        /**
+         * @description running | waiting (parked on an approval or wait node) | completed | failed | cancelled
+         * @enum {string}
+         */
+        ExecutionStatus: "running" | "waiting" | "completed" | "failed" | "cancelled";
         WorkflowStatistics: {
             total_runs: number;
             /** @description completed ÷ finished (completed, failed, cancelled); 0 when none has finished. */
@@ -1360,8 +1381,7 @@ export interface components {
             /** @description The same as id (the contract names it so). */
             execution_id: string;
             workflow_id: string;
-            /** @description running | waiting (parked on an approval or wait node) | completed | failed | cancelled */
-            status: string;
+            status: components["schemas"]["ExecutionStatus"];
             /** @description manual | webhook | schedule | retry | tool (an agent ran the workflow as a tool during a chat turn) */
             trigger: string;
             error: components["schemas"]["ExecutionError"] | null;
@@ -1376,8 +1396,7 @@ export interface components {
             /** @description The same as id (the contract names it so). */
             execution_id: string;
             workflow_id: string;
-            /** @description running | waiting (parked on an approval or wait node) | completed | failed | cancelled */
-            status: string;
+            status: components["schemas"]["ExecutionStatus"];
             /** @description manual | webhook | schedule | retry | tool (an agent ran the workflow as a tool during a chat turn) */
             trigger: string;
             error: components["schemas"]["ExecutionError"] | null;
@@ -4625,11 +4644,7 @@ export interface operations {
                 "application/json": {
                     /** @description The agent whose memory this is. */
                     agent_id: string;
-                    /**
-                     * @description semantic, episodic or procedural: one of the agent's memory_types.
-                     * @enum {string}
-                     */
-                    memory_type: "semantic" | "episodic" | "procedural";
+                    memory_type: components["schemas"]["MemoryTypeInput"];
                     /** @description 1..32,000 characters, not blank. */
                     content: string;
                     /** @description A free-form JSON object (up to 16 KiB), kept with the item. */
@@ -10003,3 +10018,42 @@ export interface operations {
         };
     };
 }
+type FlattenedDeepRequired<T> = {
+    [K in keyof T]-?: FlattenedDeepRequired<T[K] extends unknown[] | undefined | null ? Extract<T[K], unknown[]>[number] : T[K]>;
+};
+type ReadonlyArray<T> = [
+    Exclude<T, undefined>
+] extends [
+    unknown[]
+] ? Readonly<Exclude<T, undefined>> : Readonly<Exclude<T, undefined>[]>;
+export const pathsHealthzGetResponses200ContentApplicationJsonStatusValues: ReadonlyArray<FlattenedDeepRequired<paths>["/healthz"]["get"]["responses"]["200"]["content"]["application/json"]["status"]> = ["ok"];
+export const pathsReadyzGetResponses200ContentApplicationJsonStatusValues: ReadonlyArray<FlattenedDeepRequired<paths>["/readyz"]["get"]["responses"]["200"]["content"]["application/json"]["status"]> = ["ready"];
+export const pathsReadyzGetResponses200ContentApplicationJsonChecksValues: ReadonlyArray<FlattenedDeepRequired<paths>["/readyz"]["get"]["responses"]["200"]["content"]["application/json"]["checks"][string]> = ["ok", "not_configured"];
+export const pathsApiV1AgentsPostRequestBodyContentApplicationJsonConfigMemory_extractionAnyOf0AnyOf1Values: ReadonlyArray<FlattenedDeepRequired<paths>["/api/v1/agents"]["post"]["requestBody"]["content"]["application/json"]["config"]["memory_extraction"]> = ["shared"];
+export const pathsApiV1AgentsAgent_idPutRequestBodyContentApplicationJsonConfigMemory_extractionAnyOf0AnyOf1Values: ReadonlyArray<FlattenedDeepRequired<paths>["/api/v1/agents/{agent_id}"]["put"]["requestBody"]["content"]["application/json"]["config"]["memory_extraction"]> = ["shared"];
+export const pathsApiV1AgentsAgent_idPatchRequestBodyContentApplicationJsonConfigMemory_extractionAnyOf0AnyOf1Values: ReadonlyArray<FlattenedDeepRequired<paths>["/api/v1/agents/{agent_id}"]["patch"]["requestBody"]["content"]["application/json"]["config"]["memory_extraction"]> = ["shared"];
+export const pathsApiV1AuthLoginPostResponses200ContentApplicationJsonToken_typeValues: ReadonlyArray<FlattenedDeepRequired<paths>["/api/v1/auth/login"]["post"]["responses"]["200"]["content"]["application/json"]["token_type"]> = ["bearer"];
+export const pathsApiV1AuthRefreshPostResponses200ContentApplicationJsonToken_typeValues: ReadonlyArray<FlattenedDeepRequired<paths>["/api/v1/auth/refresh"]["post"]["responses"]["200"]["content"]["application/json"]["token_type"]> = ["bearer"];
+export const pathsApiV1AuthApiKeysPostRequestBodyContentApplicationJsonScopesValues: ReadonlyArray<FlattenedDeepRequired<paths>["/api/v1/auth/api-keys"]["post"]["requestBody"]["content"]["application/json"]["scopes"]> = ["agents:read", "agents:write", "memory:read", "memory:write", "workflows:read", "workflows:write", "workflows:execute", "webhooks:read", "webhooks:write", "billing:read", "tools:read", "tools:write", "*"];
+export const pathsApiV1McpPostRequestBodyContentApplicationJsonJsonrpcValues: ReadonlyArray<FlattenedDeepRequired<paths>["/api/v1/mcp"]["post"]["requestBody"]["content"]["application/json"]["jsonrpc"]> = ["2.0"];
+export const pathsApiV1MemoryGetParametersQueryMemory_typeValues: ReadonlyArray<FlattenedDeepRequired<paths>["/api/v1/memory"]["get"]["parameters"]["query"]["memory_type"]> = ["semantic", "episodic", "procedural"];
+export const pathsApiV1MemoryDeleteParametersQueryMemory_typeValues: ReadonlyArray<FlattenedDeepRequired<paths>["/api/v1/memory"]["delete"]["parameters"]["query"]["memory_type"]> = ["semantic", "episodic", "procedural"];
+export const pathsApiV1MemorySearchPostRequestBodyContentApplicationJsonMemory_typeValues: ReadonlyArray<FlattenedDeepRequired<paths>["/api/v1/memory/search"]["post"]["requestBody"]["content"]["application/json"]["memory_type"]> = ["semantic", "episodic", "procedural"];
+export const pathsApiV1TenantsTenant_idMembersPostRequestBodyContentApplicationJsonRoleValues: ReadonlyArray<FlattenedDeepRequired<paths>["/api/v1/tenants/{tenant_id}/members"]["post"]["requestBody"]["content"]["application/json"]["role"]> = ["admin", "member", "viewer"];
+export const pathsApiV1TenantsTenant_idMembersUser_idPatchRequestBodyContentApplicationJsonRoleValues: ReadonlyArray<FlattenedDeepRequired<paths>["/api/v1/tenants/{tenant_id}/members/{user_id}"]["patch"]["requestBody"]["content"]["application/json"]["role"]> = ["admin", "member", "viewer"];
+export const pathsApiV1ToolsPostRequestBodyContentApplicationJsonTypeValues: ReadonlyArray<FlattenedDeepRequired<paths>["/api/v1/tools"]["post"]["requestBody"]["content"]["application/json"]["type"]> = ["http", "workflow", "mcp"];
+export const pathsApiV1ToolsTool_idPutRequestBodyContentApplicationJsonTypeValues: ReadonlyArray<FlattenedDeepRequired<paths>["/api/v1/tools/{tool_id}"]["put"]["requestBody"]["content"]["application/json"]["type"]> = ["http", "workflow", "mcp"];
+export const pathsApiV1WorkflowsWorkflow_idExecutionsGetParametersQueryStatusValues: ReadonlyArray<FlattenedDeepRequired<paths>["/api/v1/workflows/{workflow_id}/executions"]["get"]["parameters"]["query"]["status"]> = ["running", "waiting", "completed", "failed", "cancelled"];
+export const memoryTypeInputValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["MemoryTypeInput"]> = ["semantic", "episodic", "procedural"];
+export const errorErrorValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["Error"]["error"]> = ["invalid_request", "validation_error", "unauthorized", "insufficient_credits", "forbidden", "not_found", "conflict", "payload_too_large", "rate_limit_exceeded", "internal_error", "upstream_error", "service_unavailable"];
+export const agentMemory_extractionValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["Agent"]["memory_extraction"]> = ["off", "per_user", "shared"];
+export const memoryTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["MemoryType"]> = ["semantic", "episodic", "procedural"];
+export const memoryHistoryEntryEventValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["MemoryHistoryEntry"]["event"]> = ["ADD", "UPDATE", "DELETE"];
+export const memoryHistoryEntrySourceValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["MemoryHistoryEntry"]["source"]> = ["api", "extraction", "consolidation", "document"];
+export const toolCallStatusValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ToolCall"]["status"]> = ["awaiting_approval", "approved", "completed", "failed", "rejected"];
+export const toolCallError_codeAnyOf0Values: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ToolCall"]["error_code"]> = ["forbidden", "unauthorized"];
+export const chatMessageStatusValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ChatMessage"]["status"]> = ["completed", "awaiting_approval"];
+export const chatSessionMessageStatusAnyOf0Values: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ChatSessionMessage"]["status"]> = ["awaiting_approval", "approved", "completed", "failed", "rejected"];
+export const executionStatusValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ExecutionStatus"]> = ["running", "waiting", "completed", "failed", "cancelled"];
+export const workflowNodeOn_errorValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["WorkflowNode"]["on_error"]> = ["fail", "continue"];
+export const toolTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["Tool"]["type"]> = ["http", "workflow", "mcp"];

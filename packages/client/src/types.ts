@@ -55,6 +55,7 @@ export type ToolCallDecision = Omit<RequestBody<'/api/v1/agents/{agent_id}/sessi
 export type Tool = Schemas['Tool'];
 
 export type MemoryItem = Schemas['MemoryItem'];
+export type MemoryType = Schemas['MemoryType'];
 export type MemorySearchResult = Schemas['MemorySearchResult'];
 export type MemoryDocument = Schemas['MemoryDocument'];
 /** A PATCH of a memory item: new content (re-embedded) and/or metadata. */
@@ -64,6 +65,7 @@ export type MemoryHistoryEntry = Schemas['MemoryHistoryEntry'];
 export type MemoryHistory = Schemas['MemoryHistory'];
 
 export type Workflow = Schemas['Workflow'];
+export type ExecutionStatus = Schemas['ExecutionStatus'];
 export type WorkflowSummary = Schemas['WorkflowSummary'];
 export type WorkflowNode = Schemas['WorkflowNode'];
 export type WorkflowEdge = Schemas['WorkflowEdge'];

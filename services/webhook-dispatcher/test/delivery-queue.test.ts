@@ -3,7 +3,8 @@ import type { Orm } from '@agent-platform/kit/db';
 import { databaseFixture, type TestDatabase } from '@agent-platform/kit/testing';
 import { test as base, describe, expect } from 'vitest';
 import { migrations, openDatabase } from '../src/database.js';
-import { DeliveryQueue, type ClaimedRun } from '../src/deliveries/delivery-queue.js';
+import type { ClaimedRun } from '../src/deliveries/claimed.js';
+import { DeliveryQueue } from '../src/deliveries/delivery-queue.js';
 import type { AttemptResult } from '../src/deliveries/http-sender.js';
 import { logger } from './support/harness.js';
 

@@ -1,5 +1,5 @@
 import { ChoiceFieldset } from '../../ui/choice-fieldset.js';
-import { MEMORY_TYPES } from './memory-types.js';
+import { MEMORY_TYPES } from '@agent-platform/client';
 
 /** The memory an agent keeps, as checkboxes named `memory_types`, with the API's messages for them. */
 export function MemoryTypeChoices({ error, checked }: { error: unknown; checked: readonly string[] }) {

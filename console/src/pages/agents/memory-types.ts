@@ -1,3 +1,4 @@
-/** The memory an agent can keep (decisions §7); a new agent's default is the first two. */
-export const MEMORY_TYPES = ['semantic', 'episodic', 'procedural'] as const;
-export const DEFAULT_MEMORY_TYPES: readonly string[] = ['semantic', 'episodic'];
+import type { MemoryType } from '@agent-platform/client';
+
+/** What a new agent keeps unless told otherwise (decisions §6): the form starts with these. */
+export const DEFAULT_MEMORY_TYPES: readonly MemoryType[] = ['semantic', 'episodic'];

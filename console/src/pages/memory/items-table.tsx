@@ -4,7 +4,7 @@ import { DataTable } from '../../ui/data-table.js';
 import { EXACT_LINK } from '../../ui/links.js';
 import { Time } from '../../ui/page.js';
 import { metadataValue, type Metadata } from './memory-input.js';
-import type { MemorySearch } from './routes.js';
+import type { MemorySearch } from './memory-search.js';
 
 /** An item as the list or a search shows it: a search result has a score and no updated_at. */
 export type ShownItem = Pick<MemoryItem, 'id' | 'content' | 'memory_type' | 'metadata' | 'user_id' | 'created_at'> & { updated_at?: string | null; score?: number };

@@ -12,7 +12,7 @@ import { Options } from '../../ui/options.js';
 import { JsonField } from '../../ui/json-field.js';
 import { EXACT_LINK } from '../../ui/links.js';
 import { BLANK_CONTENT, METADATA_EXAMPLE, parseMetadataFilter } from './memory-input.js';
-import { isMemoryType, type MemorySearch } from './routes.js';
+import { isMemoryType, type MemorySearch } from './memory-search.js';
 
 /** The browse tab's filters: a memory type and an end user, applied to the address. */
 export function BrowseFilters({ search, memoryTypes, error }: { search: MemorySearch; memoryTypes: readonly string[]; error: unknown }) {

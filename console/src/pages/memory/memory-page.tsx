@@ -1,4 +1,4 @@
-import type { Agent, ApiResponseError, RequestBody } from '@agent-platform/client';
+import { MEMORY_TYPES, type Agent, type ApiResponseError, type RequestBody } from '@agent-platform/client';
 import { getRouteApi, Link, Navigate, useNavigate } from '@tanstack/react-router';
 import { useState } from 'react';
 import { call } from '../../api/call.js';
@@ -7,12 +7,11 @@ import { Empty, QueryState } from '../../ui/feedback.js';
 import { Field } from '../../ui/form.js';
 import { EXACT_LINK } from '../../ui/links.js';
 import { Page, Pager } from '../../ui/page.js';
-import { MEMORY_TYPES } from '../agents/memory-types.js';
 import { ItemPanel } from './item-panel.js';
 import { ItemsTable, type ShownItem } from './items-table.js';
 import { AddMemoryItem, BrowseFilters, SearchForm } from './memory-forms.js';
 import { parseMetadataFilter, type MetadataFilter } from './memory-input.js';
-import type { MemorySearch } from './routes.js';
+import type { MemorySearch } from './memory-search.js';
 import './memory.css';
 
 const PER_PAGE = 20;

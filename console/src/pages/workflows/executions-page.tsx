@@ -8,7 +8,7 @@ import { Empty, QueryState } from '../../ui/feedback.js';
 import { Options } from '../../ui/options.js';
 import { Page, Time } from '../../ui/page.js';
 import { formatDuration } from './format.js';
-import { EXECUTION_STATUSES, type ExecutionStatus } from './routes.js';
+import { EXECUTION_STATUSES, type ExecutionStatus } from '@agent-platform/client';
 
 const LIMIT = 20;
 const route = getRouteApi('/app/workflows/$workflowId/executions');

@@ -1,6 +1,7 @@
 import { createRoute, lazyRouteComponent } from '@tanstack/react-router';
 import { appRoute } from '../../routes/app.js';
-import { cursorTrail, optionalText, pageNumber, positiveInteger, validatePage } from '../../routes/search-params.js';
+import { pageNumber, positiveInteger, validatePage } from '../../routes/search-params.js';
+import { validateExecutionsSearch } from './executions-search.js';
 
 export const WORKFLOW_TABS = ['graph', 'edit', 'versions'] as const;
 export type WorkflowTab = (typeof WORKFLOW_TABS)[number];
@@ -18,24 +19,6 @@ const validateWorkflowSearch = (search: Record<string, unknown>): WorkflowSearch
   const version = positiveInteger(search.version);
   const page = pageNumber(search.page);
   return { ...(tab ? { tab } : {}), ...(tab === 'versions' && version ? { version } : {}), ...(tab === 'versions' && page ? { page } : {}) };
-};
-
-export const EXECUTION_STATUSES = ['running', 'waiting', 'completed', 'failed', 'cancelled'] as const;
-export type ExecutionStatus = (typeof EXECUTION_STATUSES)[number];
-
-export interface ExecutionsSearch {
-  status?: ExecutionStatus;
-  /** The cursor of the page shown (none: the newest). */
-  cursor?: string;
-  /** The cursors of the pages before it, oldest first, so Previous needs no second list. */
-  back?: string[];
-}
-
-const validateExecutionsSearch = (search: Record<string, unknown>): ExecutionsSearch => {
-  const status = EXECUTION_STATUSES.find((known) => known === search.status);
-  const cursor = optionalText(search.cursor);
-  const back = cursorTrail(search.back);
-  return { ...(status ? { status } : {}), ...(cursor ? { cursor } : {}), ...(cursor && back.length > 0 ? { back } : {}) };
 };
 
 export const workflowsRoute = createRoute({

@@ -1,6 +1,6 @@
 import { PreparedStatement, type EntityManager } from '@agent-platform/kit/db';
 import { Batcher } from '@agent-platform/kit/work';
-import type { ClaimedDelivery, ClaimedRun } from './delivery-queue.js';
+import type { ClaimedDelivery, ClaimedRun } from './claimed.js';
 import type { AttemptResult } from './http-sender.js';
 import type { RetryPlan } from './retry-schedule.js';
 

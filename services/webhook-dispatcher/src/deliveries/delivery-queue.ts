@@ -4,6 +4,7 @@ import { PreparedStatement, type EntityManager } from '@agent-platform/kit/db';
 import { parseTraceCarrier, type TraceCarrier } from '@agent-platform/kit/events';
 import type { BacklogReading } from '@agent-platform/kit/telemetry';
 import { AttemptRecords, type Completion } from './attempt-records.js';
+import type { ClaimedDelivery, ClaimedRun } from './claimed.js';
 import type { AttemptResult } from './http-sender.js';
 import type { RetryPlan } from './retry-schedule.js';
 
@@ -17,37 +18,6 @@ export interface QueuedEvent {
   body: string;
   /** W3C trace context to continue on every attempt; null starts a new trace per attempt. */
   trace: TraceCarrier | null;
-}
-
-/** A delivery this worker holds the lease of, with what sending it needs. */
-export interface ClaimedDelivery {
-  id: string;
-  webhookId: string;
-  eventId: string;
-  eventType: string;
-  payload: string;
-  /** The number this attempt will have. */
-  attempt: number;
-  maxAttempts: number;
-  failsEndpoint: boolean;
-  trace: TraceCarrier | null;
-}
-
-/**
- * One endpoint leased to this worker with the oldest of its due deliveries, to be sent one after
- * another in this order: a run. The endpoint stays leased until the run's last completion (or a
- * release) hands it back.
- */
-export interface ClaimedRun {
-  webhookId: string;
-  url: string;
-  secretSealed: string;
-  /** Fences the endpoint's lease: records and hand-backs change only what this token still holds. */
-  leaseToken: string;
-  /** `performance.now()` just before the claim was sent: the lease runs from no earlier than this. */
-  claimedAt: number;
-  /** Oldest first. */
-  deliveries: ClaimedDelivery[];
 }
 
 interface ClaimRow {

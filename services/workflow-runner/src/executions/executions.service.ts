@@ -1,8 +1,7 @@
 import { ACCESS, characters, DECISION_COMMENT_MAX, DomainError, FieldErrors, newId, requireAccess, type Actor, type CursorPage } from '@agent-platform/kit';
 import { captureTraceContext, newEvent } from '@agent-platform/kit/events';
 import type { Workflow } from '../workflows/workflows.entity.js';
-import type { WorkflowsRepository } from '../workflows/workflows.repository.js';
-import { found as foundWorkflow } from '../workflows/workflows.service.js';
+import { foundWorkflow, type WorkflowsRepository } from '../workflows/workflows.repository.js';
 import type { ExecutionStore, RunnableExecution } from './execution-store.js';
 import type { ExecutionWorker } from './execution-worker.js';
 import { EXECUTION_STATUSES, type Execution, type ExecutionStatus, type ExecutionTrigger, type InboundRequest } from './executions.entity.js';

@@ -5,8 +5,7 @@ import { checkAgentReferences, type AgentDirectory } from '../agents/agent-direc
 import { checkGraph, sameGraph, type WorkflowGraph } from '../workflows/graph.js';
 import { graphColumns } from '../workflows/workflow-input.js';
 import type { Workflow } from '../workflows/workflows.entity.js';
-import type { WorkflowChanges, WorkflowsRepository } from '../workflows/workflows.repository.js';
-import { found } from '../workflows/workflows.service.js';
+import { foundWorkflow, type WorkflowChanges, type WorkflowsRepository } from '../workflows/workflows.repository.js';
 import type { WorkflowVersion } from './versions.entity.js';
 import type { VersionSummary, WorkflowVersionsRepository } from './versions.repository.js';
 
@@ -64,7 +63,7 @@ export class WorkflowVersionsService {
   async save(actor: Actor, workflowId: string, save: WorkflowSave, now: Date): Promise<Workflow> {
     if (save.graph) await this.checkReferences(actor, save.graph);
     return this.options.em.transactional(async (em) => {
-      const workflow = found(await this.options.workflows.findForUpdate(actor.tenantId, workflowId));
+      const workflow = foundWorkflow(await this.options.workflows.findForUpdate(actor.tenantId, workflowId));
       const changes: WorkflowChanges = { ...save.changes };
       if (save.graph && (save.newVersion === 'always' || !sameGraph(save.graph, workflow))) {
         const version = workflow.version + 1;
@@ -79,7 +78,7 @@ export class WorkflowVersionsService {
 
   async list(actor: Actor, workflowId: string, page: Page): Promise<{ items: VersionSummary[]; total: number }> {
     requireAccess(actor, ACCESS.workflows.read);
-    found(await this.options.workflows.find(actor.tenantId, workflowId));
+    foundWorkflow(await this.options.workflows.find(actor.tenantId, workflowId));
     return this.options.versions.list(workflowId, page.perPage, page.offset);
   }
 
@@ -104,7 +103,7 @@ export class WorkflowVersionsService {
   private async find(actor: Actor, workflowId: string, version: number): Promise<WorkflowVersion> {
     // proto3 sends an absent number as 0: versions count from 1.
     if (!Number.isInteger(version) || version < 1) throw DomainError.validation([{ field: 'version', message: 'must be an integer of at least 1' }]);
-    found(await this.options.workflows.find(actor.tenantId, workflowId));
+    foundWorkflow(await this.options.workflows.find(actor.tenantId, workflowId));
     const row = await this.options.versions.find(workflowId, version);
     if (!row) throw DomainError.notFound('Workflow version');
     return row;

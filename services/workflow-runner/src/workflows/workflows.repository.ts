@@ -1,8 +1,15 @@
+import { DomainError } from '@agent-platform/kit';
 import type { EntityManager } from '@agent-platform/kit/db';
 import { LockMode } from '@mikro-orm/postgresql';
 import { Workflow, type WorkflowStatus } from './workflows.entity.js';
 
 export type NewWorkflow = Omit<Workflow, 'status' | 'updatedAt'>;
+
+/** The workflow a lookup found, or not_found: another tenant's is not found either. */
+export function foundWorkflow(workflow: Workflow | null): Workflow {
+  if (!workflow) throw DomainError.notFound('Workflow');
+  return workflow;
+}
 
 export type WorkflowChanges = Partial<
   Pick<Workflow, 'name' | 'description' | 'status' | 'triggerType' | 'nodes' | 'edges' | 'webhookPath' | 'scheduleCron' | 'scheduleTimezone' | 'version' | 'graphAuthor'>

@@ -5,7 +5,7 @@ import type { WorkflowVersionsService } from '../versions/versions.service.js';
 import type { WorkflowGraph } from './graph.js';
 import { checkDescription, checkGraphJson, checkName, graphColumns } from './workflow-input.js';
 import type { Workflow, WorkflowStatus } from './workflows.entity.js';
-import type { WorkflowChanges, WorkflowStatistics, WorkflowsRepository } from './workflows.repository.js';
+import { foundWorkflow, type WorkflowChanges, type WorkflowStatistics, type WorkflowsRepository } from './workflows.repository.js';
 
 export interface CreateWorkflow {
   name: string;
@@ -81,14 +81,14 @@ export class WorkflowsService {
 
   async get(actor: Actor, id: string): Promise<WorkflowView> {
     requireAccess(actor, ACCESS.workflows.read);
-    const workflow = found(await this.options.workflows.find(actor.tenantId, id));
+    const workflow = foundWorkflow(await this.options.workflows.find(actor.tenantId, id));
     return this.withStatistics(workflow);
   }
 
   async update(actor: Actor, id: string, request: UpdateWorkflow, now = new Date()): Promise<WorkflowView> {
     requireAccess(actor, ACCESS.workflows.write);
     // not_found before validation: a foreign id must not learn anything from the error.
-    const workflow = found(await this.options.workflows.find(actor.tenantId, id));
+    const workflow = foundWorkflow(await this.options.workflows.find(actor.tenantId, id));
     const errors = new FieldErrors();
     const changes: WorkflowChanges = {};
     if (request.name !== undefined) changes.name = checkName(request.name, errors);
@@ -117,7 +117,7 @@ export class WorkflowsService {
     requireAccess(actor, ACCESS.workflows.write);
     const { from, to } = TRANSITIONS[operation];
     const workflow = await this.options.em.transactional(async (em) => {
-      const locked = found(await this.options.workflows.findForUpdate(actor.tenantId, id));
+      const locked = foundWorkflow(await this.options.workflows.findForUpdate(actor.tenantId, id));
       if (locked.status !== to) {
         if (!(from as readonly WorkflowStatus[]).includes(locked.status)) {
           throw new DomainError('conflict', `A ${locked.status} workflow cannot be ${operation}d; ${operation} accepts ${from.join(' or ')}.`);
@@ -140,7 +140,3 @@ function emptyStatistics(): WorkflowStatistics {
   return { totalRuns: 0, completedRuns: 0, finishedRuns: 0, avgDurationMs: 0, lastRunAt: null };
 }
 
-export function found(workflow: Workflow | null): Workflow {
-  if (!workflow) throw DomainError.notFound('Workflow');
-  return workflow;
-}

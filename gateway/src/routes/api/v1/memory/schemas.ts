@@ -7,12 +7,14 @@ import { EndUserId, iso, isoOrNull, pathId, Paging, TenantQuery, Timestamp } fro
 
 const AgentId = z.string().min(1).describe('The agent whose memory this is.');
 
-// Documented as the catalogue the agent-memory service checks (422 naming the field otherwise).
-const MemoryType = z
-  .string()
-  .min(1)
-  .describe("semantic, episodic or procedural: one of the agent's memory_types.")
-  .meta({ enum: ['semantic', 'episodic', 'procedural'] });
+/** decisions §6: the memory an agent can keep; the agent-memory service checks which its agent does. */
+export const MEMORY_TYPES = ['semantic', 'episodic', 'procedural'] as const;
+
+/** As requests name it; described where it is used. */
+export const MemoryTypeInput = z.enum(MEMORY_TYPES);
+
+/** As answers show it: a component of its own, so clients (the console) read the catalogue from the document. */
+export const MemoryType = z.enum(MEMORY_TYPES).describe('semantic, episodic or procedural.').meta({ id: 'MemoryType' });
 
 const Metadata = z.record(z.string(), z.unknown()).describe('A free-form JSON object (up to 16 KiB), kept with the item.');
 
@@ -39,7 +41,7 @@ export const UpdateMemoryBody = z
 export const SearchMemoryBody = z.object({
   agent_id: AgentId,
   query: z.string().describe('What to look for: 1..32,000 characters, not blank.'),
-  memory_type: MemoryType.optional().describe("Search only this type; absent: every type the agent keeps."),
+  memory_type: MemoryTypeInput.optional().describe("Search only this type; absent: every type the agent keeps."),
   // Bounded here too: gRPC carries an absent top_k as 0, which the service reads as "the default".
   top_k: z.int().min(1).max(100).optional().describe('How many results at most, 1..100. Default 5.'),
   min_score: z.number().min(0).max(1).optional().describe('Drop results scoring below this, 0..1.'),
@@ -52,7 +54,7 @@ export const SearchMemoryBody = z.object({
 
 export const MemoryListQuery = TenantQuery.extend({
   agent_id: AgentId,
-  memory_type: MemoryType.optional().describe('Only this type; absent: every type.'),
+  memory_type: MemoryTypeInput.optional().describe('Only this type; absent: every type.'),
   user_id: EndUserId.optional().describe("Only this end user's items."),
   session_id: z
     .string()
@@ -66,7 +68,7 @@ export const MemoryListQuery = TenantQuery.extend({
 export const BulkDeleteQuery = TenantQuery.extend({
   agent_id: AgentId,
   user_id: EndUserId.optional().describe("Only this end user's items (never the shared ones)."),
-  memory_type: MemoryType.optional().describe('Only this type.'),
+  memory_type: MemoryTypeInput.optional().describe('Only this type.'),
 });
 
 export const BulkDeleteResponse = z
@@ -99,7 +101,7 @@ export const MemoryItemSchema = z
   .object({
     id: z.string(),
     agent_id: z.string(),
-    memory_type: z.string(),
+    memory_type: MemoryType,
     content: z.string(),
     metadata: z.record(z.string(), z.unknown()),
     user_id: z.string().nullable().describe('The end user it belongs to; null: shared.'),
@@ -129,7 +131,7 @@ export const SearchResultSchema = z
     content: z.string(),
     score: z.number().describe('Relevance in [0, 1]; results come best first.'),
     metadata: z.record(z.string(), z.unknown()),
-    memory_type: z.string(),
+    memory_type: MemoryType,
     user_id: z.string().nullable().describe('The end user it belongs to; null: shared.'),
     created_at: Timestamp,
   })
@@ -169,7 +171,8 @@ export function memoryItemBody(item: MemoryItem | undefined): z.output<typeof Me
   return {
     id: item.id,
     agent_id: item.agentId,
-    memory_type: item.memoryType,
+    // Another value would be agent-memory's defect: a 500, not an answer outside the catalogue.
+    memory_type: MemoryType.parse(item.memoryType),
     content: item.content,
     metadata: metadataOf(item.metadataJson),
     user_id: item.userId ?? null,

@@ -68,11 +68,17 @@ export const ExecuteBody = z
   .optional()
   .meta({ examples: [{ input: { text: 'My order arrived broken, this is urgent' }, async: true }] });
 
+/** decisions §7.5; a component of its own, so clients (the console) read the catalogue from the document. */
+export const EXECUTION_STATUSES = ['running', 'waiting', 'completed', 'failed', 'cancelled'] as const;
+export const ExecutionStatus = z
+  .enum(EXECUTION_STATUSES)
+  .describe('running | waiting (parked on an approval or wait node) | completed | failed | cancelled')
+  .meta({ id: 'ExecutionStatus' });
+
 export const ExecutionsQuery = TenantQuery.extend({
   limit: queryInt({ min: 1, max: 100, fallback: 20, description: 'Executions per page, 1..100.' }),
   cursor: z.string().min(1).optional().describe('next_cursor of the previous page.'),
-  // Documented as the enum the workflow-runner checks (422 naming `status` for another value).
-  status: z.string().optional().describe('Only executions in this status.').meta({ enum: ['running', 'waiting', 'completed', 'failed', 'cancelled'] }),
+  status: z.enum(EXECUTION_STATUSES).optional().describe('Only executions in this status.'),
 });
 
 const Statistics = z
@@ -157,7 +163,7 @@ export const ExecutionSummary = z
     id: z.string(),
     execution_id: z.string().describe('The same as id (the contract names it so).'),
     workflow_id: z.string(),
-    status: z.string().describe('running | waiting (parked on an approval or wait node) | completed | failed | cancelled'),
+    status: ExecutionStatus,
     trigger: z.string().describe('manual | webhook | schedule | retry | tool (an agent ran the workflow as a tool during a chat turn)'),
     error: ExecutionError.nullable(),
     started_at: Timestamp,
@@ -220,7 +226,8 @@ export function executionSummaryBody(execution: Execution): z.output<typeof Exec
     id: execution.id,
     execution_id: execution.id,
     workflow_id: execution.workflowId,
-    status: execution.status,
+    // Another value would be workflow-runner's defect: a 500, not an answer outside the catalogue.
+    status: ExecutionStatus.parse(execution.status),
     trigger: execution.trigger,
     error: execution.error ? { node_id: execution.error.nodeId || null, message: execution.error.message } : null,
     started_at: iso(execution.startedAt),
