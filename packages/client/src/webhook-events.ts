@@ -1,7 +1,7 @@
 import type { Agent } from './types.js';
 
 /**
- * The event catalogue (spec §6, decisions §8): every type a webhook can subscribe to (or `*` for
+ * The event catalogue (docs/api.md, Events; decisions §8): every type a webhook can subscribe to (or `*` for
  * all). Written by hand: the OpenAPI document describes the REST operations, not the deliveries.
  */
 export const WEBHOOK_EVENT_TYPES = [

@@ -1,4 +1,4 @@
-/** The event catalogue of spec §6: the types services emit and webhooks can subscribe to. */
+/** The event catalogue (docs/api.md, Events): the types services emit and webhooks can subscribe to. */
 export const EVENT_TYPES = [
   'agent.message.created',
   'agent.message.completed',

@@ -49,7 +49,7 @@ export interface TurnContext {
   requestId: string | undefined;
 }
 
-/** The answer of a turn: spec §2's chat message plus session_id, model, status and tool calls. */
+/** The answer of a turn: the chat message (docs/api.md, Chat) plus session_id, model, status and tool calls. */
 export interface ChatReply {
   id: string;
   role: 'assistant';

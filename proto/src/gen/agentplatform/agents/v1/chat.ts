@@ -49,7 +49,7 @@ export interface ChatRequest {
   userId?: string | undefined;
 }
 
-/** The assistant's reply (spec §2 chat message, plus session_id and model). */
+/** The assistant's reply (docs/api.md, Chat: the chat message, plus session_id and model). */
 export interface ChatResponse {
   id: string;
   role: string;
