@@ -1,4 +1,4 @@
-import { ApiResponseError, streamChat, streamToolCallDecision, type Agent, type AgentPlatformClient, type ChatSession, type ChatSessionMessage, type ChatStreamEvent, type MemoryItem } from '@agent-platform/client';
+import { ApiResponseError, streamChat, streamToolCallDecision, type Agent, type ChatSession, type ChatStreamEvent, type MemoryItem } from '@agent-platform/client';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { getRouteApi, useNavigate } from '@tanstack/react-router';
 import { useEffect, useRef, useState, type FormEvent, type KeyboardEvent } from 'react';
@@ -11,28 +11,14 @@ import { FormActions } from '../../ui/form-actions.js';
 import { Pager, Time } from '../../ui/page.js';
 import { allTools } from './all-tools.js';
 import { applyEvent, factsByTurn, historyTurns, startDecision, startTurn, type Turn } from './chat-turns.js';
+import { END_USER_EXTRACTION_HINTS, extractsFacts, learnedItems, sessionMessages } from './session-reads.js';
 import { TurnView } from './turn-view.js';
 
 const route = getRouteApi('/app/agents/$agentId');
 const SESSIONS_PER_PAGE = 20;
-/** The API's largest page; a session longer than HISTORY_PAGES of them shows its newest messages. */
-const MESSAGES_PER_PAGE = 100;
-const HISTORY_PAGES = 5;
 /** After a turn, what it taught the agent is looked for this often, at most this many times (extraction runs in the background). */
 const FACTS_POLL_MS = 2_000;
 const FACTS_POLLS = 5;
-
-/** Whether the agent's turns may be followed by memory extraction, as the API resolves it (decisions §14.2). */
-function extractsFacts(agent: Agent): boolean {
-  return agent.memory_extraction !== 'off';
-}
-
-/** What the end user field tells of extraction, by the agent's setting. */
-const END_USER_EXTRACTION_HINTS: Record<Agent['memory_extraction'], string> = {
-  off: '',
-  per_user: ' Facts are learned only from turns that name one.',
-  shared: ' Facts of turns without one are learned into the shared memories.',
-};
 
 /** Refetches the agent's sessions list (after a turn, a deletion), and nothing else. */
 function useRefreshSessions(agentId: string): () => void {
@@ -178,25 +164,6 @@ function SessionHistory(props: ConversationProps & { sessionId: string }) {
       </QueryState>
     </section>
   );
-}
-
-/** The memory items the session's turns added or changed (decisions §14), newest first. */
-async function learnedItems(client: AgentPlatformClient, agentId: string, sessionId: string): Promise<MemoryItem[]> {
-  const list = await call(client.GET('/api/v1/memory', { params: { query: { agent_id: agentId, session_id: sessionId, per_page: 100 } } }));
-  return list.items;
-}
-
-/** The session's messages, oldest first; of a long session, the newest HISTORY_PAGES pages. */
-async function sessionMessages(client: AgentPlatformClient, agentId: string, sessionId: string): Promise<{ items: ChatSessionMessage[]; total: number }> {
-  const page = (number: number) => call(client.GET('/api/v1/agents/{agent_id}/sessions/{session_id}/messages', { params: { path: { agent_id: agentId, session_id: sessionId }, query: { page: number, per_page: MESSAGES_PER_PAGE } } }));
-  const first = await page(1);
-  const pages = Math.ceil(first.total / MESSAGES_PER_PAGE);
-  if (pages <= 1) return first;
-  const from = Math.max(2, pages - HISTORY_PAGES + 1);
-  const rest = [];
-  for (let number = from; number <= pages; number += 1) rest.push(await page(number));
-  const items = [...(from === 2 ? first.items : []), ...rest.flatMap((found) => found.items)];
-  return { items, total: first.total };
 }
 
 function Chat({
