@@ -1274,6 +1274,11 @@ export interface components {
             created_at: components["schemas"]["Timestamp"];
         };
         /**
+         * @description webhook: trigger: an inbound request to `/hooks/<workflow>/<path>`; schedule: trigger: a cron tick; agent: a chat turn with an agent of the tenant, as the end user its `user_id` template names; condition: CEL rules choosing the branch that runs; integration: `http`, `slack` or `email` (through the platform's SMTP server); approval: parks the run until a person approves or rejects it, or its time-out passes; wait: parks the run for `seconds`, or `until` a time
+         * @enum {string}
+         */
+        WorkflowNodeType: "webhook" | "schedule" | "agent" | "condition" | "integration" | "approval" | "wait";
+        /**
          * @description running | waiting (parked on an approval or wait node) | completed | failed | cancelled
          * @enum {string}
          */
@@ -1293,7 +1298,7 @@ export interface components {
         };
         WorkflowNode: {
             id: string;
-            type: string;
+            type: components["schemas"]["WorkflowNodeType"];
             config: {
                 [key: string]: unknown;
             };
@@ -10054,6 +10059,7 @@ export const toolCallStatusValues: ReadonlyArray<FlattenedDeepRequired<component
 export const toolCallError_codeAnyOf0Values: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ToolCall"]["error_code"]> = ["forbidden", "unauthorized"];
 export const chatMessageStatusValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ChatMessage"]["status"]> = ["completed", "awaiting_approval"];
 export const chatSessionMessageStatusAnyOf0Values: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ChatSessionMessage"]["status"]> = ["awaiting_approval", "approved", "completed", "failed", "rejected"];
+export const workflowNodeTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["WorkflowNodeType"]> = ["webhook", "schedule", "agent", "condition", "integration", "approval", "wait"];
 export const executionStatusValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ExecutionStatus"]> = ["running", "waiting", "completed", "failed", "cancelled"];
 export const workflowNodeOn_errorValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["WorkflowNode"]["on_error"]> = ["fail", "continue"];
 export const toolTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["Tool"]["type"]> = ["http", "workflow", "mcp"];

@@ -1,3 +1,6 @@
+import { WORKFLOW_NODE_TYPES } from '@agent-platform/client';
+import { Fragment } from 'react';
+
 /** A small graph that runs with nothing outside the platform: a condition, an approval, an end. */
 export const EXAMPLE_GRAPH = {
   nodes: [
@@ -14,6 +17,13 @@ export const EXAMPLE_GRAPH = {
 
 export const GRAPH_HINT = (
   <>
-    Node types: <code>webhook</code>, <code>schedule</code>, <code>condition</code>, <code>agent</code>, <code>integration</code>, <code>approval</code>, <code>wait</code>. Every node may add <code>retry</code> and <code>on_error</code>.
+    Node types:{' '}
+    {WORKFLOW_NODE_TYPES.map((type, index) => (
+      <Fragment key={type}>
+        {index > 0 ? ', ' : null}
+        <code>{type}</code>
+      </Fragment>
+    ))}
+    . Every node may add <code>retry</code> and <code>on_error</code>.
   </>
 );

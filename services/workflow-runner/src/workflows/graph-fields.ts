@@ -1,6 +1,10 @@
 import type { FieldErrors } from '@agent-platform/kit';
 import { checkTemplates, compileTemplate, hasPlaceholder, keyPath } from '../expressions/template.js';
-import { MAX_TIMEOUT_MS } from './graph-types.js';
+
+/** A node's own time-out at most: the execution's, 5 min. */
+export const MAX_TIMEOUT_MS = 300_000;
+/** decisions §13: how long an approval or a wait may hold an execution, 30 days. */
+export const MAX_WAIT_SECONDS = 2_592_000;
 
 /** Where a node's config is read and what it may refer to. */
 export interface ConfigContext {
@@ -125,6 +129,17 @@ export function checkTarget(value: unknown, path: string, ctx: ConfigContext): s
   }
   if (ctx.triggerIds.has(value)) {
     ctx.errors.add(path, `must not lead to the trigger node ${JSON.stringify(value)}`);
+    return undefined;
+  }
+  return value;
+}
+
+/** Whole seconds, 1 to 30 days; undefined when absent or wrong (the problem is reported). */
+export function readSeconds(config: JsonObject, key: string, ctx: ConfigContext): number | undefined {
+  const value = config[key];
+  if (value === undefined || value === null) return undefined;
+  if (typeof value !== 'number' || !Number.isInteger(value) || value < 1 || value > MAX_WAIT_SECONDS) {
+    ctx.errors.add(fieldPath(ctx, key), `must be an integer from 1 to ${MAX_WAIT_SECONDS} (seconds, 30 days)`);
     return undefined;
   }
   return value;

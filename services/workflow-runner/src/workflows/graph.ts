@@ -1,5 +1,5 @@
 import type { FieldErrors } from '@agent-platform/kit';
-import { checkNodeConfig } from './graph-config.js';
+import { kindOf, NODE_KINDS, type TypedNode } from '../nodes/node-kinds.js';
 import { isObject, type ConfigContext } from './graph-fields.js';
 import {
   MAX_ATTEMPTS,
@@ -10,7 +10,6 @@ import {
   ON_ERROR,
   type NodePolicy,
   type OnError,
-  TRIGGER_NODE_TYPES,
   type NodeType,
   type ScheduleConfig,
   type TriggerType,
@@ -51,7 +50,8 @@ export function checkGraph(nodes: unknown, edges: unknown, errors: FieldErrors):
   const triggerIds = new Set(heads.filter((head) => isTriggerType(head.type)).map((head) => head.id));
   for (const head of heads) {
     const ctx: ConfigContext = { path: `nodes[${head.index}].config`, nodeId: head.id, nodeIds, triggerIds, errors };
-    graph.nodes.push({ id: head.id, type: head.type, config: checkNodeConfig(head.type, head.config, ctx), ...head.policy } as WorkflowNode);
+    const config = NODE_KINDS[head.type].check(head.config, ctx);
+    graph.nodes.push({ id: head.id, type: head.type, config, ...head.policy } as WorkflowNode);
   }
   graph.edges = checkEdges(edges, nodeIds, triggerIds, errors);
   const cycle = findCycle(graph);
@@ -60,7 +60,7 @@ export function checkGraph(nodes: unknown, edges: unknown, errors: FieldErrors):
 }
 
 function isTriggerType(type: NodeType): boolean {
-  return (TRIGGER_NODE_TYPES as readonly string[]).includes(type);
+  return NODE_KINDS[type].trigger;
 }
 
 /** Ids, types, config objects; one trigger at most. Duplicates are reported and left out. */
@@ -207,15 +207,19 @@ function findCycle(graph: WorkflowGraph): string[] | undefined {
   return undefined;
 }
 
-/** Node id → ids it leads to: its edges, then its condition targets; no duplicates. */
+/** Node id → ids it leads to: its edges, then the targets it may choose; no duplicates. */
 export function successorsOf(graph: WorkflowGraph): Map<string, string[]> {
   const successors = new Map<string, Set<string>>(graph.nodes.map((node) => [node.id, new Set<string>()]));
   for (const edge of graph.edges) successors.get(edge.source)?.add(edge.target);
   for (const node of graph.nodes) {
-    if (node.type !== 'condition') continue;
-    for (const rule of node.config.rules) successors.get(node.id)?.add('else' in rule ? rule.else : rule.goto);
+    for (const target of targetsOf(node)) successors.get(node.id)?.add(target);
   }
   return new Map([...successors].map(([id, targets]) => [id, [...targets]]));
+}
+
+/** The node ids a branching node (a condition) may choose; none for the rest. */
+export function targetsOf(node: TypedNode): string[] {
+  return kindOf(node).targets?.(node.config) ?? [];
 }
 
 /** Node id → ids that lead to it, edges and condition targets alike; no duplicates. */

@@ -1,5 +1,6 @@
 import type { Execution, NodeExecution, Workflow, WorkflowVersion } from '@agent-platform/proto/workflows/v1';
 import { z } from 'zod';
+import { WORKFLOW_NODE_KINDS, WORKFLOW_NODE_TYPES } from '../../../../generated/kinds.js';
 import { iso, pathId, pathInt, isoOrNull, pageOf, queryInt, TenantQuery, Timestamp } from '../../../../http/schemas.js';
 
 // The gateway checks shapes. What a graph may be (node types, config keys per type, edges, cycles,
@@ -11,15 +12,17 @@ const NodeInput = z
   .describe(
     [
       '{id, type, config}. id: 1..100 of A-Z a-z 0-9 _ -, unique. type and config:',
-      'webhook {path?: "/…"}; schedule {cron: 5 fields or 6 with seconds first, timezone?: IANA name, default UTC};',
-      'agent {agent_id, message?: template, user_id?: template naming the end user whose message it is (decisions §14), timeout_ms?}; condition {rules: [{if: CEL, goto: node id} …, {else: node id}], timeout_ms?};',
-      'integration {service: http {url, method?, headers?, body?} | slack {webhook_url, text} | email {to, subject, text}, timeout_ms?};',
-      'approval {message?: template, timeout_seconds?: 1..2592000, default 86400}: waits for POST …/nodes/{node_id}/approve or /reject;',
-      'wait {seconds: 1..2592000} or {until: ISO 8601 time with offset}.',
+      WORKFLOW_NODE_KINDS.map((kind) => `${kind.type} ${kind.config}`).join('; ') + '.',
       'Any node may add retry {max_attempts?: 1..10, default 1, backoff_seconds?: 0..300, default 1, doubling up to 300} and on_error: fail (default) | continue.',
       'Templates are strings with {{ CEL }} placeholders over input, nodes.<id>.output and request.',
     ].join(' '),
   );
+
+/** The node types (services/workflow-runner/src/nodes); a component, so clients read the catalogue from the document. */
+const WorkflowNodeType = z
+  .enum(WORKFLOW_NODE_TYPES)
+  .describe(WORKFLOW_NODE_KINDS.map((kind) => `${kind.type}: ${kind.summary}`).join('; '))
+  .meta({ id: 'WorkflowNodeType' });
 
 const EdgeInput = z.record(z.string(), z.unknown()).describe('{source, target}: node ids.');
 
@@ -96,7 +99,7 @@ const RetryPolicy = z
 const Node = z
   .object({
     id: z.string(),
-    type: z.string(),
+    type: WorkflowNodeType,
     config: z.record(z.string(), z.unknown()),
     retry: RetryPolicy.optional(),
     on_error: z.enum(['fail', 'continue']).optional().describe('continue: a failure is recorded on the node (output {error}) and its successors run.'),

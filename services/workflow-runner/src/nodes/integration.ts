@@ -1,16 +1,65 @@
-import { hasPlaceholder } from '../expressions/template.js';
-import { checkString, fieldPath, isObject, onlyKeys, readString, readTemplatedValue, readTimeout, readUrl, type ConfigContext, type JsonObject } from './graph-fields.js';
-import {
-  HTTP_METHODS,
-  INTEGRATION_SERVICES,
-  MAX_EMAIL_RECIPIENTS,
-  type EmailConfig,
-  type HttpConfig,
-  type HttpMethod,
-  type IntegrationConfig,
-  type IntegrationService,
-  type SlackConfig,
-} from './graph-types.js';
+import { hasPlaceholder, renderValue } from '../expressions/template.js';
+import type { Integrations } from '../integrations/integrations.js';
+import { checkString, fieldPath, isObject, onlyKeys, readString, readTemplatedValue, readTimeout, readUrl, type ConfigContext, type JsonObject } from '../workflows/graph-fields.js';
+import type { NodeKind } from './node-kind.js';
+
+export const INTEGRATION_SERVICES = ['http', 'slack', 'email'] as const;
+export type IntegrationService = (typeof INTEGRATION_SERVICES)[number];
+
+export const HTTP_METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;
+export type HttpMethod = (typeof HTTP_METHODS)[number];
+
+export interface HttpConfig {
+  service: 'http';
+  /** A template; without placeholders an absolute http(s) URL. */
+  url: string;
+  method: HttpMethod;
+  /** Values are templates. */
+  headers: Record<string, string>;
+  /** Any JSON; every string in it is a template. */
+  body?: unknown;
+  timeout_ms?: number;
+}
+
+export interface SlackConfig {
+  service: 'slack';
+  webhook_url: string;
+  text: string;
+  timeout_ms?: number;
+}
+
+export interface EmailConfig {
+  service: 'email';
+  to: string[];
+  subject: string;
+  text: string;
+  timeout_ms?: number;
+}
+
+export type IntegrationConfig = HttpConfig | SlackConfig | EmailConfig;
+
+const MAX_EMAIL_RECIPIENTS = 50;
+
+export const integrationNode: NodeKind<IntegrationConfig, false> = {
+  summary: '`http`, `slack` or `email` (through the platform\'s SMTP server)',
+  configHelp: '{service: http {url, method?, headers?, body?} | slack {webhook_url, text} | email {to, subject, text}, timeout_ms?}',
+  trigger: false,
+  check: integrationConfig,
+  /**
+   * Its calls leave the platform, so it never runs twice for one execution; but an http GET is a
+   * safe method (RFC 9110 §9.2.1), so a runner that takes an execution over may repeat it.
+   */
+  hasSideEffects: (config) => !(config.service === 'http' && config.method === 'GET'),
+  behaviour: {
+    waits: false,
+    async run(config, ctx, services) {
+      const { service, timeout_ms: _timeout, ...settings } = config;
+      const rendered = renderValue(settings, ctx.scope) as Record<string, unknown>;
+      const output = await services.integrations.run({ service, ...rendered } as Parameters<Integrations['run']>[0], { signal: ctx.signal, timeoutMs: ctx.timeoutMs });
+      return { output };
+    },
+  },
+};
 
 const KEYS: Record<IntegrationService, readonly string[]> = {
   http: ['service', 'url', 'method', 'headers', 'body', 'timeout_ms'],
@@ -29,7 +78,7 @@ const MAX_ADDRESS = 254;
 const EMAIL = /^[A-Za-z0-9!#$%&'*+/=?^_`{|}~-]+(?:\.[A-Za-z0-9!#$%&'*+/=?^_`{|}~-]+)*@[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*$/;
 
 /** The config of an `integration` node, by its `service`. */
-export function integrationConfig(config: JsonObject, ctx: ConfigContext): IntegrationConfig {
+function integrationConfig(config: JsonObject, ctx: ConfigContext): IntegrationConfig {
   const service = config.service;
   if (typeof service !== 'string' || !(INTEGRATION_SERVICES as readonly string[]).includes(service)) {
     const problem = service === undefined || service === null ? 'is required' : 'is not a known service';

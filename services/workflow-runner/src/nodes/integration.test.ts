@@ -1,6 +1,6 @@
 import { DomainError, FieldErrors, type FieldError } from '@agent-platform/kit';
 import { describe, expect, it } from 'vitest';
-import { checkGraph } from './graph.js';
+import { checkGraph } from '../workflows/graph.js';
 
 function check(config: unknown): { config: unknown; problems: FieldError[] } {
   const errors = new FieldErrors();

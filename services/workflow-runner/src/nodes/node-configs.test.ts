@@ -1,6 +1,6 @@
 import { DomainError, FieldErrors, newId, type FieldError } from '@agent-platform/kit';
 import { describe, expect, it } from 'vitest';
-import { checkGraph, type WorkflowNode } from './graph.js';
+import { checkGraph, type WorkflowNode } from '../workflows/graph.js';
 
 const agentId = newId('agent');
 // Node 0 is always a plain agent, so the node under test is nodes[1] and targets exist.

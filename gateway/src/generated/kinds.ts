@@ -1,0 +1,49 @@
+// Written by `pnpm kinds` from the kinds' own modules; edit those, then run it again.
+
+/** Workflow node types (services/workflow-runner/src/nodes), in the order people read them. */
+export const WORKFLOW_NODE_TYPES = ["webhook","schedule","agent","condition","integration","approval","wait"] as const;
+
+export const WORKFLOW_NODE_KINDS = [
+  {
+    "type": "webhook",
+    "summary": "trigger: an inbound request to `/hooks/<workflow>/<path>`",
+    "config": "{path?: \"/…\"}",
+    "trigger": true
+  },
+  {
+    "type": "schedule",
+    "summary": "trigger: a cron tick",
+    "config": "{cron: 5 fields or 6 with seconds first, timezone?: IANA name, default UTC}",
+    "trigger": true
+  },
+  {
+    "type": "agent",
+    "summary": "a chat turn with an agent of the tenant, as the end user its `user_id` template names",
+    "config": "{agent_id, message?: template, user_id?: template naming the end user whose message it is (decisions §14), timeout_ms?}",
+    "trigger": false
+  },
+  {
+    "type": "condition",
+    "summary": "CEL rules choosing the branch that runs",
+    "config": "{rules: [{if: CEL, goto: node id} …, {else: node id}], timeout_ms?}",
+    "trigger": false
+  },
+  {
+    "type": "integration",
+    "summary": "`http`, `slack` or `email` (through the platform's SMTP server)",
+    "config": "{service: http {url, method?, headers?, body?} | slack {webhook_url, text} | email {to, subject, text}, timeout_ms?}",
+    "trigger": false
+  },
+  {
+    "type": "approval",
+    "summary": "parks the run until a person approves or rejects it, or its time-out passes",
+    "config": "{message?: template, timeout_seconds?: 1..2592000, default 86400}: waits for POST …/nodes/{node_id}/approve or /reject",
+    "trigger": false
+  },
+  {
+    "type": "wait",
+    "summary": "parks the run for `seconds`, or `until` a time",
+    "config": "{seconds: 1..2592000} or {until: ISO 8601 time with offset}",
+    "trigger": false
+  }
+] as const;
