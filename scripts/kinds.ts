@@ -1,11 +1,13 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
+import { TOOL_KINDS, TOOL_TYPES } from '../services/agent-memory/src/tools/kinds/tool-kinds.js';
 import { NODE_KINDS, NODE_TYPES } from '../services/workflow-runner/src/nodes/node-kinds.js';
 
 /**
- * `pnpm kinds` writes what the rest of the repository knows of the workflow node types from their
- * modules (services/workflow-runner/src/nodes): the gateway's catalogue (its schemas, and through
- * them the OpenAPI document and the client the console uses) and the README's table.
+ * `pnpm kinds` writes what the rest of the repository knows of the workflow node types and the
+ * tool types from their modules (services/workflow-runner/src/nodes, services/agent-memory/src/
+ * tools/kinds): the gateway's catalogue (its schemas, and through them the OpenAPI document and
+ * the client), the console's tool form, and the README's tables.
  * `pnpm kinds:check` (`--check`) fails when a written file differs from what the modules say.
  */
 const root = new URL('../', import.meta.url);
@@ -18,6 +20,8 @@ interface Output {
 
 const nodeKinds = NODE_TYPES.map((type) => ({ type, summary: NODE_KINDS[type].summary, config: NODE_KINDS[type].configHelp, trigger: NODE_KINDS[type].trigger }));
 
+const toolKinds = TOOL_TYPES.map((type) => ({ type, label: TOOL_KINDS[type].label, summary: TOOL_KINDS[type].summary, config: TOOL_KINDS[type].configHelp, schemas: TOOL_KINDS[type].schemas }));
+
 const gatewayCatalogue = [
   GENERATED_BY,
   '',
@@ -26,7 +30,24 @@ const gatewayCatalogue = [
   '',
   `export const WORKFLOW_NODE_KINDS = ${JSON.stringify(nodeKinds, null, 2)} as const;`,
   '',
+  '/** Tool types (services/agent-memory/src/tools/kinds). schemas: own (input_schema) or discovered (from its server). */',
+  `export const TOOL_TYPES = ${JSON.stringify(TOOL_TYPES)} as const;`,
+  '',
+  `export const TOOL_KINDS = ${JSON.stringify(toolKinds, null, 2)} as const;`,
+  '',
 ].join('\n');
+
+const consoleToolForm = [
+  GENERATED_BY,
+  '',
+  '/** Each tool type\'s form (services/agent-memory/src/tools/kinds): its name, its config\'s controls, whose schema the arguments follow. */',
+  `export const TOOL_FORMS = ${JSON.stringify(Object.fromEntries(TOOL_TYPES.map((type) => [type, { label: TOOL_KINDS[type].label, fields: TOOL_KINDS[type].fields, schemas: TOOL_KINDS[type].schemas }])), null, 2)} as const;`,
+  '',
+].join('\n');
+
+function toolTable(): string {
+  return ['| tool type | a call |', '|---|---|', ...toolKinds.map((kind) => `| \`${kind.type}\` (${kind.label}) | ${kind.summary} |`)].join('\n');
+}
 
 /** README's table of node types: what each does. Triggers share a row, as they are read together. */
 function nodeTable(): string {
@@ -50,7 +71,8 @@ function between(committed: string, name: string, body: string): string {
 
 const outputs: Output[] = [
   { file: 'gateway/src/generated/kinds.ts', text: () => gatewayCatalogue },
-  { file: 'README.md', text: (committed) => between(committed, 'node-types', nodeTable()) },
+  { file: 'console/src/generated/tool-forms.ts', text: () => consoleToolForm },
+  { file: 'README.md', text: (committed) => between(between(committed, 'node-types', nodeTable()), 'tool-types', toolTable()) },
 ];
 
 const check = process.argv.includes('--check');

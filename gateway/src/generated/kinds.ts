@@ -47,3 +47,30 @@ export const WORKFLOW_NODE_KINDS = [
     "trigger": false
   }
 ] as const;
+
+/** Tool types (services/agent-memory/src/tools/kinds). schemas: own (input_schema) or discovered (from its server). */
+export const TOOL_TYPES = ["http","workflow","mcp"] as const;
+
+export const TOOL_KINDS = [
+  {
+    "type": "http",
+    "label": "HTTP endpoint",
+    "summary": "one request to the tool's URL with the model's arguments (the JSON body, or a GET's query string); the answer is the result",
+    "config": "{url, method?: GET | POST (default) | PUT | PATCH | DELETE, headers?: {name: value} (answered masked)}",
+    "schemas": "own"
+  },
+  {
+    "type": "workflow",
+    "label": "Workflow",
+    "summary": "runs a workflow of the tenant with the model's arguments as its input (trigger `tool`); its output is the result",
+    "config": "{workflow_id: a workflow of the tenant}",
+    "schemas": "own"
+  },
+  {
+    "type": "mcp",
+    "label": "MCP server",
+    "summary": "the tools an MCP server (Streamable HTTP) lists, each offered as `<tool>__<name>` with the server's own schema",
+    "config": "{url: the server's Streamable HTTP endpoint, headers?: {name: value} (answered masked), allowed_tools?: [names of the server's tools], default every one}",
+    "schemas": "discovered"
+  }
+] as const;

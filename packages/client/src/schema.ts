@@ -1450,6 +1450,11 @@ export interface components {
             };
             id: null;
         };
+        /**
+         * @description http: one request to the tool's URL with the model's arguments (the JSON body, or a GET's query string); the answer is the result; workflow: runs a workflow of the tenant with the model's arguments as its input (trigger `tool`); its output is the result; mcp: the tools an MCP server (Streamable HTTP) lists, each offered as `<tool>__<name>` with the server's own schema
+         * @enum {string}
+         */
+        ToolType: "http" | "workflow" | "mcp";
         /** @description One tool an MCP server lists (tools/list). */
         DiscoveredTool: {
             /** @description The tool's name on the MCP server; the model calls it <tool name>__<name>. */
@@ -1466,11 +1471,7 @@ export interface components {
             id: string;
             name: string;
             description: string | null;
-            /**
-             * @description http calls a URL with the arguments; workflow runs a workflow of the tenant with them as input; mcp offers the tools of an MCP server (Streamable HTTP).
-             * @enum {string}
-             */
-            type: "http" | "workflow" | "mcp";
+            type: components["schemas"]["ToolType"];
             /** @description As sent, method filled in for http and allowed_tools (null: all) for mcp; header values read "***". */
             config: {
                 [key: string]: unknown;
@@ -6163,11 +6164,11 @@ export interface operations {
                     /** @description Shown to the model: what the tool does and when to use it. Up to 1,024 characters. */
                     description?: string;
                     /**
-                     * @description http calls a URL with the arguments; workflow runs a workflow of the tenant with them as input; mcp offers the tools of an MCP server (Streamable HTTP).
+                     * @description http: one request to the tool's URL with the model's arguments (the JSON body, or a GET's query string); the answer is the result; workflow: runs a workflow of the tenant with the model's arguments as its input (trigger `tool`); its output is the result; mcp: the tools an MCP server (Streamable HTTP) lists, each offered as `<tool>__<name>` with the server's own schema
                      * @enum {string}
                      */
                     type: "http" | "workflow" | "mcp";
-                    /** @description Per type: http takes url, method, headers; workflow takes workflow_id; mcp takes url, headers, allowed_tools. Any other key is 422. */
+                    /** @description Per type: http {url, method?: GET | POST (default) | PUT | PATCH | DELETE, headers?: {name: value} (answered masked)}; workflow {workflow_id: a workflow of the tenant}; mcp {url: the server's Streamable HTTP endpoint, headers?: {name: value} (answered masked), allowed_tools?: [names of the server's tools], default every one}. Any other key is 422. */
                     config: {
                         /** @description http: the address called; mcp: the MCP server's Streamable HTTP endpoint. https on a public address (the SSRF guard of webhooks applies). */
                         url?: string;
@@ -6428,11 +6429,11 @@ export interface operations {
                     /** @description Shown to the model: what the tool does and when to use it. Up to 1,024 characters. */
                     description?: string;
                     /**
-                     * @description http calls a URL with the arguments; workflow runs a workflow of the tenant with them as input; mcp offers the tools of an MCP server (Streamable HTTP).
+                     * @description http: one request to the tool's URL with the model's arguments (the JSON body, or a GET's query string); the answer is the result; workflow: runs a workflow of the tenant with the model's arguments as its input (trigger `tool`); its output is the result; mcp: the tools an MCP server (Streamable HTTP) lists, each offered as `<tool>__<name>` with the server's own schema
                      * @enum {string}
                      */
                     type: "http" | "workflow" | "mcp";
-                    /** @description Per type: http takes url, method, headers; workflow takes workflow_id; mcp takes url, headers, allowed_tools. Any other key is 422. */
+                    /** @description Per type: http {url, method?: GET | POST (default) | PUT | PATCH | DELETE, headers?: {name: value} (answered masked)}; workflow {workflow_id: a workflow of the tenant}; mcp {url: the server's Streamable HTTP endpoint, headers?: {name: value} (answered masked), allowed_tools?: [names of the server's tools], default every one}. Any other key is 422. */
                     config: {
                         /** @description http: the address called; mcp: the MCP server's Streamable HTTP endpoint. https on a public address (the SSRF guard of webhooks applies). */
                         url?: string;
@@ -10062,4 +10063,4 @@ export const chatSessionMessageStatusAnyOf0Values: ReadonlyArray<FlattenedDeepRe
 export const workflowNodeTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["WorkflowNodeType"]> = ["webhook", "schedule", "agent", "condition", "integration", "approval", "wait"];
 export const executionStatusValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ExecutionStatus"]> = ["running", "waiting", "completed", "failed", "cancelled"];
 export const workflowNodeOn_errorValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["WorkflowNode"]["on_error"]> = ["fail", "continue"];
-export const toolTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["Tool"]["type"]> = ["http", "workflow", "mcp"];
+export const toolTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ToolType"]> = ["http", "workflow", "mcp"];

@@ -15,7 +15,7 @@ export {
 export { requireAccess, requireAccessFor, requireRole, requireUser, type Actor } from './actor.js';
 export { DEFAULT_PAGE_SIZE, encodeCursor, MAX_PAGE_SIZE, parseCursorPage, parsePage, type Cursor, type CursorPage, type Page } from './paging.js';
 export { ID_PREFIXES, isId, newId, type IdKind } from './ids.js';
-export { settlesWithin, timedSignal, TimeoutError, withTimeout, type TimedSignal } from './timeout.js';
+export { settlesWithin, timedSignal, TimeoutError, untilAborted, withTimeout, type TimedSignal } from './timeout.js';
 export { systemClock, type Clock } from './clock.js';
 export { backoffDelay, type RetryBackoff } from './backoff.js';
 export { characters, CHAT_MESSAGE_MAX, DECISION_COMMENT_MAX, END_USER_ID_MAX } from './limits.js';

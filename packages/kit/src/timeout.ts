@@ -82,3 +82,21 @@ export function timedSignal(ms: number, parent: AbortSignal | undefined, reasons
     },
   };
 }
+
+/**
+ * The promise's settlement, or a rejection with the signal's reason as soon as it aborts: a callee
+ * that does not heed its signal (a unary gRPC call cannot be cancelled) cannot hold its caller. The
+ * promise left behind is still observed, so its late rejection is never an unhandled one.
+ */
+export function untilAborted<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => {
+      const reason: unknown = signal.reason;
+      reject(reason instanceof Error ? reason : new Error('aborted', { cause: reason }));
+    };
+    if (signal.aborted) onAbort();
+    else signal.addEventListener('abort', onAbort, { once: true });
+    // Cannot reject: both handlers settle the outer promise and return.
+    void promise.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
+  });
+}

@@ -35,17 +35,15 @@ import type { ChatModel } from './models/chat-model.js';
 import type { Embedder } from './models/embedder.js';
 import { chatModelFrom, embedderFrom } from './models/select.js';
 import { vectorStoreFrom } from './vectors/select.js';
-import { HttpToolKind } from './tools/http-tool-kind.js';
 import { IdentityPrincipals, type Principals } from './tools/principals.js';
 import { AgentTools } from './tools/agent-tools.js';
-import { offeredTool, ToolRunner } from './tools/tool-runner.js';
+import { TOOL_KINDS, TOOL_TYPES } from './tools/kinds/tool-kinds.js';
+import { ToolRunner, type ToolKinds } from './tools/tool-runner.js';
 import { McpClient } from './tools/mcp-client.js';
-import { McpToolKind, offeredMcpTools } from './tools/mcp-tool-kind.js';
 import { TOOL_SERVICE_NAME, toolHandlers } from './tools/tools.grpc.js';
 import { ToolsRepository } from './tools/tools.repository.js';
 import { ToolsService } from './tools/tools.service.js';
 import { GrpcWorkflowDirectory } from './tools/workflow-directory.js';
-import { WorkflowToolKind } from './tools/workflow-tool-kind.js';
 import type { VectorStore } from './vectors/vector-store.js';
 
 export { loadAgentMemoryConfig, type AgentMemoryConfig } from './config.js';
@@ -126,12 +124,9 @@ function assemble(config: AgentMemoryConfig, deps: AgentMemoryDeps, orm: Orm): A
   const outboundHttp = new OutboundHttp({ policy, userAgent: TOOLS_USER_AGENT });
   const mcp = new McpClient({ http: outboundHttp, timeoutMs: config.toolTimeoutMs });
   const tools = new ToolsService({ em, tools: toolsRepository, secrets, policy, workflows: workflowDirectory, mcp });
+  const callServices = { http: outboundHttp, secrets, executions: () => workflowRunnerChannel().client(ExecutionServiceService), mcp, timeoutMs: config.toolTimeoutMs };
   const toolRunner = new ToolRunner({
-    kinds: {
-      http: new HttpToolKind({ http: outboundHttp, secrets, timeoutMs: config.toolTimeoutMs }),
-      workflow: new WorkflowToolKind({ executions: () => workflowRunnerChannel().client(ExecutionServiceService), timeoutMs: config.toolTimeoutMs }),
-      mcp: new McpToolKind({ client: mcp, secrets }),
-    },
+    kinds: Object.fromEntries(TOOL_TYPES.map((type) => [type, TOOL_KINDS[type].calls(callServices)])) as ToolKinds,
     principals,
     timeoutMs: config.toolTimeoutMs,
     logger: logger.child({ component: 'tools' }),
@@ -171,7 +166,7 @@ function assemble(config: AgentMemoryConfig, deps: AgentMemoryDeps, orm: Orm): A
     memory,
     model,
     credits,
-    tools: new AgentTools(toolsRepository, toolRunner, (tool) => (tool.type === 'mcp' ? offeredMcpTools(tool) : [offeredTool(tool)])),
+    tools: new AgentTools(toolsRepository, toolRunner),
     toolTimeoutMs: config.toolTimeoutMs,
     historyMessages: config.chatHistoryMessages,
     memoryResults: config.chatMemoryResults,

@@ -5,12 +5,16 @@ import type { CreateToolRequest, Tool as ToolMessage } from '@agent-platform/pro
 import { describe, expect } from 'vitest';
 import { z } from 'zod';
 import { McpClient } from '../src/tools/mcp-client.js';
-import { McpToolKind, offeredMcpTools } from '../src/tools/mcp-tool-kind.js';
-import type { ToolCallRequest } from '../src/tools/tool-runner.js';
+import { mcpCalls } from '../src/tools/kinds/mcp.js';
+import { toolKindOf } from '../src/tools/kinds/tool-kinds.js';
+import type { ToolCallRequest, ToolCalls } from '../src/tools/kinds/tool-kind.js';
 import type { Tool } from '../src/tools/tools.entity.js';
 import { agentMemoryTest, expectError, newTenant, TEST_TOOL_SECRET_KEY, type AgentMemoryHarness, type TestTenant } from './support/harness.js';
 import { startMcpServer, text, type McpServerOptions, type McpTestServer } from './support/mcp-server.js';
 import { mcpToolOf, TRACKER_TOOLS } from './support/mcp-tools.js';
+
+/** What a model is offered of a stored tool, as a turn asks its kind. */
+const offeredOf = (tool: Tool) => toolKindOf(tool.type).offered(tool);
 
 // Loopback servers need the development allowance; a short time-out keeps the hanging cases short.
 const TOOL_TIMEOUT_MS = 2_000;
@@ -79,7 +83,7 @@ describe('mcp tools', () => {
     expect(JSON.parse(tool.configJson)).toMatchObject({ allowed_tools: ['search_issues'] });
     // Discovered keeps all the server has; only the allowed are offered.
     expect(discoveredNames(tool)).toEqual(['search_issues', 'create_issue']);
-    const offered = offeredMcpTools(await mcpToolOf(database, tool.id));
+    const offered = offeredOf(await mcpToolOf(database, tool.id));
     expect(offered.map(({ name, remoteName, description }) => ({ name, remoteName, description }))).toEqual([
       { name: 'tracker__search_issues', remoteName: 'search_issues', description: 'Finds issues by words.' },
     ]);
@@ -100,7 +104,7 @@ describe('mcp tools', () => {
     const tenant = newTenant();
     const tool = await create(service, tenant, mcpTool(server.url));
     expect(discoveredNames(tool)).toContain(long);
-    expect(offeredMcpTools(await mcpToolOf(database, tool.id)).map((offered) => offered.remoteName)).toEqual(['search_issues', 'create_issue']);
+    expect(offeredOf(await mcpToolOf(database, tool.id)).map((offered) => offered.remoteName)).toEqual(['search_issues', 'create_issue']);
     const error = await expectError(
       service.tools.createTool(mcpTool(server.url, { name: 'other', config: { url: server.url, allowed_tools: [long] } }), { principal: tenant.principal }),
       'validation_error',
@@ -192,15 +196,15 @@ describe('mcp tools', () => {
   });
 });
 
-describe('McpToolKind', () => {
+describe('mcp tool calls', () => {
   const CALL_TIMEOUT_MS = 500;
   const box = new SecretBox([Buffer.from(TEST_TOOL_SECRET_KEY, 'base64')]);
 
   /** The kind as the chat turn will hold it, its client on the same guarded HTTP as the service's. */
-  function kind(onTestFinished: (fn: () => void) => void): McpToolKind {
+  function kind(onTestFinished: (fn: () => void) => void): ToolCalls {
     const http = new OutboundHttp({ policy: new OutboundPolicy({ allowPrivateNetworks: true }), userAgent: 'AgentPlatform-Tools-Test/1.0' });
     onTestFinished(() => http.close());
-    return new McpToolKind({ client: new McpClient({ http, timeoutMs: CALL_TIMEOUT_MS }), secrets: box });
+    return mcpCalls({ mcp: new McpClient({ http, timeoutMs: CALL_TIMEOUT_MS }), secrets: box });
   }
 
   function call(tool: Tool, remoteName: string, args: Record<string, unknown>, signal = new AbortController().signal): ToolCallRequest {

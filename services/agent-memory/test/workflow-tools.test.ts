@@ -3,9 +3,9 @@ import { GrpcChannel, PrincipalKind } from '@agent-platform/kit/grpc';
 import { startReceiver, type TestDatabase } from '@agent-platform/kit/testing';
 import { ExecutionServiceService } from '@agent-platform/proto/workflows/v1';
 import { describe, expect } from 'vitest';
-import type { ToolCallRequest } from '../src/tools/tool-runner.js';
+import type { ToolCallRequest } from '../src/tools/kinds/tool-kind.js';
+import { workflowCalls } from '../src/tools/kinds/workflow.js';
 import { Tool } from '../src/tools/tools.entity.js';
-import { WorkflowToolKind } from '../src/tools/workflow-tool-kind.js';
 import { databaseTest, principalOf, startAgentMemory, type AgentMemoryHarness, type TestTenant } from './support/harness.js';
 import { startWorkflowRunner, workflowsDatabase, type WorkflowRunnerPeer } from './support/workflow-runner.js';
 
@@ -33,7 +33,7 @@ const test = databaseTest
     }
     const started = runner;
     const channel = new GrpcChannel(started.address, { defaultDeadlineMs: 5_000 });
-    const kind = new WorkflowToolKind({ executions: () => channel.client(ExecutionServiceService), timeoutMs: 10_000 });
+    const kind = workflowCalls({ executions: () => channel.client(ExecutionServiceService), timeoutMs: 10_000 });
     onCleanup(async () => {
       channel.close();
       await service.stop();

@@ -10,13 +10,14 @@ import { Field, formValues } from '../../ui/form.js';
 import { FormActions } from '../../ui/form-actions.js';
 import { JsonField } from '../../ui/json-field.js';
 import { Options } from '../../ui/options.js';
+import { TOOL_FORMS } from '../../generated/tool-forms.js';
 
 type ToolBody = RequestBody<'/api/v1/tools', 'post'>;
 type ToolType = ToolBody['type'];
 type ToolConfig = ToolBody['config'];
 
-const METHODS = ['POST', 'GET', 'PUT', 'PATCH', 'DELETE'] as const;
-const TYPE_LABELS: Record<ToolType, string> = { http: 'HTTP endpoint', workflow: 'Workflow', mcp: 'MCP server' };
+type FormField = (typeof TOOL_FORMS)[ToolType]['fields'][number];
+const TOOL_TYPES = Object.keys(TOOL_FORMS) as ToolType[];
 const DEFAULT_SCHEMA = JSON.stringify({ type: 'object', properties: {}, required: [] }, null, 2);
 
 interface HeaderRow {
@@ -65,44 +66,18 @@ export function ToolForm({ tool, onDone }: { tool: Tool | undefined; onDone: () 
       </Field>
       <Field label="Type" field="type" error={error}>
         <select name="type" value={type} onChange={(event) => setType(event.target.value as ToolType)}>
-          {(Object.keys(TYPE_LABELS) as ToolType[]).map((value) => (
+          {TOOL_TYPES.map((value) => (
             <option key={value} value={value}>
-              {TYPE_LABELS[value]} ({value})
+              {TOOL_FORMS[value].label} ({value})
             </option>
           ))}
         </select>
       </Field>
 
-      {type === 'http' ? (
-        <>
-          <Field label="URL" field="config.url" error={error} hint="Called with the model's arguments as the JSON body (as the query string for GET).">
-            <input name="url" type="url" defaultValue={stringOf(tool?.config.url)} required autoComplete="off" />
-          </Field>
-          <Field label="Method" field="config.method" error={error}>
-            <select name="method" defaultValue={stringOf(tool?.config.method) || 'POST'}>
-              <Options values={METHODS} />
-            </select>
-          </Field>
-        </>
-      ) : null}
-      {type === 'workflow' ? <WorkflowChoice error={error} current={stringOf(tool?.config.workflow_id)} /> : null}
-      {type === 'mcp' ? (
-        <>
-          <Field label="Server URL" field="config.url" error={error} hint="The MCP server's Streamable HTTP endpoint; its tools are listed when you save.">
-            <input name="url" type="url" defaultValue={stringOf(tool?.config.url)} required autoComplete="off" />
-          </Field>
-          <Field label="Allowed tools" field="config.allowed_tools" error={error} hint="The server's tools the model is offered, one name a line; empty: every tool.">
-            <textarea name="allowed_tools" rows={3} defaultValue={Array.isArray(tool?.config.allowed_tools) ? (tool.config.allowed_tools as unknown[]).join('\n') : ''} />
-          </Field>
-          <AllowedToolsErrors error={error} sent={allowedTools(mutation.variables?.values ?? {})} />
-          {tool?.discovered && tool.discovered.length > 0 ? (
-            <p className="hint">The server listed: {tool.discovered.map((found) => found.name).join(', ')}.</p>
-          ) : null}
-        </>
-      ) : null}
-      {type !== 'workflow' ? <HeadersEditor headers={headers} onChange={setHeaders} error={error} /> : null}
-
-      {type !== 'mcp' ? (
+      {TOOL_FORMS[type].fields.map((field) => (
+        <ConfigControl key={`${type}.${field.key}`} field={field} tool={tool} error={error} headers={headers} onHeaders={setHeaders} sent={mutation.variables?.values ?? {}} />
+      ))}
+      {TOOL_FORMS[type].schemas === 'own' ? (
         <JsonField
           label="Input schema (JSON)"
           field="input_schema"
@@ -111,6 +86,8 @@ export function ToolForm({ tool, onDone }: { tool: Tool | undefined; onDone: () 
           rows={8}
           defaultValue={tool?.input_schema ? JSON.stringify(tool.input_schema, null, 2) : DEFAULT_SCHEMA}
         />
+      ) : tool?.discovered && tool.discovered.length > 0 ? (
+        <p className="hint">The server listed: {tool.discovered.map((found) => found.name).join(', ')}.</p>
       ) : null}
       <div className="field">
         <label className="checkbox">
@@ -123,10 +100,55 @@ export function ToolForm({ tool, onDone }: { tool: Tool | undefined; onDone: () 
   );
 }
 
-/** The API names a refused allowed tool by its index in what was sent (config.allowed_tools[i]): said here by its name. */
-function AllowedToolsErrors({ error, sent }: { error: unknown; sent: readonly string[] }) {
+interface ConfigControlProps {
+  field: FormField;
+  tool: Tool | undefined;
+  error: unknown;
+  headers: HeaderRow[];
+  onHeaders: (headers: HeaderRow[]) => void;
+  /** The form's values as last sent, to name a refused line by what it said. */
+  sent: Record<string, string>;
+}
+
+/** One control of the type's config, as its kind describes it (services/agent-memory/src/tools/kinds). */
+function ConfigControl({ field, tool, error, headers, onHeaders, sent }: ConfigControlProps) {
+  const stored = tool?.config[field.key];
+  switch (field.input) {
+    case 'url':
+      return (
+        <Field label={field.label} field={`config.${field.key}`} error={error} hint={field.hint}>
+          <input name={field.key} type="url" defaultValue={stringOf(stored)} required autoComplete="off" />
+        </Field>
+      );
+    case 'choice':
+      return (
+        <Field label={field.label} field={`config.${field.key}`} error={error}>
+          <select name={field.key} defaultValue={stringOf(stored) || field.default}>
+            <Options values={field.choices} />
+          </select>
+        </Field>
+      );
+    case 'lines':
+      return (
+        <>
+          <Field label={field.label} field={`config.${field.key}`} error={error} hint={field.hint}>
+            <textarea name={field.key} rows={3} defaultValue={Array.isArray(stored) ? (stored as unknown[]).join('\n') : ''} />
+          </Field>
+          <LineErrors field={field.key} error={error} sent={linesOf(sent[field.key])} />
+        </>
+      );
+    case 'headers':
+      return <HeadersEditor label={field.label} headers={headers} onChange={onHeaders} error={error} />;
+    case 'workflow':
+      return <WorkflowChoice label={field.label} name={field.key} error={error} current={stringOf(stored)} />;
+  }
+}
+
+/** The API names a refused line by its index in what was sent (config.allowed_tools[i]): said here by the line. */
+function LineErrors({ field, error, sent }: { field: string; error: unknown; sent: readonly string[] }) {
+  const pattern = new RegExp(`^config\\.${field}\\[(\\d+)\\]$`);
   const refused = describeError(error).fields.flatMap((detail) => {
-    const index = /^config\.allowed_tools\[(\d+)\]$/.exec(detail.field)?.[1];
+    const index = pattern.exec(detail.field)?.[1];
     return index === undefined ? [] : [{ name: sent[Number(index)] ?? `#${Number(index) + 1}`, message: detail.message }];
   });
   if (refused.length === 0) return null;
@@ -141,14 +163,14 @@ function AllowedToolsErrors({ error, sent }: { error: unknown; sent: readonly st
   );
 }
 
-function WorkflowChoice({ error, current }: { error: unknown; current: string }) {
+function WorkflowChoice({ label, name, error, current }: { label: string; name: string; error: unknown; current: string }) {
   const workflows = useTenantQuery(['workflows', 'for-tools'], (client) => call(client.GET('/api/v1/workflows', { params: { query: { per_page: 100 } } })));
   return (
     <QueryState query={workflows} loadingLabel="Loading workflows…">
       {(list) => (
         <Field
-          label="Workflow"
-          field="config.workflow_id"
+          label={label}
+          field={`config.${name}`}
           error={error}
           hint={
             list.items.length === 0 ? (
@@ -160,7 +182,7 @@ function WorkflowChoice({ error, current }: { error: unknown; current: string })
             )
           }
         >
-          <select name="workflow_id" defaultValue={current}>
+          <select name={name} defaultValue={current}>
             <option value="">Choose a workflow</option>
             {current && !list.items.some((workflow) => workflow.id === current) ? <option value={current}>{current}</option> : null}
             {list.items.map((workflow) => (
@@ -175,12 +197,12 @@ function WorkflowChoice({ error, current }: { error: unknown; current: string })
   );
 }
 
-function HeadersEditor({ headers, onChange, error }: { headers: HeaderRow[]; onChange: (headers: HeaderRow[]) => void; error: unknown }) {
+function HeadersEditor({ label, headers, onChange, error }: { label: string; headers: HeaderRow[]; onChange: (headers: HeaderRow[]) => void; error: unknown }) {
   const set = (key: number, change: Partial<HeaderRow>) => onChange(headers.map((row) => (row.key === key ? { ...row, ...change } : row)));
   const message = fieldError(error, 'config.headers');
   return (
     <fieldset>
-      <legend>Headers</legend>
+      <legend>{label}</legend>
       <p className="hint">Sent with every request. Values are kept sealed and read back as ***; leave *** to keep the stored value.</p>
       {headers.length > 0 ? (
         <ul className="headers">
@@ -216,7 +238,7 @@ interface ToolFormValues {
  */
 function toolBody({ type, values, headers }: ToolFormValues): ToolBody {
   const description = values.description?.trim() ? values.description : undefined;
-  const inputSchema = type === 'mcp' ? undefined : checkedValue(parseJsonObject(values.input_schema ?? '', 'input_schema', '{"type": "object", "properties": {}}'));
+  const inputSchema = TOOL_FORMS[type].schemas !== 'own' ? undefined : checkedValue(parseJsonObject(values.input_schema ?? '', 'input_schema', '{"type": "object", "properties": {}}'));
   return {
     name: values.name ?? '',
     ...(description ? { description } : {}),
@@ -227,21 +249,29 @@ function toolBody({ type, values, headers }: ToolFormValues): ToolBody {
   };
 }
 
+/** The config the type's controls say: a header list or a list of lines left empty is left out (lines: null). */
 function configFrom(type: ToolType, values: Record<string, string>, headers: HeaderRow[]): ToolConfig {
-  const headerValues = Object.fromEntries(headers.filter((row) => row.name.trim() !== '').map((row) => [row.name.trim(), row.value]));
-  const withHeaders = Object.keys(headerValues).length > 0 ? { headers: headerValues } : {};
-  if (type === 'workflow') return { workflow_id: values.workflow_id ?? '' };
-  if (type === 'http') return { url: values.url ?? '', method: values.method ?? 'POST', ...withHeaders };
-  const allowed = allowedTools(values);
-  return { url: values.url ?? '', ...withHeaders, allowed_tools: allowed.length > 0 ? allowed : null };
+  const config: Record<string, unknown> = {};
+  for (const field of TOOL_FORMS[type].fields) {
+    if (field.input === 'headers') {
+      const given = Object.fromEntries(headers.filter((row) => row.name.trim() !== '').map((row) => [row.name.trim(), row.value]));
+      if (Object.keys(given).length > 0) config[field.key] = given;
+    } else if (field.input === 'lines') {
+      const lines = linesOf(values[field.key]);
+      config[field.key] = lines.length > 0 ? lines : null;
+    } else {
+      config[field.key] = values[field.key] ?? (field.input === 'choice' ? field.default : '');
+    }
+  }
+  return config;
 }
 
-/** The MCP server's tools the form allows, one name a line. */
-function allowedTools(values: Record<string, string>): string[] {
-  return (values.allowed_tools ?? '')
+/** A textarea's non-empty lines, trimmed. */
+function linesOf(text: string | undefined): string[] {
+  return (text ?? '')
     .split('\n')
-    .map((name) => name.trim())
-    .filter((name) => name !== '');
+    .map((line) => line.trim())
+    .filter((line) => line !== '');
 }
 
 function stringOf(value: unknown): string {

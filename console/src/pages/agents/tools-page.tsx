@@ -8,6 +8,7 @@ import { ConfirmButton } from '../../ui/confirm-button.js';
 import { PagedTable, type Column } from '../../ui/data-table.js';
 import { Empty, ErrorNotice } from '../../ui/feedback.js';
 import { Page, Time } from '../../ui/page.js';
+import { TOOL_FORMS } from '../../generated/tool-forms.js';
 import { ToolForm } from './tool-form.js';
 import './agents.css';
 
@@ -95,7 +96,7 @@ function ToolActions({ tool, onEdit, onDeleted }: { tool: Tool; onEdit: () => vo
         <button type="button" className="secondary" onClick={onEdit} aria-label={`Edit ${tool.name}`}>
           Edit
         </button>
-        {tool.type === 'mcp' ? (
+        {TOOL_FORMS[tool.type].schemas === 'discovered' ? (
           <button type="button" className="secondary" onClick={() => refresh.mutate()} disabled={refresh.isPending} aria-label={`Refresh the tools of ${tool.name}`}>
             {refresh.isPending ? 'Refreshing…' : 'Refresh'}
           </button>
@@ -121,22 +122,23 @@ function ToolActions({ tool, onEdit, onDeleted }: { tool: Tool; onEdit: () => vo
   );
 }
 
-/** What a call of the tool reaches: a URL, a workflow, or an MCP server and the tools it lists. */
+/** What a call of the tool reaches, as its type's controls say (a method, a URL, a workflow), and the tools its server lists. */
 function ToolTarget({ tool }: { tool: Tool }) {
-  const config = tool.config;
-  const text = (key: string) => (typeof config[key] === 'string' ? config[key] : undefined);
-  if (tool.type === 'workflow') return <code>{text('workflow_id') ?? '—'}</code>;
-  if (tool.type === 'http') {
-    return (
-      <span>
-        {text('method') ?? 'POST'} <code>{text('url') ?? '—'}</code>
-      </span>
-    );
-  }
+  const { fields, schemas } = TOOL_FORMS[tool.type];
+  const valueOf = (field: (typeof fields)[number]) => {
+    const value = tool.config[field.key];
+    return typeof value === 'string' && value !== '' ? value : undefined;
+  };
+  // Choices read first, as a request is written: "POST https://…".
+  const choices = fields.filter((field) => field.input === 'choice').flatMap((field) => valueOf(field) ?? []);
+  const addresses = fields.filter((field) => field.input === 'url' || field.input === 'workflow').flatMap((field) => valueOf(field) ?? []);
+  const shown = [...choices.map((value) => <span key={value}>{value} </span>), ...addresses.map((value) => <code key={value}>{value}</code>)];
+  const target = shown.length > 0 ? shown : '—';
+  if (schemas !== 'discovered') return <span>{target}</span>;
   const discovered = tool.discovered ?? [];
   return (
     <div>
-      <code>{text('url') ?? '—'}</code>
+      {target}
       {discovered.length === 0 ? (
         <div className="muted">No tools discovered.</div>
       ) : (

@@ -1,7 +1,7 @@
 import type { Actor } from '@agent-platform/kit';
 import type { TurnTools } from '../chat/chat.service.js';
+import { toolKindOf } from './kinds/tool-kinds.js';
 import type { OfferedTool, ToolRunner } from './tool-runner.js';
-import type { Tool } from './tools.entity.js';
 import type { ToolsRepository } from './tools.repository.js';
 
 /** Runs one call of a tool, whatever its type; never rejects. */
@@ -12,7 +12,6 @@ export class AgentTools implements TurnTools {
   constructor(
     private readonly tools: ToolsRepository,
     private readonly caller: ToolCaller,
-    private readonly offeredOf: (tool: Tool) => OfferedTool[],
   ) {}
 
   /** In the agent's order; a name offered twice (two MCP servers' tools) is offered once, the first. */
@@ -22,7 +21,7 @@ export class AgentTools implements TurnTools {
     for (const id of toolIds) {
       const tool = found.get(id);
       if (!tool) continue;
-      for (const one of this.offeredOf(tool)) if (!offered.has(one.name)) offered.set(one.name, one);
+      for (const one of toolKindOf(tool.type).offered(tool)) if (!offered.has(one.name)) offered.set(one.name, one);
     }
     return [...offered.values()];
   }

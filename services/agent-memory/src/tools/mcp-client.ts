@@ -4,7 +4,13 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport, StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { RequestOptions } from '@modelcontextprotocol/sdk/shared/protocol.js';
 import { ErrorCode, McpError, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import type { DiscoveredTool } from './tools.entity.js';
+
+/** One tool an MCP server listed (`tools/list`), as stored and answered. */
+export interface DiscoveredTool {
+  name: string;
+  description: string | null;
+  input_schema: Record<string, unknown>;
+}
 
 /** An MCP server as a tool reaches it: its Streamable HTTP endpoint and the headers sent with every request, unsealed. */
 export interface McpServerAddress {

@@ -1,4 +1,5 @@
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
+import { TOOL_KINDS } from './kinds/tool-kinds.js';
 import type { Tool } from './tools.entity.js';
 
 /** Compiled schemas kept (one per tool, about 7 KB each); the least recently used goes first. */
@@ -50,7 +51,7 @@ export class ArgumentValidator {
 
 /** The schema a call's arguments must fit: the tool's own, or its server's for that tool. */
 function schemaOf(tool: Pick<Tool, 'type' | 'inputSchema' | 'discovered'>, remoteName: string | undefined): Record<string, unknown> {
-  if (tool.type !== 'mcp') return tool.inputSchema ?? {};
+  if (TOOL_KINDS[tool.type].schemas === 'own') return tool.inputSchema ?? {};
   return tool.discovered?.find((discovered) => discovered.name === remoteName)?.input_schema ?? {};
 }
 

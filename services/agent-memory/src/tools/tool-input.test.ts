@@ -1,7 +1,11 @@
 import { FieldErrors, type DomainError } from '@agent-platform/kit';
-import { OutboundPolicy } from '@agent-platform/kit/security';
+import { OutboundPolicy, SecretBox } from '@agent-platform/kit/security';
 import { describe, expect, it } from 'vitest';
-import { checkConfigKeys, checkHttpConfig, checkInputSchema, checkName } from './tool-input.js';
+import { httpTool } from './kinds/http.js';
+import type { ToolSave } from './kinds/tool-kind.js';
+import { checkConfigKeys } from './kinds/tool-kinds.js';
+import { checkInputSchema, checkName } from './tool-input.js';
+import { MASKED } from './tool-secrets.js';
 
 /** The fields an errors list names, or [] when it holds none. */
 function fieldsOf(errors: FieldErrors): string[] {
@@ -14,6 +18,14 @@ function fieldsOf(errors: FieldErrors): string[] {
 }
 
 const policy = new OutboundPolicy({ allowPrivateNetworks: false, resolve: () => Promise.resolve([{ address: '93.184.215.14', family: 4 }]) });
+const secrets = new SecretBox([Buffer.alloc(32, 7)]);
+const nothingElse = () => Promise.reject(new Error('an http tool asks nothing else at save'));
+
+/** A save of a new tool, as ToolsService makes one. */
+function saveOf(errors: FieldErrors): ToolSave {
+  const actor = { kind: 'user' as const, userId: 'usr_1', tenantId: 'ten_1', role: 'owner', scopes: [] };
+  return { actor, toolId: 'tool_1', name: 'lookup_order', stored: undefined, errors, services: { policy, secrets, workflows: { exists: nothingElse }, mcp: { listTools: nothingElse } } };
+}
 
 describe('tool input', () => {
   it('takes names a model can call: a lower-case letter, then up to 63 of a-z, 0-9 and _', () => {
@@ -39,18 +51,17 @@ describe('tool input', () => {
 
   it('reads an http config: method upper-cased (POST by default), headers as strings without line breaks', async () => {
     const errors = new FieldErrors();
-    expect(await checkHttpConfig({ url: ' https://api.example.com/x ', headers: { Authorization: 'Bearer t' } }, policy, errors)).toEqual({
-      url: 'https://api.example.com/x',
-      method: 'POST',
-      headers: { Authorization: 'Bearer t' },
-    });
-    expect((await checkHttpConfig({ url: 'https://api.example.com', method: 'patch' }, policy, errors)).method).toBe('PATCH');
-    const odd = await checkHttpConfig(JSON.parse('{"url":"https://api.example.com","headers":{"__proto__":"v"}}') as Record<string, unknown>, policy, errors);
+    const checked = await httpTool.check({ url: ' https://api.example.com/x ', headers: { Authorization: 'Bearer t' } }, saveOf(errors));
+    expect(httpTool.visible(checked)).toEqual({ url: 'https://api.example.com/x', method: 'POST', headers: { Authorization: MASKED } });
+    // Sealed at rest, to this tool and header.
+    expect(checked.headers.Authorization).not.toContain('Bearer');
+    expect((await httpTool.check({ url: 'https://api.example.com', method: 'patch' }, saveOf(errors))).method).toBe('PATCH');
+    const odd = await httpTool.check(JSON.parse('{"url":"https://api.example.com","headers":{"__proto__":"v"}}') as Record<string, unknown>, saveOf(errors));
     expect(Object.hasOwn(odd.headers, '__proto__')).toBe(true);
     expect(fieldsOf(errors)).toEqual([]);
 
     const bad = new FieldErrors();
-    await checkHttpConfig({ url: 'http://api.example.com', method: 'TRACE', headers: { 'X-A': 'one\r\nX-B: two', 'X B': 'v', 'X-C': 3 } }, policy, bad);
+    await httpTool.check({ url: 'http://api.example.com', method: 'TRACE', headers: { 'X-A': 'one\r\nX-B: two', 'X B': 'v', 'X-C': 3 } }, saveOf(bad));
     expect(fieldsOf(bad).sort()).toEqual(['config.headers.X B', 'config.headers.X-A', 'config.headers.X-C', 'config.method', 'config.url']);
   });
 });

@@ -1,10 +1,12 @@
 import { createLogger, DomainError, hasScope, newId, roleAtLeast, ROLES, SCOPES, type Actor } from '@agent-platform/kit';
 import { describe, expect, it, vi } from 'vitest';
 import { RESULT_MAX_BYTES } from './tool-result.js';
-import { offeredTool, ToolRunner, type ToolCallRequest, type ToolKind, type ToolOutcome, type ToolRun } from './tool-runner.js';
+import { offeredItself, type ToolCallRequest, type ToolCalls, type ToolOutcome } from './kinds/tool-kind.js';
+import { TOOL_TYPES, type ToolType } from './kinds/tool-kinds.js';
+import { ToolRunner, type ToolRun } from './tool-runner.js';
 import type { Principals } from './principals.js';
 import { TOOL_ACCESS } from './tool-access.js';
-import { Tool, TOOL_TYPES, type ToolType } from './tools.entity.js';
+import { Tool } from './tools.entity.js';
 
 const logger = createLogger({ service: 'tool-runner-test', level: 'silent' });
 const SCHEMA = { type: 'object', properties: { order_id: { type: 'string' }, count: { type: 'integer', minimum: 1 } }, required: ['order_id'] };
@@ -31,7 +33,7 @@ function toolOf(actor: Actor, overrides: Partial<Pick<Tool, 'type' | 'inputSchem
 }
 
 /** A kind whose every call is recorded and answered by `answer`. */
-function recordingKind(answer: (request: ToolCallRequest) => Promise<ToolOutcome>): ToolKind & { calls: ToolCallRequest[] } {
+function recordingKind(answer: (request: ToolCallRequest) => Promise<ToolOutcome>): ToolCalls & { calls: ToolCallRequest[] } {
   const calls: ToolCallRequest[] = [];
   return {
     calls,
@@ -49,7 +51,7 @@ const deaf = () => recordingKind(() => new Promise<ToolOutcome>(() => undefined)
 /** The credential as it was stated: identity's own answers are the gateway and e2e suites' to hold. */
 const asStated: Principals = { confirm: (actor) => Promise.resolve(actor) };
 
-function runnerWith(kinds: Partial<Record<ToolType, ToolKind>>, timeoutMs = 5_000, principals = asStated): ToolRunner {
+function runnerWith(kinds: Partial<Record<ToolType, ToolCalls>>, timeoutMs = 5_000, principals = asStated): ToolRunner {
   const unused = recordingKind(() => Promise.reject(new Error('not this kind')));
   return new ToolRunner({ kinds: { http: unused, workflow: unused, mcp: unused, ...kinds }, principals, timeoutMs, logger });
 }
@@ -254,12 +256,12 @@ describe('ToolRunner and the credential of the turn', () => {
   });
 });
 
-describe('offeredTool', () => {
+describe('offeredItself', () => {
   it("offers an http or workflow tool under its own name, with its description ('' when none) and input schema", () => {
     const actor = actorOf();
     const tool = toolOf(actor, { type: 'workflow' });
-    expect(offeredTool(tool)).toEqual({ name: 'lookup_order', description: '', parameters: SCHEMA, tool, remoteName: undefined });
+    expect(offeredItself(tool)).toEqual({ name: 'lookup_order', description: '', parameters: SCHEMA, tool, remoteName: undefined });
     tool.description = 'Finds an order.';
-    expect(offeredTool(tool).description).toBe('Finds an order.');
+    expect(offeredItself(tool).description).toBe('Finds an order.');
   });
 });

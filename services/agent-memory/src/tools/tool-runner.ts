@@ -1,72 +1,19 @@
-import { DomainError, timedSignal, type Actor, type ErrorCode, type Logger } from '@agent-platform/kit';
-import type { SecretBox } from '@agent-platform/kit/security';
+import { DomainError, timedSignal, untilAborted, type Actor, type Logger } from '@agent-platform/kit';
+import type { OfferedTool as OfferedStoredTool, ToolCallRequest, ToolCalls, ToolOutcome } from './kinds/tool-kind.js';
+import type { ToolType } from './kinds/tool-kinds.js';
 import type { Principals } from './principals.js';
 import { ArgumentValidator } from './tool-arguments.js';
 import { requireToolAccess } from './tool-access.js';
 import { fitResult } from './tool-result.js';
-import { sealedFor } from './tool-secrets.js';
-import type { HttpToolConfig, Tool, ToolType } from './tools.entity.js';
+import type { Tool } from './tools.entity.js';
 
-/**
- * What a model is offered of a tool (decisions §12): a function's name, description and JSON
- * Schema parameters. An `mcp` tool offers one per discovered tool, named `<tool>__<remote>`.
- */
-export interface OfferedTool {
-  name: string;
-  description: string;
-  parameters: Record<string, unknown>;
-  /** The tool that runs the call. */
-  tool: Tool;
-  /** For `mcp` tools, the server's own name of the tool; undefined for the other kinds. */
-  remoteName: string | undefined;
-}
+export type { ToolCallRequest, ToolOutcome } from './kinds/tool-kind.js';
 
-/** One call of a tool, as the chat turn asks a kind to run it. */
-export interface ToolCallRequest {
-  actor: Actor;
-  tool: Tool;
-  remoteName: string | undefined;
-  /** The model's arguments, already parsed as a JSON object. */
-  arguments: Record<string, unknown>;
-  /** Aborted at TOOL_TIMEOUT_MS, or when the turn is cancelled: the call must stop then. */
-  signal: AbortSignal;
-  requestId: string | undefined;
-  /**
-   * When `signal` fires for the time-out, ms since the epoch (ToolRunner sets it): a kind that
-   * must bound a wait of its own (a workflow's) sizes it to the time left. Undefined: not known.
-   */
-  deadlineAt?: number;
-}
+/** What the model is offered of a tool, as a turn holds it: of a tool as stored. */
+export type OfferedTool = OfferedStoredTool<Tool>;
 
-/** Why the platform refused a call for its credential (decisions §12), as §2 codes it. */
-export type RefusalCode = Extract<ErrorCode, 'forbidden' | 'unauthorized'>;
-
-/**
- * What the model is given back: the result, or an error text in its place; `code` when the
- * platform refused the call for the turn's credential.
- */
-export type ToolOutcome = { status: 'completed'; result: unknown } | { status: 'failed'; error: string; code?: RefusalCode };
-
-/**
- * Runs calls of one tool type. Failures it can name (an HTTP status, a failed execution) are
- * failed outcomes; it may reject on anything else, and the runner turns that into a failed outcome.
- */
-export interface ToolKind {
-  call(request: ToolCallRequest): Promise<ToolOutcome>;
-}
-
-/** A tool's header values, unsealed for one outbound request. */
-export function openHeaders(tool: Pick<Tool, 'id'>, headers: HttpToolConfig['headers'], secrets: SecretBox): Record<string, string> {
-  return Object.fromEntries(Object.entries(headers).map(([name, sealed]) => [name, secrets.open(sealed, sealedFor(tool.id, name))]));
-}
-
-/** What an `http` or `workflow` tool offers: itself, under its own name (an `mcp` tool offers its discovered ones). */
-export function offeredTool(tool: Tool): OfferedTool {
-  return { name: tool.name, description: tool.description ?? '', parameters: tool.inputSchema ?? { type: 'object' }, tool, remoteName: undefined };
-}
-
-/** The kind that runs each tool type: a type added to TOOL_TYPES (`mcp`) must add its kind here. */
-export type ToolKinds = Record<ToolType, ToolKind>;
+/** The handler that runs each tool type's calls (each kind's `calls`). */
+export type ToolKinds = Record<ToolType, ToolCalls>;
 
 /** One call as the chat turn hands it over: the model's arguments as they came, unchecked. */
 export interface ToolRun {
@@ -172,22 +119,4 @@ function refusalOf(error: unknown): ToolOutcome | undefined {
 
 function failed(error: string): ToolOutcome {
   return { status: 'failed', error };
-}
-
-/**
- * The promise's settlement, or a rejection with the signal's reason as soon as it aborts: a kind
- * that does not heed its signal (a unary gRPC call cannot be cancelled) cannot hold the turn. The
- * promise left behind is still observed, so its late rejection is never an unhandled one.
- */
-export function untilAborted<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = () => {
-      const reason: unknown = signal.reason;
-      reject(reason instanceof Error ? reason : new Error('aborted', { cause: reason }));
-    };
-    if (signal.aborted) onAbort();
-    else signal.addEventListener('abort', onAbort, { once: true });
-    // Cannot reject: both handlers settle the outer promise and return.
-    void promise.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
-  });
 }

@@ -1,6 +1,8 @@
 import type { FieldErrors } from '@agent-platform/kit';
 import type { SecretBox } from '@agent-platform/kit/security';
-import { MASKED } from './tool-input.js';
+
+/** What a header value reads as in every answer; sent back on PUT, it keeps the stored value. */
+export const MASKED = '***';
 
 /** Binds a sealed header value to its tool and name: copied elsewhere, it does not open. */
 export function sealedFor(toolId: string, header: string): string {
@@ -25,4 +27,9 @@ export function sealHeaders(toolId: string, given: Record<string, string>, store
 /** Header values as every answer shows them. */
 export function maskHeaders(headers: Record<string, string>): Record<string, string> {
   return Object.fromEntries(Object.keys(headers).map((name) => [name, MASKED]));
+}
+
+/** A tool's header values, unsealed for one outbound request. */
+export function openHeaders(toolId: string, headers: Record<string, string>, secrets: SecretBox): Record<string, string> {
+  return Object.fromEntries(Object.entries(headers).map(([name, sealed]) => [name, secrets.open(sealed, sealedFor(toolId, name))]));
 }

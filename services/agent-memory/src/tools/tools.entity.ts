@@ -1,43 +1,6 @@
 import { defineEntity, p } from '@mikro-orm/postgresql';
-
-/** decisions §12. */
-export const TOOL_TYPES = ['http', 'workflow', 'mcp'] as const;
-export type ToolType = (typeof TOOL_TYPES)[number];
-
-export function isToolType(value: string): value is ToolType {
-  return (TOOL_TYPES as readonly string[]).includes(value);
-}
-
-export const HTTP_METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;
-export type HttpMethod = (typeof HTTP_METHODS)[number];
-
-/** As stored: header values sealed by SecretBox (associated data `<tool id>:<header name>`). */
-export interface HttpToolConfig {
-  url: string;
-  method: HttpMethod;
-  headers: Record<string, string>;
-}
-
-export interface WorkflowToolConfig {
-  workflow_id: string;
-}
-
-/** As stored: header values sealed as an http tool's. */
-export interface McpToolConfig {
-  url: string;
-  headers: Record<string, string>;
-  /** The server's tools offered to the model; null offers every one. */
-  allowed_tools: string[] | null;
-}
-
-export type ToolConfig = HttpToolConfig | WorkflowToolConfig | McpToolConfig;
-
-/** One tool an MCP server listed (`tools/list`), as stored and answered. */
-export interface DiscoveredTool {
-  name: string;
-  description: string | null;
-  input_schema: Record<string, unknown>;
-}
+import { TOOL_TYPES, type ToolConfig } from './kinds/tool-kinds.js';
+import type { DiscoveredTool } from './mcp-client.js';
 
 export const ToolSchema = defineEntity({
   name: 'Tool',

@@ -1,6 +1,8 @@
 import type { EntityManager } from '@agent-platform/kit/db';
 import { LockMode } from '@mikro-orm/postgresql';
-import { Tool, type DiscoveredTool, type ToolConfig, type ToolType } from './tools.entity.js';
+import type { ToolConfig, ToolType } from './kinds/tool-kinds.js';
+import type { DiscoveredTool } from './mcp-client.js';
+import { Tool } from './tools.entity.js';
 
 export interface ToolFields {
   name: string;

@@ -1,15 +1,18 @@
 import type { Tool } from '@agent-platform/proto/agents/v1/tools';
 import { z } from 'zod';
+import { TOOL_KINDS, TOOL_TYPES } from '../../../../generated/kinds.js';
 import { iso, pathId, Timestamp } from '../../../../http/schemas.js';
 
 // The gateway checks shapes and types. What a name, a URL, a workflow id or a JSON Schema may be
 // (the name pattern, the outbound address policy, the tenant's workflows, draft 2020-12) is the
 // agent-memory service's to decide; its validation_error comes back naming each offending field.
 
-/** decisions §12. */
-const ToolType = z
-  .enum(['http', 'workflow', 'mcp'])
-  .describe('http calls a URL with the arguments; workflow runs a workflow of the tenant with them as input; mcp offers the tools of an MCP server (Streamable HTTP).');
+/** decisions §12; the types are agent-memory's (services/agent-memory/src/tools/kinds). */
+const ToolTypeInput = z.enum(TOOL_TYPES).describe(TOOL_KINDS.map((kind) => `${kind.type}: ${kind.summary}`).join('; '));
+/** A component in answers, so clients read the catalogue from the document. */
+const ToolType = ToolTypeInput.meta({ id: 'ToolType' });
+
+const typesWhose = (schemas: 'own' | 'discovered') => TOOL_KINDS.filter((kind) => kind.schemas === schemas).map((kind) => kind.type);
 
 const Name = z.string().describe('What the model calls the tool by: ^[a-z][a-z0-9_]{0,63}$, unique in the tenant (a taken name is 409).');
 
@@ -37,14 +40,16 @@ const ConfigInput = z
       .optional()
       .describe("mcp: the server's tools the model is offered, by their names on the server; each must be one it lists (422 naming config.allowed_tools[i]). Absent or null: every tool."),
   })
-  .describe('Per type: http takes url, method, headers; workflow takes workflow_id; mcp takes url, headers, allowed_tools. Any other key is 422.')
+  .describe(`Per type: ${TOOL_KINDS.map((kind) => `${kind.type} ${kind.config}`).join('; ')}. Any other key is 422.`)
   // Documented as closed, which the API is: the service refuses other keys (the gateway lets them through to it).
   .meta({ additionalProperties: false });
 
 const InputSchema = z
   .record(z.string(), z.unknown())
   .describe(
-    'The JSON Schema (draft 2020-12) of the arguments, as the model is told them. Required for http and workflow (one that does not compile is 422 naming input_schema); an mcp tool takes none (null), its server gives each tool\'s own.',
+    `The JSON Schema (draft 2020-12) of the arguments, as the model is told them. Required for ${typesWhose('own').join(' and ')} (one that does not compile is 422 naming input_schema); ${typesWhose('discovered')
+      .map((type) => `an ${type} tool`)
+      .join(', ')} takes none (null): its server gives each tool's own.`,
   );
 
 const DiscoveredToolSchema = z
@@ -77,7 +82,7 @@ export const CreateToolBody = z
   .object({
     name: Name,
     description: Description.optional(),
-    type: ToolType,
+    type: ToolTypeInput,
     config: ConfigInput,
     input_schema: InputSchema.nullable().optional(),
     requires_approval: z.boolean().optional().describe('Calls wait for a person to approve them. Default false.'),
@@ -119,7 +124,7 @@ export function toolBody(tool: Tool | undefined): z.output<typeof ToolSchema> {
     type: tool.type as z.output<typeof ToolType>,
     config: JSON.parse(tool.configJson) as Record<string, unknown>,
     input_schema: JSON.parse(tool.inputSchemaJson) as Record<string, unknown> | null,
-    ...(tool.type === 'mcp'
+    ...(typesWhose('discovered').includes(tool.type as z.output<typeof ToolType>)
       ? {
           discovered: tool.discovered.map((remote) => ({
             name: remote.name,

@@ -2,11 +2,12 @@ import { createLogger, newId, type Actor } from '@agent-platform/kit';
 import { OutboundHttp, OutboundPolicy, SecretBox } from '@agent-platform/kit/security';
 import { freePort, startReceiver } from '@agent-platform/kit/testing';
 import { afterAll, describe, expect, it } from 'vitest';
-import { encodeArguments, HttpToolKind } from './http-tool-kind.js';
-import { RESULT_MAX_BYTES } from './tool-result.js';
-import { ToolRunner, type ToolCallRequest, type ToolKind } from './tool-runner.js';
-import { Tool, type HttpMethod } from './tools.entity.js';
-import { sealedFor } from './tool-secrets.js';
+import { RESULT_MAX_BYTES } from '../tool-result.js';
+import { ToolRunner } from '../tool-runner.js';
+import { sealedFor } from '../tool-secrets.js';
+import { Tool } from '../tools.entity.js';
+import { encodeArguments, httpCalls, type HttpMethod } from './http.js';
+import type { ToolCallRequest, ToolCalls } from './tool-kind.js';
 
 const secrets = new SecretBox([Buffer.alloc(32, 9)]);
 // Loopback receivers need the development allowance; `strict` is the production policy.
@@ -16,7 +17,7 @@ afterAll(() => {
   relaxed.close();
   strict.close();
 });
-const kind = new HttpToolKind({ http: relaxed, secrets, timeoutMs: 10_000 });
+const kind = httpCalls({ http: relaxed, secrets, timeoutMs: 10_000 });
 const actor: Actor = { kind: 'user', userId: newId('user'), tenantId: newId('tenant'), role: 'member', scopes: [] };
 
 /** An http tool whose header values are sealed as ToolsService seals them. */
@@ -42,7 +43,7 @@ function requestOf(tool: Tool, args: Record<string, unknown>, signal = new Abort
   return { actor, tool, remoteName: undefined, arguments: args, signal, requestId: 'req_1' };
 }
 
-describe('HttpToolKind', () => {
+describe('http tools', () => {
   it('POSTs the arguments as JSON with the unsealed headers and answers the JSON it gets back', async () => {
     const peer = await startReceiver({ json: { order: 'A-1', status: 'shipped' } });
     const tool = httpTool(peer.url('/orders'), 'POST', { Authorization: 'Bearer sk-live-123', 'X-Tenant': 'acme' });
@@ -110,7 +111,7 @@ describe('HttpToolKind', () => {
 
   it('without the allowance, a loopback address is refused before any connection', async () => {
     const peer = await startReceiver();
-    const guarded = new HttpToolKind({ http: strict, secrets, timeoutMs: 10_000 });
+    const guarded = httpCalls({ http: strict, secrets, timeoutMs: 10_000 });
     for (const url of [peer.url('/orders'), `http://localhost:${peer.port}/orders`]) {
       const outcome = await guarded.call(requestOf(httpTool(url), {}));
       expect(outcome).toMatchObject({ status: 'failed', error: expect.stringMatching(/is not allowed: refused to connect: .*loopback/) });
@@ -139,7 +140,7 @@ describe('HttpToolKind', () => {
 
   it('through the ToolRunner, a hanging server fails at TOOL_TIMEOUT_MS', async () => {
     const peer = await startReceiver({ hold: 'answer' });
-    const unused: ToolKind = { call: () => Promise.reject(new Error('not this kind')) };
+    const unused: ToolCalls = { call: () => Promise.reject(new Error('not this kind')) };
     const runner = new ToolRunner({ kinds: { http: kind, workflow: unused, mcp: unused }, principals: { confirm: (actor) => Promise.resolve(actor) }, timeoutMs: 200, logger: createLogger({ service: 'test', level: 'silent' }) });
     const tool = httpTool(peer.url('/slow'));
     const outcome = await runner.run({ actor, tool, remoteName: undefined, arguments: {}, signal: new AbortController().signal, requestId: undefined });
