@@ -3,7 +3,7 @@ import { createLogger, DomainError, newId, type Actor } from '@agent-platform/ki
 import { InProcessEventBus } from '@agent-platform/kit/events';
 import { GrpcChannel, PrincipalKind, type ChannelTransport, type Principal, type PromiseClient } from '@agent-platform/kit/grpc';
 import type { HostResolver } from '@agent-platform/kit/security';
-import { databaseFixture, type TestDatabase } from '@agent-platform/kit/testing';
+import { databaseFixture, type TestDatabase, type TestDatabaseOptions } from '@agent-platform/kit/testing';
 import { AgentServiceService, type Agent } from '@agent-platform/proto/agents/v1/agents';
 import { ChatServiceService } from '@agent-platform/proto/agents/v1/chat';
 import { MemoryServiceService } from '@agent-platform/proto/agents/v1/memory';
@@ -169,19 +169,18 @@ export async function startAgentMemory(database: TestDatabase, options: HarnessO
   };
 }
 
+/** agent-memory's databases, each cloned from the migrated template. */
+export const AGENTS_DATABASE: TestDatabaseOptions = {
+  name: 'agents',
+  migrations,
+  migrate: async (url) => {
+    const orm = await openDatabase(url, logger);
+    await orm.close();
+  },
+};
+
 /** `test` with a file-scoped `database` cloned from the migrated template. */
-export const databaseTest = base.extend(
-  'database',
-  { scope: 'file' },
-  databaseFixture({
-    name: 'agents',
-    migrations,
-    migrate: async (url) => {
-      const orm = await openDatabase(url, logger);
-      await orm.close();
-    },
-  }),
-);
+export const databaseTest = base.extend('database', { scope: 'file' }, databaseFixture(AGENTS_DATABASE));
 
 /** `databaseTest` plus a file-scoped `service`: the real agent-memory on 127.0.0.1:0. */
 export function agentMemoryTest(options: HarnessOptions = {}) {
