@@ -58,7 +58,7 @@ test('an agent deleted while its model answers leaves no session, message or cha
   expect(await database.query(`select 1 from chat_sessions where tenant_id = $1`, [tenant.tenantId])).toEqual([]);
   expect(await database.query(`select 1 from chat_messages where tenant_id = $1`, [tenant.tenantId])).toEqual([]);
   expect(await database.query(`select 1 from outbox where payload->>'tenant_id' = $1 and payload->>'type' like 'agent.message.%'`, [tenant.tenantId])).toEqual([]);
-  expect(service.credits.charges.size).toBe(0);
+  expect(service.credits.charges).toEqual([]);
 });
 
 test('a session deleted while its model answers is not written back', async ({ service, database }) => {

@@ -79,10 +79,8 @@ describe('Tools in a turn, with the offline model', () => {
     expect(items[2]).toMatchObject({ toolCallId: reply.toolCalls[0]!.id, name: 'lookup_order', content: JSON.stringify({ echoed: { n: 1042 }, path: '/orders' }) });
     expect(items[3]!.id).toBe(reply.id);
     // Two model rounds, each charged by its own usage; the answer shows the turn's sum.
-    const first = service.credits.charges.get(items[1]!.id);
-    const second = service.credits.charges.get(reply.id);
-    expect(first?.amount).toBeGreaterThanOrEqual(1);
-    expect(second?.amount).toBeGreaterThanOrEqual(1);
+    expect(service.credits.chargeOf(tenant.tenantId, items[1]!.id)).toBeGreaterThanOrEqual(1);
+    expect(service.credits.chargeOf(tenant.tenantId, reply.id)).toBeGreaterThanOrEqual(1);
     expect(reply.usage!.totalTokens).toBe(items[1]!.usage!.totalTokens + items[3]!.usage!.totalTokens);
     const [completed] = await eventsOf(service.database, tenant.tenantId, 'agent.message.completed');
     expect(completed!.data).toMatchObject({ message_id: reply.id, tokens_used: reply.usage!.totalTokens });

@@ -47,7 +47,7 @@ describe('Chat with the offline model', () => {
     const reply = await service.chat.chat({ agentId: agent.id, message: 'word '.repeat(2_500) }, call);
     const expected = Math.max(1, Math.ceil(reply.usage!.totalTokens / 1000));
     expect(expected).toBeGreaterThan(1);
-    expect(service.credits.charges.get(reply.id)).toEqual({ tenantId: tenant.tenantId, amount: expected });
+    expect(service.credits.chargeOf(tenant.tenantId, reply.id)).toBe(expected);
     expect(reply.credits).toBe(expected);
     expect(service.credits.balanceOf(tenant.tenantId)).toBe(1_000 - expected);
     const [charged] = await service.database.query<{ credits: number; charged_at: Date | null }>(`select credits, charged_at from chat_messages where id = $1`, [reply.id]);
@@ -71,7 +71,7 @@ describe('Chat with the offline model', () => {
     const agent = await service.createAgent(tenant, { configJson: JSON.stringify({ memory_extraction: false }) });
     service.credits.failCharges = 2;
     const reply = await service.chat.chat({ agentId: agent.id, message: 'hello' }, { principal: tenant.principal });
-    expect(service.credits.charges.get(reply.id)?.amount).toBe(1);
+    expect(service.credits.chargeOf(tenant.tenantId, reply.id)).toBe(1);
     expect(service.credits.balanceOf(tenant.tenantId)).toBe(999);
   });
 
@@ -158,7 +158,7 @@ describe('Chat against an OpenAI-compatible server that fails', () => {
     })();
     await expectError(streamed, 'upstream_error');
 
-    expect(service.credits.charges.size).toBe(1);
+    expect(service.credits.charges).toHaveLength(1);
     const [session] = await database.query<{ message_count: number }>(`select message_count from chat_sessions where id = $1`, [ok.sessionId]);
     expect(session!.message_count).toBe(2);
     expect(await database.query(`select 1 from chat_messages where session_id = $1`, [ok.sessionId])).toHaveLength(2);

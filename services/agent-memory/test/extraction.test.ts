@@ -68,9 +68,9 @@ describe('with the offline model', () => {
       { agent_id: agent.id, session_id: first.sessionId, user_id: 'dana', added: 0, updated: 1, deleted: 0 },
     ]);
     // Charged like a chat round, to the tenant that chatted, once per turn.
-    const charges = [...service.credits.charges.entries()].filter(([reference]) => reference.startsWith('extraction-'));
+    const charges = service.credits.charges.filter((charge) => charge.reference.startsWith('extraction-'));
     expect(charges).toHaveLength(2);
-    expect(charges.every(([, charge]) => charge.tenantId === tenant.tenantId && charge.amount >= 1)).toBe(true);
+    expect(charges.every((charge) => charge.tenantId === tenant.tenantId && charge.amount >= 1)).toBe(true);
   });
 
   test('lists what a session taught the agent: the items its turns added or changed, no other', async ({ service }) => {
@@ -121,8 +121,8 @@ describe('with the offline model', () => {
       { timeout: 15_000, interval: 50 },
     );
     expect(service.credits.failCharges).toBe(0);
-    const extractions = [...service.credits.charges.entries()].filter(([reference, charge]) => reference.startsWith('extraction-') && charge.tenantId === tenant.tenantId);
-    expect(extractions.map(([, charge]) => charge.amount)).toEqual([1]);
+    const extractions = service.credits.charges.filter((charge) => charge.reference.startsWith('extraction-') && charge.tenantId === tenant.tenantId);
+    expect(extractions.map((charge) => charge.amount)).toEqual([1]);
   });
 
   test('a turn without an end user extracts nothing, unless the agent opts into shared extraction', async ({ service }) => {

@@ -13,6 +13,11 @@ export interface Credits {
   charge(actor: Actor, charge: { amount: number; reference: string; description: string }, requestId: string | undefined): Promise<void>;
 }
 
+/** What a turn is refused with when the tenant's balance is below 1. */
+export function noCreditsLeft(): DomainError {
+  return new DomainError('insufficient_credits', 'The tenant has no credits left; buy more to chat.');
+}
+
 /** Attempts at a charge for work already served, and the back-off between them. */
 const CHARGE_ATTEMPTS = 3;
 const CHARGE_BACKOFF = { initialMs: 200, maxMs: 1_000 };
@@ -65,7 +70,7 @@ export class IdentityCredits implements Credits {
 
   async ensureAvailable(actor: Actor, requestId: string | undefined): Promise<void> {
     const { balance } = await this.billing.getCredits({}, { principal: principalOf(actor), ...(requestId ? { requestId } : {}) });
-    if (balance < 1) throw new DomainError('insufficient_credits', 'The tenant has no credits left; buy more to chat.');
+    if (balance < 1) throw noCreditsLeft();
   }
 
   async charge(actor: Actor, charge: { amount: number; reference: string; description: string }, requestId: string | undefined): Promise<void> {

@@ -66,9 +66,10 @@ export interface VectorSource {
   /** The records for these ids (vectors included), in batches the caller picks. */
   records(ids: readonly string[]): Promise<VectorRecord[]>;
   /**
-   * Ids of items of this model whose vector was written at or after `since` (re-embedded in
-   * place). Optional: without it a persisted index is reconciled by ids only, so a vector
-   * replaced while the index was not saving (a crash) keeps its old value until its next upsert.
+   * Ids of items of this model whose vector was replaced at or after `since` (re-embedded in
+   * place); not those added since, which `ids()` brings in. Optional: without it a persisted index
+   * is reconciled by ids only, so a vector replaced while the index was not saving (a crash) keeps
+   * its old value until its next upsert.
    */
   changedSince?(since: Date): Promise<string[]>;
   /** Where an index learns of the changes other processes make after it opened; see `VectorFeed`. */

@@ -3,13 +3,13 @@ import { createLogger, DomainError, newId, type Actor } from '@agent-platform/ki
 import { InProcessEventBus } from '@agent-platform/kit/events';
 import { GrpcChannel, PrincipalKind, type ChannelTransport, type Principal, type PromiseClient } from '@agent-platform/kit/grpc';
 import type { HostResolver } from '@agent-platform/kit/security';
-import { databaseFixture, type TestDatabase } from '@agent-platform/kit/testing';
+import { databaseFixture, type TestDatabase, type TestDatabaseOptions } from '@agent-platform/kit/testing';
 import { AgentServiceService, type Agent } from '@agent-platform/proto/agents/v1/agents';
 import { ChatServiceService } from '@agent-platform/proto/agents/v1/chat';
 import { MemoryServiceService } from '@agent-platform/proto/agents/v1/memory';
 import { ToolServiceService } from '@agent-platform/proto/agents/v1/tools';
 import { test as base } from 'vitest';
-import type { Credits } from '../../src/chat/credits.js';
+import { noCreditsLeft, type Credits } from '../../src/chat/credits.js';
 import { migrations, openDatabase } from '../../src/database.js';
 import type { ChatModel } from '../../src/models/chat-model.js';
 import type { Embedder } from '../../src/models/embedder.js';
@@ -22,40 +22,65 @@ import { buildAgentMemoryService, loadAgentMemoryConfig } from '../../src/servic
 export const logger = createLogger({ service: 'agent-memory-test', level: process.env.TEST_LOG_LEVEL === 'debug' ? 'debug' : 'silent' });
 export { expectError } from '@agent-platform/kit/testing';
 
+/** What a tenant has before any charge: identity's welcome grant (WELCOME_CREDITS' default). */
+const WELCOME_CREDITS = 1_000;
+
+/** One charge taken: `amount` is what it took, which the balance may have cut short. */
+export interface TakenCharge {
+  tenantId: string;
+  reference: string;
+  amount: number;
+}
+
 /**
  * The credit ledger as agent-memory sees it through identity's BillingService: a balance per
- * tenant, debits idempotent on their reference and taken up to the balance. identity's own
- * tests hold the real ledger to these rules; the e2e suites run chat against it.
+ * tenant, charges taken up to the balance, once per tenant and reference, and refused where
+ * identity refuses them. credits.contract.test.ts holds it to IdentityCredits over the real
+ * identity. Unlike identity, it takes any tenant id for a registered one.
  */
 export class TestCredits implements Credits {
   readonly balances = new Map<string, number>();
-  readonly charges = new Map<string, { tenantId: string; amount: number }>();
+  /** Every charge taken, in order. */
+  readonly charges: TakenCharge[] = [];
   /** Fails this many charge calls before answering (identity unreachable)… */
   failCharges = 0;
   /** …of those whose reference starts so. */
   failChargesOf = '';
 
   balanceOf(tenantId: string): number {
-    return this.balances.get(tenantId) ?? 1_000;
+    return this.balances.get(tenantId) ?? WELCOME_CREDITS;
+  }
+
+  /** What the tenant's charge for `reference` took; undefined when there was none. */
+  chargeOf(tenantId: string, reference: string): number | undefined {
+    return this.charges.find((taken) => taken.tenantId === tenantId && taken.reference === reference)?.amount;
   }
 
   ensureAvailable(actor: Actor): Promise<void> {
-    if (this.balanceOf(actor.tenantId) < 1) return Promise.reject(new DomainError('insufficient_credits', 'No credits left.'));
+    if (this.balanceOf(actor.tenantId) < 1) return Promise.reject(noCreditsLeft());
     return Promise.resolve();
   }
 
-  charge(actor: Actor, charge: { amount: number; reference: string }): Promise<void> {
+  charge(actor: Actor, charge: { amount: number; reference: string; description: string }): Promise<void> {
     if (this.failCharges > 0 && charge.reference.startsWith(this.failChargesOf)) {
       this.failCharges -= 1;
       return Promise.reject(new DomainError('service_unavailable', 'identity is away'));
     }
-    if (!this.charges.has(charge.reference)) {
-      const taken = Math.min(charge.amount, this.balanceOf(actor.tenantId));
-      this.balances.set(actor.tenantId, this.balanceOf(actor.tenantId) - taken);
-      this.charges.set(charge.reference, { tenantId: actor.tenantId, amount: taken });
+    const refused = refusedDebit(charge);
+    if (refused) return Promise.reject(refused);
+    if (this.chargeOf(actor.tenantId, charge.reference) === undefined) {
+      const amount = Math.min(charge.amount, this.balanceOf(actor.tenantId));
+      this.balances.set(actor.tenantId, this.balanceOf(actor.tenantId) - amount);
+      this.charges.push({ tenantId: actor.tenantId, reference: charge.reference, amount });
     }
     return Promise.resolve();
   }
+}
+
+/** What identity's DebitCredits refuses as validation_error: not a positive amount, no reference, or an over-long reference or description. */
+function refusedDebit({ amount, reference, description }: { amount: number; reference: string; description: string }): DomainError | undefined {
+  const fine = Number.isSafeInteger(amount) && amount >= 1 && reference.trim() !== '' && reference.length <= 200 && description.length <= 500;
+  return fine ? undefined : DomainError.validation([{ field: 'charge', message: 'is not a debit identity takes' }]);
 }
 
 /**
@@ -169,19 +194,18 @@ export async function startAgentMemory(database: TestDatabase, options: HarnessO
   };
 }
 
+/** agent-memory's databases, each cloned from the migrated template. */
+export const AGENTS_DATABASE: TestDatabaseOptions = {
+  name: 'agents',
+  migrations,
+  migrate: async (url) => {
+    const orm = await openDatabase(url, logger);
+    await orm.close();
+  },
+};
+
 /** `test` with a file-scoped `database` cloned from the migrated template. */
-export const databaseTest = base.extend(
-  'database',
-  { scope: 'file' },
-  databaseFixture({
-    name: 'agents',
-    migrations,
-    migrate: async (url) => {
-      const orm = await openDatabase(url, logger);
-      await orm.close();
-    },
-  }),
-);
+export const databaseTest = base.extend('database', { scope: 'file' }, databaseFixture(AGENTS_DATABASE));
 
 /** `databaseTest` plus a file-scoped `service`: the real agent-memory on 127.0.0.1:0. */
 export function agentMemoryTest(options: HarnessOptions = {}) {

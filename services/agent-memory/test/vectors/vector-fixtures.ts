@@ -68,17 +68,22 @@ export function bruteForce(records: readonly VectorRecord[], query: Float32Array
     .slice(0, limit);
 }
 
-/** The database as the index sees it: a map of rows, counting what the store fetches. */
+/**
+ * The database as the index sees it: a map of rows, counting what the store fetches. Held to the
+ * real source (vectorSource over PostgreSQL) by vector-source.contract.test.ts.
+ */
 export class FakeDatabase implements VectorSource {
-  readonly rows = new Map<string, VectorRecord & { writtenAt: Date }>();
+  /** `reembeddedAt`: when a put last replaced the row's vector (null until one does). */
+  readonly rows = new Map<string, VectorRecord & { reembeddedAt: Date | null }>();
   fetched = 0;
 
   constructor(private readonly options: { tracksChanges?: boolean } = {}) {
     if (options.tracksChanges !== true) this.changedSince = undefined;
   }
 
+  /** Stores the records; one of an id already held is re-embedded in place. */
   put(...records: VectorRecord[]): void {
-    for (const row of records) this.rows.set(row.id, { ...row, writtenAt: new Date() });
+    for (const row of records) this.rows.set(row.id, { ...row, reembeddedAt: this.rows.has(row.id) ? new Date() : null });
   }
 
   remove(...ids: string[]): void {
@@ -90,7 +95,7 @@ export class FakeDatabase implements VectorSource {
   }
 
   records(ids: readonly string[]): Promise<VectorRecord[]> {
-    const found = ids.flatMap((id) => {
+    const found = [...new Set(ids)].flatMap((id) => {
       const row = this.rows.get(id);
       return row ? [{ id: row.id, tenantId: row.tenantId, agentId: row.agentId, memoryType: row.memoryType, userId: row.userId, vector: row.vector }] : [];
     });
@@ -99,7 +104,7 @@ export class FakeDatabase implements VectorSource {
   }
 
   changedSince?: (since: Date) => Promise<string[]> = (since) =>
-    Promise.resolve([...this.rows.values()].filter((row) => row.writtenAt >= since).map((row) => row.id));
+    Promise.resolve([...this.rows.values()].filter((row) => row.reembeddedAt !== null && row.reembeddedAt >= since).map((row) => row.id));
 }
 
 /** A logger that keeps the message of every line. */

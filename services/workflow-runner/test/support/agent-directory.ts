@@ -3,8 +3,8 @@ import type { AgentDirectory } from '../../src/agents/agent-directory.js';
 
 /**
  * The agents of each tenant as agent-memory's GetAgent would answer for them: a test adds the
- * agents its graphs name and deletes them again. The e2e suites run GrpcAgentDirectory against the
- * real agent-memory.
+ * agents its graphs name and deletes them again. Held to GrpcAgentDirectory over the real
+ * agent-memory by agentDirectoryContract (agent-directory.contract.ts), which both pass.
  */
 export class TestAgentDirectory implements AgentDirectory {
   private readonly agents = new Map<string, Set<string>>();
