@@ -41,6 +41,18 @@ describe('ManualClock', () => {
     // Already waited on: at once.
     await clock.untilSleeping();
   });
+
+  it('tells when a given number of waits are pending, for code that keeps one wait throughout', async () => {
+    const clock = new ManualClock();
+    void clock.sleep(1_000);
+    let second = false;
+    const noticed = clock.untilSleeping(2).then(() => (second = true));
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(second).toBe(false);
+    void clock.sleep(50);
+    await noticed;
+    expect(clock.sleeping).toBe(2);
+  });
 });
 
 describe('systemClock', () => {
