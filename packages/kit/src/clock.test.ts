@@ -18,6 +18,13 @@ describe('ManualClock', () => {
     expect(clock.sleeping).toBe(0);
   });
 
+  it('ends a wait of no time at once, without time being moved', async () => {
+    const clock = new ManualClock();
+    await clock.sleep(0);
+    await clock.sleep(-5);
+    expect(clock.sleeping).toBe(0);
+  });
+
   it('ends a wait at once when its signal aborts, before or during it', async () => {
     const clock = new ManualClock();
     await clock.sleep(1_000, AbortSignal.abort());

@@ -22,11 +22,12 @@ export class ManualClock implements Clock {
     return this.current;
   }
 
+  /** Ends at once for `ms` ≤ 0, as no time need pass: a zero back-off does not wait for the test to move time. */
   sleep(ms: number, signal?: AbortSignal): Promise<void> {
-    if (signal?.aborted) return Promise.resolve();
+    if (signal?.aborted || ms <= 0) return Promise.resolve();
     return new Promise((resolve) => {
       const sleeper: Sleeper = {
-        due: this.current + Math.max(ms, 0),
+        due: this.current + ms,
         wake: () => {
           this.sleepers = this.sleepers.filter((other) => other !== sleeper);
           signal?.removeEventListener('abort', sleeper.wake);
