@@ -110,9 +110,9 @@ export const databaseTest = base.extend(
 );
 
 /** `databaseTest` plus a file-scoped `runner`: the real workflow-runner on 127.0.0.1:0. */
-export function runnerTest(env: Record<string, string> = {}) {
+export function runnerTest(env: Record<string, string> = {}, options: RunnerOptions = {}) {
   return databaseTest.extend('runner', { scope: 'file' }, async ({ database }, { onCleanup }): Promise<RunnerHarness> => {
-    const harness = await startRunner(database, env);
+    const harness = await startRunner(database, env, options);
     onCleanup(() => harness.stop());
     return harness;
   });
