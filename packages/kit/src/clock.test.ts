@@ -18,6 +18,13 @@ describe('ManualClock', () => {
     expect(clock.sleeping).toBe(0);
   });
 
+  it('ends a wait of no time at once, without time being moved', async () => {
+    const clock = new ManualClock();
+    await clock.sleep(0);
+    await clock.sleep(-5);
+    expect(clock.sleeping).toBe(0);
+  });
+
   it('ends a wait at once when its signal aborts, before or during it', async () => {
     const clock = new ManualClock();
     await clock.sleep(1_000, AbortSignal.abort());
@@ -40,6 +47,18 @@ describe('ManualClock', () => {
     expect(waiting).toBe(true);
     // Already waited on: at once.
     await clock.untilSleeping();
+  });
+
+  it('tells when a given number of waits are pending, for code that keeps one wait throughout', async () => {
+    const clock = new ManualClock();
+    void clock.sleep(1_000);
+    let second = false;
+    const noticed = clock.untilSleeping(2).then(() => (second = true));
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(second).toBe(false);
+    void clock.sleep(50);
+    await noticed;
+    expect(clock.sleeping).toBe(2);
   });
 });
 

@@ -1,4 +1,5 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import { ManualClock } from './testing/manual-clock.js';
 import { timedSignal, settlesWithin, TimeoutError, withTimeout } from './timeout.js';
 
 describe('withTimeout', () => {
@@ -64,6 +65,23 @@ describe('timedSignal', () => {
     caller.abort();
     expect(bound.signal.aborted).toBe(false);
     expect(bound.expired).toBe(false);
+  });
+
+  it('measures its bound on the clock it is given, and leaves nothing waiting on it once disposed', async () => {
+    const clock = new ManualClock();
+    const bound = timedSignal(1_000, undefined, reasons, clock);
+    clock.advance(999);
+    expect(bound.signal.aborted).toBe(false);
+    clock.advance(1);
+    await vi.waitFor(() => expect(bound.signal.reason).toEqual(new TimeoutError('bound')));
+    expect(bound.expired).toBe(true);
+
+    const disposed = timedSignal(1_000, undefined, reasons, clock);
+    expect(clock.sleeping).toBe(1);
+    disposed.dispose();
+    expect(clock.sleeping).toBe(0);
+    clock.advance(1_000);
+    expect(disposed.signal.aborted).toBe(false);
   });
 
   it('keeps a bound longer than a timer can hold rather than firing at once', () => {

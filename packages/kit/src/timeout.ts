@@ -52,22 +52,24 @@ const LONGEST_TIMER_MS = 2 ** 31 - 1;
 
 /**
  * A signal that aborts when `parent` does (with its reason, or `reasons.parent` of it) or once
- * `ms` pass (with `reasons.timeout()`): one controller and one timer, released by `dispose`.
+ * `ms` pass on `clock` (with `reasons.timeout()`): one controller and one timer, released by `dispose`.
  * AbortSignal.any over AbortSignal.timeout does the same with two more signals and a composite's
  * weak bookkeeping: on a workflow execution's hot path, 5–9 % of the platform's CPU per execution
  * (`BENCH_AB_ROUTE=hook pnpm bench:ab`: six rounds, each 0.84–0.99 of the CPU before).
  */
-export function timedSignal(ms: number, parent: AbortSignal | undefined, reasons: { timeout: () => unknown; parent?: (reason: unknown) => unknown }): TimedSignal {
+export function timedSignal(
+  ms: number,
+  parent: AbortSignal | undefined,
+  reasons: { timeout: () => unknown; parent?: (reason: unknown) => unknown },
+  clock: Clock = systemClock,
+): TimedSignal {
   const controller = new AbortController();
   let expired = false;
-  const timer = setTimeout(
-    () => {
-      if (controller.signal.aborted) return;
-      expired = true;
-      controller.abort(reasons.timeout());
-    },
-    Math.min(Math.max(0, ms), LONGEST_TIMER_MS),
-  );
+  const cancelTimer = startTimer(clock, Math.max(0, ms), () => {
+    if (controller.signal.aborted) return;
+    expired = true;
+    controller.abort(reasons.timeout());
+  });
   const onParent = () => controller.abort(reasons.parent ? reasons.parent(parent?.reason) : parent?.reason);
   if (parent?.aborted) onParent();
   else parent?.addEventListener('abort', onParent, { once: true });
@@ -77,10 +79,26 @@ export function timedSignal(ms: number, parent: AbortSignal | undefined, reasons
       return expired;
     },
     dispose() {
-      clearTimeout(timer);
+      cancelTimer();
       parent?.removeEventListener('abort', onParent);
     },
   };
+}
+
+/**
+ * Calls `fire` once `ms` pass on `clock`; the answer cancels it. The system clock's is a bare timer,
+ * not a sleep: a sleep's promise and cancelling signal would be more work on every bound of the hot path.
+ */
+function startTimer(clock: Clock, ms: number, fire: () => void): () => void {
+  if (clock === systemClock) {
+    const timer = setTimeout(fire, Math.min(ms, LONGEST_TIMER_MS));
+    return () => clearTimeout(timer);
+  }
+  const cancelled = new AbortController();
+  void clock.sleep(ms, cancelled.signal).then(() => {
+    if (!cancelled.signal.aborted) fire();
+  });
+  return () => cancelled.abort();
 }
 
 /**

@@ -1,6 +1,6 @@
 import { hostname } from 'node:os';
 import { randomBytes } from 'node:crypto';
-import { HttpDrain, IN_PROCESS_DRAIN, type Drain, type InProcessHttp, type Logger } from '@agent-platform/kit';
+import { HttpDrain, IN_PROCESS_DRAIN, systemClock, type Clock, type Drain, type InProcessHttp, type Logger } from '@agent-platform/kit';
 import { assembleOnDatabase, classifyDbError, closeOrm, requestContext, type Orm } from '@agent-platform/kit/db';
 import { observeBacklog } from '@agent-platform/kit/telemetry';
 import { OutboxRelay, type EventBus } from '@agent-platform/kit/events';
@@ -15,11 +15,13 @@ import type { WorkflowRunnerConfig } from './config.js';
 import { openDatabase } from './database.js';
 import { ExecutionRunner } from './engine/execution-runner.js';
 import { NodeRunners } from './engine/node-runners.js';
+import { ExecutionLeases } from './executions/execution-leases.js';
 import { ExecutionStore } from './executions/execution-store.js';
 import { ExecutionWorker } from './executions/execution-worker.js';
 import { EXECUTION_SERVICE_NAME, executionHandlers } from './executions/executions.grpc.js';
 import { ExecutionsRepository } from './executions/executions.repository.js';
 import { ExecutionsService } from './executions/executions.service.js';
+import { WaitingExecutions } from './executions/waiting-executions.js';
 import { INBOUND_SERVICE_NAME, inboundHandlers } from './ingress/inbound.grpc.js';
 import { InboundService } from './ingress/inbound.service.js';
 import { buildIngress, inProcessIngress } from './ingress/ingress-server.js';
@@ -57,6 +59,8 @@ export interface WorkflowRunnerDeps {
   agentMemoryTransport?: ChannelTransport;
   /** Resolves integration host names for the SSRF guard and for connecting; default the system's. */
   resolveHost?: HostResolver;
+  /** When waiting executions are due, retries' back-off and executions' time-outs; default the system's (tests move a ManualClock). */
+  clock?: Clock;
 }
 
 const USER_AGENT = 'AgentPlatform-Workflows/1.0';
@@ -86,11 +90,14 @@ function assemble(config: WorkflowRunnerConfig, deps: WorkflowRunnerDeps, orm: O
 
   const workflowsRepository = new WorkflowsRepository(em);
   const executionsRepository = new ExecutionsRepository(em);
-  const store = new ExecutionStore(em, { owner, leaseMs: config.executionLeaseMs, executionTimeoutMs: config.executionTimeoutMs });
+  const clock = deps.clock ?? systemClock;
+  const store = new ExecutionStore(em, { owner, leaseMs: config.executionLeaseMs });
+  const waiting = new WaitingExecutions(em, { owner });
+  const leases = new ExecutionLeases(em, { owner, leaseMs: config.executionLeaseMs, executionTimeoutMs: config.executionTimeoutMs, clock });
   const nodes = new NodeRunners({ agents, integrations: new Integrations({ http, email }) });
-  const runner = new ExecutionRunner({ store, nodes, nodeTimeoutMs: config.nodeTimeoutMs, logger: logger.child({ component: 'engine' }) });
+  const runner = new ExecutionRunner({ store, waiting, leases, nodes, nodeTimeoutMs: config.nodeTimeoutMs, clock, logger: logger.child({ component: 'engine' }) });
   const worker = new ExecutionWorker({
-    store,
+    leases,
     runner,
     concurrency: config.executionConcurrency,
     leaseMs: config.executionLeaseMs,
@@ -105,6 +112,7 @@ function assemble(config: WorkflowRunnerConfig, deps: WorkflowRunnerDeps, orm: O
     store,
     worker,
     executionTimeoutMs: config.executionTimeoutMs,
+    clock,
   });
   const inbound = new InboundService({ em, executions });
   const scheduler = new Scheduler({ em, executions, pollIntervalMs: config.schedulePollIntervalMs, logger: logger.child({ component: 'scheduler' }) });
@@ -141,7 +149,7 @@ function assemble(config: WorkflowRunnerConfig, deps: WorkflowRunnerDeps, orm: O
       await relay.start();
       worker.start();
       scheduler.start();
-      unobserveBacklog = observeBacklog('@agent-platform/workflow-runner', 'workflow.executions.backlog', 'Executions due to run that no runner holds.', () => store.backlog());
+      unobserveBacklog = observeBacklog('@agent-platform/workflow-runner', 'workflow.executions.backlog', 'Executions due to run that no runner holds.', () => leases.backlog());
       logger.info({ host: config.grpcHost, port, ingress_port: ingressPort, owner }, 'workflow-runner listening');
       return { port, ingressPort };
     },

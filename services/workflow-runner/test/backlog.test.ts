@@ -1,7 +1,7 @@
-import { newId } from '@agent-platform/kit';
+import { newId, systemClock } from '@agent-platform/kit';
 import { expect } from 'vitest';
 import { openDatabase } from '../src/database.js';
-import { ExecutionStore } from '../src/executions/execution-store.js';
+import { ExecutionLeases } from '../src/executions/execution-leases.js';
 import { databaseTest, logger, newTenant, startRunner } from './support/harness.js';
 
 // What KEDA scales the runners on (decisions §18.5): executions nobody holds that could run now, and how long the oldest has waited.
@@ -31,7 +31,7 @@ databaseTest('the backlog counts orphaned and woken executions, from when each b
 
   const orm = await openDatabase(database.url, logger);
   try {
-    const backlog = await new ExecutionStore(orm.em, { owner: 'test', leaseMs: 10_000, executionTimeoutMs: 60_000 }).backlog();
+    const backlog = await new ExecutionLeases(orm.em, { owner: 'test', leaseMs: 10_000, executionTimeoutMs: 60_000, clock: systemClock }).backlog();
     expect(backlog.due).toBe(3);
     expect(backlog.oldestSeconds).toBeGreaterThanOrEqual(99);
     expect(backlog.oldestSeconds).toBeLessThan(110);

@@ -1,6 +1,6 @@
 import { fileURLToPath } from 'node:url';
 import { GrpcChannel } from '@agent-platform/kit/grpc';
-import { spawnChildService, startReceiver, type TestDatabase } from '@agent-platform/kit/testing';
+import { ManualClock, spawnChildService, startReceiver, type TestDatabase } from '@agent-platform/kit/testing';
 import { ExecutionServiceService, WorkflowServiceService } from '@agent-platform/proto/workflows/v1';
 import { describe, expect } from 'vitest';
 import { databaseTest, executionReaching, newTenant, startRunner, statusesOf, type TestTenant } from './support/harness.js';
@@ -102,7 +102,7 @@ describe('a runner SIGKILLed mid-execution', { timeout: 60_000 }, () => {
         child,
         tenant,
         [
-          { id: 'approve', type: 'approval', config: { message: 'Ship it?', timeout_seconds: decide === undefined ? 2 : 3_600 } },
+          { id: 'approve', type: 'approval', config: { message: 'Ship it?', timeout_seconds: 3_600 } },
           { id: 'route', type: 'condition', config: { rules: [{ if: 'nodes.approve.output.approved', goto: 'ship' }] } },
           { id: 'ship', type: 'integration', config: { service: 'http', url: peer.url('/ship'), method: 'POST' } },
         ],
@@ -111,9 +111,12 @@ describe('a runner SIGKILLed mid-execution', { timeout: 60_000 }, () => {
       await executionReaching(child.executions, tenant, { workflowId, executionId }, 'waiting', 10_000);
       await child.kill();
 
-      const survivor = await startRunner(database, ENV);
+      // The survivor's clock starts where the child's real one had got to; the test moves it past the time-out.
+      const clock = new ManualClock(Date.now());
+      const survivor = await startRunner(database, ENV, { clock });
       onTestFinished(() => survivor.stop());
-      if (decide !== undefined) await survivor.executions.decideApproval({ workflowId, executionId, nodeId: 'approve', approved: decide }, { principal: tenant.principal });
+      if (decide === undefined) clock.advance(3_600_000);
+      else await survivor.executions.decideApproval({ workflowId, executionId, nodeId: 'approve', approved: decide }, { principal: tenant.principal });
       const execution = await executionReaching(survivor.executions, tenant, { workflowId, executionId }, 'completed');
       expect(JSON.parse(execution.nodeExecutions[0]!.outputJson!)).toMatchObject(output);
       expect(peer.received('/ship')).toHaveLength(shipped);

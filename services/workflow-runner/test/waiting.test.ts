@@ -1,4 +1,4 @@
-import { startReceiver } from '@agent-platform/kit/testing';
+import { ManualClock, startReceiver } from '@agent-platform/kit/testing';
 import type { Execution } from '@agent-platform/proto/workflows/v1';
 import { describe, expect, vi } from 'vitest';
 import { databaseTest, executionReaching, expectError, newTenant, startRunner, statusesOf, type RunnerHarness, type TestTenant } from './support/harness.js';
@@ -94,14 +94,16 @@ describe('approval nodes', { timeout: 60_000 }, () => {
 
   databaseTest('time out into approved false, after which a decision is a conflict', async ({ database, onTestFinished }) => {
     const receiver = await startReceiver();
-    const runner = await startRunner(database, ENV);
+    const clock = new ManualClock();
+    const runner = await startRunner(database, ENV, { clock });
     onTestFinished(() => runner.stop());
     const tenant = newTenant();
     const workflow = await runner.createWorkflow(tenant, approvalGraph(receiver.url('/notify'), { timeout_seconds: 1 }));
     const waiting = await runner.runSync(tenant, workflow.id, { amount: 5 });
     expect(waiting.status).toBe('waiting');
+    clock.advance(1_000);
     const done = await until(runner, tenant, workflow.id, waiting.id, 'completed');
-    expect(nodeOf(done, 'approve')).toMatchObject({ status: 'completed', output: { approved: false, timed_out: true } });
+    expect(nodeOf(done, 'approve')).toMatchObject({ status: 'completed', output: { approved: false, timed_out: true }, durationMs: 1_000 });
     expect((await receiver.waitFor(1))[0]!.json).toEqual({ approved: 'false' });
     const late = await expectError(decide(runner, tenant, waiting, 'approve', true), 'conflict');
     expect(late.message).toContain('finished');
@@ -228,30 +230,38 @@ describe('approval nodes', { timeout: 60_000 }, () => {
 });
 
 describe('wait nodes', { timeout: 60_000 }, () => {
-  databaseTest('a wait parks the execution and fires once when its time comes, across a restart of the runner', async ({ database, onTestFinished }) => {
+  databaseTest('a wait parks the execution and fires once when its time comes, not before, across a restart of the runner', async ({ database, onTestFinished }) => {
     const receiver = await startReceiver();
-    let runner = await startRunner(database, ENV);
+    const clock = new ManualClock();
+    let runner = await startRunner(database, ENV, { clock });
     const tenant = newTenant();
-    const workflow = await runner.createWorkflow(tenant, {
+    const waitThenPing = (seconds: number, path: string) => ({
       nodes: [
-        { id: 'pause', type: 'wait', config: { seconds: 2 } },
-        { id: 'ping', type: 'integration', config: { service: 'http', url: receiver.url('/ping'), method: 'POST' } },
+        { id: 'pause', type: 'wait', config: { seconds } },
+        { id: 'ping', type: 'integration', config: { service: 'http', url: receiver.url(path), method: 'POST' } },
       ],
       edges: [{ source: 'pause', target: 'ping' }],
     });
+    const workflow = await runner.createWorkflow(tenant, waitThenPing(2, '/ping'));
+    const shorter = await runner.createWorkflow(tenant, waitThenPing(1, '/shorter'));
     const waiting = await runner.runSync(tenant, workflow.id);
+    const marker = await runner.runSync(tenant, shorter.id);
     expect(waiting.status).toBe('waiting');
     expect(nodeOf(waiting, 'pause')).toMatchObject({ status: 'waiting', output: { until: expect.any(String) } });
     // No event announces a wait: nobody is asked anything.
     expect(await database.query(`select 1 from outbox where payload->>'type' = 'workflow.execution.waiting' and payload->'data'->>'execution_id' = $1`, [waiting.id])).toEqual([]);
     await runner.stop();
-    runner = await startRunner(database, ENV);
+    runner = await startRunner(database, ENV, { clock });
     onTestFinished(() => runner.stop());
+    // A second on, the shorter wait fires: the runner looked then, and the longer one was not due.
+    clock.advance(1_000);
+    await until(runner, tenant, shorter.id, marker.id, 'completed');
+    expect((await read(runner, tenant, workflow.id, waiting.id)).status).toBe('waiting');
+    clock.advance(1_000);
     const done = await until(runner, tenant, workflow.id, waiting.id, 'completed');
     expect(nodeOf(done, 'pause')).toMatchObject({ status: 'completed', output: nodeOf(waiting, 'pause').output });
-    expect(receiver.received()).toHaveLength(1);
-    const startedAt = Date.parse(nodeOf(done, 'pause').startedAt!.toISOString());
-    expect(Date.parse(nodeOf(done, 'ping').startedAt!.toISOString()) - startedAt).toBeGreaterThanOrEqual(2_000);
+    expect(receiver.received('/ping')).toHaveLength(1);
+    expect(nodeOf(done, 'ping').startedAt!.getTime() - nodeOf(done, 'pause').startedAt!.getTime()).toBe(2_000);
   });
 
   databaseTest('a wait until a time already past completes at once', async ({ database, onTestFinished }) => {

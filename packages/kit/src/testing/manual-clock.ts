@@ -12,7 +12,7 @@ interface Sleeper {
 export class ManualClock implements Clock {
   private current: number;
   private sleepers: Sleeper[] = [];
-  private watchers: (() => void)[] = [];
+  private watchers: { count: number; notice: () => void }[] = [];
 
   constructor(start = Date.UTC(2025, 0, 1)) {
     this.current = start;
@@ -22,11 +22,12 @@ export class ManualClock implements Clock {
     return this.current;
   }
 
+  /** Ends at once for `ms` ≤ 0, as no time need pass: a zero back-off does not wait for the test to move time. */
   sleep(ms: number, signal?: AbortSignal): Promise<void> {
-    if (signal?.aborted) return Promise.resolve();
+    if (signal?.aborted || ms <= 0) return Promise.resolve();
     return new Promise((resolve) => {
       const sleeper: Sleeper = {
-        due: this.current + Math.max(ms, 0),
+        due: this.current + ms,
         wake: () => {
           this.sleepers = this.sleepers.filter((other) => other !== sleeper);
           signal?.removeEventListener('abort', sleeper.wake);
@@ -35,7 +36,11 @@ export class ManualClock implements Clock {
       };
       this.sleepers.push(sleeper);
       signal?.addEventListener('abort', sleeper.wake, { once: true });
-      for (const watcher of this.watchers.splice(0)) watcher();
+      this.watchers = this.watchers.filter((watcher) => {
+        if (this.sleepers.length < watcher.count) return true;
+        watcher.notice();
+        return false;
+      });
     });
   }
 
@@ -44,10 +49,13 @@ export class ManualClock implements Clock {
     return this.sleepers.length;
   }
 
-  /** Resolves once at least one wait is pending on this clock (at once when one already is). */
-  untilSleeping(): Promise<void> {
-    if (this.sleepers.length > 0) return Promise.resolve();
-    return new Promise((resolve) => this.watchers.push(resolve));
+  /**
+   * Resolves once at least `count` waits are pending on this clock (at once when they already are):
+   * more than one when the code under test keeps a wait of its own throughout, a bound, say.
+   */
+  untilSleeping(count = 1): Promise<void> {
+    if (this.sleepers.length >= count) return Promise.resolve();
+    return new Promise((resolve) => this.watchers.push({ count, notice: resolve }));
   }
 
   /** Moves time forward by `ms`, ending every wait that falls due, earliest first. */

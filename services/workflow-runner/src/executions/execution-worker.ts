@@ -1,10 +1,11 @@
 import type { Logger } from '@agent-platform/kit';
 import { LeasedWorkLoop } from '@agent-platform/kit/work';
 import { ExecutionStop, type ExecutionRunner } from '../engine/execution-runner.js';
-import type { ExecutionStore, RunnableExecution } from './execution-store.js';
+import type { ExecutionLeases } from './execution-leases.js';
+import type { RunnableExecution } from './execution-store.js';
 
 export interface ExecutionWorkerOptions {
-  store: ExecutionStore;
+  leases: ExecutionLeases;
   runner: ExecutionRunner;
   /** Executions run at once by this runner. */
   concurrency: number;
@@ -31,9 +32,9 @@ export class ExecutionWorker {
     this.options = options;
     this.loop = new LeasedWorkLoop({
       name: 'executions',
-      claim: (limit) => options.store.claim(limit),
+      claim: (limit) => options.leases.claim(limit),
       process: (execution, shutdown) => this.process(execution, shutdown),
-      release: (execution) => options.store.release(execution.id),
+      release: (execution) => options.leases.release(execution.id),
       concurrency: options.concurrency,
       pollIntervalMs: options.pollIntervalMs,
       logger: options.logger,
@@ -58,7 +59,7 @@ export class ExecutionWorker {
   /** An execution this runner accepted and leased to itself: runs it now, or hands it back for any runner. */
   async submit(execution: RunnableExecution): Promise<void> {
     if (this.loop.offer(execution)) return;
-    await this.options.store.release(execution.id);
+    await this.options.leases.release(execution.id);
     this.loop.wake();
   }
 
@@ -111,7 +112,7 @@ export class ExecutionWorker {
     const ids = [...this.local.keys()];
     if (ids.length === 0) return;
     try {
-      const held = await this.options.store.renew(ids);
+      const held = await this.options.leases.renew(ids);
       for (const id of ids) if (!held.has(id)) this.local.get(id)?.abort(new ExecutionStop('lost'));
     } catch (error) {
       this.options.logger.warn({ err: error }, 'renewing execution leases failed; retrying');

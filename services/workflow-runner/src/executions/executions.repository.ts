@@ -67,11 +67,12 @@ export class ExecutionsRepository {
   }
 
   /**
-   * decisions §13: completes a waiting approval node with `output` and wakes its execution, in one
-   * statement that locks the execution's row first. The node changes only while `waiting`, so of
-   * two decisions, or a decision and the time-out, exactly one lands. The execution's `wake_at` is
-   * set even while a runner holds it: the runner's park keeps it (ExecutionStore.park), so a
-   * decision that lands mid-run wakes the execution as soon as it parks (decisions §13.4).
+   * decisions §13: completes a waiting approval node with `output` and wakes its execution (due at
+   * `now`, the runner's clock's, which claims compare with), in one statement that locks the
+   * execution's row first. The node changes only while `waiting`, so of two decisions, or a decision
+   * and the time-out, exactly one lands. The execution's `wake_at` is set even while a runner holds
+   * it: the runner's park keeps it (WaitingExecutions.park), so a decision that lands mid-run wakes
+   * the execution as soon as it parks (decisions §13.4).
    */
   async decide(tenantId: string, workflowId: string, id: string, nodeId: string, output: unknown, now: Date): Promise<DecisionOutcome> {
     const [row] = await this.em.fork().execute<{ status: ExecutionStatus; graph: WorkflowGraph; decided: boolean; node_status: StoredNodeStatus | null }[]>(
@@ -85,12 +86,12 @@ export class ExecutionsRepository {
            and e."graph"->'nodes' @> jsonb_build_array(jsonb_build_object('id', ?::text, 'type', 'approval'))
          returning n."node_id"
        ), "woken" as (
-         update "executions" x set "wake_at" = now() from "decided" where x."id" = ?
+         update "executions" x set "wake_at" = ?::timestamptz from "decided" where x."id" = ?
        )
        select e."status", e."graph", exists (select 1 from "decided") as "decided",
          (select "status" from "node_executions" where "execution_id" = e."id" and "node_id" = ?) as "node_status"
        from "execution" e`,
-      [id, tenantId, workflowId, JSON.stringify(output), now.toISOString(), now.toISOString(), nodeId, nodeId, id, nodeId],
+      [id, tenantId, workflowId, JSON.stringify(output), now.toISOString(), now.toISOString(), nodeId, nodeId, now.toISOString(), id, nodeId],
     );
     if (!row) return { kind: 'no_execution' };
     if (row.decided) return { kind: 'decided' };

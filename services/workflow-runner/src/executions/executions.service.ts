@@ -1,4 +1,4 @@
-import { ACCESS, characters, DECISION_COMMENT_MAX, DomainError, FieldErrors, newId, requireAccess, type Actor, type CursorPage } from '@agent-platform/kit';
+import { ACCESS, characters, DECISION_COMMENT_MAX, DomainError, FieldErrors, newId, requireAccess, systemClock, type Actor, type Clock, type CursorPage } from '@agent-platform/kit';
 import { captureTraceContext, newEvent } from '@agent-platform/kit/events';
 import type { Workflow } from '../workflows/workflows.entity.js';
 import { foundWorkflow, type WorkflowsRepository } from '../workflows/workflows.repository.js';
@@ -18,6 +18,8 @@ export interface ExecutionsServiceOptions {
   store: ExecutionStore;
   worker: ExecutionWorker;
   executionTimeoutMs: number;
+  /** The runner's: an execution's start, deadline, decisions and cancel are read from it, as its run reads it. */
+  clock: Clock;
 }
 
 /** What else must hold for an execution to be accepted (see ExecutionStore.accept). */
@@ -83,8 +85,9 @@ export class ExecutionsService {
    * (here at once: this runner claims it). A decided or non-waiting node, or a finished
    * execution, is a conflict.
    */
-  async decide(actor: Actor, workflowId: string, executionId: string, nodeId: string, approved: boolean, comment: string | undefined, now = new Date()): Promise<ExecutionWithNodes> {
+  async decide(actor: Actor, workflowId: string, executionId: string, nodeId: string, approved: boolean, comment: string | undefined): Promise<ExecutionWithNodes> {
     requireAccess(actor, ACCESS.workflows.execute);
+    const now = this.now();
     if (comment !== undefined && comment.length > DECISION_COMMENT_MAX) throw DomainError.validation([{ field: 'comment', message: `must be at most ${characters(DECISION_COMMENT_MAX)} characters` }]);
     const output = decisionOutput(approved, actor.userId, comment ?? null, now);
     refuseDecision(await this.options.executions.decide(actor.tenantId, workflowId, executionId, nodeId, output, now), nodeId);
@@ -93,9 +96,9 @@ export class ExecutionsService {
   }
 
   /** A running or waiting execution is cancelled at once; one that has finished cannot be (conflict). */
-  async cancel(actor: Actor, workflowId: string, executionId: string, now = new Date()): Promise<ExecutionWithNodes> {
+  async cancel(actor: Actor, workflowId: string, executionId: string): Promise<ExecutionWithNodes> {
     requireAccess(actor, ACCESS.workflows.execute);
-    if (!(await this.options.executions.cancel(actor.tenantId, workflowId, executionId, now))) {
+    if (!(await this.options.executions.cancel(actor.tenantId, workflowId, executionId, this.now()))) {
       const current = await this.read(actor.tenantId, workflowId, executionId);
       throw new DomainError('conflict', `The execution has already finished (${current.execution.status}).`);
     }
@@ -108,7 +111,7 @@ export class ExecutionsService {
    * executions through this one place; the caller has checked the workflow's status.
    */
   async start(workflow: Workflow, trigger: ExecutionTrigger, input: unknown, request: InboundRequest | null, conditions: StartConditions = {}): Promise<RunnableExecution | undefined> {
-    const now = new Date();
+    const now = this.now();
     const execution: RunnableExecution = {
       id: newId('execution'),
       tenantId: workflow.tenantId,
@@ -145,15 +148,23 @@ export class ExecutionsService {
     return execution;
   }
 
-  /** Until the execution has finished or `ms` have passed: at once when it runs here, else by polling its status. */
+  /**
+   * Until the execution has finished or `ms` have passed: at once when it runs here, else by polling
+   * its status. In real time, not on the runner's clock: it bounds the caller's call, whose deadline
+   * runs in real time (on a test's clock, nothing would end the polling).
+   */
   private async waitFor(executionId: string, ms: number): Promise<void> {
-    const until = Date.now() + ms;
+    const until = systemClock.now() + ms;
     if (await this.options.worker.waitLocal(executionId, ms)) return;
-    while (Date.now() < until) {
+    while (systemClock.now() < until) {
       const status = await this.options.executions.statusOf(executionId);
       if (status !== 'running') return;
-      await new Promise((resolve) => setTimeout(resolve, Math.min(WAIT_POLL_MS, until - Date.now())));
+      await systemClock.sleep(Math.min(WAIT_POLL_MS, until - systemClock.now()));
     }
+  }
+
+  private now(): Date {
+    return new Date(this.options.clock.now());
   }
 
   private async read(tenantId: string, workflowId: string, executionId: string): Promise<ExecutionWithNodes> {

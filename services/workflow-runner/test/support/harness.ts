@@ -1,4 +1,4 @@
-import { createLogger, newId, type InProcessHttp } from '@agent-platform/kit';
+import { createLogger, newId, type Clock, type InProcessHttp } from '@agent-platform/kit';
 import { InProcessEventBus } from '@agent-platform/kit/events';
 import { GrpcChannel, PrincipalKind, type Principal, type PromiseClient } from '@agent-platform/kit/grpc';
 import { databaseFixture, type TestDatabase } from '@agent-platform/kit/testing';
@@ -49,6 +49,8 @@ export interface RunnerOptions {
   agents?: AgentChat;
   /** Which agents tenants have; default an empty TestAgentDirectory. */
   directory?: TestAgentDirectory;
+  /** The runner's clock (a ManualClock a test moves past wake-ups, back-offs and time-outs); default the system's. */
+  clock?: Clock;
 }
 
 export async function startRunner(database: TestDatabase, env: Record<string, string> = {}, options: RunnerOptions = {}): Promise<RunnerHarness> {
@@ -63,7 +65,7 @@ export async function startRunner(database: TestDatabase, env: Record<string, st
   });
   const bus = new InProcessEventBus({ consumers: [], logger });
   const directory = options.directory ?? new TestAgentDirectory();
-  const service = await buildWorkflowRunnerService(config, { logger, bus, agents: options.agents ?? echoAgents, agentDirectory: directory });
+  const service = await buildWorkflowRunnerService(config, { logger, bus, agents: options.agents ?? echoAgents, agentDirectory: directory, clock: options.clock });
   const { port, ingressPort } = await service.start();
   const channel = new GrpcChannel(`127.0.0.1:${port}`, { defaultDeadlineMs: 40_000 });
   const workflows = channel.client(WorkflowServiceService);
@@ -108,9 +110,9 @@ export const databaseTest = base.extend(
 );
 
 /** `databaseTest` plus a file-scoped `runner`: the real workflow-runner on 127.0.0.1:0. */
-export function runnerTest(env: Record<string, string> = {}) {
+export function runnerTest(env: Record<string, string> = {}, options: RunnerOptions = {}) {
   return databaseTest.extend('runner', { scope: 'file' }, async ({ database }, { onCleanup }): Promise<RunnerHarness> => {
-    const harness = await startRunner(database, env);
+    const harness = await startRunner(database, env, options);
     onCleanup(() => harness.stop());
     return harness;
   });
