@@ -1,5 +1,6 @@
+import type { Ranked } from '../memory/hybrid-ranking.js';
 import type { ChatMessage } from '../models/chat-model.js';
-import type { ChatMessageRow, ToolCallRow, ToolCallStatus } from './chat.entity.js';
+import type { ChatMessageRow, ToolCallRow, ToolCallStatus, UsedMemory } from './chat.entity.js';
 
 /** A tool call as answers and session listings show it (decisions §12). */
 export interface ToolCallView {
@@ -74,4 +75,10 @@ export function contextOf(rows: readonly ChatMessageRow[], calls: readonly ToolC
     }
   }
   return context;
+}
+
+/** A memory a round was given, as its answer keeps it. */
+export function usedMemory({ candidate, score }: Ranked): UsedMemory {
+  const { id, memoryType, content, metadata, userId, createdAt, updatedAt } = candidate;
+  return { id, memoryType, content, metadata, userId, createdAt: createdAt.toISOString(), updatedAt: updatedAt?.toISOString() ?? null, score };
 }
