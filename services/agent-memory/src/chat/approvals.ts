@@ -1,4 +1,4 @@
-import { characters, DECISION_COMMENT_MAX, DomainError, isId, newId, type Actor } from '@agent-platform/kit';
+import { characters, DECISION_COMMENT_MAX, DomainError, isId, newId, type Actor, type Clock } from '@agent-platform/kit';
 import type { EntityManager } from '@agent-platform/kit/db';
 import type { AgentRecord } from '../agents/agents.entity.js';
 import { requireToolAccess } from '../tools/tool-access.js';
@@ -29,6 +29,8 @@ export interface ApprovalsOptions {
   tools: TurnTools;
   /** TOOL_TIMEOUT_MS: with a grace, how long an approved call may run before it counts as interrupted. */
   toolTimeoutMs: number;
+  /** What decisions, finished calls and the interrupted call's grace are timed by. */
+  clock: Clock;
 }
 
 /** A decided call, ended, and how many calls of its answer are still open (0: continue the turn). */
@@ -53,7 +55,7 @@ export class Approvals {
    * continues the turn (see ChatRepository.finish), on whichever replica that is.
    */
   async decide(actor: Actor, agent: AgentRecord, request: DecisionRequest, context: TurnContext): Promise<Decided> {
-    const { chat, em, credits, tools } = this.options;
+    const { chat, em, credits, tools, clock } = this.options;
     const session = isId('session', request.sessionId) ? await chat.findSession(actor.tenantId, agent.id, request.sessionId) : null;
     if (!session) throw DomainError.notFound('Session');
     const call = isId('toolCall', request.callId) ? await chat.findCall(actor.tenantId, session.id, request.callId) : null;
@@ -68,7 +70,7 @@ export class Approvals {
     // The continuation asks the model again: an empty balance is refused before anything is decided.
     if (request.approve) await credits.ensureAvailable(actor, context.requestId);
 
-    const decision = { approve: request.approve, by: actor.userId, at: new Date(), comment };
+    const decision = { approve: request.approve, by: actor.userId, at: new Date(clock.now()), comment };
     let left: number | null;
     let finished: FinishedCall;
     if (request.approve) {
@@ -78,6 +80,7 @@ export class Approvals {
         ? await tools.run({ actor, offered, arguments: decided.arguments as Record<string, unknown>, signal: context.signal, requestId: context.requestId })
         : { status: 'failed' as const, error: `the tool "${decided.name}" is no longer one of the agent's tools`, durationMs: 0 };
       finished = finishedCall(
+        clock,
         decided,
         outcome.status === 'completed' ? { status: 'completed', result: outcome.result, error: null, errorCode: null } : { status: 'failed', result: undefined, error: outcome.error, errorCode: outcome.code ?? null },
         outcome.durationMs,
@@ -88,7 +91,7 @@ export class Approvals {
       ({ left, finished } = await em.transactional(async () => {
         const decided = await chat.decide(actor.tenantId, session.id, call.id, decision);
         if (!decided) throw alreadyDecided();
-        const rejected = finishedCall(decided, { status: 'rejected', result: undefined, error, errorCode: null }, null);
+        const rejected = finishedCall(clock, decided, { status: 'rejected', result: undefined, error, errorCode: null }, null);
         return { left: await chat.finish(decided, agent.id, rejected), finished: rejected };
       }));
     }
@@ -103,25 +106,25 @@ export class Approvals {
    * failed, in doubt, rather than run again or left to block the session.
    */
   async requireNoOpenCalls(actor: Actor, agent: AgentRecord, session: ChatSession): Promise<void> {
-    const { chat, em, toolTimeoutMs } = this.options;
+    const { chat, em, toolTimeoutMs, clock } = this.options;
     const open = await chat.openCalls(actor.tenantId, session.id);
     if (open.some((call) => call.status === 'awaiting_approval')) {
       throw new DomainError('conflict', 'A tool call in this session awaits approval: approve or reject it before sending a new message.');
     }
-    const now = Date.now();
+    const now = clock.now();
     for (const call of open) {
       if ((call.decidedAt?.getTime() ?? now) + toolTimeoutMs + INTERRUPTED_GRACE_MS > now) {
         throw new DomainError('conflict', 'An approved tool call in this session is still running: wait for its turn to finish.');
       }
-      const interrupted = finishedCall(call, { status: 'failed', result: undefined, error: 'interrupted: the replica running it stopped; it may or may not have had its effect', errorCode: null }, null);
+      const interrupted = finishedCall(clock, call, { status: 'failed', result: undefined, error: 'interrupted: the replica running it stopped; it may or may not have had its effect', errorCode: null }, null);
       await em.transactional(() => chat.finish(call, agent.id, interrupted));
     }
   }
 }
 
 /** The call's end and the `tool` message that hands it to the model. */
-function finishedCall(call: ToolCallRow, outcome: Pick<FinishedCall, 'status' | 'result' | 'error' | 'errorCode'>, durationMs: number | null): FinishedCall {
-  const finishedAt = new Date();
+function finishedCall(clock: Clock, call: ToolCallRow, outcome: Pick<FinishedCall, 'status' | 'result' | 'error' | 'errorCode'>, durationMs: number | null): FinishedCall {
+  const finishedAt = new Date(clock.now());
   const content = outcomeText(outcome);
   return { ...outcome, durationMs, finishedAt, message: { id: newId('message'), role: 'tool', content, toolCallId: call.id, round: null, createdAt: finishedAt } };
 }

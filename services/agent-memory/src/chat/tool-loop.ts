@@ -1,4 +1,4 @@
-import { newId } from '@agent-platform/kit';
+import { newId, type Clock } from '@agent-platform/kit';
 import type { ChatCompletion, ChatModel, ChatRequest, ToolCall } from '../models/chat-model.js';
 import { sumUsage } from '../models/usage.js';
 import type { OfferedTool, ToolOutcome } from '../tools/tool-runner.js';
@@ -11,6 +11,8 @@ export interface ToolLoopOptions {
   model: ChatModel;
   tools: TurnTools;
   store: TurnStore;
+  /** When each round answered and each call finished. */
+  clock: Clock;
 }
 
 /** A call as the model asked for it, resolved against the tools offered. */
@@ -38,7 +40,7 @@ export class ToolLoop {
    * The last allowed round offers the tools with `toolChoice: none`: the model must answer then.
    */
   async *run(turn: Turn, streaming: boolean): AsyncGenerator<TurnEvent, void, undefined> {
-    const { model, store } = this.options;
+    const { model, store, clock } = this.options;
     const tools = [...turn.offered.values()].map(({ name, description, parameters }) => ({ name, description, parameters }));
     for (;;) {
       const lastRound = turn.toolRounds >= turn.maxToolRounds;
@@ -49,7 +51,7 @@ export class ToolLoop {
         signal: turn.context.signal,
       };
       const completion = streaming ? yield* this.streamRound(request) : await model.complete(request);
-      const at = new Date();
+      const at = new Date(clock.now());
       const messageId = newId('message');
       turn.usage = sumUsage(turn.usage, completion.usage);
       const round = roundOf(completion, turn.memories);
@@ -83,7 +85,7 @@ export class ToolLoop {
           error: outcome.status === 'failed' ? outcome.error : null,
           errorCode: outcome.status === 'failed' ? (outcome.code ?? null) : null,
           durationMs: outcome.durationMs,
-          finishedAt: new Date(),
+          finishedAt: new Date(clock.now()),
         });
         const content = outcomeText(call.row);
         turn.messages.push({ role: 'tool', toolCallId: call.row.id, content });

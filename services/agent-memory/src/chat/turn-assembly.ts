@@ -1,4 +1,4 @@
-import { characters, CHAT_MESSAGE_MAX, DomainError, FieldErrors, isId, newId, type Actor } from '@agent-platform/kit';
+import { characters, CHAT_MESSAGE_MAX, DomainError, FieldErrors, isId, newId, type Actor, type Clock } from '@agent-platform/kit';
 import type { AgentRecord } from '../agents/agents.entity.js';
 import { checkUserId } from '../memory/memory-input.js';
 import type { MemoryService } from '../memory/memory.service.js';
@@ -36,6 +36,8 @@ export interface TurnAssemblyOptions {
   historyMessages: number;
   /** Memories of the agent in the context. */
   memoryResults: number;
+  /** When a turn starts. */
+  clock: Clock;
 }
 
 /**
@@ -52,7 +54,7 @@ export class TurnAssembly {
 
   /** A new turn of `agent` for the user's message, in a new session or one named. */
   async begin(actor: Actor, agent: AgentRecord, request: ChatTurnRequest, context: TurnContext): Promise<Turn> {
-    const { chat, credits, historyMessages } = this.options;
+    const { chat, credits, historyMessages, clock } = this.options;
     const errors = new FieldErrors();
     if (request.message.trim().length === 0 || request.message.length > CHAT_MESSAGE_MAX) {
       errors.add('message', `must be 1 to ${characters(CHAT_MESSAGE_MAX)} characters, not blank`);
@@ -75,7 +77,7 @@ export class TurnAssembly {
     }
     // Checked before any model call: an empty balance costs the provider nothing.
     await credits.ensureAvailable(actor, context.requestId);
-    const startedAt = new Date();
+    const startedAt = new Date(clock.now());
     const turn = await this.newTurn(actor, agent, { id: request.sessionId ?? newId('session'), isNew: request.sessionId === undefined, userId }, request.message, history, context, startedAt);
     turn.userMessage = { id: newId('message'), content: request.message };
     turn.unsaved.messages.push({ id: turn.userMessage.id, role: 'user', content: request.message, toolCallId: null, round: null, createdAt: startedAt });

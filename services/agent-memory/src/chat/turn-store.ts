@@ -1,4 +1,4 @@
-import { DomainError, type Logger } from '@agent-platform/kit';
+import { DomainError, type Clock, type Logger } from '@agent-platform/kit';
 import type { EntityManager } from '@agent-platform/kit/db';
 import { newEvent, recordEvent } from '@agent-platform/kit/events';
 import { extractsMemory } from '../agents/agents.service.js';
@@ -16,6 +16,8 @@ export interface TurnStoreOptions {
   /** Where a finished turn of an agent that extracts memory is queued (in the turn's transaction), and who is told after. */
   extraction: { enqueue(job: ExtractionJob, now: Date): Promise<void>; queued(): void };
   logger: Logger;
+  /** When a charge was taken, and the waits between the attempts at one. */
+  clock: Clock;
 }
 
 /** Storing and charging a turn: what it has not stored yet goes in at once, then each round is charged. */
@@ -80,14 +82,16 @@ export class TurnStore {
    * The reply is stored and answered whatever happens here (chargeServed never throws).
    */
   private async charge(turn: Turn, messageId: string, amount: number): Promise<void> {
-    await chargeServed(this.options.credits, {
+    const { credits, chat, logger, clock } = this.options;
+    const served = {
       actor: turn.actor,
       charge: { amount, reference: messageId, description: `Chat with agent ${turn.agent.id}` },
       requestId: turn.context.requestId,
-      markCharged: () => this.options.chat.markCharged(messageId, new Date()),
-      log: this.options.logger,
+      markCharged: () => chat.markCharged(messageId, new Date(clock.now())),
+      log: logger,
       what: 'chat turn',
-    });
+    };
+    await chargeServed(credits, served, clock);
   }
 }
 
