@@ -12,7 +12,7 @@ import type { TurnContext, TurnTools } from './turn.js';
  * An approved call still running this long after its decision ran on a replica that stopped: it
  * is closed as failed (it may or may not have had its effect) so the session can go on.
  */
-const INTERRUPTED_GRACE_MS = 60_000;
+export const INTERRUPTED_GRACE_MS = 60_000;
 
 export interface DecisionRequest {
   agentId: string;
