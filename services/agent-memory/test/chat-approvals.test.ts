@@ -6,7 +6,7 @@ import { ChatServiceService } from '@agent-platform/proto/agents/v1/chat';
 import { ToolServiceService } from '@agent-platform/proto/agents/v1/tools';
 import { afterAll, beforeAll, describe, expect } from 'vitest';
 import { INTERRUPTED_GRACE_MS } from '../src/chat/approvals.js';
-import { databaseTest, expectError, newTenant, startAgentMemory, TEST_TOOL_SECRET_KEY, type AgentMemoryHarness } from './support/harness.js';
+import { agentMemoryTest, databaseTest, expectError, newTenant, startAgentMemory, TEST_TOOL_SECRET_KEY, type AgentMemoryHarness } from './support/harness.js';
 import { agentWith, httpTool } from './support/turn-tools.js';
 
 /** decisions §12: what becomes of a turn between a call's approval and its continuation. */
@@ -82,5 +82,50 @@ describe('an approved call whose replica died while it ran', () => {
       await survivor?.stop();
       receiver.release('/hang/close');
     }
+  });
+});
+
+const offline = agentMemoryTest({ env: ENV });
+const QUESTION = 'refund {"n": 5} to the bank account';
+
+/**
+ * A turn paused at a refund that waits for approval, given one memory; then, while the call waits,
+ * that memory goes and another comes that a search for the message finds instead.
+ */
+async function pausedWhileMemoryChanges(service: AgentMemoryHarness) {
+  const tenant = newTenant();
+  const call = { principal: tenant.principal };
+  const agentId = await agentWith(service, tenant, [await httpTool(service, tenant, receiver, 'refund', '/refund', true)], {}, ['semantic']);
+  const { item: given } = await service.memory.addMemory({ agentId, memoryType: 'semantic', content: 'Refunds for this customer go to the bank account ending 1234.' }, call);
+  const paused = await service.chat.chat({ agentId, message: QUESTION }, call);
+  expect(paused.memories.map((memory) => memory.item!.id)).toEqual([given!.id]);
+
+  await service.memory.deleteMemory({ memoryId: given!.id }, call);
+  const { item: later } = await service.memory.addMemory({ agentId, memoryType: 'semantic', content: 'Refunds to a bank account take five days.' }, call);
+  const found = await service.memory.searchMemory({ agentId, query: QUESTION, topK: 5, minScore: 0.1 }, call);
+  expect(found.results.map((result) => result.item!.id)).toEqual([later!.id]);
+  const approve = () => service.chat.decideToolCall({ agentId, sessionId: paused.sessionId, callId: paused.toolCalls[0]!.id, approve: true }, call);
+  const storedMessages = async () => (await service.chat.listSessionMessages({ agentId, sessionId: paused.sessionId, page: undefined }, call)).items;
+  return { paused, found: found.results, approve, storedMessages };
+}
+
+describe('a turn continued after a decision', () => {
+  offline('is given, and keeps, the memories it began with, not what a search finds now', async ({ service }) => {
+    const { paused, approve, storedMessages } = await pausedWhileMemoryChanges(service);
+    const { reply } = await approve();
+    expect(reply!.status).toBe('completed');
+    expect(reply!.memories).toEqual(paused.memories);
+    expect(reply!.content).toContain('Relevant memories (1):\n1. "Refunds for this customer go to the bank account ending 1234."');
+    const final = (await storedMessages()).at(-1)!;
+    expect(final.id).toBe(reply!.id);
+    expect(final.memories).toEqual(paused.memories);
+  });
+
+  offline('searches again when its round was stored before rounds kept their memories (migration 0010)', async ({ service, database }) => {
+    const { paused, found, approve } = await pausedWhileMemoryChanges(service);
+    await database.query(`update chat_messages set memories = null where session_id = $1`, [paused.sessionId]);
+    const { reply } = await approve();
+    expect(reply!.memories).toEqual(found);
+    expect(reply!.content).toContain('Relevant memories (1):\n1. "Refunds to a bank account take five days."');
   });
 });

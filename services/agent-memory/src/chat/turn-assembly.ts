@@ -1,5 +1,7 @@
 import { characters, CHAT_MESSAGE_MAX, DomainError, FieldErrors, isId, newId, type Actor, type Clock } from '@agent-platform/kit';
 import type { AgentRecord } from '../agents/agents.entity.js';
+import type { Ranked } from '../memory/hybrid-ranking.js';
+import type { MemoryItemView } from '../memory/memory-items.js';
 import { checkUserId } from '../memory/memory-input.js';
 import type { MemoryService } from '../memory/memory.service.js';
 import type { ChatMessage } from '../models/chat-model.js';
@@ -8,7 +10,7 @@ import { sumUsage } from '../models/usage.js';
 import type { Approvals } from './approvals.js';
 import type { ChatMessageRow, ChatSession } from './chat.entity.js';
 import type { ChatRepository } from './chat.repository.js';
-import { contextOf, toolCallView } from './context.js';
+import { contextOf, keptMemory, toolCallView } from './context.js';
 import type { Credits } from './credits.js';
 import type { Turn, TurnContext, TurnTools } from './turn.js';
 
@@ -78,7 +80,8 @@ export class TurnAssembly {
     // Checked before any model call: an empty balance costs the provider nothing.
     await credits.ensureAvailable(actor, context.requestId);
     const startedAt = new Date(clock.now());
-    const turn = await this.newTurn(actor, agent, { id: request.sessionId ?? newId('session'), isNew: request.sessionId === undefined, userId }, request.message, history, context, startedAt);
+    const memories = await this.retrieve(agent, request.message, userId);
+    const turn = await this.newTurn(actor, agent, { id: request.sessionId ?? newId('session'), isNew: request.sessionId === undefined, userId }, history, memories, context, startedAt);
     turn.userMessage = { id: newId('message'), content: request.message };
     turn.unsaved.messages.push({ id: turn.userMessage.id, role: 'user', content: request.message, toolCallId: null, round: null, createdAt: startedAt });
     turn.messages.push({ role: 'user', content: request.message });
@@ -87,7 +90,9 @@ export class TurnAssembly {
 
   /**
    * The turn that `roundId` (an answer that asked for calls) belongs to, rebuilt from storage: the
-   * history before its user message, then its own messages, every round counted and summed.
+   * history before its user message, then its own messages, every round counted and summed. Its
+   * memories are those it began with, as its rounds kept them, not a search now: memory may have
+   * changed while a call waited. A round stored before they were kept (migration 0010) searches.
    */
   async resume(actor: Actor, agent: AgentRecord, session: ChatSession, roundId: string, context: TurnContext): Promise<{ turn: Turn; round: ChatMessageRow }> {
     const { chat, historyMessages } = this.options;
@@ -97,7 +102,8 @@ export class TurnAssembly {
     const user = own[0]!;
     const round = own.find((row) => row.id === roundId)!;
     const calls = await chat.callsOf(assistantIds([...before, ...own]));
-    const turn = await this.newTurn(actor, agent, { id: session.id, isNew: false, userId: session.userId }, user.content, contextOf(before, calls), context, user.createdAt);
+    const memories = round.memories === null ? await this.retrieve(agent, user.content, session.userId) : round.memories.map((kept) => keptMemory(agent.id, kept));
+    const turn = await this.newTurn(actor, agent, { id: session.id, isNew: false, userId: session.userId }, contextOf(before, calls), memories, context, user.createdAt);
     turn.messages.push(...contextOf(own, calls));
     const ownIds = new Set(assistantIds(own));
     turn.calls = calls.filter((call) => ownIds.has(call.messageId)).map(toolCallView);
@@ -116,23 +122,11 @@ export class TurnAssembly {
     actor: Actor,
     agent: AgentRecord,
     session: { id: string; isNew: boolean; userId: string | null },
-    userText: string,
     history: ChatMessage[],
+    memories: Ranked<MemoryItemView>[],
     context: TurnContext,
     startedAt: Date,
   ): Promise<Turn> {
-    const { memory, memoryResults } = this.options;
-    const memories =
-      memoryResults > 0 && agent.memoryTypes.length > 0
-        ? await memory.retrieve(agent, userText, {
-            limit: memoryResults,
-            minScore: CONTEXT_MIN_SCORE,
-            filter: undefined,
-            memoryTypes: agent.memoryTypes,
-            // decisions §14: the end user's memories and the shared ones, never another user's.
-            audience: { userId: session.userId },
-          })
-        : [];
     const system = systemMessage(agent.config.system_prompt, memories.map((ranked) => ranked.candidate));
     const offered = await this.options.tools.offer(actor, agent.tools);
     const { model, temperature, max_tokens, top_p, max_tool_rounds } = agent.config;
@@ -161,6 +155,20 @@ export class TurnAssembly {
       calls: [],
       unsaved: { messages: [], calls: [] },
     };
+  }
+
+  /** The agent's memories most relevant to the user's message, for the end user `userId`. */
+  private async retrieve(agent: AgentRecord, userText: string, userId: string | null): Promise<Ranked<MemoryItemView>[]> {
+    const { memory, memoryResults } = this.options;
+    if (memoryResults === 0 || agent.memoryTypes.length === 0) return [];
+    return memory.retrieve(agent, userText, {
+      limit: memoryResults,
+      minScore: CONTEXT_MIN_SCORE,
+      filter: undefined,
+      memoryTypes: agent.memoryTypes,
+      // decisions §14: the end user's memories and the shared ones, never another user's.
+      audience: { userId },
+    });
   }
 }
 

@@ -2,6 +2,7 @@
 import type { Actor } from '@agent-platform/kit';
 import type { AgentRecord } from '../agents/agents.entity.js';
 import type { Ranked } from '../memory/hybrid-ranking.js';
+import type { MemoryItemView } from '../memory/memory-items.js';
 import type { ChatMessage, ChatRequest, Usage } from '../models/chat-model.js';
 import type { OfferedTool, ToolOutcome } from '../tools/tool-runner.js';
 import type { ToolCallStatus } from './chat.entity.js';
@@ -27,7 +28,7 @@ export interface ChatReply {
   /** The turn's charge so far: each model round's (decisions §9), summed. */
   credits: number;
   /** The memories put in the turn's context, most relevant first. */
-  memories: Ranked[];
+  memories: Ranked<MemoryItemView>[];
   sessionId: string;
   model: string;
   createdAt: Date;
@@ -65,7 +66,8 @@ export interface Turn {
   maxToolRounds: number;
   usage: Usage;
   credits: number;
-  memories: Ranked[];
+  /** Found when the turn began; a continued turn has those its rounds kept. */
+  memories: Ranked<MemoryItemView>[];
   calls: ToolCallView[];
   unsaved: { messages: NewMessage[]; calls: NewToolCall[] };
 }
