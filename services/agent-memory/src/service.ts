@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
-import { IN_PROCESS_DRAIN, type Drain, type Logger } from '@agent-platform/kit';
+import { IN_PROCESS_DRAIN, systemClock, type Clock, type Drain, type Logger } from '@agent-platform/kit';
 import { assembleOnDatabase, classifyDbError, closeOrm, requestContext, type Orm } from '@agent-platform/kit/db';
 import { OutboxRelay, type EventBus } from '@agent-platform/kit/events';
 import { GrpcChannel, GrpcServer, type ChannelTransport, type InProcessServing } from '@agent-platform/kit/grpc';
@@ -83,6 +83,8 @@ export interface AgentMemoryDeps {
   workflowRunnerTransport?: () => ChannelTransport | string;
   /** Name resolution of the outbound address policy (tests). */
   resolveHost?: HostResolver;
+  /** What chat turns read the time from and wait on; default: the system's (tests move their own). */
+  clock?: Clock;
 }
 
 const EXTRACTION_POLL_INTERVAL_MS = 1_000;
@@ -172,6 +174,7 @@ function assemble(config: AgentMemoryConfig, deps: AgentMemoryDeps, orm: Orm): A
     memoryResults: config.chatMemoryResults,
     extraction: { enqueue: (job, now) => extractionQueue.enqueue(job, now), queued: () => extractionWorker.wake() },
     logger,
+    clock: deps.clock ?? systemClock,
   });
   const sessions = new SessionsService({ agents: agentsRepository, chat: chatRepository });
   const consolidation = new ConsolidationService({ em, agents: agentsRepository, memory, model, keepMessages: config.consolidationKeepMessages, logger });

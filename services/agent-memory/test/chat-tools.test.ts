@@ -4,13 +4,13 @@ import { afterAll, beforeAll, describe, expect } from 'vitest';
 import { z } from 'zod';
 import { startFakeOpenAI, type FakeOpenAI } from './support/fake-openai.js';
 import { startMcpServer, type McpTestServer } from './support/mcp-server.js';
-import { databaseTest, eventsOf, expectError, newTenant, startAgentMemory, type AgentMemoryHarness, type TestTenant } from './support/harness.js';
+import { databaseTest, eventsOf, expectError, newTenant, startAgentMemory, type AgentMemoryHarness } from './support/harness.js';
+import { agentWith, httpTool, NUMBER_SCHEMA } from './support/turn-tools.js';
 
 /** decisions §12: the tool loop of a chat turn, with the offline model and an OpenAI-compatible one. */
 
 // Tools call a receiver on loopback: the address policy must allow private networks here.
 const ENV = { ALLOW_PRIVATE_NETWORK_URLS: 'true', TOOL_TIMEOUT_MS: '1000' };
-const NUMBER_SCHEMA = JSON.stringify({ type: 'object', properties: { n: { type: 'integer' } }, additionalProperties: true });
 
 let receiver: Receiver;
 beforeAll(async () => {
@@ -21,22 +21,6 @@ beforeAll(async () => {
   });
 });
 afterAll(() => receiver.close());
-
-async function httpTool(service: AgentMemoryHarness, tenant: TestTenant, name: string, path: string, requiresApproval = false): Promise<string> {
-  const { tool } = await service.tools.createTool(
-    { name, description: `Calls ${path}`, type: 'http', configJson: JSON.stringify({ url: receiver.url(path) }), inputSchemaJson: NUMBER_SCHEMA, requiresApproval },
-    { principal: tenant.principal },
-  );
-  return tool!.id;
-}
-
-async function agentWith(service: AgentMemoryHarness, tenant: TestTenant, tools: string[], config: Record<string, unknown> = {}): Promise<string> {
-  const { agent } = await service.agents.createAgent(
-    { name: 'Doer', type: 'assistant', memoryTypes: [], tools, configJson: JSON.stringify(config) },
-    { principal: tenant.principal },
-  );
-  return agent!.id;
-}
 
 async function collect(events: AsyncIterable<StreamChatResponse>): Promise<StreamChatResponse[]> {
   const all: StreamChatResponse[] = [];
@@ -54,7 +38,7 @@ describe('Tools in a turn, with the offline model', () => {
   offline('calls the tool the message names with its JSON, gives the result back and answers quoting it; stores, lists and charges every round', async ({ service }) => {
     const tenant = newTenant();
     const call = { principal: tenant.principal };
-    const toolId = await httpTool(service, tenant, 'lookup_order', '/orders');
+    const toolId = await httpTool(service, tenant, receiver, 'lookup_order', '/orders');
     const agentId = await agentWith(service, tenant, [toolId]);
 
     const reply = await service.chat.chat({ agentId, message: 'Please lookup_order {"n": 1042} for me' }, call);
@@ -88,7 +72,7 @@ describe('Tools in a turn, with the offline model', () => {
 
   offline('runs the named tools in parallel; a failing one and a hanging one are errors given to the model, and the turn still ends well', async ({ service }) => {
     const tenant = newTenant();
-    const tools = [await httpTool(service, tenant, 'good_tool', '/good'), await httpTool(service, tenant, 'bad_tool', '/fail'), await httpTool(service, tenant, 'slow_tool', '/hang')];
+    const tools = [await httpTool(service, tenant, receiver, 'good_tool', '/good'), await httpTool(service, tenant, receiver, 'bad_tool', '/fail'), await httpTool(service, tenant, receiver, 'slow_tool', '/hang')];
     const agentId = await agentWith(service, tenant, tools);
     const reply = await service.chat.chat({ agentId, message: 'use slow_tool, bad_tool and good_tool' }, { principal: tenant.principal });
     expect(reply.status).toBe('completed');
@@ -109,7 +93,7 @@ describe('Tools in a turn, with the offline model', () => {
 
   offline('streams tool.call and tool.result before the deltas of the answer', async ({ service }) => {
     const tenant = newTenant();
-    const agentId = await agentWith(service, tenant, [await httpTool(service, tenant, 'ping_tool', '/ping')]);
+    const agentId = await agentWith(service, tenant, [await httpTool(service, tenant, receiver, 'ping_tool', '/ping')]);
     const events = await collect(service.chat.streamChat({ agentId, message: 'ping_tool {"n": 7}' }, { principal: tenant.principal }));
     const kinds = events.map((event) => (event.toolCall ? 'call' : event.toolResult ? 'result' : event.delta !== undefined ? 'delta' : 'completed'));
     expect(kinds.slice(0, 2)).toEqual(['call', 'result']);
@@ -124,7 +108,7 @@ describe('Tools in a turn, with the offline model', () => {
   offline('stops at a call that needs approval; approve runs it exactly once and continues the turn; a second decision is 409', async ({ service }) => {
     const tenant = newTenant();
     const call = { principal: tenant.principal };
-    const refundId = await httpTool(service, tenant, 'refund', '/refund', true);
+    const refundId = await httpTool(service, tenant, receiver, 'refund', '/refund', true);
     const agentId = await agentWith(service, tenant, [refundId]);
     const before = receiver.received('/refund').length;
 
@@ -162,7 +146,7 @@ describe('Tools in a turn, with the offline model', () => {
   offline('reject tells the model the call was rejected, with the comment; the tool never runs', async ({ service }) => {
     const tenant = newTenant();
     const call = { principal: tenant.principal };
-    const agentId = await agentWith(service, tenant, [await httpTool(service, tenant, 'wire_money', '/wire', true)]);
+    const agentId = await agentWith(service, tenant, [await httpTool(service, tenant, receiver, 'wire_money', '/wire', true)]);
     const paused = await service.chat.chat({ agentId, message: 'wire_money {"n": 900}' }, call);
     const callId = paused.toolCalls[0]!.id;
     const { reply } = await service.chat.decideToolCall({ agentId, sessionId: paused.sessionId, callId, approve: false, comment: 'too much' }, call);
@@ -175,7 +159,7 @@ describe('Tools in a turn, with the offline model', () => {
   offline('a decision names a call of that session of that agent of the tenant, else not found', async ({ service }) => {
     const tenant = newTenant();
     const other = newTenant();
-    const agentId = await agentWith(service, tenant, [await httpTool(service, tenant, 'gated', '/gated', true)]);
+    const agentId = await agentWith(service, tenant, [await httpTool(service, tenant, receiver, 'gated', '/gated', true)]);
     const paused = await service.chat.chat({ agentId, message: 'gated' }, { principal: tenant.principal });
     const decision = { agentId, sessionId: paused.sessionId, callId: paused.toolCalls[0]!.id, approve: true };
     await expectError(service.chat.decideToolCall(decision, { principal: other.principal }), 'not_found');
@@ -238,7 +222,7 @@ describe('Approvals across a restart', () => {
     let paused: ChatResponse;
     let agentId: string;
     try {
-      agentId = await agentWith(first, tenant, [await httpTool(first, tenant, 'close_account', '/close', true)]);
+      agentId = await agentWith(first, tenant, [await httpTool(first, tenant, receiver, 'close_account', '/close', true)]);
       paused = await first.chat.chat({ agentId, message: 'close_account {"n": 3}' }, call);
     } finally {
       await first.stop();
@@ -271,7 +255,7 @@ describe('Tools in a turn, with an OpenAI-compatible model', () => {
     service = await startAgentMemory(database, { env: { ...ENV, LLM_BASE_URL: fake.baseURL, LLM_MODEL: 'tiny' } });
     const tenant = newTenant();
     const call = { principal: tenant.principal };
-    const toolId = await httpTool(service, tenant, 'lookup_order', '/orders');
+    const toolId = await httpTool(service, tenant, receiver, 'lookup_order', '/orders');
     // Without extraction: its own model calls would interleave with the turns' on the fake server.
     const agentId = await agentWith(service, tenant, [toolId], { max_tool_rounds: 2, memory_extraction: false });
 

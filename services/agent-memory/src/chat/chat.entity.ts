@@ -1,4 +1,5 @@
 import { defineEntity, p } from '@mikro-orm/postgresql';
+import type { MemoryType } from '../agents/agents.entity.js';
 
 /** A conversation with an agent: its messages are the agent's episodic memory of it. */
 export const SessionSchema = defineEntity({
@@ -24,7 +25,7 @@ SessionSchema.setClass(ChatSession);
 /** A memory as a model round was given it (an assistant message's `memories`), with its score. */
 export interface UsedMemory {
   id: string;
-  memoryType: string;
+  memoryType: MemoryType;
   content: string;
   metadata: Record<string, unknown>;
   userId: string | null;

@@ -1,10 +1,8 @@
 import { parsePage } from '@agent-platform/kit';
 import { actorOf, present, type CallContext, type Handlers } from '@agent-platform/kit/grpc';
 import type { ChatResponse, ChatServiceService, StreamChatResponse, ToolCall } from '@agent-platform/proto/agents/v1/chat';
-import type { SearchResult } from '@agent-platform/proto/agents/v1/memory';
-import type { UsedMemory } from './chat.entity.js';
 import type { ChatReply, ChatService, TurnEvent } from './chat.service.js';
-import type { ToolCallView } from './context.js';
+import { keptMemory, type ToolCallView } from './context.js';
 import type { SessionsService } from './sessions.service.js';
 import { toSearchResult } from '../memory/memory.grpc.js';
 
@@ -74,7 +72,7 @@ export function chatHandlers(chat: ChatService, sessions: SessionsService): Hand
           name,
           model: message.model ?? undefined,
           credits: message.credits ?? undefined,
-          memories: (message.memories ?? []).map((used) => usedMemoryResult(request.agentId, used)),
+          memories: (message.memories ?? []).map((used) => toSearchResult(keptMemory(request.agentId, used))),
         })),
         total,
       };
@@ -85,10 +83,6 @@ export function chatHandlers(chat: ChatService, sessions: SessionsService): Hand
       return {};
     },
   };
-}
-
-function usedMemoryResult(agentId: string, { score, createdAt, updatedAt, userId, metadata, ...item }: UsedMemory): SearchResult {
-  return { item: { ...item, agentId, metadataJson: JSON.stringify(metadata), userId: userId ?? undefined, createdAt: new Date(createdAt), updatedAt: updatedAt === null ? undefined : new Date(updatedAt) }, score };
 }
 
 function toStreamEvent(event: TurnEvent): StreamChatResponse {

@@ -1,5 +1,7 @@
+import type { Ranked } from '../memory/hybrid-ranking.js';
+import type { MemoryItemView } from '../memory/memory-items.js';
 import type { ChatMessage } from '../models/chat-model.js';
-import type { ChatMessageRow, ToolCallRow, ToolCallStatus } from './chat.entity.js';
+import type { ChatMessageRow, ToolCallRow, ToolCallStatus, UsedMemory } from './chat.entity.js';
 
 /** A tool call as answers and session listings show it (decisions §12). */
 export interface ToolCallView {
@@ -74,4 +76,15 @@ export function contextOf(rows: readonly ChatMessageRow[], calls: readonly ToolC
     }
   }
   return context;
+}
+
+/** A memory a round was given, as its answer keeps it. */
+export function usedMemory({ candidate, score }: Ranked<MemoryItemView>): UsedMemory {
+  const { id, memoryType, content, metadata, userId, createdAt, updatedAt } = candidate;
+  return { id, memoryType, content, metadata, userId, createdAt: createdAt.toISOString(), updatedAt: updatedAt?.toISOString() ?? null, score };
+}
+
+/** A memory as an answer kept it, ranked again as it was given: an item of the agent `agentId`. */
+export function keptMemory(agentId: string, { score, createdAt, updatedAt, ...item }: UsedMemory): Ranked<MemoryItemView> {
+  return { candidate: { ...item, agentId, createdAt: new Date(createdAt), updatedAt: updatedAt === null ? null : new Date(updatedAt) }, score };
 }

@@ -1,6 +1,6 @@
 import { stemmer } from 'stemmer';
 import { STOP_WORDS } from '../models/hashing-embedder.js';
-import type { FoundItem } from './memory-items.js';
+import type { FoundItem, MemoryItemView } from './memory-items.js';
 
 /**
  * Hybrid ranking: a convex combination of the vector similarity and the share of the query's
@@ -13,8 +13,9 @@ import type { FoundItem } from './memory-items.js';
 export const VECTOR_WEIGHT = 0.6;
 export const LEXICAL_WEIGHT = 1 - VECTOR_WEIGHT;
 
-export interface Ranked {
-  candidate: FoundItem;
+/** An item and its score; a chat turn's memories, as its rounds keep them, are views without a document. */
+export interface Ranked<Item extends MemoryItemView = FoundItem> {
+  candidate: Item;
   score: number;
 }
 

@@ -95,7 +95,7 @@ export function memoryHandlers(memory: MemoryService, consolidation: Consolidati
 }
 
 /** A ranked item as searches and chat replies show it. */
-export function toSearchResult({ candidate, score }: Ranked): SearchResult {
+export function toSearchResult({ candidate, score }: Ranked<MemoryItemView>): SearchResult {
   return { item: toMemoryItemMessage(candidate), score };
 }
 

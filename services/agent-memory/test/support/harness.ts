@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { createLogger, DomainError, newId, type Actor } from '@agent-platform/kit';
+import { createLogger, DomainError, newId, type Actor, type Clock } from '@agent-platform/kit';
 import { InProcessEventBus } from '@agent-platform/kit/events';
 import { GrpcChannel, PrincipalKind, type ChannelTransport, type Principal, type PromiseClient } from '@agent-platform/kit/grpc';
 import type { HostResolver } from '@agent-platform/kit/security';
@@ -139,6 +139,8 @@ export interface HarnessOptions {
   workflowRunner?: () => ChannelTransport | string;
   /** Name resolution of the outbound address policy. */
   resolveHost?: HostResolver;
+  /** What chat turns read the time from and wait on (default: the system's). */
+  clock?: Clock;
 }
 
 /** The key that seals tools' header values in the harness's service (base64 of 32 bytes). */
@@ -166,6 +168,7 @@ export async function startAgentMemory(database: TestDatabase, options: HarnessO
     ...(options.vectors ? { vectors: options.vectors } : {}),
     ...(options.workflowRunner ? { workflowRunnerTransport: options.workflowRunner } : {}),
     ...(options.resolveHost ? { resolveHost: options.resolveHost } : {}),
+    ...(options.clock ? { clock: options.clock } : {}),
   });
   const { port } = await service.start();
   const channel = new GrpcChannel(`127.0.0.1:${port}`, { defaultDeadlineMs: 20_000 });

@@ -1,0 +1,177 @@
+import { characters, CHAT_MESSAGE_MAX, DomainError, FieldErrors, isId, newId, type Actor, type Clock } from '@agent-platform/kit';
+import type { AgentRecord } from '../agents/agents.entity.js';
+import type { Ranked } from '../memory/hybrid-ranking.js';
+import type { MemoryItemView } from '../memory/memory-items.js';
+import { checkUserId } from '../memory/memory-input.js';
+import type { MemoryService } from '../memory/memory.service.js';
+import type { ChatMessage } from '../models/chat-model.js';
+import { systemMessage } from '../models/prompt.js';
+import { sumUsage } from '../models/usage.js';
+import type { Approvals } from './approvals.js';
+import type { ChatMessageRow, ChatSession } from './chat.entity.js';
+import type { ChatRepository } from './chat.repository.js';
+import { contextOf, keptMemory, toolCallView } from './context.js';
+import type { Credits } from './credits.js';
+import type { Turn, TurnContext, TurnTools } from './turn.js';
+
+/** decisions §12: the default of an agent's `config.max_tool_rounds`. */
+export const DEFAULT_MAX_TOOL_ROUNDS = 8;
+/** Memories weaker than this are noise in a prompt, not context. */
+const CONTEXT_MIN_SCORE = 0.1;
+
+export interface ChatTurnRequest {
+  agentId: string;
+  message: string;
+  sessionId: string | undefined;
+  /** The end user of the tenant's application (decisions §14); a later turn defaults to the session's. */
+  userId: string | undefined;
+}
+
+export interface TurnAssemblyOptions {
+  chat: ChatRepository;
+  memory: MemoryService;
+  credits: Credits;
+  tools: TurnTools;
+  /** A session with a call open takes no new message. */
+  approvals: Pick<Approvals, 'requireNoOpenCalls'>;
+  /** Earlier messages of the session in the context. */
+  historyMessages: number;
+  /** Memories of the agent in the context. */
+  memoryResults: number;
+  /** When a turn starts. */
+  clock: Clock;
+}
+
+/**
+ * Builds a turn (decisions §6): its context from the session's history (episodic memory) and the
+ * agent's most relevant memories, the agent's tools and model settings; a new turn from a user's
+ * message, or one that waited for a decision from what it stored.
+ */
+export class TurnAssembly {
+  private readonly options: TurnAssemblyOptions;
+
+  constructor(options: TurnAssemblyOptions) {
+    this.options = options;
+  }
+
+  /** A new turn of `agent` for the user's message, in a new session or one named. */
+  async begin(actor: Actor, agent: AgentRecord, request: ChatTurnRequest, context: TurnContext): Promise<Turn> {
+    const { chat, credits, historyMessages, clock } = this.options;
+    const errors = new FieldErrors();
+    if (request.message.trim().length === 0 || request.message.length > CHAT_MESSAGE_MAX) {
+      errors.add('message', `must be 1 to ${characters(CHAT_MESSAGE_MAX)} characters, not blank`);
+    }
+    let userId = checkUserId(request.userId, errors) ?? null;
+    errors.throwIfAny();
+
+    let history: ChatMessage[] = [];
+    if (request.sessionId !== undefined) {
+      const session = isId('session', request.sessionId) ? await chat.findSession(actor.tenantId, agent.id, request.sessionId) : null;
+      if (!session) throw DomainError.notFound('Session');
+      // A session's history is one end user's conversation: another user's turn must not see it.
+      if (request.userId !== undefined && request.userId !== session.userId) {
+        throw DomainError.validation([{ field: 'user_id', message: session.userId === null ? 'the session names no end user; start a new session for one' : 'the session is a conversation with another end user' }]);
+      }
+      userId = session.userId;
+      await this.options.approvals.requireNoOpenCalls(actor, agent, session);
+      const rows = await chat.recentMessages(session.id, historyMessages);
+      history = contextOf(rows, await chat.callsOf(assistantIds(rows)));
+    }
+    // Checked before any model call: an empty balance costs the provider nothing.
+    await credits.ensureAvailable(actor, context.requestId);
+    const startedAt = new Date(clock.now());
+    const memories = await this.retrieve(agent, request.message, userId);
+    const turn = await this.newTurn(actor, agent, { id: request.sessionId ?? newId('session'), isNew: request.sessionId === undefined, userId }, history, memories, context, startedAt);
+    turn.userMessage = { id: newId('message'), content: request.message };
+    turn.unsaved.messages.push({ id: turn.userMessage.id, role: 'user', content: request.message, toolCallId: null, round: null, createdAt: startedAt });
+    turn.messages.push({ role: 'user', content: request.message });
+    return turn;
+  }
+
+  /**
+   * The turn that `roundId` (an answer that asked for calls) belongs to, rebuilt from storage: the
+   * history before its user message, then its own messages, every round counted and summed. Its
+   * memories are those it began with, as its rounds kept them, not a search now: memory may have
+   * changed while a call waited. A round stored before they were kept (migration 0010) searches.
+   */
+  async resume(actor: Actor, agent: AgentRecord, session: ChatSession, roundId: string, context: TurnContext): Promise<{ turn: Turn; round: ChatMessageRow }> {
+    const { chat, historyMessages } = this.options;
+    const rows = await chat.turnOf(session.id, roundId, historyMessages);
+    if (!rows) throw DomainError.notFound('Session');
+    const { before, own } = rows;
+    const user = own[0]!;
+    const round = own.find((row) => row.id === roundId)!;
+    const calls = await chat.callsOf(assistantIds([...before, ...own]));
+    const memories = round.memories === null ? await this.retrieve(agent, user.content, session.userId) : round.memories.map((kept) => keptMemory(agent.id, kept));
+    const turn = await this.newTurn(actor, agent, { id: session.id, isNew: false, userId: session.userId }, contextOf(before, calls), memories, context, user.createdAt);
+    turn.messages.push(...contextOf(own, calls));
+    const ownIds = new Set(assistantIds(own));
+    turn.calls = calls.filter((call) => ownIds.has(call.messageId)).map(toolCallView);
+    turn.toolRounds = new Set(turn.calls.map((call) => call.messageId)).size;
+    for (const row of own) {
+      if (row.role === 'assistant' && row.totalTokens !== null) {
+        turn.usage = sumUsage(turn.usage, { promptTokens: row.promptTokens ?? 0, completionTokens: row.completionTokens ?? 0, totalTokens: row.totalTokens });
+        turn.credits += row.credits ?? 0;
+      }
+    }
+    return { turn, round };
+  }
+
+  /** The context every round of a turn shares, up to (not including) the turn's own messages. */
+  private async newTurn(
+    actor: Actor,
+    agent: AgentRecord,
+    session: { id: string; isNew: boolean; userId: string | null },
+    history: ChatMessage[],
+    memories: Ranked<MemoryItemView>[],
+    context: TurnContext,
+    startedAt: Date,
+  ): Promise<Turn> {
+    const system = systemMessage(agent.config.system_prompt, memories.map((ranked) => ranked.candidate));
+    const offered = await this.options.tools.offer(actor, agent.tools);
+    const { model, temperature, max_tokens, top_p, max_tool_rounds } = agent.config;
+    return {
+      actor,
+      agent,
+      sessionId: session.id,
+      isNewSession: session.isNew,
+      userId: session.userId,
+      context,
+      startedAt,
+      userMessage: undefined,
+      messages: [...(system ? [system] : []), ...history],
+      model: {
+        ...(model === undefined ? {} : { model }),
+        ...(temperature === undefined ? {} : { temperature }),
+        ...(max_tokens === undefined ? {} : { maxTokens: max_tokens }),
+        ...(top_p === undefined ? {} : { topP: top_p }),
+      },
+      offered: new Map(offered.map((tool) => [tool.name, tool])),
+      toolRounds: 0,
+      maxToolRounds: max_tool_rounds ?? DEFAULT_MAX_TOOL_ROUNDS,
+      usage: { promptTokens: 0, completionTokens: 0, totalTokens: 0 },
+      credits: 0,
+      memories,
+      calls: [],
+      unsaved: { messages: [], calls: [] },
+    };
+  }
+
+  /** The agent's memories most relevant to the user's message, for the end user `userId`. */
+  private async retrieve(agent: AgentRecord, userText: string, userId: string | null): Promise<Ranked<MemoryItemView>[]> {
+    const { memory, memoryResults } = this.options;
+    if (memoryResults === 0 || agent.memoryTypes.length === 0) return [];
+    return memory.retrieve(agent, userText, {
+      limit: memoryResults,
+      minScore: CONTEXT_MIN_SCORE,
+      filter: undefined,
+      memoryTypes: agent.memoryTypes,
+      // decisions §14: the end user's memories and the shared ones, never another user's.
+      audience: { userId },
+    });
+  }
+}
+
+function assistantIds(rows: readonly ChatMessageRow[]): string[] {
+  return rows.filter((row) => row.role === 'assistant').map((row) => row.id);
+}
