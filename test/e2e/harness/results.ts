@@ -19,9 +19,19 @@ export function headersOf(answer: Answer): Headers {
   return 'response' in answer ? answer.response.headers : answer.headers;
 }
 
+/**
+ * What a failed expectation shows of an answer: its body, and for a 5xx its request id. A 5xx
+ * body hides its cause by design; the gateway logs it with that id, and the distributed harness
+ * prints those lines when the run ends.
+ */
+function described(status: number, body: unknown, headers: Headers): string {
+  const requestId = headers.get('x-request-id');
+  return status >= 500 && requestId ? `${JSON.stringify(body)} (request ${requestId}: its cause is in the gateway's warnings)` : JSON.stringify(body);
+}
+
 /** The data of a call that must answer `status`; otherwise the test fails showing the error body. */
 export function expectStatus<Data>(result: CallResult<Data>, status = 200): Data {
-  expect(result.response.status, JSON.stringify(result.error)).toBe(status);
+  expect(result.response.status, described(result.response.status, result.error, result.response.headers)).toBe(status);
   return result.data as Data;
 }
 
@@ -31,7 +41,7 @@ export function expectStatus<Data>(result: CallResult<Data>, status = 200): Data
  */
 export function expectError(answer: Answer, status: number, code: ApiErrorCode, fields?: string[]): ApiError {
   const { status: actual, body } = statusAndBody(answer);
-  expect(actual, JSON.stringify(body)).toBe(status);
+  expect(actual, described(actual, body, headersOf(answer))).toBe(status);
   expect(body).toMatchObject({ error: code });
   const error = body as ApiError;
   expect(typeof error.message).toBe('string');

@@ -87,13 +87,18 @@ export async function startDistributedPlatform(options: DistributedPlatformOptio
 const aesKey = () => randomBytes(32).toString('base64');
 
 /**
- * What the processes logged at error level, on stderr: a CI run whose every signup answered 500
- * printed nothing else to tell why, since the body of a 500 hides the cause by design.
+ * What the processes logged at error level, and the warnings of requests answered 5xx (each with
+ * its request id, which a failed expectation names), on stderr: a CI run whose every signup
+ * answered 500, and one whose login once answered 503, printed nothing else to tell why, since
+ * the body of a 5xx hides the cause by design.
  */
 function reportLoggedErrors(mesh: Mesh): void {
   for (const replica of mesh.replicas) {
-    const errors = loggedErrors(replica.process.output());
+    const output = replica.process.output();
+    const errors = loggedErrors(output);
     if (errors.length > 0) console.error(`${replica.name} logged errors:\n${errors.join('\n')}`);
+    const failedRequests = loggedErrors(output, 20, PINO_WARN).filter((line) => !errors.includes(line) && line.includes('"request_id"'));
+    if (failedRequests.length > 0) console.error(`${replica.name} warned of requests:\n${failedRequests.join('\n')}`);
   }
 }
 

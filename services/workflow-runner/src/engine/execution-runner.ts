@@ -6,6 +6,7 @@ import type { ExecutionStore, Finish, RunnableExecution } from '../executions/ex
 import type { ExecutionFailure } from '../executions/executions.entity.js';
 import type { NodeRecord } from '../executions/node-records.js';
 import type { WaitingExecutions } from '../executions/waiting-executions.js';
+import { kindOf } from '../nodes/node-kinds.js';
 import type { WorkflowNode } from '../workflows/graph.js';
 import { GraphRun } from './graph-run.js';
 import { NodeAttempts, type Settled } from './node-attempts.js';
@@ -203,10 +204,10 @@ class Run {
     return null;
   }
 
-  /** decisions §13: a failed node under `on_error: continue` leads on; a condition then chooses no branch. */
+  /** decisions §13: a failed node under `on_error: continue` leads on; a branching one (a condition) then chooses no branch. */
   private continuePast(node: WorkflowNode, record: NodeRecord): void {
     this.scope.nodes[node.id] = { output: record.output };
-    this.graph.complete(node.id, node.type === 'condition' ? null : undefined);
+    this.graph.complete(node.id, kindOf(node).targets ? null : undefined);
   }
 
   private collectSkipped(): void {
