@@ -51,7 +51,7 @@ function untraced(request: ServedRequest): boolean {
  *
  * The HTTP instrumentation's server side did this before, at a price measured on an authenticated
  * read: with spans unexported it still built every span attribute and bound each request's and
- * response's emitters, ~15 % of the platform's CPU per request (docs/architecture.md, Telemetry).
+ * response's emitters, ~15 % of the platform's CPU per request (docs/performance.md, Telemetry).
  */
 export const httpServerTelemetry = {
   onRequest: (request: ServedRequest, _reply: unknown, next: Next): void => {
