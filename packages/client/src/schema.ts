@@ -567,7 +567,7 @@ export interface paths {
         put?: never;
         /**
          * Create a tool that agents can name in their tools
-         * @description name matches ^[a-z][a-z0-9_]{0,63}$ and is unique in the tenant (409 conflict when taken); description up to 1,024 characters; config per type (http: url, method, headers; workflow: workflow_id of a workflow of the tenant; mcp: url, headers, allowed_tools); input_schema a JSON Schema that compiles (draft 2020-12), required for http and workflow, refused for mcp. Breaking these is 422 validation_error naming each field (config.<key> for a config key). An mcp server is asked for its tools (discovered) before the answer, within 30 s by default; one that cannot be reached, fails or times out is 422 naming config.url.
+         * @description name matches ^[a-z][a-z0-9_]{0,63}$ and is unique in the tenant (409 conflict when taken); description up to 1,024 characters; config per type (http: {url, method?: GET | POST (default) | PUT | PATCH | DELETE, headers?: {name: value} (answered masked)}; workflow: {workflow_id: a workflow of the tenant}; mcp: {url: the server's Streamable HTTP endpoint, headers?: {name: value} (answered masked), allowed_tools?: [names of the server's tools], default every one}); input_schema a JSON Schema that compiles (draft 2020-12), required for http and workflow, refused for mcp. Breaking these is 422 validation_error naming each field (config.<key> for a config key). An mcp server is asked for its tools (discovered) before the answer, within 30 s by default; one that cannot be reached, fails or times out is 422 naming config.url.
          */
         post: operations["createTool"];
         delete?: never;

@@ -37,8 +37,8 @@ import { chatModelFrom, embedderFrom } from './models/select.js';
 import { vectorStoreFrom } from './vectors/select.js';
 import { IdentityPrincipals, type Principals } from './tools/principals.js';
 import { AgentTools } from './tools/agent-tools.js';
-import { TOOL_KINDS, TOOL_TYPES } from './tools/kinds/tool-kinds.js';
-import { ToolRunner, type ToolKinds } from './tools/tool-runner.js';
+import { TOOL_KINDS } from './tools/kinds/tool-kinds.js';
+import { callsOfEveryKind, ToolRunner } from './tools/tool-runner.js';
 import { McpClient } from './tools/mcp-client.js';
 import { TOOL_SERVICE_NAME, toolHandlers } from './tools/tools.grpc.js';
 import { ToolsRepository } from './tools/tools.repository.js';
@@ -128,7 +128,7 @@ function assemble(config: AgentMemoryConfig, deps: AgentMemoryDeps, orm: Orm): A
   const tools = new ToolsService({ em, tools: toolsRepository, secrets, policy, workflows: workflowDirectory, mcp });
   const callServices = { http: outboundHttp, secrets, executions: () => workflowRunnerChannel().client(ExecutionServiceService), mcp, timeoutMs: config.toolTimeoutMs };
   const toolRunner = new ToolRunner({
-    kinds: Object.fromEntries(TOOL_TYPES.map((type) => [type, TOOL_KINDS[type].calls(callServices)])) as ToolKinds,
+    kinds: callsOfEveryKind((type) => TOOL_KINDS[type].calls(callServices)),
     principals,
     timeoutMs: config.toolTimeoutMs,
     logger: logger.child({ component: 'tools' }),

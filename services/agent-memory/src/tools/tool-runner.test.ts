@@ -3,7 +3,7 @@ import { describe, expect, it, vi } from 'vitest';
 import { RESULT_MAX_BYTES } from './tool-result.js';
 import { offeredItself, type ToolCallRequest, type ToolCalls, type ToolOutcome } from './kinds/tool-kind.js';
 import { TOOL_TYPES, type ToolType } from './kinds/tool-kinds.js';
-import { ToolRunner, type ToolRun } from './tool-runner.js';
+import { callsOfEveryKind, ToolRunner, type ToolRun } from './tool-runner.js';
 import type { Principals } from './principals.js';
 import { TOOL_ACCESS } from './tool-access.js';
 import { Tool } from './tools.entity.js';
@@ -53,7 +53,7 @@ const asStated: Principals = { confirm: (actor) => Promise.resolve(actor) };
 
 function runnerWith(kinds: Partial<Record<ToolType, ToolCalls>>, timeoutMs = 5_000, principals = asStated): ToolRunner {
   const unused = recordingKind(() => Promise.reject(new Error('not this kind')));
-  return new ToolRunner({ kinds: { http: unused, workflow: unused, mcp: unused, ...kinds }, principals, timeoutMs, logger });
+  return new ToolRunner({ kinds: callsOfEveryKind((type) => kinds[type] ?? unused), principals, timeoutMs, logger });
 }
 
 function callOf(actor: Actor, tool: Tool, args: unknown, signal = new AbortController().signal): ToolRun {

@@ -1,6 +1,6 @@
 import { DomainError, timedSignal, untilAborted, type Actor, type Logger } from '@agent-platform/kit';
 import type { OfferedTool as OfferedStoredTool, ToolCallRequest, ToolCalls, ToolOutcome } from './kinds/tool-kind.js';
-import type { ToolType } from './kinds/tool-kinds.js';
+import { TOOL_TYPES, type ToolType } from './kinds/tool-kinds.js';
 import type { Principals } from './principals.js';
 import { ArgumentValidator } from './tool-arguments.js';
 import { requireToolAccess } from './tool-access.js';
@@ -14,6 +14,11 @@ export type OfferedTool = OfferedStoredTool<Tool>;
 
 /** The handler that runs each tool type's calls (each kind's `calls`). */
 export type ToolKinds = Record<ToolType, ToolCalls>;
+
+/** A handler for every tool type, each made by `handlerOf`. */
+export function callsOfEveryKind(handlerOf: (type: ToolType) => ToolCalls): ToolKinds {
+  return Object.fromEntries(TOOL_TYPES.map((type) => [type, handlerOf(type)])) as ToolKinds;
+}
 
 /** One call as the chat turn hands it over: the model's arguments as they came, unchecked. */
 export interface ToolRun {

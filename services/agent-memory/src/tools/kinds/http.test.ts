@@ -3,7 +3,7 @@ import { OutboundHttp, OutboundPolicy, SecretBox } from '@agent-platform/kit/sec
 import { freePort, startReceiver } from '@agent-platform/kit/testing';
 import { afterAll, describe, expect, it } from 'vitest';
 import { RESULT_MAX_BYTES } from '../tool-result.js';
-import { ToolRunner } from '../tool-runner.js';
+import { callsOfEveryKind, ToolRunner } from '../tool-runner.js';
 import { sealedFor } from '../tool-secrets.js';
 import { Tool } from '../tools.entity.js';
 import { encodeArguments, httpCalls, type HttpMethod } from './http.js';
@@ -141,7 +141,7 @@ describe('http tools', () => {
   it('through the ToolRunner, a hanging server fails at TOOL_TIMEOUT_MS', async () => {
     const peer = await startReceiver({ hold: 'answer' });
     const unused: ToolCalls = { call: () => Promise.reject(new Error('not this kind')) };
-    const runner = new ToolRunner({ kinds: { http: kind, workflow: unused, mcp: unused }, principals: { confirm: (actor) => Promise.resolve(actor) }, timeoutMs: 200, logger: createLogger({ service: 'test', level: 'silent' }) });
+    const runner = new ToolRunner({ kinds: callsOfEveryKind((type) => (type === 'http' ? kind : unused)), principals: { confirm: (actor) => Promise.resolve(actor) }, timeoutMs: 200, logger: createLogger({ service: 'test', level: 'silent' }) });
     const tool = httpTool(peer.url('/slow'));
     const outcome = await runner.run({ actor, tool, remoteName: undefined, arguments: {}, signal: new AbortController().signal, requestId: undefined });
     expect(outcome).toMatchObject({ status: 'failed', error: 'timed out after 200 ms' });

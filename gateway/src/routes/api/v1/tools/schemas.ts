@@ -12,7 +12,8 @@ const ToolTypeInput = z.enum(TOOL_TYPES).describe(TOOL_KINDS.map((kind) => `${ki
 /** A component in answers, so clients read the catalogue from the document. */
 const ToolType = ToolTypeInput.meta({ id: 'ToolType' });
 
-const typesWhose = (schemas: 'own' | 'discovered') => TOOL_KINDS.filter((kind) => kind.schemas === schemas).map((kind) => kind.type);
+/** The tool types whose arguments follow their own input_schema, or their server's schemas. */
+export const typesWhose = (schemas: 'own' | 'discovered') => TOOL_KINDS.filter((kind) => kind.schemas === schemas).map((kind) => kind.type);
 
 const Name = z.string().describe('What the model calls the tool by: ^[a-z][a-z0-9_]{0,63}$, unique in the tenant (a taken name is 409).');
 
