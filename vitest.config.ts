@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os';
 import { defineConfig } from 'vitest/config';
 
 // In-repo code imports @agent-platform/client from its sources (its `agent-platform-source`
@@ -21,6 +22,11 @@ const MESH_SUITES = ['integration/mesh-*.test.ts', 'integration/observability.te
 // One workspace, a project per package, plus the end-to-end suites run once per deployment mode.
 export default defineConfig({
   test: {
+    // Vitest left alone ran one file at a time on a two-core machine (identity's suite: 25 s, 15 s
+    // with two workers). Most files wait on PostgreSQL, NATS, processes or a browser rather than
+    // the CPU, so two run side by side even on two cores; suites that judge timing opt out
+    // (the mesh's, below).
+    maxWorkers: Math.max(2, availableParallelism()),
     projects: [
       { ...sourceResolution, test: { name: 'kit', root: 'packages/kit', include: ['src/**/*.test.ts', 'test/**/*.test.ts'] } },
       { ...sourceResolution, test: { name: 'identity', root: 'services/identity', include: ['src/**/*.test.ts', 'test/**/*.test.ts'] } },
