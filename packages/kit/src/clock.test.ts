@@ -51,6 +51,7 @@ describe('ManualClock', () => {
 
   it('tells when a given number of waits are pending, for code that keeps one wait throughout', async () => {
     const clock = new ManualClock();
+    // A wait pending on the manual clock (the subject here): nothing waits in real time.
     void clock.sleep(1_000);
     let second = false;
     const noticed = clock.untilSleeping(2).then(() => (second = true));

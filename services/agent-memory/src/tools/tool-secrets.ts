@@ -1,5 +1,6 @@
 import type { FieldErrors } from '@agent-platform/kit';
 import type { SecretBox } from '@agent-platform/kit/security';
+import type { ToolSave } from './kinds/tool-kind.js';
 
 /** What a header value reads as in every answer; sent back on PUT, it keeps the stored value. */
 export const MASKED = '***';
@@ -32,4 +33,10 @@ export function maskHeaders(headers: Record<string, string>): Record<string, str
 /** A tool's header values, unsealed for one outbound request. */
 export function openHeaders(toolId: string, headers: Record<string, string>, secrets: SecretBox): Record<string, string> {
   return Object.fromEntries(Object.entries(headers).map(([name, sealed]) => [name, secrets.open(sealed, sealedFor(toolId, name))]));
+}
+
+/** The header values a save stores: sealed to the tool, "***" keeping what the tool as stored has under that name. */
+export function sealHeadersOf(given: Record<string, string>, save: ToolSave): Record<string, string> {
+  const stored = (save.stored?.config as { headers?: Record<string, string> } | undefined)?.headers ?? {};
+  return sealHeaders(save.toolId, given, stored, save.services.secrets, save.errors);
 }

@@ -1,7 +1,7 @@
 import { OutboundRequestError, SecretDecryptionError, type OutboundResponse } from '@agent-platform/kit/security';
 import { checkHeaders, checkUrl } from '../tool-input.js';
 import { cutText, RESULT_MAX_BYTES } from '../tool-result.js';
-import { maskHeaders, openHeaders, sealHeaders } from '../tool-secrets.js';
+import { maskHeaders, openHeaders, sealHeadersOf } from '../tool-secrets.js';
 import { offeredItself, type ToolCallRequest, type ToolCallServices, type ToolCalls, type ToolKind, type ToolOutcome } from './tool-kind.js';
 
 export const HTTP_METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;
@@ -50,8 +50,7 @@ export const httpTool: ToolKind<HttpToolConfig> = {
       if (upper !== undefined && (HTTP_METHODS as readonly string[]).includes(upper)) method = upper as HttpMethod;
       else save.errors.add('config.method', `must be one of ${HTTP_METHODS.join(', ')}`);
     }
-    const stored = (save.stored?.config as Partial<HttpToolConfig> | undefined)?.headers ?? {};
-    return { url: url ?? '', method, headers: sealHeaders(save.toolId, checkHeaders(config, save.errors), stored, save.services.secrets, save.errors) };
+    return { url: url ?? '', method, headers: sealHeadersOf(checkHeaders(config, save.errors), save) };
   },
   visible: (config) => ({ ...config, headers: maskHeaders(config.headers) }),
   offered: (tool) => [offeredItself(tool)],

@@ -3,7 +3,7 @@ import type { SecretBox } from '@agent-platform/kit/security';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { McpServerError, type DiscoveredTool, type McpServerAddress } from '../mcp-client.js';
 import { checkHeaders, checkUrl } from '../tool-input.js';
-import { maskHeaders, openHeaders, sealHeaders } from '../tool-secrets.js';
+import { maskHeaders, openHeaders, sealHeadersOf } from '../tool-secrets.js';
 import type { OfferedTool, StoredTool, ToolCallRequest, ToolCallServices, ToolCalls, ToolKind, ToolOutcome, ToolSaveServices } from './tool-kind.js';
 
 /** As stored: header values sealed as an http tool's. */
@@ -46,8 +46,7 @@ export const mcpTool: ToolKind<McpToolConfig> = {
     for (const name of Object.keys(headers)) {
       if (MCP_TRANSPORT_HEADERS.has(name.toLowerCase())) save.errors.add(`config.headers.${name}`, 'is set by the MCP transport itself');
     }
-    const stored = (save.stored?.config as Partial<McpToolConfig> | undefined)?.headers ?? {};
-    return { url: url ?? '', headers: sealHeaders(save.toolId, headers, stored, save.services.secrets, save.errors), allowed_tools: readAllowedTools(config.allowed_tools, save.errors) };
+    return { url: url ?? '', headers: sealHeadersOf(headers, save), allowed_tools: readAllowedTools(config.allowed_tools, save.errors) };
   },
   async confirm(config, save) {
     const discovered = await listTools(save.toolId, config, save.services, 'config.url');

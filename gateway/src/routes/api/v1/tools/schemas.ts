@@ -15,6 +15,9 @@ const ToolType = ToolTypeInput.meta({ id: 'ToolType' });
 /** The tool types whose arguments follow their own input_schema, or their server's schemas. */
 export const typesWhose = (schemas: 'own' | 'discovered') => TOOL_KINDS.filter((kind) => kind.schemas === schemas).map((kind) => kind.type);
 
+/** Tools whose answers list what their server discovered. */
+const DISCOVERING_TYPES: ReadonlySet<string> = new Set(typesWhose('discovered'));
+
 const Name = z.string().describe('What the model calls the tool by: ^[a-z][a-z0-9_]{0,63}$, unique in the tenant (a taken name is 409).');
 
 const Description = z.string().describe('Shown to the model: what the tool does and when to use it. Up to 1,024 characters.');
@@ -125,7 +128,7 @@ export function toolBody(tool: Tool | undefined): z.output<typeof ToolSchema> {
     type: tool.type as z.output<typeof ToolType>,
     config: JSON.parse(tool.configJson) as Record<string, unknown>,
     input_schema: JSON.parse(tool.inputSchemaJson) as Record<string, unknown> | null,
-    ...(typesWhose('discovered').includes(tool.type as z.output<typeof ToolType>)
+    ...(DISCOVERING_TYPES.has(tool.type)
       ? {
           discovered: tool.discovered.map((remote) => ({
             name: remote.name,
