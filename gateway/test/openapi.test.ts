@@ -161,6 +161,10 @@ describe('GET /openapi.json', () => {
     ['DELETE', '/agents/{agent_id}/sessions/{session_id}', 'deleteAgentSession', 'agents', '200'],
     ['POST', '/agents/{agent_id}/sessions/{session_id}/tool-calls/{call_id}/approve', 'approveToolCall', 'agents', '200'],
     ['POST', '/agents/{agent_id}/sessions/{session_id}/tool-calls/{call_id}/reject', 'rejectToolCall', 'agents', '200'],
+    ['GET', '/agents/{agent_id}/runs', 'listAgentRuns', 'runs', '200'],
+    ['GET', '/agents/{agent_id}/stats', 'getAgentStats', 'runs', '200'],
+    ['GET', '/runs/{run_id}', 'getRun', 'runs', '200'],
+    ['POST', '/runs/{run_id}/feedback', 'setRunFeedback', 'runs', '200'],
     ['POST', '/agents/{agent_id}/memory/consolidate', 'consolidateAgentMemory', 'memory', '200'],
     ['POST', '/memory', 'addMemory', 'memory', '201'],
     ['GET', '/memory', 'listMemory', 'memory', '200'],
@@ -244,7 +248,7 @@ describe('GET /openapi.json', () => {
     const stream = JSON.stringify(ok?.content?.['text/event-stream']);
     for (const event of ['tool.call', 'tool.result', 'message.delta', 'message.completed', 'event: error']) expect(stream).toContain(event);
     expect(Object.keys(doc.components.schemas['ChatMessage']?.properties ?? {}).sort()).toEqual(
-      ['content', 'created_at', 'credits', 'id', 'memories', 'model', 'role', 'session_id', 'status', 'tool_calls', 'usage'].sort(),
+      ['content', 'created_at', 'credits', 'id', 'memories', 'model', 'role', 'run_id', 'session_id', 'status', 'tool_calls', 'usage'].sort(),
     );
     expect(Object.keys(doc.components.schemas['Agent']?.properties ?? {}).sort()).toEqual(
       ['config', 'created_at', 'description', 'id', 'memory_extraction', 'memory_types', 'name', 'status', 'tools', 'type', 'updated_at'].sort(),

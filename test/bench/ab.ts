@@ -5,7 +5,8 @@
  * speed comes and goes alike: the ratio holds where req/s measured minutes apart moves by half.
  * Run: pnpm bench:ab [commit (HEAD)] [rounds (10)] [seconds per round (3; 10 for hook)]
  * BENCH_AB_ROUTE picks the route: `auth-me` (authenticated GET /api/v1/auth/me, the default),
- * `memory-search` (POST /api/v1/memory/search over one agent's 500 items) or `hook` (the
+ * `memory-search` (POST /api/v1/memory/search over one agent's 500 items), `chat` (a chat turn of
+ * the offline model, each in a new session, its memory search over 500 items included) or `hook` (the
  * executions bench's workflow triggered through /hooks: each request is a whole execution, its
  * run and events included, paced below what the machine completes).
  * BENCH_AB_ENV='{"NAME":"value"}' sets variables for this checkout's platform only: a setting's cost.
@@ -49,6 +50,13 @@ const ROUTES = {
     env: {},
     load: (baseUrl: string, user: BenchUser): Promise<RouteLoad> => memorySearchLoad(baseUrl, user),
   },
+  chat: {
+    label: 'chat turn',
+    rate: 40,
+    seconds: 5,
+    env: {},
+    load: (baseUrl: string, user: BenchUser): Promise<RouteLoad> => chatLoad(baseUrl, user),
+  },
   hook: {
     label: 'workflow execution',
     rate: 300,
@@ -81,17 +89,34 @@ if (!existsSync(baseReady)) {
   writeFileSync(baseReady, '');
 }
 
-/** One agent with 500 items of a few shared words, and a search over them. */
-async function memorySearchLoad(baseUrl: string, user: BenchUser): Promise<RouteLoad> {
-  const { data: agent } = await user.client.POST('/api/v1/agents', { body: { name: 'Bench', type: 'assistant', memory_types: ['semantic'] } });
+/** One agent with 500 items of a few shared words; its id. */
+async function agentWithItems(user: BenchUser, config: Record<string, unknown> = {}): Promise<string> {
+  const { data: agent } = await user.client.POST('/api/v1/agents', { body: { name: 'Bench', type: 'assistant', memory_types: ['semantic'], config } });
   for (let item = 0; item < 500; item += 1) {
     await user.client.POST('/api/v1/memory', { body: { agent_id: agent!.id, memory_type: 'semantic', content: `Order ord_${item} shipped to depot ${item % 7} on day ${item % 30}`, metadata: {} } });
   }
+  return agent!.id;
+}
+
+/** A chat turn of that agent, without extraction (its own bench measures that), in a new session each. */
+async function chatLoad(baseUrl: string, user: BenchUser): Promise<RouteLoad> {
+  const agentId = await agentWithItems(user, { memory_extraction: false });
+  return {
+    url: `${baseUrl}/api/v1/agents/${agentId}/chat`,
+    method: 'POST',
+    headers: { authorization: `Bearer ${user.accessToken}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ message: 'Which orders went to depot 3?' }),
+  };
+}
+
+/** A search over that agent's items. */
+async function memorySearchLoad(baseUrl: string, user: BenchUser): Promise<RouteLoad> {
+  const agentId = await agentWithItems(user);
   return {
     url: `${baseUrl}/api/v1/memory/search`,
     method: 'POST',
     headers: { authorization: `Bearer ${user.accessToken}`, 'content-type': 'application/json' },
-    body: JSON.stringify({ agent_id: agent!.id, query: 'which orders went to depot 3', top_k: 5 }),
+    body: JSON.stringify({ agent_id: agentId, query: 'which orders went to depot 3', top_k: 5 }),
   };
 }
 

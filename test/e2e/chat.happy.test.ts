@@ -42,6 +42,7 @@ describe('chatting with an agent (the built-in offline model)', () => {
       credits: 1,
       memories: [],
       session_id: expect.stringMatching(id('ses')),
+      run_id: expect.stringMatching(id('run')),
       model: 'offline',
       created_at: expect.stringMatching(ISO_MS),
     });

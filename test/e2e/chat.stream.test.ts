@@ -64,9 +64,10 @@ describe('a streamed chat turn (stream: true)', () => {
     expect(events.at(-1)?.type).toBe('message.completed');
     expect(events.map((event) => event.type).filter((type) => type !== 'message.delta' && type !== 'message.completed')).toEqual([]);
 
-    const pieces = deltas.map((event) => JSON.parse(event.data) as { content: string });
-    for (const piece of pieces) expect(Object.keys(piece)).toEqual(['content']);
+    const pieces = deltas.map((event) => JSON.parse(event.data) as { content: string; run_id: string });
     const reply = JSON.parse(completed[0]!.data) as ChatMessage;
+    // Every event names the turn's run (decisions §16).
+    for (const piece of pieces) expect(piece).toEqual({ content: expect.any(String), run_id: reply.run_id });
     expect(pieces.map((piece) => piece.content).join('')).toBe(reply.content);
     expect(reply).toEqual({
       id: expect.stringMatching(id('msg')),
@@ -78,6 +79,7 @@ describe('a streamed chat turn (stream: true)', () => {
       credits: 1,
       memories: [],
       session_id: expect.stringMatching(id('ses')),
+      run_id: expect.stringMatching(id('run')),
       model: 'offline',
       created_at: expect.stringMatching(ISO_MS),
     });

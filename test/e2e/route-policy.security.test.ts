@@ -23,6 +23,7 @@ const PLACEHOLDERS: Record<string, string> = {
   workflow_id: 'wf_01JD0000000000000000000000',
   execution_id: 'exe_01JD0000000000000000000000',
   tool_id: 'tool_01JD0000000000000000000000',
+  run_id: 'run_01JD0000000000000000000000',
   version: '1',
 };
 

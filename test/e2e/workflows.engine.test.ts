@@ -105,9 +105,13 @@ describe('the engine', () => {
     expect(run.output).toEqual({
       content: expect.any(String),
       session_id: expect.stringMatching(/^ses_/),
+      run_id: expect.stringMatching(/^run_/),
       usage: { prompt_tokens: expect.any(Number), completion_tokens: expect.any(Number), total_tokens: expect.any(Number) },
     });
     expect(await credits()).toBeLessThan(before);
+    // The node's turn is a run of the agent, started by the workflow (decisions §16).
+    const turn = expectStatus(await account.client.GET('/api/v1/runs/{run_id}', { params: { path: { run_id: (run.output as { run_id: string }).run_id } } }));
+    expect(turn).toMatchObject({ agent_id: agent.id, trigger: 'workflow', status: 'completed', input: 'Summarise order A-17' });
     const sessions = expectStatus(await account.client.GET('/api/v1/agents/{agent_id}/sessions', { params: { path: { agent_id: agent.id } } }));
     expect(sessions.items.map((session) => session.id)).toContain((run.output as { session_id: string }).session_id);
   });

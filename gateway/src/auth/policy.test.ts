@@ -56,12 +56,12 @@ describe('the policy table', () => {
     }
   });
 
-  it('guards agents with agents:read / agents:write and memory with memory:read / memory:write (decisions §3, §4)', () => {
+  it('guards agents and their runs with agents:read / agents:write and memory with memory:read / memory:write (decisions §3, §4, §16)', () => {
     const AGENTS_READ = { auth: 'user-or-key', minRole: 'viewer', scope: 'agents:read' };
     const AGENTS_WRITE = { auth: 'user-or-key', minRole: 'member', scope: 'agents:write' };
     const MEMORY_READ = { auth: 'user-or-key', minRole: 'viewer', scope: 'memory:read' };
     const MEMORY_WRITE = { auth: 'user-or-key', minRole: 'member', scope: 'memory:write' };
-    const rows = Object.fromEntries(Object.entries(POLICIES).filter(([key]) => / \/(agents|memory)/.test(key)));
+    const rows = Object.fromEntries(Object.entries(POLICIES).filter(([key]) => / \/(agents|memory|runs)/.test(key)));
     expect(rows).toEqual({
       'GET /agents': AGENTS_READ,
       'POST /agents': AGENTS_WRITE,
@@ -75,6 +75,8 @@ describe('the policy table', () => {
       'DELETE /agents/:agent_id/sessions/:session_id': AGENTS_WRITE,
       'POST /agents/:agent_id/sessions/:session_id/tool-calls/:call_id/approve': AGENTS_WRITE,
       'POST /agents/:agent_id/sessions/:session_id/tool-calls/:call_id/reject': AGENTS_WRITE,
+      'GET /agents/:agent_id/runs': AGENTS_READ,
+      'GET /agents/:agent_id/stats': AGENTS_READ,
       'POST /agents/:agent_id/memory/consolidate': MEMORY_WRITE,
       'POST /memory': MEMORY_WRITE,
       'GET /memory': MEMORY_READ,
@@ -85,6 +87,8 @@ describe('the policy table', () => {
       'DELETE /memory/:memory_id': MEMORY_WRITE,
       'POST /memory/documents': MEMORY_WRITE,
       'DELETE /memory/documents/:document_id': MEMORY_WRITE,
+      'GET /runs/:run_id': AGENTS_READ,
+      'POST /runs/:run_id/feedback': AGENTS_WRITE,
     });
   });
 

@@ -39,6 +39,24 @@ export function queryInt(options: { min: number; max: number; fallback: number; 
     .meta({ type: 'integer', minimum: options.min, maximum: options.max, description: `${options.description} Default ${options.fallback}.` });
 }
 
+/**
+ * An instant read from the query string (`since`, `until`): ISO 8601 with an offset or `Z`, any
+ * precision. Text that is not one is 400 (decisions §2).
+ */
+export function queryTime(description: string) {
+  return z
+    .string()
+    .check((ctx) => {
+      if (!z.iso.datetime({ offset: true }).safeParse(ctx.value).success) {
+        ctx.issues.push({ code: 'custom', message: 'Must be an ISO 8601 date-time, e.g. 2026-01-02T03:04:05Z.', input: ctx.value, params: { reason: UNPARSABLE } });
+      }
+    })
+    .transform((value) => new Date(value))
+    .optional()
+    // Documented as the date-time it is read as.
+    .meta({ type: 'string', format: 'date-time', description });
+}
+
 /** An integer path parameter (a version's number): text that is not a number is 400, out of range 422. */
 export function pathInt(options: { min: number; max: number; description: string }) {
   // Documented as the integer it is read as, not as the path's text.

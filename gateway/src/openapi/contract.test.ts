@@ -10,7 +10,7 @@ interface Parameter {
   in: string;
   required?: boolean;
   description?: string;
-  schema?: { type?: string; minimum?: number; maximum?: number; minLength?: number; enum?: unknown[] };
+  schema?: { type?: string; minimum?: number; maximum?: number; minLength?: number; enum?: unknown[]; format?: string };
 }
 
 interface Media {
@@ -156,7 +156,8 @@ function problemsOf(doc: Document, method: string, path: string): string[] {
     const schema = parameter.schema ?? {};
     const numeric = schema.type === 'integer' || schema.type === 'number';
     if (numeric && (schema.minimum === undefined || schema.maximum === undefined)) problems.push(`query ${parameter.name} has no bounds`);
-    if (schema.type === 'string' && schema.minLength === undefined && !schema.enum) problems.push(`query ${parameter.name} has no bounds`);
+    // A date-time's format bounds it as an enum does.
+    if (schema.type === 'string' && schema.minLength === undefined && !schema.enum && schema.format !== 'date-time') problems.push(`query ${parameter.name} has no bounds`);
     if (!parameter.description?.trim()) problems.push(`query ${parameter.name} has no description`);
   }
 

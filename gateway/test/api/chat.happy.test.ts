@@ -30,6 +30,7 @@ function offlineReply(message: string, sessionId: RegExp | string, earlierTurns 
     credits: ANY_NUMBER,
     memories: expect.any(Array) as unknown,
     session_id: typeof sessionId === 'string' ? sessionId : matching(sessionId),
+    run_id: matching(/^run_/),
     model: 'offline',
     created_at: matching(ISO_MS),
   };

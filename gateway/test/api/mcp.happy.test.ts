@@ -100,6 +100,7 @@ describe('agents and chat', () => {
       credits: Math.max(1, Math.ceil(reply.usage.total_tokens / 1000)),
       memories: [],
       session_id: matching(/^ses_/),
+      run_id: matching(/^run_/),
       model: 'offline',
       created_at: matching(ISO_MS),
     });

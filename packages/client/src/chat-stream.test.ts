@@ -14,6 +14,7 @@ const REPLY: ChatMessage = {
   credits: 1,
   memories: [],
   session_id: 'ses_01',
+  run_id: 'run_01',
   model: 'offline',
   created_at: '2026-01-02T03:04:05.006Z',
 };
@@ -22,7 +23,7 @@ function sse(event: string, data: unknown): string {
   return `event: ${event}\ndata: ${JSON.stringify(data)}\n\n`;
 }
 
-const WIRE = sse('message.delta', { content: 'Grüße 👋' }) + ': keep-alive\n\n' + sse('message.delta', { content: ' from the agent' }) + sse('message.completed', REPLY);
+const WIRE = sse('message.delta', { content: 'Grüße 👋', run_id: 'run_01' }) + ': keep-alive\n\n' + sse('message.delta', { content: ' from the agent', run_id: 'run_01' }) + sse('message.completed', REPLY);
 
 /** A fetch that answers every request with `chunks`, one per read, and records the request. */
 function fetchAnswering(chunks: Uint8Array[], init: ResponseInit = { headers: { 'content-type': 'text/event-stream' } }) {
@@ -54,8 +55,8 @@ async function collect(events: AsyncIterable<ChatStreamEvent>): Promise<ChatStre
 }
 
 const EXPECTED: ChatStreamEvent[] = [
-  { event: 'message.delta', data: { content: 'Grüße 👋' } },
-  { event: 'message.delta', data: { content: ' from the agent' } },
+  { event: 'message.delta', data: { content: 'Grüße 👋', run_id: 'run_01' } },
+  { event: 'message.delta', data: { content: ' from the agent', run_id: 'run_01' } },
   { event: 'message.completed', data: REPLY },
 ];
 

@@ -2,14 +2,17 @@ import { EventSourceParserStream, type EventSourceMessage } from 'eventsource-pa
 import { ApiResponseError, type AgentPlatformClient } from './client.js';
 import type { ApiError, ChatMessage, ChatRequest, ToolCallDecision } from './types.js';
 
-/** One event of a streamed chat turn (decisions §6, §12). */
+/** One event of a streamed chat turn (decisions §6, §12); each names the turn's run (§16). */
 export type ChatStreamEvent =
   /** The model asked for a call of one of the agent's tools (before it runs, or awaits approval). */
-  | { event: 'tool.call'; data: { id: string; name: string; arguments: unknown } }
+  | { event: 'tool.call'; data: { id: string; name: string; arguments: unknown; run_id: string } }
   /** A call finished: its result, or why it failed or was rejected. */
-  | { event: 'tool.result'; data: { id: string; status: 'completed'; result: unknown } | { id: string; status: 'failed' | 'rejected'; error: string; error_code?: 'forbidden' | 'unauthorized' } }
+  | {
+      event: 'tool.result';
+      data: ({ id: string; status: 'completed'; result: unknown } | { id: string; status: 'failed' | 'rejected'; error: string; error_code?: 'forbidden' | 'unauthorized' }) & { run_id: string };
+    }
   /** A piece of the reply's text, in order. */
-  | { event: 'message.delta'; data: { content: string } }
+  | { event: 'message.delta'; data: { content: string; run_id: string } }
   /** The whole reply, exactly as the non-streamed call answers it (status awaiting_approval when it stopped at a call); the last event. */
   | { event: 'message.completed'; data: ChatMessage }
   /** The turn failed after the stream began; the last event. */

@@ -128,6 +128,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/agents/{agent_id}/runs": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List an agent's runs, newest first, cursor-paged, with filters
+         * @description Without their steps (GET /runs/{run_id} has them). Runs older than RUN_RETENTION_DAYS (default 30) are deleted.
+         */
+        get: operations["listAgentRuns"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/agents/{agent_id}/sessions": {
         parameters: {
             query?: never;
@@ -216,6 +236,26 @@ export interface paths {
          * @description The call is not run: the model is told it was rejected (with the comment) and the turn continues, answered as a chat call is (JSON, or server-sent events with stream: true). Exactly one decision wins a call: any other, racing or later, is 409.
          */
         post: operations["rejectToolCall"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/agents/{agent_id}/stats": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Sum an agent's runs over a time range: count, failure rate, p50/p95 duration, tokens, credits, feedback
+         * @description Runs started in [since, until); by default the RUN_RETENTION_DAYS up to now.
+         */
+        get: operations["getAgentStats"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -514,6 +554,46 @@ export interface paths {
         post?: never;
         /** Delete a document and every chunk of it */
         delete: operations["deleteDocument"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/runs/{run_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a run with its steps: retrieval, model rounds, tool calls, approvals, extraction
+         * @description Steps are in order, each with its start and duration. A tool step's arguments, result and error are cut at 4 KiB each. Another tenant's run is 404.
+         */
+        get: operations["getRun"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/runs/{run_id}/feedback": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Score a run: -1, 0 or 1 with an optional comment; the last score wins
+         * @description Stored with who gave it and when; summed in the agent's stats as feedback_mean.
+         */
+        post: operations["setRunFeedback"];
+        delete?: never;
         options?: never;
         head?: never;
         patch?: never;
@@ -1234,9 +1314,194 @@ export interface components {
             memories: components["schemas"]["MemorySearchResult"][];
             /** @description The session the turn belongs to; pass it back to continue the conversation. */
             session_id: string;
+            /** @description The run this turn is (decisions §16): GET /runs/{run_id} shows its steps. */
+            run_id: string;
             /** @description The model that answered; "offline" for the built-in model. */
             model: string;
             created_at: components["schemas"]["Timestamp"];
+        };
+        /** @description Why a run failed or was cancelled. */
+        RunError: {
+            /** @description A decisions §2 code (upstream_error, …), or cancelled. */
+            code: string;
+            message: string;
+        };
+        /** @description The last score given to the run. */
+        RunFeedback: {
+            /** @description -1, 0 or 1. */
+            score: number;
+            comment: string | null;
+            /** @description Who gave it: the user, or the creator of the API key used. */
+            by: string;
+            at: components["schemas"]["Timestamp"];
+        };
+        /** @description One agent turn, whatever started it (decisions §16). */
+        Run: {
+            /** @description `run_…` */
+            id: string;
+            agent_id: string;
+            /** @description The version of the agent the run ran. */
+            agent_version: number;
+            /** @description The session the turn belongs to; null until a new session is stored with the turn. */
+            session_id: string | null;
+            /** @description The end user the turn was for (decisions §14). */
+            user_id: string | null;
+            /**
+             * @description What started it: chat, stream, background, mcp, workflow (an agent node), agent (another agent's tool call) or eval.
+             * @enum {string}
+             */
+            trigger: "chat" | "stream" | "background" | "mcp" | "workflow" | "agent" | "eval";
+            /**
+             * @description queued, running, awaiting_approval (a tool call waits for a decision), completed, failed (error says why) or cancelled.
+             * @enum {string}
+             */
+            status: "queued" | "running" | "awaiting_approval" | "completed" | "failed" | "cancelled";
+            /** @description The user's message. */
+            input: string;
+            /** @description The final answer; null until the run completes. */
+            output: string | null;
+            /** @description Every model round of the run, summed. */
+            usage: components["schemas"]["TokenUsage"];
+            /** @description What its model rounds cost. */
+            credits: number;
+            error: components["schemas"]["RunError"] | null;
+            /** @description The run whose agent tool call began this one. */
+            parent_run_id: string | null;
+            /** @description The OpenTelemetry trace the run's request belonged to (from its traceparent, or begun by the platform when it traces). */
+            trace_id: string | null;
+            started_at: components["schemas"]["Timestamp"];
+            completed_at: components["schemas"]["Timestamp"] | null;
+            /** @description From start to completion; null until it ends. */
+            duration_ms: number | null;
+            feedback: components["schemas"]["RunFeedback"] | null;
+        };
+        /** @description What a run did, in order (decisions §16). */
+        RunStep: {
+            /** @constant */
+            type: "retrieval";
+            started_at: components["schemas"]["Timestamp"];
+            duration_ms: number;
+            /** @description What memory was searched for: the user's message. */
+            query: string;
+            /** @description What was found and put in the context, most relevant first. */
+            items: {
+                memory_id: string;
+                score: number;
+            }[];
+        } | {
+            /** @constant */
+            type: "model";
+            started_at: components["schemas"]["Timestamp"];
+            duration_ms: number;
+            /** @description From 1. */
+            round: number;
+            model: string;
+            tokens: {
+                prompt: number;
+                completion: number;
+                total: number;
+            };
+            credits: number;
+            /** @enum {string} */
+            finish_reason: "stop" | "tool_calls";
+            /** @description The calls the round asked for. */
+            tool_calls: {
+                id: string;
+                name: string;
+            }[];
+        } | {
+            /** @constant */
+            type: "tool";
+            started_at: components["schemas"]["Timestamp"];
+            duration_ms: number;
+            call_id: string;
+            name: string;
+            /** @description completed, failed or rejected. */
+            status: string;
+            /** @description As the model gave them; over 4 KiB of JSON: `{truncated: true, text}`. */
+            arguments: unknown;
+            /** @description completed calls: the result, cut at 4 KiB like arguments. */
+            result?: unknown;
+            /** @description Other calls: why, cut at 4 KiB. */
+            error?: unknown;
+            /** @description An agent tool's call: the run of the agent it called. */
+            run_id: string | null;
+        } | {
+            /** @constant */
+            type: "approval";
+            started_at: components["schemas"]["Timestamp"];
+            duration_ms: number;
+            call_id: string;
+            /** @enum {string} */
+            decision: "approved" | "rejected";
+            decided_by: string;
+        } | {
+            /** @constant */
+            type: "extraction";
+            started_at: components["schemas"]["Timestamp"];
+            duration_ms: number;
+            added: number;
+            updated: number;
+            deleted: number;
+        };
+        /** @description A run with its steps. */
+        RunDetail: {
+            /** @description `run_…` */
+            id: string;
+            agent_id: string;
+            /** @description The version of the agent the run ran. */
+            agent_version: number;
+            /** @description The session the turn belongs to; null until a new session is stored with the turn. */
+            session_id: string | null;
+            /** @description The end user the turn was for (decisions §14). */
+            user_id: string | null;
+            /**
+             * @description What started it: chat, stream, background, mcp, workflow (an agent node), agent (another agent's tool call) or eval.
+             * @enum {string}
+             */
+            trigger: "chat" | "stream" | "background" | "mcp" | "workflow" | "agent" | "eval";
+            /**
+             * @description queued, running, awaiting_approval (a tool call waits for a decision), completed, failed (error says why) or cancelled.
+             * @enum {string}
+             */
+            status: "queued" | "running" | "awaiting_approval" | "completed" | "failed" | "cancelled";
+            /** @description The user's message. */
+            input: string;
+            /** @description The final answer; null until the run completes. */
+            output: string | null;
+            /** @description Every model round of the run, summed. */
+            usage: components["schemas"]["TokenUsage"];
+            /** @description What its model rounds cost. */
+            credits: number;
+            error: components["schemas"]["RunError"] | null;
+            /** @description The run whose agent tool call began this one. */
+            parent_run_id: string | null;
+            /** @description The OpenTelemetry trace the run's request belonged to (from its traceparent, or begun by the platform when it traces). */
+            trace_id: string | null;
+            started_at: components["schemas"]["Timestamp"];
+            completed_at: components["schemas"]["Timestamp"] | null;
+            /** @description From start to completion; null until it ends. */
+            duration_ms: number | null;
+            feedback: components["schemas"]["RunFeedback"] | null;
+            steps: components["schemas"]["RunStep"][];
+        };
+        /** @description An agent's runs over a time range, summed (decisions §16). */
+        AgentRunStats: {
+            runs: number;
+            completed: number;
+            failed: number;
+            /** @description failed ÷ ended (completed, failed, cancelled); 0 when none ended. */
+            failure_rate: number;
+            /** @description Over ended runs; null when none ended. */
+            p50_duration_ms: number | null;
+            p95_duration_ms: number | null;
+            usage: components["schemas"]["TokenUsage"];
+            credits: number;
+            /** @description Mean feedback score, -1..1; null when no run has feedback. */
+            feedback_mean: number | null;
+            feedback_count: number;
+            since: components["schemas"]["Timestamp"];
+            until: components["schemas"]["Timestamp"];
         };
         /** @description A conversation with an agent. */
         ChatSession: {
@@ -2680,6 +2945,126 @@ export interface operations {
             };
         };
     };
+    listAgentRuns: {
+        parameters: {
+            query?: {
+                /** @description The tenant to act in; default: your first tenant (JWT) or the key's tenant. */
+                tenant_id?: string;
+                /** @description Runs per page, 1..100. Default 20. */
+                limit?: number;
+                /** @description next_cursor of the previous page. */
+                cursor?: string;
+                /** @description Only runs in this status. */
+                status?: "queued" | "running" | "awaiting_approval" | "completed" | "failed" | "cancelled";
+                /** @description Only runs started this way. */
+                trigger?: "chat" | "stream" | "background" | "mcp" | "workflow" | "agent" | "eval";
+                /** @description Only this end user's runs. */
+                user_id?: string;
+                /** @description Only this session's runs. */
+                session_id?: string;
+                /** @description Only runs started at or after this instant. */
+                since?: string;
+                /** @description Only runs started before this instant. */
+                until?: string;
+                /** @description Only ended runs that took at least this long; 0: every run. Default 0. */
+                min_duration_ms?: number;
+            };
+            header?: never;
+            path: {
+                /** @description The agent's id (agt_…). */
+                agent_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        items: components["schemas"]["Run"][];
+                        total: number;
+                        next_cursor: string | null;
+                    };
+                };
+            };
+            /** @description `invalid_request`: Malformed JSON, a content type other than JSON, or a URL, query or path parameter that cannot be read. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `unauthorized`: No credential, or an invalid, expired or revoked one (with `WWW-Authenticate: Bearer`). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `forbidden`: The credential lacks the role or the API-key scope the operation needs, or names a tenant_id it is no member of. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `not_found`: No such resource in the tenant (one of another tenant is not found either). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `validation_error`: The body or the query breaks a rule; `details` names each offending field. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limit_exceeded`: Too many requests; `retry_after` and `Retry-After` say when to try again. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `internal_error`: An unexpected failure; the body holds no internals. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `service_unavailable`: A dependency (a backend service, Redis) is unavailable; retry shortly. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     listAgentSessions: {
         parameters: {
             query?: {
@@ -3288,6 +3673,108 @@ export interface operations {
             };
             /** @description `upstream_error`: The model failed or timed out after the decision; the call and its result are stored. */
             502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `service_unavailable`: A dependency (a backend service, Redis) is unavailable; retry shortly. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getAgentStats: {
+        parameters: {
+            query?: {
+                /** @description The tenant to act in; default: your first tenant (JWT) or the key's tenant. */
+                tenant_id?: string;
+                /** @description Runs started at or after this instant; default: RUN_RETENTION_DAYS before until. */
+                since?: string;
+                /** @description Runs started before this instant; default: now. */
+                until?: string;
+            };
+            header?: never;
+            path: {
+                /** @description The agent's id (agt_…). */
+                agent_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK: An agent's runs over a time range, summed (decisions §16). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AgentRunStats"];
+                };
+            };
+            /** @description `invalid_request`: Malformed JSON, a content type other than JSON, or a URL, query or path parameter that cannot be read. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `unauthorized`: No credential, or an invalid, expired or revoked one (with `WWW-Authenticate: Bearer`). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `forbidden`: The credential lacks the role or the API-key scope the operation needs, or names a tenant_id it is no member of. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `not_found`: No such resource in the tenant (one of another tenant is not found either). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `validation_error`: The body or the query breaks a rule; `details` names each offending field. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limit_exceeded`: Too many requests; `retry_after` and `Retry-After` say when to try again. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `internal_error`: An unexpected failure; the body holds no internals. */
+            500: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -5542,6 +6029,226 @@ export interface operations {
             };
             /** @description `not_found`: No such resource in the tenant (one of another tenant is not found either). */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `validation_error`: The body or the query breaks a rule; `details` names each offending field. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limit_exceeded`: Too many requests; `retry_after` and `Retry-After` say when to try again. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `internal_error`: An unexpected failure; the body holds no internals. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `service_unavailable`: A dependency (a backend service, Redis) is unavailable; retry shortly. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getRun: {
+        parameters: {
+            query?: {
+                /** @description The tenant to act in; default: your first tenant (JWT) or the key's tenant. */
+                tenant_id?: string;
+            };
+            header?: never;
+            path: {
+                /** @description The run's id (run_…). */
+                run_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK: A run with its steps. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RunDetail"];
+                };
+            };
+            /** @description `invalid_request`: Malformed JSON, a content type other than JSON, or a URL, query or path parameter that cannot be read. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `unauthorized`: No credential, or an invalid, expired or revoked one (with `WWW-Authenticate: Bearer`). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `forbidden`: The credential lacks the role or the API-key scope the operation needs, or names a tenant_id it is no member of. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `not_found`: No such resource in the tenant (one of another tenant is not found either). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `validation_error`: The body or the query breaks a rule; `details` names each offending field. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limit_exceeded`: Too many requests; `retry_after` and `Retry-After` say when to try again. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `internal_error`: An unexpected failure; the body holds no internals. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `service_unavailable`: A dependency (a backend service, Redis) is unavailable; retry shortly. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    setRunFeedback: {
+        parameters: {
+            query?: {
+                /** @description The tenant to act in; default: your first tenant (JWT) or the key's tenant. */
+                tenant_id?: string;
+            };
+            header?: never;
+            path: {
+                /** @description The run's id (run_…). */
+                run_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "score": -1,
+                 *       "comment": "Quoted the wrong order."
+                 *     }
+                 */
+                "application/json": {
+                    /** @description -1 (bad), 0 (neutral) or 1 (good). */
+                    score: number;
+                    /** @description Why, up to 2,000 characters. */
+                    comment?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description OK: One agent turn, whatever started it (decisions §16). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Run"];
+                };
+            };
+            /** @description `invalid_request`: Malformed JSON, a content type other than JSON, or a URL, query or path parameter that cannot be read. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `unauthorized`: No credential, or an invalid, expired or revoked one (with `WWW-Authenticate: Bearer`). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `forbidden`: The credential lacks the role or the API-key scope the operation needs, or names a tenant_id it is no member of. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `not_found`: No such resource in the tenant (one of another tenant is not found either). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `payload_too_large`: The body exceeds the body limit (1 MiB by default). */
+            413: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -10038,6 +10745,8 @@ export const pathsReadyzGetResponses200ContentApplicationJsonChecksValues: Reado
 export const pathsApiV1AgentsPostRequestBodyContentApplicationJsonConfigMemory_extractionAnyOf0AnyOf1Values: ReadonlyArray<FlattenedDeepRequired<paths>["/api/v1/agents"]["post"]["requestBody"]["content"]["application/json"]["config"]["memory_extraction"]> = ["shared"];
 export const pathsApiV1AgentsAgent_idPutRequestBodyContentApplicationJsonConfigMemory_extractionAnyOf0AnyOf1Values: ReadonlyArray<FlattenedDeepRequired<paths>["/api/v1/agents/{agent_id}"]["put"]["requestBody"]["content"]["application/json"]["config"]["memory_extraction"]> = ["shared"];
 export const pathsApiV1AgentsAgent_idPatchRequestBodyContentApplicationJsonConfigMemory_extractionAnyOf0AnyOf1Values: ReadonlyArray<FlattenedDeepRequired<paths>["/api/v1/agents/{agent_id}"]["patch"]["requestBody"]["content"]["application/json"]["config"]["memory_extraction"]> = ["shared"];
+export const pathsApiV1AgentsAgent_idRunsGetParametersQueryStatusValues: ReadonlyArray<FlattenedDeepRequired<paths>["/api/v1/agents/{agent_id}/runs"]["get"]["parameters"]["query"]["status"]> = ["queued", "running", "awaiting_approval", "completed", "failed", "cancelled"];
+export const pathsApiV1AgentsAgent_idRunsGetParametersQueryTriggerValues: ReadonlyArray<FlattenedDeepRequired<paths>["/api/v1/agents/{agent_id}/runs"]["get"]["parameters"]["query"]["trigger"]> = ["chat", "stream", "background", "mcp", "workflow", "agent", "eval"];
 export const pathsApiV1AuthLoginPostResponses200ContentApplicationJsonToken_typeValues: ReadonlyArray<FlattenedDeepRequired<paths>["/api/v1/auth/login"]["post"]["responses"]["200"]["content"]["application/json"]["token_type"]> = ["bearer"];
 export const pathsApiV1AuthRefreshPostResponses200ContentApplicationJsonToken_typeValues: ReadonlyArray<FlattenedDeepRequired<paths>["/api/v1/auth/refresh"]["post"]["responses"]["200"]["content"]["application/json"]["token_type"]> = ["bearer"];
 export const pathsApiV1AuthApiKeysPostRequestBodyContentApplicationJsonScopesValues: ReadonlyArray<FlattenedDeepRequired<paths>["/api/v1/auth/api-keys"]["post"]["requestBody"]["content"]["application/json"]["scopes"]> = ["agents:read", "agents:write", "memory:read", "memory:write", "workflows:read", "workflows:write", "workflows:execute", "webhooks:read", "webhooks:write", "billing:read", "tools:read", "tools:write", "*"];
@@ -10059,6 +10768,16 @@ export const memoryHistoryEntrySourceValues: ReadonlyArray<FlattenedDeepRequired
 export const toolCallStatusValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ToolCall"]["status"]> = ["awaiting_approval", "approved", "completed", "failed", "rejected"];
 export const toolCallError_codeAnyOf0Values: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ToolCall"]["error_code"]> = ["forbidden", "unauthorized"];
 export const chatMessageStatusValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ChatMessage"]["status"]> = ["completed", "awaiting_approval"];
+export const runTriggerValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["Run"]["trigger"]> = ["chat", "stream", "background", "mcp", "workflow", "agent", "eval"];
+export const runStatusValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["Run"]["status"]> = ["queued", "running", "awaiting_approval", "completed", "failed", "cancelled"];
+export const runStepOneOf1Finish_reasonValues: ReadonlyArray<Extract<FlattenedDeepRequired<components>["schemas"]["RunStep"], {
+    finish_reason: unknown;
+}>["finish_reason"]> = ["stop", "tool_calls"];
+export const runStepOneOf3DecisionValues: ReadonlyArray<Extract<FlattenedDeepRequired<components>["schemas"]["RunStep"], {
+    decision: unknown;
+}>["decision"]> = ["approved", "rejected"];
+export const runDetailTriggerValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["RunDetail"]["trigger"]> = ["chat", "stream", "background", "mcp", "workflow", "agent", "eval"];
+export const runDetailStatusValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["RunDetail"]["status"]> = ["queued", "running", "awaiting_approval", "completed", "failed", "cancelled"];
 export const chatSessionMessageStatusAnyOf0Values: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ChatSessionMessage"]["status"]> = ["awaiting_approval", "approved", "completed", "failed", "rejected"];
 export const workflowNodeTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["WorkflowNodeType"]> = ["webhook", "schedule", "agent", "condition", "integration", "approval", "wait"];
 export const executionStatusValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ExecutionStatus"]> = ["running", "waiting", "completed", "failed", "cancelled"];

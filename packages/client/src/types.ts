@@ -51,6 +51,12 @@ export type ToolCall = Schemas['ToolCall'];
 /** The body of approve and reject; `streamToolCallDecision` adds `stream: true` itself. */
 export type ToolCallDecision = Omit<RequestBody<'/api/v1/agents/{agent_id}/sessions/{session_id}/tool-calls/{call_id}/approve', 'post'>, 'stream'>;
 
+/** One agent turn, whatever started it (decisions §16); `RunDetail` adds its steps. */
+export type Run = Schemas['Run'];
+export type RunDetail = Schemas['RunDetail'];
+export type RunStep = Schemas['RunStep'];
+export type AgentRunStats = Schemas['AgentRunStats'];
+
 /** Something an agent can call (an HTTP endpoint or a workflow); header values read "***". */
 export type Tool = Schemas['Tool'];
 

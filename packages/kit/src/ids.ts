@@ -18,6 +18,7 @@ export const ID_PREFIXES = {
   session: 'ses',
   tool: 'tool',
   toolCall: 'call',
+  run: 'run',
   // Not exposed in the spec's catalogue but still opaque, prefixed identifiers.
   refreshToken: 'rtk',
   transaction: 'txn',

@@ -15,12 +15,13 @@ export {
 export { requireAccess, requireAccessFor, requireRole, requireUser, type Actor } from './actor.js';
 export { DEFAULT_PAGE_SIZE, encodeCursor, MAX_PAGE_SIZE, parseCursorPage, parsePage, type Cursor, type CursorPage, type Page } from './paging.js';
 export { ID_PREFIXES, isId, newId, type IdKind } from './ids.js';
+export { RUN_STATUSES, RUN_STEP_TYPES, RUN_TRIGGERS, type RunStatus, type RunStepType, type RunTrigger } from './runs.js';
 export { settlesWithin, timedSignal, TimeoutError, untilAborted, withTimeout, type TimedSignal } from './timeout.js';
 export { systemClock, type Clock } from './clock.js';
 export { backoffDelay, type RetryBackoff } from './backoff.js';
 export { characters, CHAT_MESSAGE_MAX, DECISION_COMMENT_MAX, END_USER_ID_MAX } from './limits.js';
 export { freePort } from './free-port.js';
-export { createLogger, type Logger, type LoggerSettings } from './logger.js';
+export { activeTraceId, createLogger, type Logger, type LoggerSettings } from './logger.js';
 export { httpServerTelemetry, type ServedReply, type ServedRequest } from './telemetry/http-server.js';
 export { withoutSocketHeaders, type InProcessHttp, type InProcessHttpAnswer, type InProcessHttpRequest } from './in-process-http.js';
 export {

@@ -29,6 +29,21 @@ export interface LoggerSettings {
   destination?: NodeJS.WritableStream;
 }
 
+/**
+ * The trace the caller's work belongs to: continued from an incoming `traceparent` (propagation is
+ * always on) or begun by the SDK; undefined without either, where the active span is a placeholder
+ * of zeros.
+ */
+function activeSpanContext(): { traceId: string; spanId: string } | undefined {
+  const spanContext = trace.getActiveSpan()?.spanContext();
+  return spanContext && isSpanContextValid(spanContext) ? spanContext : undefined;
+}
+
+/** The active trace's id (what a run links, decisions §16), or null when there is none. */
+export function activeTraceId(): string | null {
+  return activeSpanContext()?.traceId ?? null;
+}
+
 /** One JSON line per event, with the active trace and span ids so logs join traces. */
 export function createLogger(settings: LoggerSettings): Logger {
   const options: LoggerOptions = {
@@ -37,10 +52,8 @@ export function createLogger(settings: LoggerSettings): Logger {
     redact: { paths: REDACTED_PATHS, censor: '[redacted]' },
     timestamp: pino.stdTimeFunctions.isoTime,
     mixin() {
-      const spanContext = trace.getActiveSpan()?.spanContext();
-      // Without an incoming traceparent or an SDK the active span is a placeholder of zeros.
-      if (!spanContext || !isSpanContextValid(spanContext)) return {};
-      return { trace_id: spanContext.traceId, span_id: spanContext.spanId };
+      const spanContext = activeSpanContext();
+      return spanContext ? { trace_id: spanContext.traceId, span_id: spanContext.spanId } : {};
     },
   };
   return settings.destination ? pino(options, settings.destination) : pino(options);

@@ -7,6 +7,7 @@ import { GrpcChannel, GrpcServer, type ChannelTransport, type InProcessServing }
 import { AgentServiceService } from '@agent-platform/proto/agents/v1/agents';
 import { ChatServiceService } from '@agent-platform/proto/agents/v1/chat';
 import { MemoryServiceService } from '@agent-platform/proto/agents/v1/memory';
+import { RunServiceService } from '@agent-platform/proto/agents/v1/runs';
 import { ToolServiceService } from '@agent-platform/proto/agents/v1/tools';
 import { AuthServiceService } from '@agent-platform/proto/identity/v1/auth';
 import { BillingServiceService } from '@agent-platform/proto/identity/v1/billing';
@@ -34,6 +35,9 @@ import { vectorSource } from './memory/vector-source.js';
 import type { ChatModel } from './models/chat-model.js';
 import type { Embedder } from './models/embedder.js';
 import { chatModelFrom, embedderFrom } from './models/select.js';
+import { RUN_SERVICE_NAME, runHandlers } from './runs/runs.grpc.js';
+import { RunsRepository } from './runs/runs.repository.js';
+import { RunsService } from './runs/runs.service.js';
 import { vectorStoreFrom } from './vectors/select.js';
 import { IdentityPrincipals, type Principals } from './tools/principals.js';
 import { AgentTools } from './tools/agent-tools.js';
@@ -88,6 +92,8 @@ export interface AgentMemoryDeps {
 }
 
 const EXTRACTION_POLL_INTERVAL_MS = 1_000;
+/** How often a replica deletes runs past their retention; every replica may, the deletes do not collide. */
+const RUN_RETENTION_INTERVAL_MS = 3_600_000;
 /** What http tools' requests say they are; a tool's own `User-Agent` header replaces it. */
 const TOOLS_USER_AGENT = 'AgentPlatform-Tools/1.0';
 const DB_CLOSE_TIMEOUT_MS = 5_000;
@@ -118,6 +124,7 @@ function assemble(config: AgentMemoryConfig, deps: AgentMemoryDeps, orm: Orm): A
   const toolsRepository = new ToolsRepository(em);
   const memoryRepository = new MemoryRepository(em);
   const chatRepository = new ChatRepository(em);
+  const runsRepository = new RunsRepository(em);
   const policy = new OutboundPolicy({ allowPrivateNetworks: config.allowPrivateNetworkUrls, ...(deps.resolveHost ? { resolve: deps.resolveHost } : {}) });
   const secrets = new SecretBox([config.toolSecretKey]);
   const workflowDirectory = new GrpcWorkflowDirectory(() => workflowRunnerChannel().client(WorkflowServiceService));
@@ -144,6 +151,7 @@ function assemble(config: AgentMemoryConfig, deps: AgentMemoryDeps, orm: Orm): A
     memory: memoryRepository,
     memoryService: memory,
     queue: extractionQueue,
+    runs: runsRepository,
     embedder,
     vectors,
     model,
@@ -161,10 +169,12 @@ function assemble(config: AgentMemoryConfig, deps: AgentMemoryDeps, orm: Orm): A
     pollIntervalMs: EXTRACTION_POLL_INTERVAL_MS,
     logger,
   });
+  const clock = deps.clock ?? systemClock;
   const chat = new ChatService({
     em,
     agents: agentsRepository,
     chat: chatRepository,
+    runs: runsRepository,
     memory,
     model,
     credits,
@@ -174,8 +184,9 @@ function assemble(config: AgentMemoryConfig, deps: AgentMemoryDeps, orm: Orm): A
     memoryResults: config.chatMemoryResults,
     extraction: { enqueue: (job, now) => extractionQueue.enqueue(job, now), queued: () => extractionWorker.wake() },
     logger,
-    clock: deps.clock ?? systemClock,
+    clock,
   });
+  const runs = new RunsService({ runs: runsRepository, agents: agentsRepository, retentionDays: config.runRetentionDays, clock, logger: logger.child({ component: 'runs' }) });
   const sessions = new SessionsService({ agents: agentsRepository, chat: chatRepository });
   const consolidation = new ConsolidationService({ em, agents: agentsRepository, memory, model, keepMessages: config.consolidationKeepMessages, logger });
 
@@ -183,7 +194,8 @@ function assemble(config: AgentMemoryConfig, deps: AgentMemoryDeps, orm: Orm): A
     .add(AGENT_SERVICE_NAME, AgentServiceService, agentHandlers(agents))
     .add(CHAT_SERVICE_NAME, ChatServiceService, chatHandlers(chat, sessions))
     .add(MEMORY_SERVICE_NAME, MemoryServiceService, memoryHandlers(memory, consolidation))
-    .add(TOOL_SERVICE_NAME, ToolServiceService, toolHandlers(tools));
+    .add(TOOL_SERVICE_NAME, ToolServiceService, toolHandlers(tools))
+    .add(RUN_SERVICE_NAME, RunServiceService, runHandlers(runs));
 
   const relay = new OutboxRelay({
     orm,
@@ -194,6 +206,7 @@ function assemble(config: AgentMemoryConfig, deps: AgentMemoryDeps, orm: Orm): A
   });
   const consolidating = new AbortController();
   let timer: NodeJS.Timeout | undefined;
+  let retentionTimer: NodeJS.Timeout | undefined;
   let running: Promise<unknown> = Promise.resolve();
 
   let started = false;
@@ -208,6 +221,11 @@ function assemble(config: AgentMemoryConfig, deps: AgentMemoryDeps, orm: Orm): A
       started = true;
       await relay.start();
       extractionWorker.start();
+      const forgetOldRuns = () => {
+        running = running.then(() => around(() => runs.forgetOld())).catch((error: unknown) => logger.warn({ err: error }, 'deleting old runs failed'));
+      };
+      forgetOldRuns();
+      retentionTimer = setInterval(forgetOldRuns, RUN_RETENTION_INTERVAL_MS);
       if (config.consolidationIntervalSeconds > 0) {
         timer = setInterval(() => {
           running = running.then(() => around(() => consolidation.consolidateAll(consolidating.signal))).catch((error: unknown) => logger.warn({ err: error }, 'consolidation run failed'));
@@ -218,6 +236,7 @@ function assemble(config: AgentMemoryConfig, deps: AgentMemoryDeps, orm: Orm): A
     },
     async stop(drain = IN_PROCESS_DRAIN) {
       clearInterval(timer);
+      clearInterval(retentionTimer);
       consolidating.abort();
       // GOAWAY to callers (chat turns in flight finish), and extraction jobs in flight finish, each
       // within the grace; the jobs left wait for their leases to end and another replica's claim.

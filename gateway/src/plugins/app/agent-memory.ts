@@ -2,6 +2,7 @@ import type { PromiseClient } from '@agent-platform/kit/grpc';
 import { AgentServiceService } from '@agent-platform/proto/agents/v1/agents';
 import { ChatServiceService } from '@agent-platform/proto/agents/v1/chat';
 import { MemoryServiceService } from '@agent-platform/proto/agents/v1/memory';
+import { RunServiceService } from '@agent-platform/proto/agents/v1/runs';
 import { ToolServiceService } from '@agent-platform/proto/agents/v1/tools';
 import fp from 'fastify-plugin';
 import { openBackendChannel, type BackendPluginOptions } from './backend-channel.js';
@@ -16,6 +17,8 @@ export interface AgentMemoryClients {
   memory: PromiseClient<typeof MemoryServiceService>;
   /** Tools of the principal's tenant, which agents name. */
   tools: PromiseClient<typeof ToolServiceService>;
+  /** Runs of agents (decisions §16): every turn with its steps. */
+  runs: PromiseClient<typeof RunServiceService>;
   health: HealthClient;
 }
 
@@ -28,6 +31,7 @@ export default fp(
       chat: channel.client(ChatServiceService),
       memory: channel.client(MemoryServiceService),
       tools: channel.client(ToolServiceService),
+      runs: channel.client(RunServiceService),
       health: channel.client(HealthCheck),
     } satisfies AgentMemoryClients);
     done();

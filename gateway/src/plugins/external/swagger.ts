@@ -51,6 +51,7 @@ export default fp(
           { name: 'members', description: 'Members of a tenant (access tokens only)' },
           { name: 'agents', description: 'Agents of the tenant, chatting with them (JSON or server-sent events) and their sessions' },
           { name: 'tools', description: 'Tools of the tenant that agents may call: HTTP endpoints (header values kept secret) and workflows' },
+          { name: 'runs', description: 'Runs: every agent turn with its steps (retrieval, model rounds, tool calls, approvals, extraction), feedback and stats' },
           { name: 'memory', description: "Agents' memory: items, documents, hybrid search and consolidation" },
           { name: 'webhooks', description: 'Webhook endpoints of the tenant, their signing secrets and delivery log' },
           {

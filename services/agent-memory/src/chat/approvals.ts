@@ -38,6 +38,8 @@ export interface Decided {
   session: ChatSession;
   call: ToolCallRow;
   finished: FinishedCall;
+  /** When the decision was taken, and by whom. */
+  decision: { approve: boolean; by: string; at: Date };
   left: number;
 }
 
@@ -97,7 +99,7 @@ export class Approvals {
     }
     // The agent or the session was deleted while the call ran.
     if (left === null) throw DomainError.notFound('Session');
-    return { session, call, finished, left };
+    return { session, call, finished, decision, left };
   }
 
   /**

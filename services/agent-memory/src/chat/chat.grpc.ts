@@ -1,4 +1,4 @@
-import { parsePage } from '@agent-platform/kit';
+import { DomainError, parsePage, type RunTrigger } from '@agent-platform/kit';
 import { actorOf, present, type CallContext, type Handlers } from '@agent-platform/kit/grpc';
 import type { ChatResponse, ChatServiceService, StreamChatResponse, ToolCall } from '@agent-platform/proto/agents/v1/chat';
 import type { ChatReply, ChatService, TurnEvent } from './chat.service.js';
@@ -11,11 +11,13 @@ export const CHAT_SERVICE_NAME = 'agentplatform.agents.v1.ChatService';
 /** ChatService: translation only; ChatService and SessionsService decide. */
 export function chatHandlers(chat: ChatService, sessions: SessionsService): Handlers<typeof ChatServiceService> {
   const turnContext = (ctx: CallContext) => ({ signal: ctx.signal, requestId: ctx.requestId });
-  const turnRequest = (request: { agentId: string; message: string; sessionId?: string | undefined; userId?: string | undefined }) => ({
+  const turnRequest = (request: { agentId: string; message: string; sessionId?: string | undefined; userId?: string | undefined; trigger?: string | undefined }, byDefault: RunTrigger) => ({
     agentId: request.agentId,
     message: request.message,
     sessionId: present(request.sessionId),
     userId: present(request.userId),
+    trigger: callerTrigger(present(request.trigger), byDefault),
+    parentRunId: null,
   });
   const decision = (request: { agentId: string; sessionId: string; callId: string; approve: boolean; comment?: string | undefined }) => ({
     agentId: request.agentId,
@@ -26,17 +28,16 @@ export function chatHandlers(chat: ChatService, sessions: SessionsService): Hand
   });
   return {
     chat: async (request, ctx) =>
-      toMessage(await chat.chat(actorOf(ctx), turnRequest(request), turnContext(ctx))),
+      toMessage(await chat.chat(actorOf(ctx), turnRequest(request, 'chat'), turnContext(ctx))),
 
     async *streamChat(request, ctx) {
-      const events = chat.stream(actorOf(ctx), turnRequest(request), turnContext(ctx));
-      for await (const event of events) yield toStreamEvent(event);
+      yield* streamEvents(chat.stream(actorOf(ctx), turnRequest(request, 'stream'), turnContext(ctx)));
     },
 
     decideToolCall: async (request, ctx) => ({ reply: toMessage(await chat.decide(actorOf(ctx), decision(request), turnContext(ctx))) }),
 
     async *streamDecideToolCall(request, ctx) {
-      for await (const event of chat.streamDecision(actorOf(ctx), decision(request), turnContext(ctx))) yield { event: toStreamEvent(event) };
+      for await (const event of streamEvents(chat.streamDecision(actorOf(ctx), decision(request), turnContext(ctx)))) yield { event };
     },
 
     listSessions: async (request, ctx) => {
@@ -85,7 +86,26 @@ export function chatHandlers(chat: ChatService, sessions: SessionsService): Hand
   };
 }
 
-function toStreamEvent(event: TurnEvent): StreamChatResponse {
+/** Turns the platform's own callers may name (decisions §16); the rest are the platform's to set. */
+const CALLER_TRIGGERS: readonly RunTrigger[] = ['chat', 'stream', 'mcp', 'workflow'];
+
+function callerTrigger(trigger: string | undefined, byDefault: RunTrigger): RunTrigger {
+  if (trigger === undefined) return byDefault;
+  const named = CALLER_TRIGGERS.find((allowed) => allowed === trigger);
+  if (!named) throw DomainError.validation([{ field: 'trigger', message: `must be one of ${CALLER_TRIGGERS.join(', ')}` }]);
+  return named;
+}
+
+/** A turn's events as the stream sends them, each naming the run (told first, not sent alone). */
+async function* streamEvents(events: AsyncGenerator<TurnEvent, void, undefined>): AsyncGenerator<StreamChatResponse, void, undefined> {
+  let runId = '';
+  for await (const event of events) {
+    if ('started' in event) runId = event.started.runId;
+    else yield { ...toStreamEvent(event), runId };
+  }
+}
+
+function toStreamEvent(event: Exclude<TurnEvent, { started: unknown }>): Omit<StreamChatResponse, 'runId'> {
   if ('delta' in event) return { delta: event.delta };
   if ('toolCall' in event) return { toolCall: event.toolCall };
   if ('toolResult' in event) {

@@ -200,7 +200,18 @@ export class ChatRepository {
     return { items, total };
   }
 
+  /** The session, its messages and calls, and its runs (they hold its messages' text). */
   async deleteSession(tenantId: string, agentId: string, id: string): Promise<boolean> {
-    return (await this.em.nativeDelete(ChatSession, { id, tenantId, agentId })) > 0;
+    const [row] = await this.em.execute<{ deleted: number }[]>(
+      `with "session" as (
+         delete from "chat_sessions" where "id" = ? and "tenant_id" = ? and "agent_id" = ? returning "id"
+       ), "runs" as (
+         delete from "runs" where "session_id" in (select "id" from "session") and "tenant_id" = ?
+       )
+       select count(*)::int as "deleted" from "session"`,
+      [id, tenantId, agentId, tenantId],
+      'all',
+    );
+    return (row?.deleted ?? 0) > 0;
   }
 }

@@ -1,11 +1,12 @@
 import { ACCESS, DomainError, requireAccess, type Actor } from '@agent-platform/kit';
 import type { AgentRecord } from '../agents/agents.entity.js';
 import type { AgentsRepository } from '../agents/agents.repository.js';
+import { approvalStep, toolStep } from '../runs/run-steps.js';
 import { Approvals, type ApprovalsOptions, type DecisionRequest } from './approvals.js';
 import { ToolLoop, type ToolLoopOptions } from './tool-loop.js';
 import { TurnAssembly, type ChatTurnRequest, type TurnAssemblyOptions } from './turn-assembly.js';
 import { TurnStore, type TurnStoreOptions } from './turn-store.js';
-import { replyOf, type ChatReply, type TurnContext, type TurnEvent } from './turn.js';
+import { replyOf, type ChatReply, type Turn, type TurnContext, type TurnEvent } from './turn.js';
 
 export type { DecisionRequest } from './approvals.js';
 export type { ChatTurnRequest } from './turn-assembly.js';
@@ -31,6 +32,7 @@ export class ChatService {
   private readonly modelName: string;
   private readonly assembly: TurnAssembly;
   private readonly approvals: Approvals;
+  private readonly store: TurnStore;
   private readonly loop: ToolLoop;
 
   constructor(options: ChatServiceOptions) {
@@ -38,7 +40,8 @@ export class ChatService {
     this.modelName = options.model.name;
     this.approvals = new Approvals(options);
     this.assembly = new TurnAssembly({ ...options, approvals: this.approvals });
-    this.loop = new ToolLoop({ ...options, store: new TurnStore(options) });
+    this.store = new TurnStore(options);
+    this.loop = new ToolLoop({ ...options, store: this.store });
   }
 
   /** The reply once the turn is done (or waits for an approval). */
@@ -51,7 +54,9 @@ export class ChatService {
     requireAccess(actor, ACCESS.agents.write);
     const agent = await this.requireAgent(actor, request.agentId);
     const turn = await this.assembly.begin(actor, agent, request, context);
-    yield* this.loop.run(turn, streaming);
+    await this.store.begin(turn);
+    yield { started: { runId: turn.run.id } };
+    yield* this.recorded(turn, this.loop.run(turn, streaming));
   }
 
   /** Approves or rejects a call that awaits it, then continues the turn as a chat call would. */
@@ -63,15 +68,41 @@ export class ChatService {
   async *streamDecision(actor: Actor, request: DecisionRequest, context: TurnContext, streaming = true): AsyncGenerator<TurnEvent, void, undefined> {
     requireAccess(actor, ACCESS.agents.write);
     const agent = await this.requireAgent(actor, request.agentId);
-    const { session, call, finished, left } = await this.approvals.decide(actor, agent, request, context);
+    const { session, call, finished, decision, left } = await this.approvals.decide(actor, agent, request, context);
+    const { turn, round } = await this.assembly.resume(actor, agent, session, call.messageId, context);
+    turn.run.steps.push(approvalStep(call.id, decision.approve, decision.by, decision.at));
+    if (decision.approve) turn.run.steps.push(toolStep({ ...call, ...finished }, decision.at, finished.durationMs ?? 0));
+    if (!turn.run.stored) await this.store.begin(turn);
+    yield { started: { runId: turn.run.id } };
     yield { toolResult: { id: call.id, status: finished.status, result: finished.result ?? null, error: finished.error, errorCode: finished.errorCode } };
 
-    const { turn, round } = await this.assembly.resume(actor, agent, session, call.messageId, context);
     if (left > 0) {
+      await this.store.record(turn, 'awaiting_approval');
       yield { completed: replyOf(turn, { id: round.id, content: round.content, model: round.model ?? this.modelName, at: round.createdAt }, 'awaiting_approval') };
       return;
     }
-    yield* this.loop.run(turn, streaming);
+    await this.store.record(turn, 'running');
+    yield* this.recorded(turn, this.loop.run(turn, streaming));
+  }
+
+  /**
+   * The turn's events, its run recorded as failed when they end in an error, or as cancelled when
+   * the caller stops reading before the answer (the stream's client went away).
+   */
+  private async *recorded(turn: Turn, events: AsyncGenerator<TurnEvent, void, undefined>): AsyncGenerator<TurnEvent, void, undefined> {
+    let ended = false;
+    try {
+      for await (const event of events) {
+        if ('completed' in event) ended = true;
+        yield event;
+      }
+    } catch (error) {
+      ended = true;
+      await this.store.fail(turn, error);
+      throw error;
+    } finally {
+      if (!ended) await this.store.fail(turn, undefined, true);
+    }
   }
 
   private async requireAgent(actor: Actor, agentId: string): Promise<AgentRecord> {

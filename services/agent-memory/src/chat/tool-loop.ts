@@ -1,6 +1,7 @@
 import { newId, type Clock } from '@agent-platform/kit';
 import type { ChatCompletion, ChatModel, ChatRequest, ToolCall } from '../models/chat-model.js';
 import { sumUsage } from '../models/usage.js';
+import { modelStep, toolStep } from '../runs/run-steps.js';
 import type { OfferedTool, ToolOutcome } from '../tools/tool-runner.js';
 import type { NewMessage, NewToolCall } from './chat.repository.js';
 import { outcomeText, toolCallView } from './context.js';
@@ -50,23 +51,27 @@ export class ToolLoop {
         ...(tools.length > 0 ? { tools, toolChoice: lastRound ? 'none' : 'auto' } : {}),
         signal: turn.context.signal,
       };
+      const roundStarted = new Date(clock.now());
       const completion = streaming ? yield* this.streamRound(request) : await model.complete(request);
       const at = new Date(clock.now());
       const messageId = newId('message');
       turn.usage = sumUsage(turn.usage, completion.usage);
       const round = roundOf(completion, turn.memories);
       turn.credits += round.credits;
+      const roundStep = (calls: readonly { id: string; name: string }[]) => modelStep(turn.toolRounds + 1, completion, round.credits, calls, roundStarted, at);
       const assistant: NewMessage = { id: messageId, role: 'assistant', content: completion.content, toolCallId: null, round, createdAt: at };
       turn.unsaved.messages.push(assistant);
       const answer = { id: messageId, content: completion.content, model: completion.model, at };
 
       if (completion.toolCalls.length === 0 || lastRound) {
+        turn.run.steps.push(roundStep([]));
         yield { completed: await store.store(turn, answer, 'completed', []) };
         return;
       }
 
-      turn.toolRounds += 1;
       const calls = completion.toolCalls.map((asked, position) => resolve(turn, asked, position, messageId, at));
+      turn.run.steps.push(roundStep(calls.map((call) => call.row)));
+      turn.toolRounds += 1;
       turn.messages.push({
         role: 'assistant',
         content: completion.content,
@@ -87,6 +92,7 @@ export class ToolLoop {
           durationMs: outcome.durationMs,
           finishedAt: new Date(clock.now()),
         });
+        turn.run.steps.push(toolStep(call.row, at, outcome.durationMs));
         const content = outcomeText(call.row);
         turn.messages.push({ role: 'tool', toolCallId: call.row.id, content });
         turn.unsaved.messages.push({ id: newId('message'), role: 'tool', content, toolCallId: call.row.id, round: null, createdAt: call.row.finishedAt ?? at });

@@ -1,4 +1,4 @@
-import { characters, CHAT_MESSAGE_MAX, DomainError, FieldErrors, isId, newId, type Actor, type Clock } from '@agent-platform/kit';
+import { characters, CHAT_MESSAGE_MAX, DomainError, FieldErrors, isId, newId, type Actor, type Clock, type RunTrigger } from '@agent-platform/kit';
 import type { AgentRecord } from '../agents/agents.entity.js';
 import type { Ranked } from '../memory/hybrid-ranking.js';
 import type { MemoryItemView } from '../memory/memory-items.js';
@@ -7,12 +7,14 @@ import type { MemoryService } from '../memory/memory.service.js';
 import type { ChatMessage } from '../models/chat-model.js';
 import { systemMessage } from '../models/prompt.js';
 import { sumUsage } from '../models/usage.js';
+import { retrievalStep } from '../runs/run-steps.js';
+import type { RunsRepository } from '../runs/runs.repository.js';
 import type { Approvals } from './approvals.js';
 import type { ChatMessageRow, ChatSession } from './chat.entity.js';
 import type { ChatRepository } from './chat.repository.js';
 import { contextOf, keptMemory, toolCallView } from './context.js';
 import type { Credits } from './credits.js';
-import type { Turn, TurnContext, TurnTools } from './turn.js';
+import type { Turn, TurnContext, TurnRun, TurnTools } from './turn.js';
 
 /** decisions §12: the default of an agent's `config.max_tool_rounds`. */
 export const DEFAULT_MAX_TOOL_ROUNDS = 8;
@@ -25,10 +27,16 @@ export interface ChatTurnRequest {
   sessionId: string | undefined;
   /** The end user of the tenant's application (decisions §14); a later turn defaults to the session's. */
   userId: string | undefined;
+  /** What started the turn (decisions §16). */
+  trigger: RunTrigger;
+  /** The run of the agent whose tool call sent this message; null for any other turn. */
+  parentRunId: string | null;
 }
 
 export interface TurnAssemblyOptions {
   chat: ChatRepository;
+  /** Where a continued turn finds the run it belongs to. */
+  runs: RunsRepository;
   memory: MemoryService;
   credits: Credits;
   tools: TurnTools;
@@ -80,9 +88,16 @@ export class TurnAssembly {
     // Checked before any model call: an empty balance costs the provider nothing.
     await credits.ensureAvailable(actor, context.requestId);
     const startedAt = new Date(clock.now());
-    const memories = await this.retrieve(agent, request.message, userId);
-    const turn = await this.newTurn(actor, agent, { id: request.sessionId ?? newId('session'), isNew: request.sessionId === undefined, userId }, history, memories, context, startedAt);
-    turn.userMessage = { id: newId('message'), content: request.message };
+    const messageId = newId('message');
+    const run: TurnRun = { id: newId('run'), trigger: request.trigger, parentRunId: request.parentRunId, messageId, input: request.message, stored: false, steps: [] };
+    let memories: Ranked<MemoryItemView>[] = [];
+    if (this.searches(agent)) {
+      memories = await this.retrieve(agent, request.message, userId);
+      run.steps.push(retrievalStep(request.message, memories, startedAt, new Date(clock.now())));
+    }
+    const session = { id: request.sessionId ?? newId('session'), isNew: request.sessionId === undefined, userId };
+    const turn = await this.newTurn(actor, agent, session, history, memories, context, startedAt, run);
+    turn.userMessage = { id: messageId, content: request.message };
     turn.unsaved.messages.push({ id: turn.userMessage.id, role: 'user', content: request.message, toolCallId: null, round: null, createdAt: startedAt });
     turn.messages.push({ role: 'user', content: request.message });
     return turn;
@@ -103,7 +118,12 @@ export class TurnAssembly {
     const round = own.find((row) => row.id === roundId)!;
     const calls = await chat.callsOf(assistantIds([...before, ...own]));
     const memories = round.memories === null ? await this.retrieve(agent, user.content, session.userId) : round.memories.map((kept) => keptMemory(agent.id, kept));
-    const turn = await this.newTurn(actor, agent, { id: session.id, isNew: false, userId: session.userId }, contextOf(before, calls), memories, context, user.createdAt);
+    // A turn stored before runs were kept (migration 0011) gets its run now.
+    const stored = await this.options.runs.forMessage(actor.tenantId, user.id);
+    const run: TurnRun = stored
+      ? { id: stored.id, trigger: stored.trigger, parentRunId: stored.parentRunId, messageId: user.id, input: user.content, stored: true, steps: [] }
+      : { id: newId('run'), trigger: 'chat', parentRunId: null, messageId: user.id, input: user.content, stored: false, steps: [] };
+    const turn = await this.newTurn(actor, agent, { id: session.id, isNew: false, userId: session.userId }, contextOf(before, calls), memories, context, user.createdAt, run);
     turn.messages.push(...contextOf(own, calls));
     const ownIds = new Set(assistantIds(own));
     turn.calls = calls.filter((call) => ownIds.has(call.messageId)).map(toolCallView);
@@ -126,6 +146,7 @@ export class TurnAssembly {
     memories: Ranked<MemoryItemView>[],
     context: TurnContext,
     startedAt: Date,
+    run: TurnRun,
   ): Promise<Turn> {
     const system = systemMessage(agent.config.system_prompt, memories.map((ranked) => ranked.candidate));
     const offered = await this.options.tools.offer(actor, agent.tools);
@@ -154,13 +175,14 @@ export class TurnAssembly {
       memories,
       calls: [],
       unsaved: { messages: [], calls: [] },
+      run,
     };
   }
 
   /** The agent's memories most relevant to the user's message, for the end user `userId`. */
   private async retrieve(agent: AgentRecord, userText: string, userId: string | null): Promise<Ranked<MemoryItemView>[]> {
     const { memory, memoryResults } = this.options;
-    if (memoryResults === 0 || agent.memoryTypes.length === 0) return [];
+    if (!this.searches(agent)) return [];
     return memory.retrieve(agent, userText, {
       limit: memoryResults,
       minScore: CONTEXT_MIN_SCORE,
@@ -169,6 +191,11 @@ export class TurnAssembly {
       // decisions §14: the end user's memories and the shared ones, never another user's.
       audience: { userId },
     });
+  }
+
+  /** Whether turns of `agent` search its memory: it keeps some, and the context takes some. */
+  private searches(agent: AgentRecord): boolean {
+    return this.options.memoryResults > 0 && agent.memoryTypes.length > 0;
   }
 }
 

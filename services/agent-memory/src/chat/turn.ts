@@ -1,9 +1,10 @@
 // What the parts of a chat turn share: the turn in progress, and what it answers.
-import type { Actor } from '@agent-platform/kit';
+import type { Actor, RunTrigger } from '@agent-platform/kit';
 import type { AgentRecord } from '../agents/agents.entity.js';
 import type { Ranked } from '../memory/hybrid-ranking.js';
 import type { MemoryItemView } from '../memory/memory-items.js';
 import type { ChatMessage, ChatRequest, Usage } from '../models/chat-model.js';
+import type { NewRunStep } from '../runs/run-steps.js';
 import type { OfferedTool, ToolOutcome } from '../tools/tool-runner.js';
 import type { ToolCallStatus } from './chat.entity.js';
 import type { NewMessage, NewToolCall } from './chat.repository.js';
@@ -30,12 +31,16 @@ export interface ChatReply {
   /** The memories put in the turn's context, most relevant first. */
   memories: Ranked<MemoryItemView>[];
   sessionId: string;
+  /** The run this turn is (decisions §16). */
+  runId: string;
   model: string;
   createdAt: Date;
 }
 
 /** What a streamed turn shows, in order: calls and their results, text pieces, then the reply. */
 export type TurnEvent =
+  /** First, once the turn's run is stored: what every later event of the stream belongs to. */
+  | { started: { runId: string } }
   | { delta: string }
   | { toolCall: { id: string; name: string; arguments: string } }
   | { toolResult: { id: string; status: ToolCallStatus; result: unknown; error: string | null; errorCode: string | null } }
@@ -70,6 +75,21 @@ export interface Turn {
   memories: Ranked<MemoryItemView>[];
   calls: ToolCallView[];
   unsaved: { messages: NewMessage[]; calls: NewToolCall[] };
+  run: TurnRun;
+}
+
+/** The run a turn is (decisions §16), and its steps not stored yet. */
+export interface TurnRun {
+  id: string;
+  trigger: RunTrigger;
+  /** The run of the agent whose tool call began this turn. */
+  parentRunId: string | null;
+  /** The turn's user message, which a continued turn finds its run by, and its text. */
+  messageId: string;
+  input: string;
+  /** False until its row is stored (a new turn's is, once it has begun). */
+  stored: boolean;
+  steps: NewRunStep[];
 }
 
 /** A model round's answer as the reply shows it. */
@@ -82,5 +102,5 @@ export interface Answer {
 
 export function replyOf(turn: Turn, answer: Answer, status: ChatReply['status']): ChatReply {
   const { calls: toolCalls, usage, credits, memories, sessionId } = turn;
-  return { id: answer.id, role: 'assistant', content: answer.content, status, toolCalls, usage, credits, memories, sessionId, model: answer.model, createdAt: answer.at };
+  return { id: answer.id, role: 'assistant', content: answer.content, status, toolCalls, usage, credits, memories, sessionId, runId: turn.run.id, model: answer.model, createdAt: answer.at };
 }

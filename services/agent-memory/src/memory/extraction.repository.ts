@@ -9,6 +9,8 @@ export interface ExtractionJob {
   agentId: string;
   sessionId: string;
   userId: string | null;
+  /** The turn's run, which records the extraction as its step. */
+  runId: string | null;
   /** Who chatted; extraction's model calls are charged to them. */
   actor: Actor;
 }
@@ -17,6 +19,8 @@ export interface ExtractionJob {
 export interface ClaimedExtraction extends ExtractionJob {
   /** Counting this claim. */
   attempt: number;
+  /** When this replica claimed it: the extraction step's start. */
+  claimedAt: Date;
 }
 
 /** What an extraction did. */
@@ -32,6 +36,7 @@ interface ClaimedRow {
   agent_id: string;
   session_id: string;
   user_id: string | null;
+  run_id: string | null;
   actor: Actor | string;
   attempts: number;
 }
@@ -78,18 +83,21 @@ export class ExtractionRepository {
           select "message_id" from "memory_extractions"
            where "status" = 'pending' and "due_at" <= now() and ("leased_until" is null or "leased_until" < now())
            order by "due_at" limit ? for update skip locked)
-        returning "message_id", "tenant_id", "agent_id", "session_id", "user_id", "actor", "attempts"`,
+        returning "message_id", "tenant_id", "agent_id", "session_id", "user_id", "run_id", "actor", "attempts"`,
       [this.workerId, leaseMs / 1000, limit],
       'all',
     );
+    const claimedAt = new Date();
     return rows.map((row) => ({
       messageId: row.message_id,
       tenantId: row.tenant_id,
       agentId: row.agent_id,
       sessionId: row.session_id,
       userId: row.user_id,
+      runId: row.run_id,
       actor: typeof row.actor === 'string' ? (JSON.parse(row.actor) as Actor) : row.actor,
       attempt: row.attempts,
+      claimedAt,
     }));
   }
 

@@ -26,6 +26,8 @@ import { CONTENT_MAX } from './memory-input.js';
 import type { Candidate, ChangeSource, NewMemoryItem } from './memory-items.js';
 import type { MemoryRepository } from './memory.repository.js';
 import type { MemoryService } from './memory.service.js';
+import { extractionStep } from '../runs/run-steps.js';
+import type { RunsRepository } from '../runs/runs.repository.js';
 
 export interface ExtractionServiceOptions {
   em: EntityManager;
@@ -34,6 +36,8 @@ export interface ExtractionServiceOptions {
   /** Index writes and removals, as every other change of memory makes them. */
   memoryService: MemoryService;
   queue: ExtractionRepository;
+  /** Where the turn's run records the extraction as a step. */
+  runs: Pick<RunsRepository, 'append'>;
   embedder: Embedder;
   vectors: VectorStore;
   model: ChatModel;
@@ -112,7 +116,12 @@ export class ExtractionService {
     const turn = agent && extractsMemory(agent, job.userId ?? undefined) ? await this.turnOf(job) : undefined;
     if (!agent || !turn) {
       // Nothing to extract from any more (extraction turned off, the turn deleted with its session).
-      if (!(await em.transactional(() => queue.complete(job, none, 0)))) throw new Superseded();
+      const completed = await em.transactional(async () => {
+        if (!(await queue.complete(job, none, 0))) return false;
+        await this.recordStep(job, none);
+        return true;
+      });
+      if (!completed) throw new Superseded();
       return { counts: none, credits: 0 };
     }
     const request: Omit<ChatRequest, 'messages' | 'responseFormat'> = { ...(agent.config.model === undefined ? {} : { model: agent.config.model }), temperature: 0, signal };
@@ -270,6 +279,7 @@ export class ExtractionService {
       for (const item of plan.remove) if ((await memory.deleteItem(job.tenantId, item.id, change, now)) !== undefined) deleted += 1;
       const result = { added: plan.add.length, updated, deleted };
       if (!(await queue.complete(job, result, credits))) throw new Superseded();
+      await this.recordStep(job, result);
       if (result.added + result.updated + result.deleted > 0) {
         await recordEvent(
           tx,
@@ -284,6 +294,11 @@ export class ExtractionService {
     });
     await memoryService.forgetVectors(plan.remove.map((item) => item.id));
     return counts;
+  }
+
+  /** In the job's transaction: the extraction as the last step of the turn's run. */
+  private async recordStep(job: ClaimedExtraction, counts: ExtractionCounts): Promise<void> {
+    if (job.runId !== null) await this.options.runs.append(job.runId, [extractionStep(counts, job.claimedAt, new Date())]);
   }
 
   /** Charged like a chat round, idempotently on the job. */

@@ -94,6 +94,8 @@ export const MemoryExtractionSchema = defineEntity({
     agentId: p.string(),
     sessionId: p.string(),
     userId: p.string().strictNullable(),
+    /** The run the turn was (decisions §16): the extraction is its last step. Null before runs were kept. */
+    runId: p.string().strictNullable(),
     actor: p.json<Record<string, unknown>>().columnType('jsonb'),
     status: p.enum(EXTRACTION_STATUSES),
     attempts: p.integer(),

@@ -7,6 +7,7 @@ import { databaseFixture, type TestDatabase, type TestDatabaseOptions } from '@a
 import { AgentServiceService, type Agent } from '@agent-platform/proto/agents/v1/agents';
 import { ChatServiceService } from '@agent-platform/proto/agents/v1/chat';
 import { MemoryServiceService } from '@agent-platform/proto/agents/v1/memory';
+import { RunServiceService } from '@agent-platform/proto/agents/v1/runs';
 import { ToolServiceService } from '@agent-platform/proto/agents/v1/tools';
 import { test as base } from 'vitest';
 import { noCreditsLeft, type Credits } from '../../src/chat/credits.js';
@@ -118,6 +119,7 @@ export interface AgentMemoryHarness {
   chat: PromiseClient<typeof ChatServiceService>;
   memory: PromiseClient<typeof MemoryServiceService>;
   tools: PromiseClient<typeof ToolServiceService>;
+  runs: PromiseClient<typeof RunServiceService>;
   credits: TestCredits;
   principals: TestPrincipals;
   /** The service's own tool runner, wired from its configuration. */
@@ -179,6 +181,7 @@ export async function startAgentMemory(database: TestDatabase, options: HarnessO
     chat: channel.client(ChatServiceService),
     memory: channel.client(MemoryServiceService),
     tools: channel.client(ToolServiceService),
+    runs: channel.client(RunServiceService),
     credits,
     principals,
     toolRunner: service.toolRunner,

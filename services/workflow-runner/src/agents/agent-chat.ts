@@ -35,6 +35,8 @@ export interface AgentTurn {
 export interface AgentReply {
   content: string;
   session_id: string;
+  /** The turn's run in agent-memory (decisions §16): its steps are at GET /runs/{run_id}. */
+  run_id: string;
   usage: { prompt_tokens: number; completion_tokens: number; total_tokens: number };
 }
 
@@ -57,7 +59,7 @@ export class GrpcAgentChat implements AgentChat {
 
   async chat(turn: AgentTurn): Promise<AgentReply> {
     const principal = principalOfAuthor(turn.tenantId, turn.author);
-    const events = this.client.streamChat({ agentId: turn.agentId, message: turn.message, userId: turn.userId }, { principal, deadlineMs: turn.timeoutMs, signal: turn.signal });
+    const events = this.client.streamChat({ agentId: turn.agentId, message: turn.message, userId: turn.userId, trigger: 'workflow' }, { principal, deadlineMs: turn.timeoutMs, signal: turn.signal });
     for await (const event of events) {
       const reply = event.completed;
       if (reply) {
@@ -65,6 +67,7 @@ export class GrpcAgentChat implements AgentChat {
         return {
           content: reply.content,
           session_id: reply.sessionId,
+          run_id: reply.runId,
           usage: { prompt_tokens: usage.promptTokens, completion_tokens: usage.completionTokens, total_tokens: usage.totalTokens },
         };
       }

@@ -46,7 +46,14 @@ export interface ChatRequest {
    * memories and the shared ones, and what is extracted from it is theirs. Absent on a later turn:
    * the session's.
    */
-  userId?: string | undefined;
+  userId?:
+    | string
+    | undefined;
+  /**
+   * What started the turn, recorded on its run (decisions §16): chat (the default) or one of the
+   * platform's own callers, mcp or workflow. Anything else is a validation_error.
+   */
+  trigger?: string | undefined;
 }
 
 /** The assistant's reply (docs/api.md, Chat: the chat message, plus session_id and model). */
@@ -71,6 +78,8 @@ export interface ChatResponse {
   memories: SearchResult[];
   /** What the turn was charged so far: each model round ceil(total_tokens / 1000) credits, at least 1. */
   credits: number;
+  /** The run this turn is (decisions §16). */
+  runId: string;
 }
 
 /** A call of one of the agent's tools that a model asked for (decisions §12). */
@@ -151,7 +160,11 @@ export interface StreamChatRequest {
   agentId: string;
   message: string;
   sessionId?: string | undefined;
-  userId?: string | undefined;
+  userId?:
+    | string
+    | undefined;
+  /** As ChatRequest's; the default is stream. */
+  trigger?: string | undefined;
 }
 
 /**
@@ -163,7 +176,11 @@ export interface StreamChatResponse {
   delta?: string | undefined;
   completed?: ChatResponse | undefined;
   toolCall?: ToolCallStarted | undefined;
-  toolResult?: ToolCallFinished | undefined;
+  toolResult?:
+    | ToolCallFinished
+    | undefined;
+  /** The run the turn is, on every event. */
+  runId: string;
 }
 
 export interface Session {
@@ -358,7 +375,7 @@ export const Usage: MessageFns<Usage> = {
 };
 
 function createBaseChatRequest(): ChatRequest {
-  return { agentId: "", message: "", sessionId: undefined, userId: undefined };
+  return { agentId: "", message: "", sessionId: undefined, userId: undefined, trigger: undefined };
 }
 
 export const ChatRequest: MessageFns<ChatRequest> = {
@@ -374,6 +391,9 @@ export const ChatRequest: MessageFns<ChatRequest> = {
     }
     if (message.userId !== undefined) {
       writer.uint32(34).string(message.userId);
+    }
+    if (message.trigger !== undefined) {
+      writer.uint32(42).string(message.trigger);
     }
     return writer;
   },
@@ -423,6 +443,14 @@ export const ChatRequest: MessageFns<ChatRequest> = {
             message.userId = reader.string();
             continue;
           }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.trigger = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -453,6 +481,7 @@ export const ChatRequest: MessageFns<ChatRequest> = {
         : isSet(object.user_id)
         ? globalThis.String(object.user_id)
         : undefined,
+      trigger: isSet(object.trigger) ? globalThis.String(object.trigger) : undefined,
     };
   },
 
@@ -470,6 +499,9 @@ export const ChatRequest: MessageFns<ChatRequest> = {
     if (message.userId !== undefined) {
       obj.userId = message.userId;
     }
+    if (message.trigger !== undefined) {
+      obj.trigger = message.trigger;
+    }
     return obj;
   },
 
@@ -482,6 +514,7 @@ export const ChatRequest: MessageFns<ChatRequest> = {
     message.message = object.message ?? "";
     message.sessionId = object.sessionId ?? undefined;
     message.userId = object.userId ?? undefined;
+    message.trigger = object.trigger ?? undefined;
     return message;
   },
 };
@@ -499,6 +532,7 @@ function createBaseChatResponse(): ChatResponse {
     toolCalls: [],
     memories: [],
     credits: 0,
+    runId: "",
   };
 }
 
@@ -536,6 +570,9 @@ export const ChatResponse: MessageFns<ChatResponse> = {
     }
     if (message.credits !== 0) {
       writer.uint32(88).int32(message.credits);
+    }
+    if (message.runId !== "") {
+      writer.uint32(98).string(message.runId);
     }
     return writer;
   },
@@ -641,6 +678,14 @@ export const ChatResponse: MessageFns<ChatResponse> = {
             message.credits = reader.int32();
             continue;
           }
+          case 12: {
+            if (tag !== 98) {
+              break;
+            }
+
+            message.runId = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -680,6 +725,11 @@ export const ChatResponse: MessageFns<ChatResponse> = {
         ? object.memories.map((e: any) => SearchResult.fromJSON(e))
         : [],
       credits: isSet(object.credits) ? globalThis.Number(object.credits) : 0,
+      runId: isSet(object.runId)
+        ? globalThis.String(object.runId)
+        : isSet(object.run_id)
+        ? globalThis.String(object.run_id)
+        : "",
     };
   },
 
@@ -718,6 +768,9 @@ export const ChatResponse: MessageFns<ChatResponse> = {
     if (message.credits !== 0) {
       obj.credits = Math.round(message.credits);
     }
+    if (message.runId !== "") {
+      obj.runId = message.runId;
+    }
     return obj;
   },
 
@@ -737,6 +790,7 @@ export const ChatResponse: MessageFns<ChatResponse> = {
     message.toolCalls = object.toolCalls?.map((e) => ToolCall.fromPartial(e)) || [];
     message.memories = object.memories?.map((e) => SearchResult.fromPartial(e)) || [];
     message.credits = object.credits ?? 0;
+    message.runId = object.runId ?? "";
     return message;
   },
 };
@@ -1698,7 +1752,7 @@ export const StreamDecideToolCallResponse: MessageFns<StreamDecideToolCallRespon
 };
 
 function createBaseStreamChatRequest(): StreamChatRequest {
-  return { agentId: "", message: "", sessionId: undefined, userId: undefined };
+  return { agentId: "", message: "", sessionId: undefined, userId: undefined, trigger: undefined };
 }
 
 export const StreamChatRequest: MessageFns<StreamChatRequest> = {
@@ -1714,6 +1768,9 @@ export const StreamChatRequest: MessageFns<StreamChatRequest> = {
     }
     if (message.userId !== undefined) {
       writer.uint32(34).string(message.userId);
+    }
+    if (message.trigger !== undefined) {
+      writer.uint32(42).string(message.trigger);
     }
     return writer;
   },
@@ -1763,6 +1820,14 @@ export const StreamChatRequest: MessageFns<StreamChatRequest> = {
             message.userId = reader.string();
             continue;
           }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.trigger = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1793,6 +1858,7 @@ export const StreamChatRequest: MessageFns<StreamChatRequest> = {
         : isSet(object.user_id)
         ? globalThis.String(object.user_id)
         : undefined,
+      trigger: isSet(object.trigger) ? globalThis.String(object.trigger) : undefined,
     };
   },
 
@@ -1810,6 +1876,9 @@ export const StreamChatRequest: MessageFns<StreamChatRequest> = {
     if (message.userId !== undefined) {
       obj.userId = message.userId;
     }
+    if (message.trigger !== undefined) {
+      obj.trigger = message.trigger;
+    }
     return obj;
   },
 
@@ -1822,12 +1891,13 @@ export const StreamChatRequest: MessageFns<StreamChatRequest> = {
     message.message = object.message ?? "";
     message.sessionId = object.sessionId ?? undefined;
     message.userId = object.userId ?? undefined;
+    message.trigger = object.trigger ?? undefined;
     return message;
   },
 };
 
 function createBaseStreamChatResponse(): StreamChatResponse {
-  return { delta: undefined, completed: undefined, toolCall: undefined, toolResult: undefined };
+  return { delta: undefined, completed: undefined, toolCall: undefined, toolResult: undefined, runId: "" };
 }
 
 export const StreamChatResponse: MessageFns<StreamChatResponse> = {
@@ -1843,6 +1913,9 @@ export const StreamChatResponse: MessageFns<StreamChatResponse> = {
     }
     if (message.toolResult !== undefined) {
       ToolCallFinished.encode(message.toolResult, writer.uint32(34).fork()).join();
+    }
+    if (message.runId !== "") {
+      writer.uint32(42).string(message.runId);
     }
     return writer;
   },
@@ -1892,6 +1965,14 @@ export const StreamChatResponse: MessageFns<StreamChatResponse> = {
             message.toolResult = ToolCallFinished.decode(reader, reader.uint32());
             continue;
           }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.runId = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1918,6 +1999,11 @@ export const StreamChatResponse: MessageFns<StreamChatResponse> = {
         : isSet(object.tool_result)
         ? ToolCallFinished.fromJSON(object.tool_result)
         : undefined,
+      runId: isSet(object.runId)
+        ? globalThis.String(object.runId)
+        : isSet(object.run_id)
+        ? globalThis.String(object.run_id)
+        : "",
     };
   },
 
@@ -1934,6 +2020,9 @@ export const StreamChatResponse: MessageFns<StreamChatResponse> = {
     }
     if (message.toolResult !== undefined) {
       obj.toolResult = ToolCallFinished.toJSON(message.toolResult);
+    }
+    if (message.runId !== "") {
+      obj.runId = message.runId;
     }
     return obj;
   },
@@ -1953,6 +2042,7 @@ export const StreamChatResponse: MessageFns<StreamChatResponse> = {
     message.toolResult = (object.toolResult !== undefined && object.toolResult !== null)
       ? ToolCallFinished.fromPartial(object.toolResult)
       : undefined;
+    message.runId = object.runId ?? "";
     return message;
   },
 };

@@ -68,6 +68,7 @@ export const ChatMessageSchema = z
       .array(SearchResultSchema)
       .describe("The memories put in the turn's context, most relevant first: the agent's items this turn's end user may see (decisions §14), retrieved for the user's message."),
     session_id: z.string().describe('The session the turn belongs to; pass it back to continue the conversation.'),
+    run_id: z.string().describe('The run this turn is (decisions §16): GET /runs/{run_id} shows its steps.'),
     model: z.string().describe('The model that answered; "offline" for the built-in model.'),
     created_at: Timestamp,
   })
@@ -75,17 +76,18 @@ export const ChatMessageSchema = z
 
 export const STREAM_DESCRIPTION = [
   'With `stream: true`: server-sent events: the tool calls and their results as they happen, one',
-  'event per text piece of the answer, then one to finish.',
+  "event per text piece of the answer, then one to finish. Every event's data names the turn's run",
+  '(`run_id`, decisions §16).',
   '',
   '```',
   'event: tool.call',
-  'data: {"id":"call_…","name":"<tool>","arguments":{…}}',
+  'data: {"id":"call_…","name":"<tool>","arguments":{…},"run_id":"run_…"}',
   '',
   'event: tool.result',
-  'data: {"id":"call_…","status":"completed","result":…}   (or "status":"failed","error":"…", and "error_code" when refused)',
+  'data: {"id":"call_…","status":"completed","result":…,"run_id":"run_…"}   (or "status":"failed","error":"…", and "error_code" when refused)',
   '',
   'event: message.delta',
-  'data: {"content":"<text piece>"}',
+  'data: {"content":"<text piece>","run_id":"run_…"}',
   '',
   'event: message.completed',
   'data: <the ChatMessage the non-streamed call answers; its content is the deltas of its last round joined>',
@@ -129,6 +131,7 @@ export function chatMessageBody(reply: ChatResponse): z.output<typeof ChatMessag
     credits: reply.credits,
     memories: reply.memories.map(searchResultBody),
     session_id: reply.sessionId,
+    run_id: reply.runId,
     model: reply.model,
     created_at: iso(reply.createdAt),
   };
@@ -157,17 +160,19 @@ export async function* turnEvents(events: AsyncIterable<StreamChatResponse>): As
   let completed = false;
   for await (const event of events) {
     if (completed) continue;
+    const run_id = event.runId;
     if (event.completed) {
       completed = true;
       yield { event: 'message.completed', data: chatMessageBody(event.completed) };
     } else if (event.toolCall) {
-      yield { event: 'tool.call', data: { id: event.toolCall.id, name: event.toolCall.name, arguments: parsedJson(event.toolCall.arguments) } };
+      yield { event: 'tool.call', data: { id: event.toolCall.id, name: event.toolCall.name, arguments: parsedJson(event.toolCall.arguments), run_id } };
     } else if (event.toolResult) {
       const { id, status, resultJson, error, errorCode } = event.toolResult;
       const code = refusalCode(errorCode);
-      yield { event: 'tool.result', data: status === 'completed' ? { id, status, result: parsedJson(resultJson ?? 'null') } : { id, status, error: error ?? status, ...(code ? { error_code: code } : {}) } };
+      const outcome = status === 'completed' ? { result: parsedJson(resultJson ?? 'null') } : { error: error ?? status, ...(code ? { error_code: code } : {}) };
+      yield { event: 'tool.result', data: { id, status, ...outcome, run_id } };
     } else if (event.delta !== undefined) {
-      yield { event: 'message.delta', data: { content: event.delta } };
+      yield { event: 'message.delta', data: { content: event.delta, run_id } };
     }
   }
   if (!completed) throw new Error('agent-memory ended a streamed chat turn without its completed event.');

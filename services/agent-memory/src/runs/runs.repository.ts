@@ -1,0 +1,256 @@
+import type { CursorPage, RunStatus, RunTrigger } from '@agent-platform/kit';
+import type { EntityManager } from '@agent-platform/kit/db';
+import type { Usage } from '../models/chat-model.js';
+import type { NewRunStep } from './run-steps.js';
+import { Run, RunStepRow, type RunFeedback } from './runs.entity.js';
+
+/** A run as it begins. */
+export interface NewRun {
+  id: string;
+  tenantId: string;
+  agentId: string;
+  agentVersion: number;
+  sessionId: string | null;
+  userId: string | null;
+  trigger: RunTrigger;
+  status: Extract<RunStatus, 'queued' | 'running'>;
+  input: string;
+  parentRunId: string | null;
+  traceId: string | null;
+  messageId: string | null;
+  startedAt: Date;
+}
+
+/** Where a run got to: still waiting for a decision, or ended. */
+export interface RunProgress {
+  status: Exclude<RunStatus, 'queued'>;
+  output: string | null;
+  usage: Usage;
+  credits: number;
+  error: { code: string; message: string } | null;
+  /** Set when the run ended: its duration is counted from its start to this. */
+  completedAt: Date | null;
+  /** A new session that was never stored is not named. */
+  sessionId: string | null;
+}
+
+/** decisions §16: the list's filters. */
+export interface RunFilter {
+  status: RunStatus | undefined;
+  trigger: RunTrigger | undefined;
+  userId: string | undefined;
+  sessionId: string | undefined;
+  since: Date | undefined;
+  until: Date | undefined;
+  minDurationMs: number | undefined;
+}
+
+/** decisions §16: an agent's runs over a time range, summed. */
+export interface RunStats {
+  runs: number;
+  completed: number;
+  failed: number;
+  /** failed ÷ ended (completed, failed, cancelled); 0 when none ended. */
+  failureRate: number;
+  /** Over ended runs; null when none ended. */
+  p50DurationMs: number | null;
+  p95DurationMs: number | null;
+  usage: Usage;
+  credits: number;
+  /** Mean feedback score; null when no run has any. */
+  feedbackMean: number | null;
+  feedbackCount: number;
+}
+
+interface StatsRow {
+  runs: number;
+  completed: number;
+  failed: number;
+  ended: number;
+  p50: number | null;
+  p95: number | null;
+  prompt_tokens: string;
+  completion_tokens: string;
+  total_tokens: string;
+  credits: string;
+  feedback_mean: number | null;
+  feedback_count: number;
+}
+
+/** Runs and their steps. Every read takes the tenant id. */
+export class RunsRepository {
+  private readonly em: EntityManager;
+
+  constructor(em: EntityManager) {
+    this.em = em;
+  }
+
+  /**
+   * Stores a run that begins, with its first steps, in one statement. False when its agent is gone
+   * (deleted meanwhile, or another tenant's).
+   */
+  async start(run: NewRun, steps: readonly NewRunStep[]): Promise<boolean> {
+    const rows = await this.em.execute<{ id: string }[]>(
+      `with "run" as (
+         insert into "runs" ("id", "tenant_id", "agent_id", "agent_version", "session_id", "user_id", "trigger", "status", "input", "parent_run_id", "trace_id", "message_id", "started_at")
+         select ?, ?, "id", ?, ?, ?, ?, ?, ?, ?, ?, ?, ? from "agents" where "id" = ? and "tenant_id" = ? returning "id"
+       ), "steps" as (
+         insert into "run_steps" ("run_id", "seq", "type", "started_at", "duration_ms", "data")
+         select "run"."id", "s"."n", "s"."step"->>'type', ("s"."step"->>'started_at')::timestamptz, ("s"."step"->>'duration_ms')::int, "s"."step"->'data'
+         from "run", jsonb_array_elements(?::jsonb) with ordinality as "s" ("step", "n")
+       )
+       select "id" from "run"`,
+      [
+        run.id,
+        run.tenantId,
+        run.agentVersion,
+        run.sessionId,
+        run.userId,
+        run.trigger,
+        run.status,
+        run.input,
+        run.parentRunId,
+        run.traceId,
+        run.messageId,
+        run.startedAt,
+        run.agentId,
+        run.tenantId,
+        stepsJson(steps),
+      ],
+      'all',
+    );
+    return rows.length > 0;
+  }
+
+  /**
+   * In the caller's transaction: the run's new state, then its new steps after those it has. The
+   * update locks the run's row first, so steps written at once (two decisions of one answer) take
+   * distinct places.
+   */
+  async progress(runId: string, progress: RunProgress, steps: readonly NewRunStep[]): Promise<void> {
+    const { status, output, usage, credits, error, completedAt, sessionId } = progress;
+    await this.em.execute(
+      `update "runs" set "status" = ?, "output" = ?, "prompt_tokens" = ?, "completion_tokens" = ?, "total_tokens" = ?, "credits" = ?,
+         "error_code" = ?, "error_message" = ?, "session_id" = ?, "completed_at" = ?::timestamptz,
+         "duration_ms" = case when ?::timestamptz is null then null else greatest(0, floor(extract(epoch from (?::timestamptz - "started_at")) * 1000))::int end
+       where "id" = ?`,
+      [status, output, usage.promptTokens, usage.completionTokens, usage.totalTokens, credits, error?.code ?? null, error?.message ?? null, sessionId, completedAt, completedAt, completedAt, runId],
+      'run',
+    );
+    await this.insertSteps(runId, steps);
+  }
+
+  /** In the caller's transaction: steps after those the run has, its row locked first; none if the run is gone. */
+  async append(runId: string, steps: readonly NewRunStep[]): Promise<void> {
+    if (steps.length === 0) return;
+    await this.em.execute(`select "id" from "runs" where "id" = ? for update`, [runId], 'all');
+    await this.insertSteps(runId, steps);
+  }
+
+  private async insertSteps(runId: string, steps: readonly NewRunStep[]): Promise<void> {
+    if (steps.length === 0) return;
+    // One statement for the lot: a turn's steps cost it one round trip, however many rounds it had.
+    await this.em.execute(
+      `insert into "run_steps" ("run_id", "seq", "type", "started_at", "duration_ms", "data")
+       select "r"."id", coalesce((select max("seq") from "run_steps" where "run_id" = "r"."id"), 0) + "s"."n",
+         "s"."step"->>'type', ("s"."step"->>'started_at')::timestamptz, ("s"."step"->>'duration_ms')::int, "s"."step"->'data'
+       from "runs" as "r", jsonb_array_elements(?::jsonb) with ordinality as "s" ("step", "n")
+       where "r"."id" = ?`,
+      [stepsJson(steps), runId],
+      'run',
+    );
+  }
+
+  find(tenantId: string, id: string): Promise<Run | null> {
+    return this.em.findOne(Run, { id, tenantId });
+  }
+
+  /** The run a turn's user message began. */
+  forMessage(tenantId: string, messageId: string): Promise<Run | null> {
+    return this.em.findOne(Run, { messageId, tenantId });
+  }
+
+  /** In order. */
+  stepsOf(runId: string): Promise<RunStepRow[]> {
+    return this.em.find(RunStepRow, { runId }, { orderBy: { seq: 'asc' } });
+  }
+
+  /** Runs whose parent is one of these, oldest first. */
+  childrenOf(tenantId: string, parentIds: readonly string[]): Promise<Run[]> {
+    if (parentIds.length === 0) return Promise.resolve([]);
+    return this.em.find(Run, { tenantId, parentRunId: { $in: [...parentIds] } }, { orderBy: [{ startedAt: 'asc' }, { id: 'asc' }] });
+  }
+
+  /** Newest first; `total` counts every run matching the filter; `hasMore` when a further page has any. */
+  async list(tenantId: string, agentId: string, filter: RunFilter, page: CursorPage): Promise<{ items: Run[]; total: number; hasMore: boolean }> {
+    const startedAt = { ...(filter.since ? { $gte: filter.since } : {}), ...(filter.until ? { $lt: filter.until } : {}) };
+    const where = {
+      tenantId,
+      agentId,
+      ...(filter.status ? { status: filter.status } : {}),
+      ...(filter.trigger ? { trigger: filter.trigger } : {}),
+      ...(filter.userId !== undefined ? { userId: filter.userId } : {}),
+      ...(filter.sessionId !== undefined ? { sessionId: filter.sessionId } : {}),
+      ...(filter.minDurationMs !== undefined ? { durationMs: { $gte: filter.minDurationMs } } : {}),
+      ...(Object.keys(startedAt).length > 0 ? { startedAt } : {}),
+    };
+    const after = page.after ? { $or: [{ startedAt: { $lt: page.after.createdAt } }, { startedAt: page.after.createdAt, id: { $lt: page.after.id } }] } : {};
+    const [items, total] = await Promise.all([
+      // One more than the page: whether it exists decides next_cursor, so a full last page ends the list.
+      this.em.find(Run, { ...where, ...after }, { orderBy: [{ startedAt: 'desc' }, { id: 'desc' }], limit: page.limit + 1 }),
+      this.em.count(Run, where),
+    ]);
+    return { items: items.slice(0, page.limit), total, hasMore: items.length > page.limit };
+  }
+
+  /** Last one wins. False when the run is not the tenant's. */
+  async setFeedback(tenantId: string, id: string, feedback: RunFeedback): Promise<boolean> {
+    return (await this.em.nativeUpdate(Run, { id, tenantId }, { feedback })) > 0;
+  }
+
+  /** Runs of the agent begun in [since, until), summed in one pass over the list's index. */
+  async stats(tenantId: string, agentId: string, since: Date, until: Date): Promise<RunStats> {
+    const [row] = await this.em.execute<StatsRow[]>(
+      `select count(*)::int as "runs",
+         count(*) filter (where "status" = 'completed')::int as "completed",
+         count(*) filter (where "status" = 'failed')::int as "failed",
+         count(*) filter (where "status" in ('completed', 'failed', 'cancelled'))::int as "ended",
+         percentile_disc(0.5) within group (order by "duration_ms") filter (where "status" in ('completed', 'failed', 'cancelled')) as "p50",
+         percentile_disc(0.95) within group (order by "duration_ms") filter (where "status" in ('completed', 'failed', 'cancelled')) as "p95",
+         coalesce(sum("prompt_tokens"), 0) as "prompt_tokens", coalesce(sum("completion_tokens"), 0) as "completion_tokens",
+         coalesce(sum("total_tokens"), 0) as "total_tokens", coalesce(sum("credits"), 0) as "credits",
+         avg(("feedback"->>'score')::int)::float8 as "feedback_mean", count("feedback")::int as "feedback_count"
+       from "runs" where "agent_id" = ? and "tenant_id" = ? and "started_at" >= ? and "started_at" < ?`,
+      [agentId, tenantId, since, until],
+      'all',
+    );
+    const stats = row!;
+    return {
+      runs: stats.runs,
+      completed: stats.completed,
+      failed: stats.failed,
+      failureRate: stats.ended === 0 ? 0 : stats.failed / stats.ended,
+      p50DurationMs: stats.p50,
+      p95DurationMs: stats.p95,
+      usage: { promptTokens: Number(stats.prompt_tokens), completionTokens: Number(stats.completion_tokens), totalTokens: Number(stats.total_tokens) },
+      credits: Number(stats.credits),
+      feedbackMean: stats.feedback_mean,
+      feedbackCount: stats.feedback_count,
+    };
+  }
+
+  /** Deletes up to `limit` runs begun before `cutoff` (their steps go with them); how many went. */
+  async deleteStartedBefore(cutoff: Date, limit: number): Promise<number> {
+    const rows = await this.em.execute<{ id: string }[]>(
+      `delete from "runs" where "id" in (select "id" from "runs" where "started_at" < ? order by "started_at" limit ?) returning "id"`,
+      [cutoff, limit],
+      'all',
+    );
+    return rows.length;
+  }
+}
+
+/** Steps as one JSON parameter, which the statements take apart: one round trip for any number. */
+function stepsJson(steps: readonly NewRunStep[]): string {
+  return JSON.stringify(steps.map((step) => ({ type: step.type, started_at: step.startedAt.toISOString(), duration_ms: step.durationMs, data: step.data })));
+}

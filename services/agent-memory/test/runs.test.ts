@@ -1,0 +1,302 @@
+import { startReceiver, type Receiver } from '@agent-platform/kit/testing';
+import type { Run, RunStep } from '@agent-platform/proto/agents/v1/runs';
+import { afterAll, beforeAll, describe, expect, vi } from 'vitest';
+import { startFakeOpenAI, type FakeOpenAI } from './support/fake-openai.js';
+import { agentMemoryTest, databaseTest, expectError, newTenant, principalOf, startAgentMemory, type AgentMemoryHarness, type TestTenant } from './support/harness.js';
+import { agentWith, httpTool } from './support/turn-tools.js';
+
+/** decisions §16: every turn is a run, with its steps as they happened. */
+
+// Tools call a receiver on loopback: the address policy must allow private networks here.
+const ENV = { ALLOW_PRIVATE_NETWORK_URLS: 'true', TOOL_TIMEOUT_MS: '2000' };
+
+let receiver: Receiver;
+beforeAll(async () => {
+  receiver = await startReceiver((request) => {
+    if (request.path.startsWith('/big')) return { json: { blob: 'x'.repeat(10_000) } };
+    return { json: { echoed: request.json ?? null } };
+  });
+});
+afterAll(() => receiver.close());
+
+const test = agentMemoryTest({ env: ENV });
+
+async function runOf(service: AgentMemoryHarness, tenant: TestTenant, runId: string): Promise<Run> {
+  const { run } = await service.runs.getRun({ runId }, { principal: tenant.principal });
+  return run!;
+}
+
+function dataOf(step: RunStep): Record<string, unknown> {
+  return { type: step.type, ...(JSON.parse(step.dataJson) as Record<string, unknown>) };
+}
+
+describe('A turn is a run', () => {
+  test('a chat turn records its retrieval and model round, its input, output, usage and credits, and answers its run_id', async ({ service }) => {
+    const tenant = newTenant();
+    const call = { principal: tenant.principal };
+    const agent = await service.createAgent(tenant, { configJson: JSON.stringify({ memory_extraction: false }) });
+    const { item } = await service.memory.addMemory({ agentId: agent.id, memoryType: 'semantic', content: 'The customer prefers e-mail over phone calls.' }, call);
+
+    const reply = await service.chat.chat({ agentId: agent.id, message: 'How does the customer prefer to be contacted, e-mail or phone?' }, call);
+    expect(reply.runId).toMatch(/^run_/);
+    const run = await runOf(service, tenant, reply.runId);
+    expect(run).toMatchObject({
+      id: reply.runId,
+      agentId: agent.id,
+      agentVersion: 1,
+      sessionId: reply.sessionId,
+      trigger: 'chat',
+      status: 'completed',
+      input: 'How does the customer prefer to be contacted, e-mail or phone?',
+      output: reply.content,
+      usage: reply.usage,
+      credits: reply.credits,
+      error: undefined,
+      parentRunId: undefined,
+    });
+    expect(run.durationMs).toBe(run.completedAt!.getTime() - run.startedAt!.getTime());
+    expect(run.steps.map((step) => step.type)).toEqual(['retrieval', 'model']);
+    expect(dataOf(run.steps[0]!)).toMatchObject({ query: run.input, items: [{ memory_id: item!.id, score: reply.memories[0]!.score }] });
+    expect(dataOf(run.steps[1]!)).toMatchObject({
+      round: 1,
+      model: 'offline',
+      tokens: { prompt: reply.usage!.promptTokens, completion: reply.usage!.completionTokens, total: reply.usage!.totalTokens },
+      credits: reply.credits,
+      finish_reason: 'stop',
+      tool_calls: [],
+    });
+  });
+
+  test('a streamed turn names its run on every event, and a caller of the platform names its trigger', async ({ service }) => {
+    const tenant = newTenant();
+    const call = { principal: tenant.principal };
+    const agentId = await agentWith(service, tenant, []);
+    const events = [];
+    for await (const event of service.chat.streamChat({ agentId, message: 'Tell me something' }, call)) events.push(event);
+    const runId = events.at(-1)!.completed!.runId;
+    expect(events.length).toBeGreaterThan(1);
+    expect(events.every((event) => event.runId === runId)).toBe(true);
+    expect(await runOf(service, tenant, runId)).toMatchObject({ trigger: 'stream', status: 'completed' });
+
+    const mcp = await service.chat.chat({ agentId, message: 'From an MCP client', trigger: 'mcp' }, call);
+    expect(await runOf(service, tenant, mcp.runId)).toMatchObject({ trigger: 'mcp' });
+    // What only the platform starts (evals, background runs, agent tools) no caller may claim.
+    const refused = await expectError(service.chat.chat({ agentId, message: 'x', trigger: 'eval' }, call), 'validation_error');
+    expect(refused.details.map((detail) => detail.field)).toEqual(['trigger']);
+  });
+
+  test('tool calls are steps with their arguments and results, cut at 4 KiB', async ({ service }) => {
+    const tenant = newTenant();
+    const tools = [await httpTool(service, tenant, receiver, 'lookup_order', '/orders'), await httpTool(service, tenant, receiver, 'fetch_blob', '/big')];
+    const agentId = await agentWith(service, tenant, tools);
+    const reply = await service.chat.chat({ agentId, message: 'Please lookup_order {"n": 7} and fetch_blob {"n": 1}' }, { principal: tenant.principal });
+    const run = await runOf(service, tenant, reply.runId);
+    expect(run.steps.map((step) => step.type)).toEqual(['retrieval', 'model', 'tool', 'tool', 'model']);
+    const [, asked, order, blob, answered] = run.steps.map(dataOf);
+    expect(asked).toMatchObject({ round: 1, finish_reason: 'tool_calls', tool_calls: reply.toolCalls.map(({ id, name }) => ({ id, name })) });
+    expect(order).toMatchObject({ call_id: reply.toolCalls[0]!.id, name: 'lookup_order', status: 'completed', arguments: { n: 7 }, result: { echoed: { n: 7 } }, run_id: null });
+    expect(blob).toMatchObject({ name: 'fetch_blob', status: 'completed', result: { truncated: true, text: expect.stringMatching(/^\{"blob":"x+$/) } });
+    expect(Buffer.byteLength(JSON.stringify(blob!['result']))).toBeLessThanOrEqual(4_096);
+    expect(answered).toMatchObject({ round: 2, finish_reason: 'stop' });
+    expect(run.steps[2]!.durationMs).toBe(reply.toolCalls[0]!.durationMs);
+  });
+
+  test('a turn that waits for a decision is one run: awaiting_approval, then the approval and the call as steps, then completed', async ({ service }) => {
+    const tenant = newTenant();
+    const call = { principal: tenant.principal };
+    const agentId = await agentWith(service, tenant, [await httpTool(service, tenant, receiver, 'refund', '/refunds', true)]);
+    const paused = await service.chat.chat({ agentId, message: 'refund {"n": 5}' }, call);
+    expect(await runOf(service, tenant, paused.runId)).toMatchObject({ status: 'awaiting_approval', output: undefined, completedAt: undefined });
+
+    const { reply } = await service.chat.decideToolCall({ agentId, sessionId: paused.sessionId, callId: paused.toolCalls[0]!.id, approve: true }, call);
+    expect(reply!.runId).toBe(paused.runId);
+    const run = await runOf(service, tenant, paused.runId);
+    expect(run).toMatchObject({ status: 'completed', output: reply!.content, credits: reply!.credits });
+    expect(run.steps.map(dataOf)).toEqual([
+      expect.objectContaining({ type: 'retrieval', query: 'refund {"n": 5}' }),
+      expect.objectContaining({ type: 'model', round: 1, finish_reason: 'tool_calls' }),
+      expect.objectContaining({ type: 'approval', call_id: paused.toolCalls[0]!.id, decision: 'approved', decided_by: tenant.principal.userId }),
+      expect.objectContaining({ type: 'tool', call_id: paused.toolCalls[0]!.id, status: 'completed', result: { echoed: { n: 5 } } }),
+      expect.objectContaining({ type: 'model', round: 2, finish_reason: 'stop' }),
+    ]);
+  });
+
+  test('a turn with an end user records its extraction as its last step', async ({ service }) => {
+    const tenant = newTenant();
+    const agent = await service.createAgent(tenant);
+    const reply = await service.chat.chat({ agentId: agent.id, message: 'I moved to Lisbon.', userId: 'dana' }, { principal: tenant.principal });
+    const run = await vi.waitFor(
+      async () => {
+        const found = await runOf(service, tenant, reply.runId);
+        expect(found.steps.at(-1)?.type).toBe('extraction');
+        return found;
+      },
+      { timeout: 15_000, interval: 50 },
+    );
+    expect(run.userId).toBe('dana');
+    expect(dataOf(run.steps.at(-1)!)).toEqual({ type: 'extraction', added: 1, updated: 0, deleted: 0 });
+  });
+
+  test("another tenant's run is not_found, and a viewer may read runs but not score them", async ({ service }) => {
+    const tenant = newTenant();
+    const agentId = await agentWith(service, tenant, []);
+    const reply = await service.chat.chat({ agentId, message: 'hello' }, { principal: tenant.principal });
+    await expectError(service.runs.getRun({ runId: reply.runId }, { principal: newTenant().principal }), 'not_found');
+    await expectError(service.runs.listRuns({ agentId, page: undefined, since: undefined, until: undefined }, { principal: newTenant().principal }), 'not_found');
+    await expectError(service.runs.getRun({ runId: 'not-a-run' }, { principal: tenant.principal }), 'not_found');
+    const viewer = { principal: principalOf(tenant.tenantId, 'viewer') };
+    expect((await service.runs.getRun({ runId: reply.runId }, viewer)).run!.id).toBe(reply.runId);
+    await expectError(service.runs.setRunFeedback({ runId: reply.runId, score: 1 }, viewer), 'forbidden');
+  });
+
+  test('deleting a session deletes its runs, which hold its text', async ({ service }) => {
+    const tenant = newTenant();
+    const call = { principal: tenant.principal };
+    const agentId = await agentWith(service, tenant, []);
+    const reply = await service.chat.chat({ agentId, message: 'my account number is 12345' }, call);
+    await service.chat.deleteSession({ agentId, sessionId: reply.sessionId }, call);
+    await expectError(service.runs.getRun({ runId: reply.runId }, call), 'not_found');
+  });
+});
+
+describe('Listing, feedback and stats', () => {
+  test('lists newest first, cursor-paged, with each filter', async ({ service }) => {
+    const tenant = newTenant();
+    const call = { principal: tenant.principal };
+    const agentId = await agentWith(service, tenant, []);
+    const first = await service.chat.chat({ agentId, message: 'one', userId: 'ana' }, call);
+    const second = await service.chat.chat({ agentId, message: 'two', sessionId: first.sessionId }, call);
+    const between = new Date();
+    const third = await service.chat.chat({ agentId, message: 'three', userId: 'ben', trigger: 'mcp' }, call);
+    const list = (filter: Partial<Parameters<AgentMemoryHarness['runs']['listRuns']>[0]>) =>
+      service.runs.listRuns({ agentId, page: undefined, since: undefined, until: undefined, ...filter }, call);
+
+    const all = await list({});
+    expect(all.items.map((run) => run.id)).toEqual([third.runId, second.runId, first.runId]);
+    expect(all.total).toBe(3);
+    expect(all.items.every((run) => run.steps.length === 0)).toBe(true);
+
+    const page1 = await list({ page: { limit: 2 } });
+    expect(page1.items.map((run) => run.id)).toEqual([third.runId, second.runId]);
+    const page2 = await list({ page: { limit: 2, cursor: page1.nextCursor } });
+    expect(page2.items.map((run) => run.id)).toEqual([first.runId]);
+    expect(page2.nextCursor).toBeUndefined();
+
+    expect((await list({ userId: 'ana' })).items.map((run) => run.id)).toEqual([second.runId, first.runId]);
+    expect((await list({ sessionId: first.sessionId })).items.map((run) => run.id)).toEqual([second.runId, first.runId]);
+    expect((await list({ trigger: 'mcp' })).items.map((run) => run.id)).toEqual([third.runId]);
+    expect((await list({ status: 'failed' })).items).toEqual([]);
+    expect((await list({ since: between })).items.map((run) => run.id)).toEqual([third.runId]);
+    expect((await list({ until: between })).items.map((run) => run.id)).toEqual([second.runId, first.runId]);
+    expect((await list({ minDurationMs: 3_600_000 })).items).toEqual([]);
+    expect((await list({ minDurationMs: 0 })).total).toBe(3);
+
+    const refused = await expectError(list({ status: 'done', trigger: 'cron', minDurationMs: -1, since: new Date(2), until: new Date(1) }), 'validation_error');
+    expect(refused.details.map((detail) => detail.field)).toEqual(['status', 'trigger', 'min_duration_ms', 'since']);
+    expect((await expectError(list({ page: { limit: 101 } }), 'validation_error')).details.map((detail) => detail.field)).toEqual(['limit']);
+    expect((await expectError(list({ page: { limit: 5, cursor: 'garbage!' } }), 'validation_error')).details.map((detail) => detail.field)).toEqual(['cursor']);
+  });
+
+  test('feedback: the last score wins with who and when; stats sum runs, failures, durations, tokens, credits and feedback', async ({ service }) => {
+    const tenant = newTenant();
+    const call = { principal: tenant.principal };
+    const agentId = await agentWith(service, tenant, []);
+    const a = await service.chat.chat({ agentId, message: 'first question' }, call);
+    const b = await service.chat.chat({ agentId, message: 'second question' }, call);
+
+    await service.runs.setRunFeedback({ runId: a.runId, score: -1, comment: 'wrong' }, call);
+    const { run } = await service.runs.setRunFeedback({ runId: a.runId, score: 1, comment: '  right after all  ' }, call);
+    expect(run!.feedback).toEqual({ score: 1, comment: 'right after all', by: tenant.principal.userId, at: expect.any(Date) });
+    await service.runs.setRunFeedback({ runId: b.runId, score: 0 }, call);
+    const refused = await expectError(service.runs.setRunFeedback({ runId: b.runId, score: 2, comment: 'x'.repeat(2_001) }, call), 'validation_error');
+    expect(refused.details.map((detail) => detail.field)).toEqual(['score', 'comment']);
+
+    const stats = await service.runs.getAgentRunStats({ agentId, since: undefined, until: undefined }, call);
+    const durations = [(await runOf(service, tenant, a.runId)).durationMs!, (await runOf(service, tenant, b.runId)).durationMs!].toSorted((x, y) => x - y);
+    expect(stats).toMatchObject({
+      runs: 2,
+      completed: 2,
+      failed: 0,
+      failureRate: 0,
+      p50DurationMs: durations[0],
+      p95DurationMs: durations[1],
+      usage: { totalTokens: a.usage!.totalTokens + b.usage!.totalTokens },
+      credits: a.credits + b.credits,
+      feedbackMean: 0.5,
+      feedbackCount: 2,
+    });
+    const empty = await service.runs.getAgentRunStats({ agentId, since: new Date(Date.now() + 60_000), until: new Date(Date.now() + 120_000) }, call);
+    expect(empty).toMatchObject({ runs: 0, failureRate: 0, p50DurationMs: undefined, feedbackMean: undefined });
+    await expectError(service.runs.getAgentRunStats({ agentId, since: new Date(2), until: new Date(1) }, call), 'validation_error');
+  });
+});
+
+describe('Runs that end without an answer', () => {
+  let fake: FakeOpenAI;
+  let service: AgentMemoryHarness | undefined;
+  beforeAll(async () => {
+    fake = await startFakeOpenAI();
+  });
+  afterAll(async () => {
+    await service?.stop();
+    await fake.close();
+  });
+
+  databaseTest('a model failure fails the run with its reason and names no session never stored; a caller that goes away cancels it', async ({ database }) => {
+    service = await startAgentMemory(database, { env: { LLM_BASE_URL: fake.baseURL, LLM_MODEL: 'tiny', LLM_TIMEOUT_MS: '500' } });
+    const tenant = newTenant();
+    const call = { principal: tenant.principal };
+    const agentId = await agentWith(service, tenant, []);
+
+    fake.chat({ kind: 'error', status: 500 });
+    await expectError(service.chat.chat({ agentId, message: 'doomed' }, call), 'upstream_error');
+    const [failed] = (await service.runs.listRuns({ agentId, page: undefined, since: undefined, until: undefined, status: 'failed' }, call)).items;
+    expect(failed).toMatchObject({ status: 'failed', input: 'doomed', sessionId: undefined, output: undefined, error: { code: 'upstream_error' }, credits: 0 });
+    expect(failed!.durationMs).toBeGreaterThanOrEqual(0);
+
+    fake.chat({ kind: 'stall' });
+    const leaving = new AbortController();
+    const stream = service.chat.streamChat({ agentId, message: 'I will not wait' }, { ...call, signal: leaving.signal });
+    const reading = (async () => {
+      for await (const _event of stream) void _event;
+    })();
+    // The sentinel: the run is stored (running) once the turn has begun.
+    await vi.waitFor(async () => expect((await service!.runs.listRuns({ agentId, page: undefined, since: undefined, until: undefined, status: 'running' }, call)).total).toBe(1), { timeout: 5_000, interval: 20 });
+    leaving.abort();
+    await reading.catch(() => undefined);
+    const cancelled = await vi.waitFor(
+      async () => {
+        const [found] = (await service!.runs.listRuns({ agentId, page: undefined, since: undefined, until: undefined, status: 'cancelled' }, call)).items;
+        expect(found).toBeDefined();
+        return found!;
+      },
+      { timeout: 5_000, interval: 20 },
+    );
+    expect(cancelled).toMatchObject({ trigger: 'stream', input: 'I will not wait', error: { code: 'cancelled' } });
+
+    const stats = await service.runs.getAgentRunStats({ agentId, since: undefined, until: undefined }, call);
+    expect(stats).toMatchObject({ runs: 2, completed: 0, failed: 1, failureRate: 0.5 });
+  });
+});
+
+describe('Retention', () => {
+  databaseTest('runs begun before RUN_RETENTION_DAYS are deleted with their steps when the service starts', async ({ database }) => {
+    const first = await startAgentMemory(database, { env: ENV });
+    const tenant = newTenant();
+    const agentId = await agentWith(first, tenant, []);
+    const old = await first.chat.chat({ agentId, message: 'long ago' }, { principal: tenant.principal });
+    const recent = await first.chat.chat({ agentId, message: 'yesterday' }, { principal: tenant.principal });
+    await first.stop();
+    await database.query(`update runs set started_at = now() - interval '3 days' where id = $1`, [old.runId]);
+    await database.query(`update runs set started_at = now() - interval '1 day' where id = $1`, [recent.runId]);
+
+    const second = await startAgentMemory(database, { env: { ...ENV, RUN_RETENTION_DAYS: '2' } });
+    try {
+      await vi.waitFor(async () => expect(await database.query(`select 1 from runs where id = $1`, [old.runId])).toHaveLength(0), { timeout: 10_000, interval: 50 });
+      expect(await database.query(`select 1 from run_steps where run_id = $1`, [old.runId])).toHaveLength(0);
+      expect((await second.runs.getRun({ runId: recent.runId }, { principal: tenant.principal })).run!.input).toBe('yesterday');
+    } finally {
+      await second.stop();
+    }
+  });
+});
