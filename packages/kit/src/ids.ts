@@ -18,6 +18,8 @@ export const ID_PREFIXES = {
   session: 'ses',
   tool: 'tool',
   toolCall: 'call',
+  dataset: 'ds',
+  datasetItem: 'dsi',
   // Not exposed in the spec's catalogue but still opaque, prefixed identifiers.
   refreshToken: 'rtk',
   transaction: 'txn',

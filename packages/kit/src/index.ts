@@ -18,7 +18,7 @@ export { ID_PREFIXES, isId, newId, type IdKind } from './ids.js';
 export { settlesWithin, timedSignal, TimeoutError, untilAborted, withTimeout, type TimedSignal } from './timeout.js';
 export { systemClock, type Clock } from './clock.js';
 export { backoffDelay, type RetryBackoff } from './backoff.js';
-export { characters, CHAT_MESSAGE_MAX, DECISION_COMMENT_MAX, END_USER_ID_MAX } from './limits.js';
+export { characters, CHAT_MESSAGE_MAX, DATASET_EXPECTED_MAX, DATASET_ITEMS_PER_CALL_MAX, DECISION_COMMENT_MAX, END_USER_ID_MAX } from './limits.js';
 export { freePort } from './free-port.js';
 export { createLogger, type Logger, type LoggerSettings } from './logger.js';
 export { httpServerTelemetry, type ServedReply, type ServedRequest } from './telemetry/http-server.js';
