@@ -6,6 +6,7 @@ import type { HostResolver } from '@agent-platform/kit/security';
 import { databaseFixture, type TestDatabase, type TestDatabaseOptions } from '@agent-platform/kit/testing';
 import { AgentServiceService, type Agent } from '@agent-platform/proto/agents/v1/agents';
 import { ChatServiceService } from '@agent-platform/proto/agents/v1/chat';
+import { DatasetServiceService } from '@agent-platform/proto/agents/v1/datasets';
 import { MemoryServiceService } from '@agent-platform/proto/agents/v1/memory';
 import { ToolServiceService } from '@agent-platform/proto/agents/v1/tools';
 import { test as base } from 'vitest';
@@ -118,6 +119,7 @@ export interface AgentMemoryHarness {
   chat: PromiseClient<typeof ChatServiceService>;
   memory: PromiseClient<typeof MemoryServiceService>;
   tools: PromiseClient<typeof ToolServiceService>;
+  datasets: PromiseClient<typeof DatasetServiceService>;
   credits: TestCredits;
   principals: TestPrincipals;
   /** The service's own tool runner, wired from its configuration. */
@@ -179,6 +181,7 @@ export async function startAgentMemory(database: TestDatabase, options: HarnessO
     chat: channel.client(ChatServiceService),
     memory: channel.client(MemoryServiceService),
     tools: channel.client(ToolServiceService),
+    datasets: channel.client(DatasetServiceService),
     credits,
     principals,
     toolRunner: service.toolRunner,
