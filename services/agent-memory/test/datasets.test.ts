@@ -47,7 +47,7 @@ describe('datasets', () => {
     await service.datasets.deleteDataset({ datasetId: first.id }, { principal: tenant.principal });
     await expectError(service.datasets.getDataset({ datasetId: first.id }, { principal: tenant.principal }), 'not_found');
     await expectError(service.datasets.deleteDataset({ datasetId: first.id }, { principal: tenant.principal }), 'not_found');
-    expect((await service.datasets.listDatasets({}, { principal: tenant.principal })).total).toBe(1);
+    expect((await service.datasets.listDatasets({ page: undefined }, { principal: tenant.principal })).total).toBe(1);
   });
 
   test('a name is 1 to 200 characters, not blank; a description at most 2,000', async ({ service }) => {
@@ -68,8 +68,8 @@ describe('datasets', () => {
 
     const read = (await service.datasets.getDataset({ datasetId: dataset.id }, { principal: tenant.principal })).dataset!;
     expect(read.itemCount).toBe(1);
-    expect(read.updatedAt.getTime()).toBeGreaterThanOrEqual(items[0]!.createdAt!.getTime());
-    const listed = await service.datasets.listDatasetItems({ datasetId: dataset.id }, { principal: tenant.principal });
+    expect(read.updatedAt!.getTime()).toBeGreaterThanOrEqual(items[0]!.createdAt!.getTime());
+    const listed = await service.datasets.listDatasetItems({ datasetId: dataset.id, page: undefined }, { principal: tenant.principal });
     expect(listed).toMatchObject({ items, total: 1 });
     expect(listed.nextCursor).toBeUndefined();
 
@@ -138,7 +138,7 @@ describe('datasets', () => {
     await service.datasets.deleteDatasetItem({ datasetId: dataset.id, itemId: removed!.id }, { principal: tenant.principal });
     await expectError(service.datasets.deleteDatasetItem({ datasetId: dataset.id, itemId: removed!.id }, { principal: tenant.principal }), 'not_found');
     expect(await stored(service, dataset.id)).toEqual({ rows: 1, itemCount: 1 });
-    const listed = await service.datasets.listDatasetItems({ datasetId: dataset.id }, { principal: tenant.principal });
+    const listed = await service.datasets.listDatasetItems({ datasetId: dataset.id, page: undefined }, { principal: tenant.principal });
     expect(listed.items.map((one) => one.id)).toEqual([kept!.id]);
   });
 
@@ -148,7 +148,7 @@ describe('datasets', () => {
     await addBatch(service, tenant, dataset.id, [item(1), item(2), item(3)]);
     await service.datasets.deleteDataset({ datasetId: dataset.id }, { principal: tenant.principal });
     expect(await stored(service, dataset.id)).toEqual({ rows: 0, itemCount: undefined });
-    await expectError(service.datasets.listDatasetItems({ datasetId: dataset.id }, { principal: tenant.principal }), 'not_found');
+    await expectError(service.datasets.listDatasetItems({ datasetId: dataset.id, page: undefined }, { principal: tenant.principal }), 'not_found');
     await expectError(addBatch(service, tenant, dataset.id, [item(4)]), 'not_found');
   });
 
@@ -159,11 +159,11 @@ describe('datasets', () => {
     const [one] = await addBatch(service, owner, dataset.id, [item(1)]);
     const as = { principal: stranger.principal };
     await expectError(service.datasets.getDataset({ datasetId: dataset.id }, as), 'not_found');
-    await expectError(service.datasets.listDatasetItems({ datasetId: dataset.id }, as), 'not_found');
+    await expectError(service.datasets.listDatasetItems({ datasetId: dataset.id, page: undefined }, as), 'not_found');
     await expectError(service.datasets.addDatasetItems({ datasetId: dataset.id, item: item(2) }, as), 'not_found');
     await expectError(service.datasets.deleteDatasetItem({ datasetId: dataset.id, itemId: one!.id }, as), 'not_found');
     await expectError(service.datasets.deleteDataset({ datasetId: dataset.id }, as), 'not_found');
-    expect((await service.datasets.listDatasets({}, as)).total).toBe(0);
+    expect((await service.datasets.listDatasets({ page: undefined }, as)).total).toBe(0);
     expect(await stored(service, dataset.id)).toEqual({ rows: 1, itemCount: 1 });
   });
 
@@ -174,13 +174,13 @@ describe('datasets', () => {
     const reader = { principal: principalOf(member.tenantId, 'admin', PrincipalKind.KIND_API_KEY, ['agents:read']) };
     for (const as of [viewer, reader]) {
       expect((await service.datasets.getDataset({ datasetId: dataset.id }, as)).dataset!.id).toBe(dataset.id);
-      expect((await service.datasets.listDatasetItems({ datasetId: dataset.id }, as)).total).toBe(0);
+      expect((await service.datasets.listDatasetItems({ datasetId: dataset.id, page: undefined }, as)).total).toBe(0);
       await expectError(service.datasets.createDataset({ name: 'Mine' }, as), 'forbidden');
       await expectError(service.datasets.addDatasetItems({ datasetId: dataset.id, item: item(1) }, as), 'forbidden');
       await expectError(service.datasets.deleteDataset({ datasetId: dataset.id }, as), 'forbidden');
     }
     const toolsOnly = { principal: principalOf(member.tenantId, 'admin', PrincipalKind.KIND_API_KEY, ['tools:read']) };
-    await expectError(service.datasets.listDatasets({}, toolsOnly), 'forbidden');
+    await expectError(service.datasets.listDatasets({ page: undefined }, toolsOnly), 'forbidden');
     const writer = { principal: principalOf(member.tenantId, 'member', PrincipalKind.KIND_API_KEY, ['agents:write']) };
     expect((await service.datasets.addDatasetItems({ datasetId: dataset.id, item: item(1) }, writer)).items).toHaveLength(1);
   });
