@@ -1,6 +1,7 @@
 import type { PromiseClient } from '@agent-platform/kit/grpc';
 import { AgentServiceService } from '@agent-platform/proto/agents/v1/agents';
 import { ChatServiceService } from '@agent-platform/proto/agents/v1/chat';
+import { DatasetServiceService } from '@agent-platform/proto/agents/v1/datasets';
 import { MemoryServiceService } from '@agent-platform/proto/agents/v1/memory';
 import { ToolServiceService } from '@agent-platform/proto/agents/v1/tools';
 import fp from 'fastify-plugin';
@@ -16,6 +17,8 @@ export interface AgentMemoryClients {
   memory: PromiseClient<typeof MemoryServiceService>;
   /** Tools of the principal's tenant, which agents name. */
   tools: PromiseClient<typeof ToolServiceService>;
+  /** Datasets of the principal's tenant and their items, which evals run. */
+  datasets: PromiseClient<typeof DatasetServiceService>;
   health: HealthClient;
 }
 
@@ -28,6 +31,7 @@ export default fp(
       chat: channel.client(ChatServiceService),
       memory: channel.client(MemoryServiceService),
       tools: channel.client(ToolServiceService),
+      datasets: channel.client(DatasetServiceService),
       health: channel.client(HealthCheck),
     } satisfies AgentMemoryClients);
     done();

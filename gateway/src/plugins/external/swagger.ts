@@ -52,6 +52,7 @@ export default fp(
           { name: 'agents', description: 'Agents of the tenant, chatting with them (JSON or server-sent events) and their sessions' },
           { name: 'tools', description: 'Tools of the tenant that agents may call: HTTP endpoints (header values kept secret) and workflows' },
           { name: 'memory', description: "Agents' memory: items, documents, hybrid search and consolidation" },
+          { name: 'datasets', description: 'Datasets of the tenant: inputs to evaluate agents on, each with what it should answer' },
           { name: 'webhooks', description: 'Webhook endpoints of the tenant, their signing secrets and delivery log' },
           {
             name: 'workflows',
