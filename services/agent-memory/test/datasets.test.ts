@@ -170,15 +170,18 @@ describe('datasets', () => {
   test('viewers and keys with agents:read read; writing needs a member and agents:write', async ({ service }) => {
     const member = newTenant();
     const dataset = await createDataset(service, member);
+    const [one] = await addBatch(service, member, dataset.id, [item(0)]);
     const viewer = { principal: principalOf(member.tenantId, 'viewer') };
     const reader = { principal: principalOf(member.tenantId, 'admin', PrincipalKind.KIND_API_KEY, ['agents:read']) };
     for (const as of [viewer, reader]) {
       expect((await service.datasets.getDataset({ datasetId: dataset.id }, as)).dataset!.id).toBe(dataset.id);
-      expect((await service.datasets.listDatasetItems({ datasetId: dataset.id, page: undefined }, as)).total).toBe(0);
+      expect((await service.datasets.listDatasetItems({ datasetId: dataset.id, page: undefined }, as)).total).toBe(1);
       await expectError(service.datasets.createDataset({ name: 'Mine' }, as), 'forbidden');
       await expectError(service.datasets.addDatasetItems({ datasetId: dataset.id, item: item(1) }, as), 'forbidden');
+      await expectError(service.datasets.deleteDatasetItem({ datasetId: dataset.id, itemId: one!.id }, as), 'forbidden');
       await expectError(service.datasets.deleteDataset({ datasetId: dataset.id }, as), 'forbidden');
     }
+    expect(await stored(service, dataset.id)).toEqual({ rows: 1, itemCount: 1 });
     const toolsOnly = { principal: principalOf(member.tenantId, 'admin', PrincipalKind.KIND_API_KEY, ['tools:read']) };
     await expectError(service.datasets.listDatasets({ page: undefined }, toolsOnly), 'forbidden');
     const writer = { principal: principalOf(member.tenantId, 'member', PrincipalKind.KIND_API_KEY, ['agents:write']) };
