@@ -24,6 +24,8 @@ const PLACEHOLDERS: Record<string, string> = {
   execution_id: 'exe_01JD0000000000000000000000',
   tool_id: 'tool_01JD0000000000000000000000',
   run_id: 'run_01JD0000000000000000000000',
+  dataset_id: 'ds_01JD0000000000000000000000',
+  item_id: 'dsi_01JD0000000000000000000000',
   version: '1',
 };
 

@@ -90,6 +90,14 @@ export const POLICIES = {
   'DELETE /tools/:tool_id': TOOLS_WRITE,
   // Refreshing rewrites the tool's discovered list.
   'POST /tools/:tool_id/refresh': TOOLS_WRITE,
+  // A dataset is test data of the tenant's agents (decisions §16): the agents' access.
+  'GET /datasets': AGENTS_READ,
+  'POST /datasets': AGENTS_WRITE,
+  'GET /datasets/:dataset_id': AGENTS_READ,
+  'DELETE /datasets/:dataset_id': AGENTS_WRITE,
+  'GET /datasets/:dataset_id/items': AGENTS_READ,
+  'POST /datasets/:dataset_id/items': AGENTS_WRITE,
+  'DELETE /datasets/:dataset_id/items/:item_id': AGENTS_WRITE,
   'GET /webhooks': WEBHOOKS_READ,
   'POST /webhooks': WEBHOOKS_WRITE,
   'GET /webhooks/:webhook_id': WEBHOOKS_READ,

@@ -60,6 +60,10 @@ export type AgentRunStats = Schemas['AgentRunStats'];
 /** Something an agent can call (an HTTP endpoint or a workflow); header values read "***". */
 export type Tool = Schemas['Tool'];
 
+/** Inputs to evaluate agents on, each with what it should answer (decisions §16). */
+export type Dataset = Schemas['Dataset'];
+export type DatasetItem = Schemas['DatasetItem'];
+
 export type MemoryItem = Schemas['MemoryItem'];
 export type MemoryType = Schemas['MemoryType'];
 export type MemorySearchResult = Schemas['MemorySearchResult'];

@@ -19,6 +19,8 @@ export const ID_PREFIXES = {
   tool: 'tool',
   toolCall: 'call',
   run: 'run',
+  dataset: 'ds',
+  datasetItem: 'dsi',
   // Not exposed in the spec's catalogue but still opaque, prefixed identifiers.
   refreshToken: 'rtk',
   transaction: 'txn',

@@ -19,7 +19,7 @@ export { RUN_STATUSES, RUN_STEP_TYPES, RUN_TRIGGERS, type RunStatus, type RunSte
 export { settlesWithin, timedSignal, TimeoutError, untilAborted, withTimeout, type TimedSignal } from './timeout.js';
 export { systemClock, type Clock } from './clock.js';
 export { backoffDelay, type RetryBackoff } from './backoff.js';
-export { characters, CHAT_MESSAGE_MAX, DECISION_COMMENT_MAX, END_USER_ID_MAX } from './limits.js';
+export { characters, CHAT_MESSAGE_MAX, DATASET_EXPECTED_MAX, DATASET_ITEMS_PER_CALL_MAX, DECISION_COMMENT_MAX, END_USER_ID_MAX } from './limits.js';
 export { freePort } from './free-port.js';
 export { activeTraceId, createLogger, type Logger, type LoggerSettings } from './logger.js';
 export { httpServerTelemetry, type ServedReply, type ServedRequest } from './telemetry/http-server.js';

@@ -12,6 +12,12 @@ export const DECISION_COMMENT_MAX = 2_000;
 /** An end user of the tenant's own application, named in its own words (decisions §14). */
 export const END_USER_ID_MAX = 128;
 
+/** Items one call adds to a dataset (decisions §16): a batch is stored whole or not at all. */
+export const DATASET_ITEMS_PER_CALL_MAX = 1_000;
+
+/** A dataset item's expected answer, which scorers compare an agent's output with: as long as a message. */
+export const DATASET_EXPECTED_MAX = CHAT_MESSAGE_MAX;
+
 /** A bound as people read it in messages and documentation: 32,000. */
 export function characters(count: number): string {
   return count.toLocaleString('en');

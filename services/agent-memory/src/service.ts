@@ -6,6 +6,7 @@ import { OutboxRelay, type EventBus } from '@agent-platform/kit/events';
 import { GrpcChannel, GrpcServer, type ChannelTransport, type InProcessServing } from '@agent-platform/kit/grpc';
 import { AgentServiceService } from '@agent-platform/proto/agents/v1/agents';
 import { ChatServiceService } from '@agent-platform/proto/agents/v1/chat';
+import { DatasetServiceService } from '@agent-platform/proto/agents/v1/datasets';
 import { MemoryServiceService } from '@agent-platform/proto/agents/v1/memory';
 import { RunServiceService } from '@agent-platform/proto/agents/v1/runs';
 import { ToolServiceService } from '@agent-platform/proto/agents/v1/tools';
@@ -23,6 +24,9 @@ import { ChatService } from './chat/chat.service.js';
 import { IdentityCredits, type Credits } from './chat/credits.js';
 import { SessionsService } from './chat/sessions.service.js';
 import type { AgentMemoryConfig } from './config.js';
+import { DATASET_SERVICE_NAME, datasetHandlers } from './datasets/datasets.grpc.js';
+import { DatasetsRepository } from './datasets/datasets.repository.js';
+import { DatasetsService } from './datasets/datasets.service.js';
 import { openDatabase } from './database.js';
 import { ConsolidationService } from './memory/consolidation.service.js';
 import { ExtractionRepository } from './memory/extraction.repository.js';
@@ -188,6 +192,7 @@ function assemble(config: AgentMemoryConfig, deps: AgentMemoryDeps, orm: Orm): A
   });
   const runs = new RunsService({ runs: runsRepository, agents: agentsRepository, retentionDays: config.runRetentionDays, clock, logger: logger.child({ component: 'runs' }) });
   const sessions = new SessionsService({ agents: agentsRepository, chat: chatRepository });
+  const datasets = new DatasetsService({ em, datasets: new DatasetsRepository(em) });
   const consolidation = new ConsolidationService({ em, agents: agentsRepository, memory, model, keepMessages: config.consolidationKeepMessages, logger });
 
   const server = new GrpcServer({ logger, around, classifyError: classifyDbError })
@@ -195,7 +200,8 @@ function assemble(config: AgentMemoryConfig, deps: AgentMemoryDeps, orm: Orm): A
     .add(CHAT_SERVICE_NAME, ChatServiceService, chatHandlers(chat, sessions))
     .add(MEMORY_SERVICE_NAME, MemoryServiceService, memoryHandlers(memory, consolidation))
     .add(TOOL_SERVICE_NAME, ToolServiceService, toolHandlers(tools))
-    .add(RUN_SERVICE_NAME, RunServiceService, runHandlers(runs));
+    .add(RUN_SERVICE_NAME, RunServiceService, runHandlers(runs))
+    .add(DATASET_SERVICE_NAME, DatasetServiceService, datasetHandlers(datasets));
 
   const relay = new OutboxRelay({
     orm,

@@ -1,6 +1,7 @@
 import type { PromiseClient } from '@agent-platform/kit/grpc';
 import { AgentServiceService } from '@agent-platform/proto/agents/v1/agents';
 import { ChatServiceService } from '@agent-platform/proto/agents/v1/chat';
+import { DatasetServiceService } from '@agent-platform/proto/agents/v1/datasets';
 import { MemoryServiceService } from '@agent-platform/proto/agents/v1/memory';
 import { RunServiceService } from '@agent-platform/proto/agents/v1/runs';
 import { ToolServiceService } from '@agent-platform/proto/agents/v1/tools';
@@ -19,6 +20,8 @@ export interface AgentMemoryClients {
   tools: PromiseClient<typeof ToolServiceService>;
   /** Runs of agents (decisions §16): every turn with its steps. */
   runs: PromiseClient<typeof RunServiceService>;
+  /** Datasets of the principal's tenant and their items, which evals run. */
+  datasets: PromiseClient<typeof DatasetServiceService>;
   health: HealthClient;
 }
 
@@ -32,6 +35,7 @@ export default fp(
       memory: channel.client(MemoryServiceService),
       tools: channel.client(ToolServiceService),
       runs: channel.client(RunServiceService),
+      datasets: channel.client(DatasetServiceService),
       health: channel.client(HealthCheck),
     } satisfies AgentMemoryClients);
     done();

@@ -53,6 +53,7 @@ export default fp(
           { name: 'tools', description: 'Tools of the tenant that agents may call: HTTP endpoints (header values kept secret) and workflows' },
           { name: 'runs', description: 'Runs: every agent turn with its steps (retrieval, model rounds, tool calls, approvals, extraction), feedback and stats' },
           { name: 'memory', description: "Agents' memory: items, documents, hybrid search and consolidation" },
+          { name: 'datasets', description: 'Datasets of the tenant: inputs to evaluate agents on, each with what it should answer' },
           { name: 'webhooks', description: 'Webhook endpoints of the tenant, their signing secrets and delivery log' },
           {
             name: 'workflows',

@@ -6,6 +6,7 @@ import type { HostResolver } from '@agent-platform/kit/security';
 import { databaseFixture, type TestDatabase, type TestDatabaseOptions } from '@agent-platform/kit/testing';
 import { AgentServiceService, type Agent } from '@agent-platform/proto/agents/v1/agents';
 import { ChatServiceService } from '@agent-platform/proto/agents/v1/chat';
+import { DatasetServiceService } from '@agent-platform/proto/agents/v1/datasets';
 import { MemoryServiceService } from '@agent-platform/proto/agents/v1/memory';
 import { RunServiceService } from '@agent-platform/proto/agents/v1/runs';
 import { ToolServiceService } from '@agent-platform/proto/agents/v1/tools';
@@ -120,6 +121,7 @@ export interface AgentMemoryHarness {
   memory: PromiseClient<typeof MemoryServiceService>;
   tools: PromiseClient<typeof ToolServiceService>;
   runs: PromiseClient<typeof RunServiceService>;
+  datasets: PromiseClient<typeof DatasetServiceService>;
   credits: TestCredits;
   principals: TestPrincipals;
   /** The service's own tool runner, wired from its configuration. */
@@ -182,6 +184,7 @@ export async function startAgentMemory(database: TestDatabase, options: HarnessO
     memory: channel.client(MemoryServiceService),
     tools: channel.client(ToolServiceService),
     runs: channel.client(RunServiceService),
+    datasets: channel.client(DatasetServiceService),
     credits,
     principals,
     toolRunner: service.toolRunner,

@@ -16,7 +16,7 @@ export const MemoryTypeInput = z.enum(MEMORY_TYPES);
 /** As answers show it: a component of its own, so clients (the console) read the catalogue from the document. */
 export const MemoryType = z.enum(MEMORY_TYPES).describe('semantic, episodic or procedural.').meta({ id: 'MemoryType' });
 
-const Metadata = z.record(z.string(), z.unknown()).describe('A free-form JSON object (up to 16 KiB), kept with the item.');
+export const Metadata = z.record(z.string(), z.unknown()).describe('A free-form JSON object (up to 16 KiB), kept with the item.');
 
 export const MemoryParams = z.object({ memory_id: pathId('memory item', 'mem') });
 export const DocumentParams = z.object({ document_id: pathId('document', 'doc') });
