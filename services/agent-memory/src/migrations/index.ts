@@ -9,6 +9,7 @@ import { ShortGinPendingLists } from './0007-short-gin-pending-lists.js';
 import { ToolCallErrorCodes } from './0008-tool-call-error-codes.js';
 import { MemoryHistoryTransactions } from './0009-memory-history-transactions.js';
 import { TurnMemories } from './0010-turn-memories.js';
+import { AgentVersions } from './0012-agent-versions.js';
 
 /** Applied in this order at start. Names are stable: they are what the migrations table records. */
 export const migrations: readonly NamedMigration[] = [
@@ -22,4 +23,5 @@ export const migrations: readonly NamedMigration[] = [
   { name: '0008_tool_call_error_codes', class: ToolCallErrorCodes },
   { name: '0009_memory_history_transactions', class: MemoryHistoryTransactions },
   { name: '0010_turn_memories', class: TurnMemories },
+  { name: '0012_agent_versions', class: AgentVersions },
 ];
