@@ -161,6 +161,9 @@ describe('GET /openapi.json', () => {
     ['DELETE', '/agents/{agent_id}/sessions/{session_id}', 'deleteAgentSession', 'agents', '200'],
     ['POST', '/agents/{agent_id}/sessions/{session_id}/tool-calls/{call_id}/approve', 'approveToolCall', 'agents', '200'],
     ['POST', '/agents/{agent_id}/sessions/{session_id}/tool-calls/{call_id}/reject', 'rejectToolCall', 'agents', '200'],
+    ['GET', '/agents/{agent_id}/versions', 'listAgentVersions', 'agents', '200'],
+    ['GET', '/agents/{agent_id}/versions/{version}', 'getAgentVersion', 'agents', '200'],
+    ['POST', '/agents/{agent_id}/versions/{version}/restore', 'restoreAgentVersion', 'agents', '200'],
     ['POST', '/agents/{agent_id}/memory/consolidate', 'consolidateAgentMemory', 'memory', '200'],
     ['POST', '/memory', 'addMemory', 'memory', '201'],
     ['GET', '/memory', 'listMemory', 'memory', '200'],
@@ -247,7 +250,7 @@ describe('GET /openapi.json', () => {
       ['content', 'created_at', 'credits', 'id', 'memories', 'model', 'role', 'session_id', 'status', 'tool_calls', 'usage'].sort(),
     );
     expect(Object.keys(doc.components.schemas['Agent']?.properties ?? {}).sort()).toEqual(
-      ['config', 'created_at', 'description', 'id', 'memory_extraction', 'memory_types', 'name', 'status', 'tools', 'type', 'updated_at'].sort(),
+      ['config', 'created_at', 'description', 'id', 'memory_extraction', 'memory_types', 'name', 'status', 'tools', 'type', 'updated_at', 'version'].sort(),
     );
   });
 

@@ -68,6 +68,10 @@ export const POLICIES = {
   // A decision continues a chat turn: the same access as sending the message.
   'POST /agents/:agent_id/sessions/:session_id/tool-calls/:call_id/approve': AGENTS_WRITE,
   'POST /agents/:agent_id/sessions/:session_id/tool-calls/:call_id/reject': AGENTS_WRITE,
+  'GET /agents/:agent_id/versions': AGENTS_READ,
+  'GET /agents/:agent_id/versions/:version': AGENTS_READ,
+  // A restore saves settings, as a PATCH does.
+  'POST /agents/:agent_id/versions/:version/restore': AGENTS_WRITE,
   // Consolidation writes semantic memory items from the sessions.
   'POST /agents/:agent_id/memory/consolidate': MEMORY_WRITE,
   'POST /memory': MEMORY_WRITE,
