@@ -38,7 +38,7 @@ describe('agent versions (decisions §16)', () => {
       items: [
         { version: 3, created_at: matching(ISO_MS), created_by: account.userId },
         { version: 2, created_at: matching(ISO_MS), created_by: account.userId },
-      ] satisfies VersionSummary[],
+      ],
       total: 3,
       page: 1,
       per_page: 2,
