@@ -165,6 +165,9 @@ describe('GET /openapi.json', () => {
     ['GET', '/agents/{agent_id}/stats', 'getAgentStats', 'runs', '200'],
     ['GET', '/runs/{run_id}', 'getRun', 'runs', '200'],
     ['POST', '/runs/{run_id}/feedback', 'setRunFeedback', 'runs', '200'],
+    ['GET', '/agents/{agent_id}/versions', 'listAgentVersions', 'agents', '200'],
+    ['GET', '/agents/{agent_id}/versions/{version}', 'getAgentVersion', 'agents', '200'],
+    ['POST', '/agents/{agent_id}/versions/{version}/restore', 'restoreAgentVersion', 'agents', '200'],
     ['POST', '/agents/{agent_id}/memory/consolidate', 'consolidateAgentMemory', 'memory', '200'],
     ['POST', '/memory', 'addMemory', 'memory', '201'],
     ['GET', '/memory', 'listMemory', 'memory', '200'],
@@ -258,7 +261,7 @@ describe('GET /openapi.json', () => {
       ['content', 'created_at', 'credits', 'id', 'memories', 'model', 'role', 'run_id', 'session_id', 'status', 'tool_calls', 'usage'].sort(),
     );
     expect(Object.keys(doc.components.schemas['Agent']?.properties ?? {}).sort()).toEqual(
-      ['config', 'created_at', 'description', 'id', 'memory_extraction', 'memory_types', 'name', 'status', 'tools', 'type', 'updated_at'].sort(),
+      ['config', 'created_at', 'description', 'id', 'memory_extraction', 'memory_types', 'name', 'status', 'tools', 'type', 'updated_at', 'version'].sort(),
     );
   });
 

@@ -34,6 +34,7 @@ describe('agents', () => {
       memory_extraction: 'per_user',
       tools: [],
       status: 'active',
+      version: 1,
       created_at: expect.stringMatching(ISO_MS),
       updated_at: expect.stringMatching(ISO_MS),
     });
@@ -95,6 +96,8 @@ describe('agents', () => {
       config: {},
       // Procedural memory kept no facts; semantic memory does, per end user.
       memory_extraction: 'per_user',
+      // New settings: the next version (decisions §16).
+      version: 2,
       updated_at: expect.stringMatching(ISO_MS),
     });
   });

@@ -51,6 +51,8 @@ it('runs the quickstart as written, offline', { timeout: 120_000 }, async () => 
   expect(stdout).toContain('"email":"ada@example.com"');
   expect(stdout).toContain('event: message.completed');
   expect(stdout).toMatch(/"status":"completed"/);
+  // Giving the agent its tool made its version 2, listed before its first.
+  expect(stdout).toMatch(/"items":\[\{"version":2,[^\]]*\{"version":1,/);
   // The gated tool's call waited (the turn is kept in a variable), was rejected with the comment, and the turn went on.
   expect(stdout).toMatch(/"status":"rejected".*"comment":"Not without a receipt"/);
   expect(stdout).toMatch(new RegExp(`"url":"http://127\\.0\\.0\\.1:${receiverPort}/agent-platform".*"signing_secret":"whsec_`));

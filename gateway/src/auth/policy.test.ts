@@ -56,7 +56,7 @@ describe('the policy table', () => {
     }
   });
 
-  it('guards agents and their runs with agents:read / agents:write and memory with memory:read / memory:write (decisions §3, §4, §16)', () => {
+  it('guards agents, their versions and runs with agents:read / agents:write and memory with memory:read / memory:write (decisions §3, §4, §16)', () => {
     const AGENTS_READ = { auth: 'user-or-key', minRole: 'viewer', scope: 'agents:read' };
     const AGENTS_WRITE = { auth: 'user-or-key', minRole: 'member', scope: 'agents:write' };
     const MEMORY_READ = { auth: 'user-or-key', minRole: 'viewer', scope: 'memory:read' };
@@ -77,6 +77,9 @@ describe('the policy table', () => {
       'POST /agents/:agent_id/sessions/:session_id/tool-calls/:call_id/reject': AGENTS_WRITE,
       'GET /agents/:agent_id/runs': AGENTS_READ,
       'GET /agents/:agent_id/stats': AGENTS_READ,
+      'GET /agents/:agent_id/versions': AGENTS_READ,
+      'GET /agents/:agent_id/versions/:version': AGENTS_READ,
+      'POST /agents/:agent_id/versions/:version/restore': AGENTS_WRITE,
       'POST /agents/:agent_id/memory/consolidate': MEMORY_WRITE,
       'POST /memory': MEMORY_WRITE,
       'GET /memory': MEMORY_READ,

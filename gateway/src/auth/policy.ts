@@ -72,6 +72,10 @@ export const POLICIES = {
   'GET /agents/:agent_id/stats': AGENTS_READ,
   'GET /runs/:run_id': AGENTS_READ,
   'POST /runs/:run_id/feedback': AGENTS_WRITE,
+  'GET /agents/:agent_id/versions': AGENTS_READ,
+  'GET /agents/:agent_id/versions/:version': AGENTS_READ,
+  // A restore saves settings, as a PATCH does.
+  'POST /agents/:agent_id/versions/:version/restore': AGENTS_WRITE,
   // Consolidation writes semantic memory items from the sessions.
   'POST /agents/:agent_id/memory/consolidate': MEMORY_WRITE,
   'POST /memory': MEMORY_WRITE,

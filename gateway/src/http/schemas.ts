@@ -58,10 +58,13 @@ export function queryTime(description: string) {
 }
 
 /** An integer path parameter (a version's number): text that is not a number is 400, out of range 422. */
-export function pathInt(options: { min: number; max: number; description: string }) {
+function pathInt(options: { min: number; max: number; description: string }) {
   // Documented as the integer it is read as, not as the path's text.
   return wholeNumber(options.min, options.max).meta({ type: 'integer', minimum: options.min, maximum: options.max, description: options.description });
 }
+
+/** A version named by its number (a workflow's, decisions §13.1; an agent's, §16): the path parameter that is not an id. */
+export const VersionNumber = pathInt({ min: 1, max: 2_147_483_647, description: 'The version, from 1.' });
 
 /** A path parameter naming a resource by its id (decisions §1: `<resource>_id`, ids `<prefix>_<ULID>`). */
 export function pathId(what: string, prefix: string) {

@@ -24,7 +24,7 @@ export const MCP_TOOLS: readonly McpTool[] = [
     name: 'list_agents',
     title: 'List agents',
     description:
-      "Lists the agents of the tenant, newest first: {agents: [{id, name, type, description, memory_types, config, tools, status, created_at, updated_at}], total, page, per_page}. Use an agent's id with chat_with_agent, search_memory and add_memory.",
+      "Lists the agents of the tenant, newest first: {agents: [{id, name, type, description, memory_types, config, memory_extraction, tools, status, version, created_at, updated_at}], total, page, per_page}. Use an agent's id with chat_with_agent, search_memory and add_memory.",
     input: z.object(Paging),
     policy: POLICIES['GET /agents'],
     readOnly: true,

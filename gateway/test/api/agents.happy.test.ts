@@ -44,6 +44,7 @@ describe('POST /agents', () => {
       memory_extraction: 'per_user',
       tools: [],
       status: 'active',
+      version: 1,
       created_at: matching(ISO_MS),
       updated_at: agent.created_at,
     });
@@ -135,6 +136,8 @@ describe('GET, PATCH, PUT and DELETE /agents/{agent_id}', () => {
       config: { temperature: 1.5 },
       // Without semantic memory there is nowhere to put facts.
       memory_extraction: 'off',
+      // A rename kept version 1 (decisions §16); new settings make version 2.
+      version: 2,
       updated_at: matching(ISO_MS),
     });
   });
@@ -144,7 +147,7 @@ describe('GET, PATCH, PUT and DELETE /agents/{agent_id}', () => {
     const agent = await newAgent(h.app, account.token, { description: 'old', memory_types: ['procedural'], config: { model: 'm' } });
     const replaced = await as(h.app, account.token, { method: 'PUT', url: `/api/v1/agents/${agent.id}`, payload: { name: 'New', type: 'assistant' } });
     expect(replaced.statusCode, replaced.body).toBe(200);
-    const expected = { ...agent, name: 'New', type: 'assistant', description: null, memory_types: ['semantic', 'episodic'], config: {}, memory_extraction: 'per_user', updated_at: matching(ISO_MS) };
+    const expected = { ...agent, name: 'New', type: 'assistant', description: null, memory_types: ['semantic', 'episodic'], config: {}, memory_extraction: 'per_user', version: 2, updated_at: matching(ISO_MS) };
     expect(replaced.json()).toEqual(expected);
     expect(await read(account, agent.id)).toEqual(expected);
   });

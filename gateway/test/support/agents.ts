@@ -12,6 +12,7 @@ export interface AgentBody {
   memory_extraction: 'off' | 'per_user' | 'shared';
   tools: string[];
   status: string;
+  version: number;
   created_at: string;
   updated_at: string;
 }

@@ -262,6 +262,60 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/agents/{agent_id}/versions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List the versions of an agent, newest first, without their settings */
+        get: operations["listAgentVersions"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/agents/{agent_id}/versions/{version}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Get one version of an agent with its settings (memory_types, config, tools) */
+        get: operations["getAgentVersion"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/agents/{agent_id}/versions/{version}/restore": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Make a new version whose settings are this version's; emits agent.updated
+         * @description The agent gets that version's memory_types, config and tools as the next version, as a PATCH of them would; restoring the current settings makes one too. Name, type and description stay. The settings are held to today's rules again: a tool deleted since is 422 naming tools[<index>], and one the credential may not use is 403, as on a PATCH.
+         */
+        post: operations["restoreAgentVersion"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/auth/register": {
         parameters: {
             query?: never;
@@ -1253,8 +1307,26 @@ export interface components {
             tools: string[];
             /** @description active */
             status: string;
+            /** @description The version of the current settings (decisions §16): 1 at creation, the next with every change of config, tools or memory_types (a deleted tool taken off included) and every restore; name, type and description alone keep it. */
+            version: number;
             created_at: components["schemas"]["Timestamp"];
             updated_at: components["schemas"]["Timestamp"];
+        };
+        AgentVersionSummary: {
+            version: number;
+            created_at: components["schemas"]["Timestamp"];
+            /** @description The user whose create, update, restore or deletion of a tool made this version; null for the version 1 of an agent made before versions were kept. */
+            created_by: string | null;
+        };
+        /** @description One version of an agent's settings: memory_types, config and tools. Name, type and description are not versioned. Versions never change once made. */
+        AgentVersion: {
+            version: number;
+            created_at: components["schemas"]["Timestamp"];
+            /** @description The user whose create, update, restore or deletion of a tool made this version; null for the version 1 of an agent made before versions were kept. */
+            created_by: string | null;
+            memory_types: string[];
+            config: components["schemas"]["AgentConfig"];
+            tools: string[];
         };
         /**
          * @description semantic, episodic or procedural.
@@ -3858,6 +3930,322 @@ export interface operations {
                 };
             };
             /** @description `validation_error`: The body or the query breaks a rule; `details` names each offending field. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limit_exceeded`: Too many requests; `retry_after` and `Retry-After` say when to try again. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `internal_error`: An unexpected failure; the body holds no internals. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `service_unavailable`: A dependency (a backend service, Redis) is unavailable; retry shortly. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listAgentVersions: {
+        parameters: {
+            query?: {
+                /** @description The tenant to act in; default: your first tenant (JWT) or the key's tenant. */
+                tenant_id?: string;
+                /** @description Page number, from 1. Default 1. */
+                page?: number;
+                /** @description Items per page, 1..100. Default 20. */
+                per_page?: number;
+            };
+            header?: never;
+            path: {
+                /** @description The agent's id (agt_…). */
+                agent_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        items: components["schemas"]["AgentVersionSummary"][];
+                        total: number;
+                        page: number;
+                        per_page: number;
+                    };
+                };
+            };
+            /** @description `invalid_request`: Malformed JSON, a content type other than JSON, or a URL, query or path parameter that cannot be read. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `unauthorized`: No credential, or an invalid, expired or revoked one (with `WWW-Authenticate: Bearer`). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `forbidden`: The credential lacks the role or the API-key scope the operation needs, or names a tenant_id it is no member of. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `not_found`: No such resource in the tenant (one of another tenant is not found either). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `validation_error`: The body or the query breaks a rule; `details` names each offending field. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limit_exceeded`: Too many requests; `retry_after` and `Retry-After` say when to try again. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `internal_error`: An unexpected failure; the body holds no internals. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `service_unavailable`: A dependency (a backend service, Redis) is unavailable; retry shortly. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getAgentVersion: {
+        parameters: {
+            query?: {
+                /** @description The tenant to act in; default: your first tenant (JWT) or the key's tenant. */
+                tenant_id?: string;
+            };
+            header?: never;
+            path: {
+                /** @description The agent's id (agt_…). */
+                agent_id: string;
+                /** @description The version, from 1. */
+                version: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK: One version of an agent's settings: memory_types, config and tools. Name, type and description are not versioned. Versions never change once made. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AgentVersion"];
+                };
+            };
+            /** @description `invalid_request`: Malformed JSON, a content type other than JSON, or a URL, query or path parameter that cannot be read. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `unauthorized`: No credential, or an invalid, expired or revoked one (with `WWW-Authenticate: Bearer`). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `forbidden`: The credential lacks the role or the API-key scope the operation needs, or names a tenant_id it is no member of. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `not_found`: No such agent in the tenant, or no such version of it. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `validation_error`: The body or the query breaks a rule; `details` names each offending field. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limit_exceeded`: Too many requests; `retry_after` and `Retry-After` say when to try again. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `internal_error`: An unexpected failure; the body holds no internals. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `service_unavailable`: A dependency (a backend service, Redis) is unavailable; retry shortly. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    restoreAgentVersion: {
+        parameters: {
+            query?: {
+                /** @description The tenant to act in; default: your first tenant (JWT) or the key's tenant. */
+                tenant_id?: string;
+            };
+            header?: never;
+            path: {
+                /** @description The agent's id (agt_…). */
+                agent_id: string;
+                /** @description The version, from 1. */
+                version: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK: An AI agent with persistent memory. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Agent"];
+                };
+            };
+            /** @description `invalid_request`: Malformed JSON, a content type other than JSON, or a URL, query or path parameter that cannot be read. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `unauthorized`: No credential, or an invalid, expired or revoked one (with `WWW-Authenticate: Bearer`). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `forbidden`: The credential lacks the role or the API-key scope the operation needs, or names a tenant_id it is no member of. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `not_found`: No such agent in the tenant, or no such version of it. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `payload_too_large`: The body exceeds the body limit (1 MiB by default). */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `validation_error`: The settings no longer pass: `details` names each field, e.g. tools[0] for a tool deleted since. */
             422: {
                 headers: {
                     [name: string]: unknown;

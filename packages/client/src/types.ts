@@ -38,6 +38,10 @@ export type ApiKey = ResponseBody<'/api/v1/auth/api-keys', 'get'>['items'][numbe
 export type CreatedApiKey = ResponseBody<'/api/v1/auth/api-keys', 'post', 201>;
 
 export type Agent = Schemas['Agent'];
+/** One set of settings an agent has had: memory_types, config and tools (decisions §16). */
+export type AgentVersion = Schemas['AgentVersion'];
+/** An agent version as the list shows it: number, time and author, without the settings. */
+export type AgentVersionSummary = Schemas['AgentVersionSummary'];
 export type AgentConfig = Schemas['AgentConfig'];
 /** The agent's reply to a chat turn, and the data of a stream's `message.completed`. */
 export type ChatMessage = Schemas['ChatMessage'];

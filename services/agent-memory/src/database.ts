@@ -1,6 +1,7 @@
 import type { Logger } from '@agent-platform/kit';
 import { initOrm, type Orm } from '@agent-platform/kit/db';
 import { OutboxSchema } from '@agent-platform/kit/events';
+import { AgentVersionSchema } from './agents/agent-versions.entity.js';
 import { AgentSchema } from './agents/agents.entity.js';
 import { MessageSchema, SessionSchema, ToolCallSchema } from './chat/chat.entity.js';
 import { DatasetItemSchema, DatasetSchema } from './datasets/datasets.entity.js';
@@ -12,7 +13,7 @@ import { ToolSchema } from './tools/tools.entity.js';
 export { migrations } from './migrations/index.js';
 
 /** Every table agent-memory maps; its database holds nothing else. */
-export const entities = [AgentSchema, SessionSchema, MessageSchema, ToolCallSchema, MemoryItemSchema, DocumentSchema, MemoryHistorySchema, MemoryExtractionSchema, ToolSchema, RunSchema, RunStepSchema, DatasetSchema, DatasetItemSchema, OutboxSchema];
+export const entities = [AgentSchema, AgentVersionSchema, SessionSchema, MessageSchema, ToolCallSchema, MemoryItemSchema, DocumentSchema, MemoryHistorySchema, MemoryExtractionSchema, ToolSchema, RunSchema, RunStepSchema, DatasetSchema, DatasetItemSchema, OutboxSchema];
 
 /** Connects and brings the schema up to date (migrations run here, never in handlers). */
 export function openDatabase(databaseUrl: string, logger: Logger): Promise<Orm> {

@@ -15,6 +15,7 @@ import { BillingServiceService } from '@agent-platform/proto/identity/v1/billing
 import { ExecutionServiceService, WorkflowServiceService } from '@agent-platform/proto/workflows/v1';
 import { OutboundHttp, OutboundPolicy, SecretBox, type HostResolver } from '@agent-platform/kit/security';
 import { AGENT_SERVICE_NAME, agentHandlers } from './agents/agents.grpc.js';
+import { AgentVersionsRepository } from './agents/agent-versions.repository.js';
 import { AgentsRepository } from './agents/agents.repository.js';
 import { AgentsService } from './agents/agents.service.js';
 import { RecentAgents } from './agents/recent-agents.js';
@@ -63,6 +64,8 @@ export { TOOL_ACCESS } from './tools/tool-access.js';
 export { DEFAULT_EXACT_SEARCH_MAX_VECTORS } from './vectors/embedded-vector-store.js';
 
 export interface AgentMemoryService extends InProcessServing {
+  /** The tenants' agents: a turn on a past version reads it through atVersion; tests call it directly. */
+  readonly agents: AgentsService;
   /** Runs one tool call (decisions §12.7), wired as configured: the chat turn runs calls through it; tests call it directly. */
   readonly toolRunner: ToolRunner;
   start(): Promise<{ port: number }>;
@@ -145,7 +148,7 @@ function assemble(config: AgentMemoryConfig, deps: AgentMemoryDeps, orm: Orm): A
     logger: logger.child({ component: 'tools' }),
   });
   const recentAgents = new RecentAgents(agentsRepository);
-  const agents = new AgentsService({ em, agents: agentsRepository, tools: toolsRepository, recentAgents, forgetVectors: (tenantId, agentId) => vectors.deleteAgent(tenantId, agentId), logger });
+  const agents = new AgentsService({ em, agents: agentsRepository, versions: new AgentVersionsRepository(em), tools: toolsRepository, recentAgents, forgetVectors: (tenantId, agentId) => vectors.deleteAgent(tenantId, agentId), logger });
   const memory = new MemoryService({ em, agents: agentsRepository, recentAgents, memory: memoryRepository, embedder, vectors, logger });
   const around = requestContext(orm);
   const extractionQueue = new ExtractionRepository(em, `${hostname()}-${process.pid}-${randomBytes(3).toString('hex')}`);
@@ -218,6 +221,7 @@ function assemble(config: AgentMemoryConfig, deps: AgentMemoryDeps, orm: Orm): A
   let started = false;
   return {
     inProcess: server.inProcess(),
+    agents,
     toolRunner,
     async start() {
       const opened = Date.now();

@@ -6,7 +6,7 @@ import { describe, expect } from 'vitest';
 import type { ToolCallRequest } from '../src/tools/kinds/tool-kind.js';
 import { workflowCalls } from '../src/tools/kinds/workflow.js';
 import { Tool } from '../src/tools/tools.entity.js';
-import { databaseTest, principalOf, startAgentMemory, type AgentMemoryHarness, type TestTenant } from './support/harness.js';
+import { actorOf, databaseTest, principalOf, startAgentMemory, type AgentMemoryHarness, type TestTenant } from './support/harness.js';
 import { startWorkflowRunner, workflowsDatabase, type WorkflowRunnerPeer } from './support/workflow-runner.js';
 
 /**
@@ -41,10 +41,6 @@ const test = databaseTest
     });
     return { service, runner: started, kind };
   });
-
-function actorOf(tenant: TestTenant, overrides: Partial<Actor> = {}): Actor {
-  return { kind: 'user', userId: tenant.principal.userId, tenantId: tenant.tenantId, role: 'member', scopes: [], ...overrides };
-}
 
 function workflowTool(tenantId: string, workflowId: string): Tool {
   const now = new Date();

@@ -41,6 +41,8 @@ export const AgentSchema = defineEntity({
     status: p.enum(AGENT_STATUSES),
     /** Tool ids of the tenant (decisions §12), in the order given. */
     tools: p.array<string>(),
+    /** decisions §16: the version of the current settings, 1 at creation. */
+    version: p.integer(),
     createdAt: p.datetime(),
     updatedAt: p.datetime(),
   },
@@ -50,4 +52,11 @@ export class Agent extends AgentSchema.class {}
 AgentSchema.setClass(Agent);
 
 /** An agent as read, outside the unit of work: what every read path and answer needs. */
-export type AgentRecord = Pick<Agent, 'id' | 'tenantId' | 'name' | 'type' | 'description' | 'memoryTypes' | 'config' | 'tools' | 'status' | 'createdAt' | 'updatedAt'>;
+export type AgentRecord = Pick<Agent, 'id' | 'tenantId' | 'name' | 'type' | 'description' | 'memoryTypes' | 'config' | 'tools' | 'status' | 'version' | 'createdAt' | 'updatedAt'>;
+
+/**
+ * What a version of an agent holds (decisions §16): what its turns do. Name, type and description
+ * are for people and change no turn; a change of them alone makes no version, so a version that
+ * held them would show what the agent was called when the version was made, not what it is.
+ */
+export type AgentSettingsVersion = Pick<AgentRecord, 'memoryTypes' | 'config' | 'tools'>;

@@ -1,7 +1,14 @@
 import { parsePage } from '@agent-platform/kit';
 import { actorOf, present, type Handlers } from '@agent-platform/kit/grpc';
-import { MemoryExtraction, type Agent as AgentMessage, type AgentServiceService } from '@agent-platform/proto/agents/v1/agents';
-import type { AgentRecord, MemoryExtractionMode } from './agents.entity.js';
+import {
+  MemoryExtraction,
+  type Agent as AgentMessage,
+  type AgentConfig,
+  type AgentServiceService,
+  type AgentVersion as AgentVersionMessage,
+} from '@agent-platform/proto/agents/v1/agents';
+import type { AgentVersionSummary } from './agent-versions.repository.js';
+import type { AgentRecord, AgentSettings, MemoryExtractionMode } from './agents.entity.js';
 import { extractionModeOf, memoryExtractionOf, type AgentsService } from './agents.service.js';
 
 const EXTRACTION_MESSAGES: Record<MemoryExtractionMode, MemoryExtraction> = {
@@ -51,23 +58,45 @@ export function agentHandlers(agents: AgentsService): Handlers<typeof AgentServi
       await agents.delete(actorOf(ctx), request.agentId);
       return {};
     },
+
+    listAgentVersions: async (request, ctx) => {
+      const { items, total } = await agents.listVersions(actorOf(ctx), request.agentId, parsePage(request.page));
+      return { items: items.map(versionSummaryOf), total };
+    },
+
+    getAgentVersion: async (request, ctx) => {
+      const version = await agents.getVersion(actorOf(ctx), request.agentId, request.version);
+      const { memoryTypes, config, tools } = version;
+      return { version: { ...versionSummaryOf(version), settings: { memoryTypes, config: configMessage(config), tools } } };
+    },
+
+    restoreAgentVersion: async (request, ctx) => ({ agent: toMessage(await agents.restoreVersion(actorOf(ctx), request.agentId, request.version)) }),
   };
 }
 
+function versionSummaryOf(version: AgentVersionSummary): AgentVersionMessage {
+  return { version: version.version, createdAt: version.createdAt, createdBy: version.createdBy ?? undefined, settings: undefined };
+}
+
 export function toMessage(agent: AgentRecord): AgentMessage {
-  const { model, temperature, max_tokens, system_prompt, top_p, max_tool_rounds, memory_extraction } = agent.config;
-  const extraction = memory_extraction === undefined ? undefined : EXTRACTION_MESSAGES[extractionModeOf(memory_extraction)];
   return {
     id: agent.id,
     name: agent.name,
     type: agent.type,
     description: agent.description ?? undefined,
     memoryTypes: agent.memoryTypes,
-    config: { model, temperature, maxTokens: max_tokens, systemPrompt: system_prompt, topP: top_p, maxToolRounds: max_tool_rounds, extraction },
+    config: configMessage(agent.config),
     memoryExtraction: EXTRACTION_MESSAGES[memoryExtractionOf(agent)],
     tools: agent.tools,
     status: agent.status,
+    version: agent.version,
     createdAt: agent.createdAt,
     updatedAt: agent.updatedAt,
   };
+}
+
+function configMessage(config: AgentSettings): AgentConfig {
+  const { model, temperature, max_tokens, system_prompt, top_p, max_tool_rounds, memory_extraction } = config;
+  const extraction = memory_extraction === undefined ? undefined : EXTRACTION_MESSAGES[extractionModeOf(memory_extraction)];
+  return { model, temperature, maxTokens: max_tokens, systemPrompt: system_prompt, topP: top_p, maxToolRounds: max_tool_rounds, extraction };
 }

@@ -1,4 +1,5 @@
 import { PreparedStatement, type EntityManager } from '@agent-platform/kit/db';
+import { LockMode } from '@mikro-orm/postgresql';
 import { Agent, type AgentRecord, type AgentSettings, type MemoryType } from './agents.entity.js';
 
 export interface NewAgent {
@@ -20,11 +21,12 @@ export interface AgentChanges {
   memoryTypes?: MemoryType[];
   config?: AgentSettings;
   tools?: string[];
+  version?: number;
 }
 
 const agentRead = new PreparedStatement<AgentRow>(
   'agents_agent_by_id',
-  `select "id", "tenant_id", "name", "type", "description", "memory_types", "config", "tools", "status", "created_at", "updated_at"
+  `select "id", "tenant_id", "name", "type", "description", "memory_types", "config", "tools", "status", "version", "created_at", "updated_at"
      from "agents" where "id" = ? and "tenant_id" = ?`,
 );
 
@@ -38,6 +40,7 @@ interface AgentRow {
   config: AgentSettings;
   tools: string[];
   status: AgentRecord['status'];
+  version: number;
   created_at: string | Date;
   updated_at: string | Date;
 }
@@ -51,7 +54,7 @@ export class AgentsRepository {
   }
 
   insert(agent: NewAgent): Agent {
-    return this.em.create(Agent, { ...agent, status: 'active', updatedAt: agent.createdAt });
+    return this.em.create(Agent, { ...agent, status: 'active', version: 1, updatedAt: agent.createdAt });
   }
 
   /**
@@ -72,14 +75,18 @@ export class AgentsRepository {
       config: row.config,
       tools: row.tools,
       status: row.status,
+      version: row.version,
       createdAt: new Date(row.created_at),
       updatedAt: new Date(row.updated_at),
     };
   }
 
-  /** The agent as an entity, for a change to flush. */
+  /**
+   * The agent as an entity, for a change to flush, its row locked until the transaction ends: the
+   * lock is what makes concurrent saves take consecutive versions (decisions §16).
+   */
   findForUpdate(tenantId: string, id: string): Promise<Agent | null> {
-    return this.em.findOne(Agent, { id, tenantId });
+    return this.em.findOne(Agent, { id, tenantId }, { lockMode: LockMode.PESSIMISTIC_WRITE, refresh: true });
   }
 
   /** Newest first. */

@@ -1,7 +1,9 @@
-import { ACCESS, DomainError, FieldErrors, newId, requireAccess, type Actor, type Logger, type Page } from '@agent-platform/kit';
+import { isDeepStrictEqual } from 'node:util';
+import { ACCESS, DomainError, FieldErrors, newId, requireAccess, requireVersionNumber, type Actor, type Logger, type Page } from '@agent-platform/kit';
 import type { EntityManager } from '@agent-platform/kit/db';
 import { newEvent, recordEvent } from '@agent-platform/kit/events';
-import type { Agent, AgentRecord, MemoryExtractionMode, MemoryExtractionSetting, MemoryType } from './agents.entity.js';
+import type { AgentVersionRecord, AgentVersionsRepository, AgentVersionSummary } from './agent-versions.repository.js';
+import type { Agent, AgentRecord, AgentSettingsVersion, MemoryExtractionMode, MemoryExtractionSetting, MemoryType } from './agents.entity.js';
 import { checkConfig, checkDescription, checkExtraction, checkMemoryTypes, checkName, checkType, DEFAULT_MEMORY_TYPES } from './agent-input.js';
 import type { AgentChanges, AgentsRepository } from './agents.repository.js';
 import type { RecentAgents } from './recent-agents.js';
@@ -33,6 +35,7 @@ export interface UpdateAgent {
 export interface AgentsServiceOptions {
   em: EntityManager;
   agents: AgentsRepository;
+  versions: AgentVersionsRepository;
   tools: ToolsRepository;
   /** Told of every committed change, so this process's searches see it at once. */
   recentAgents: RecentAgents;
@@ -41,7 +44,10 @@ export interface AgentsServiceOptions {
   logger: Logger;
 }
 
-/** Agents of the actor's tenant: validation, lifecycle and their events, in one transaction each. */
+/**
+ * Agents of the actor's tenant: validation, lifecycle, versions (decisions §16) and their events,
+ * in one transaction each.
+ */
 export class AgentsService {
   private readonly options: AgentsServiceOptions;
 
@@ -62,6 +68,9 @@ export class AgentsService {
     return this.options.em.transactional(async (em) => {
       const tools = await this.checkTools(actor, request.tools);
       const agent = this.options.agents.insert({ id: newId('agent'), tenantId: actor.tenantId, name, type, description, memoryTypes, config, tools, createdAt: now });
+      // The agent's row first: its version 1 refers to it.
+      await em.flush();
+      this.recordVersion(actor, agent, now);
       await em.flush();
       await recordEvent(em, newEvent('agent.created', actor.tenantId, agentEventData(agent), now));
       return agent;
@@ -86,7 +95,7 @@ export class AgentsService {
       const changes = checkChanges(request);
       // Every save is held to the agent's tools, those it keeps too: an agent one may not arm, one may not re-prompt.
       changes.tools = await this.checkTools(actor, request.tools ?? (request.replace ? [] : agent.tools));
-      this.options.agents.update(agent, changes, now);
+      this.apply(actor, agent, changes, now, 'when_changed');
       const errors = new FieldErrors();
       checkExtraction(agent.memoryTypes, agent.config, errors);
       errors.throwIfAny();
@@ -96,6 +105,85 @@ export class AgentsService {
     });
     this.options.recentAgents.forget(actor.tenantId, id);
     return updated;
+  }
+
+  /** Newest first, without their settings. */
+  async listVersions(actor: Actor, agentId: string, page: Page): Promise<{ items: AgentVersionSummary[]; total: number }> {
+    requireAccess(actor, ACCESS.agents.read);
+    found(await this.options.agents.find(actor.tenantId, agentId));
+    return this.options.versions.list(actor.tenantId, agentId, page.perPage, page.offset);
+  }
+
+  async getVersion(actor: Actor, agentId: string, version: number): Promise<AgentVersionRecord> {
+    requireAccess(actor, ACCESS.agents.read);
+    requireVersionNumber(version);
+    found(await this.options.agents.find(actor.tenantId, agentId));
+    return this.versionOf(actor, agentId, version);
+  }
+
+  /**
+   * decisions §16: a new version whose settings are `version`'s, saved as an update of them would
+   * be, even when they equal the current ones (as workflows restore, §13.1). They are held to
+   * today's rules and tools again: a tool deleted since, or one the actor may not use, refuses it.
+   * Emits agent.updated.
+   */
+  async restoreVersion(actor: Actor, agentId: string, version: number, now = new Date()): Promise<Agent> {
+    requireAccess(actor, ACCESS.agents.write);
+    requireVersionNumber(version);
+    const restored = await this.options.em.transactional(async (em) => {
+      const agent = found(await this.options.agents.findForUpdate(actor.tenantId, agentId));
+      const kept = await this.versionOf(actor, agentId, version);
+      const errors = new FieldErrors();
+      const memoryTypes = checkMemoryTypes(kept.memoryTypes, errors);
+      const config = checkConfig(JSON.stringify(kept.config), errors);
+      checkExtraction(memoryTypes, config, errors);
+      errors.throwIfAny();
+      const tools = await this.checkTools(actor, kept.tools);
+      this.apply(actor, agent, { memoryTypes, config, tools }, now, 'always');
+      await em.flush();
+      await recordEvent(em, newEvent('agent.updated', actor.tenantId, agentEventData(agent), now));
+      return agent;
+    });
+    this.options.recentAgents.forget(actor.tenantId, agentId);
+    return restored;
+  }
+
+  /**
+   * The agent as it was at `version`: that version's settings under today's name, type and
+   * description (which versions do not hold), for a turn asked to run a past version (decisions
+   * §16, `agent_version`). not_found for an unknown agent or version. Access is the caller's to
+   * require: a turn needs agents:write, which a key may hold without agents:read.
+   */
+  async atVersion(actor: Actor, agentId: string, version: number): Promise<AgentRecord> {
+    requireVersionNumber(version);
+    const agent = found(await this.options.agents.find(actor.tenantId, agentId));
+    // The current version is the agent's row itself: a turn on it reads nothing more.
+    if (version === agent.version) return agent;
+    const past = await this.versionOf(actor, agentId, version);
+    return { ...agent, version: past.version, memoryTypes: past.memoryTypes, config: past.config, tools: past.tools };
+  }
+
+  /** A version of an agent already found in the actor's tenant, or not_found. */
+  private async versionOf(actor: Actor, agentId: string, version: number): Promise<AgentVersionRecord> {
+    const row = await this.options.versions.find(actor.tenantId, agentId, version);
+    if (!row) throw DomainError.notFound('Agent version');
+    return row;
+  }
+
+  /**
+   * Applies changes to the agent, its row locked. A change of what a version holds (config, tools,
+   * memory_types; or any restore) makes the next version in the same transaction; name, type and
+   * description alone keep the current one.
+   */
+  private apply(actor: Actor, agent: Agent, changes: AgentChanges, now: Date, newVersion: 'when_changed' | 'always'): void {
+    const versioned = newVersion === 'always' || !sameSettings(agent, { ...settingsOf(agent), ...changes });
+    this.options.agents.update(agent, versioned ? { ...changes, version: agent.version + 1 } : changes, now);
+    if (versioned) this.recordVersion(actor, agent, now);
+  }
+
+  /** The agent's settings as its current version, written at the next flush. */
+  private recordVersion(actor: Actor, agent: Agent, now: Date): void {
+    this.options.versions.insert({ agentId: agent.id, version: agent.version, tenantId: agent.tenantId, ...settingsOf(agent), createdAt: now, createdBy: actor.userId });
   }
 
   /**
@@ -137,6 +225,16 @@ export class AgentsService {
   }
 }
 
+/** Copies, so a version never shares a list or object with the agent's entity. */
+function settingsOf(agent: AgentSettingsVersion): AgentSettingsVersion {
+  return { memoryTypes: [...agent.memoryTypes], config: { ...agent.config }, tools: [...agent.tools] };
+}
+
+/** Key order aside (jsonb keeps its own), as the lists' order matters: tools are offered in it. */
+function sameSettings(a: AgentSettingsVersion, b: AgentSettingsVersion): boolean {
+  return isDeepStrictEqual(a.memoryTypes, b.memoryTypes) && isDeepStrictEqual(a.tools, b.tools) && isDeepStrictEqual(a.config, b.config);
+}
+
 function checkChanges(request: UpdateAgent): AgentChanges {
   const errors = new FieldErrors();
   const changes: AgentChanges = {};
@@ -174,6 +272,7 @@ export function agentEventData(agent: AgentRecord) {
     memory_extraction: memoryExtractionOf(agent),
     tools: agent.tools,
     status: agent.status,
+    version: agent.version,
     created_at: agent.createdAt.toISOString(),
     updated_at: agent.updatedAt.toISOString(),
   };

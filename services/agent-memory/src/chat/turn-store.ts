@@ -41,7 +41,7 @@ export class TurnStore {
       id: run.id,
       tenantId: turn.actor.tenantId,
       agentId: turn.agent.id,
-      agentVersion: 1,
+      agentVersion: turn.agent.version,
       // A new session is stored with the turn's first messages; until then the run names none.
       sessionId: turn.isNewSession ? null : turn.sessionId,
       userId: turn.userId,

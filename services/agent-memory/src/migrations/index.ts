@@ -10,6 +10,7 @@ import { ToolCallErrorCodes } from './0008-tool-call-error-codes.js';
 import { MemoryHistoryTransactions } from './0009-memory-history-transactions.js';
 import { TurnMemories } from './0010-turn-memories.js';
 import { Runs } from './0011-runs.js';
+import { AgentVersions } from './0012-agent-versions.js';
 import { Datasets } from './0013-datasets.js';
 
 /** Applied in this order at start. Names are stable: they are what the migrations table records. */
@@ -25,5 +26,6 @@ export const migrations: readonly NamedMigration[] = [
   { name: '0009_memory_history_transactions', class: MemoryHistoryTransactions },
   { name: '0010_turn_memories', class: TurnMemories },
   { name: '0011_runs', class: Runs },
+  { name: '0012_agent_versions', class: AgentVersions },
   { name: '0013_datasets', class: Datasets },
 ];

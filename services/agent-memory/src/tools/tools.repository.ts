@@ -74,12 +74,27 @@ export class ToolsRepository {
 
   /**
    * The tool, and its id from every agent of the tenant that names it, in the caller's
-   * transaction: an agent never names a tool that is gone. False when there was no such tool.
+   * transaction: an agent never names a tool that is gone. Each of those agents moves to its next
+   * version (decisions §16: a change of tools makes one), made by `by`. The agents are locked
+   * before the tool, in the order a save of an agent takes them (its row, then share locks on its
+   * tools), so a delete and a save never wait on each other in a circle. False when there was no
+   * such tool.
    */
-  async delete(tenantId: string, id: string): Promise<boolean> {
+  async delete(tenantId: string, id: string, by: { userId: string; at: Date }): Promise<boolean> {
+    await this.em.execute(`select 1 from "agents" where "tenant_id" = ? and ? = any("tools") order by "id" for update`, [tenantId, id], 'all');
     const removed = await this.em.nativeDelete(Tool, { id, tenantId });
     if (removed === 0) return false;
-    await this.em.execute(`update "agents" set "tools" = array_remove("tools", ?) where "tenant_id" = ? and ? = any("tools")`, [id, tenantId, id], 'run');
+    // Run after the delete, so it also takes the tool off an agent whose save named it meanwhile.
+    await this.em.execute(
+      `with "changed" as (
+         update "agents" set "tools" = array_remove("tools", ?), "version" = "version" + 1, "updated_at" = ?
+          where "tenant_id" = ? and ? = any("tools")
+          returning "id", "tenant_id", "version", "memory_types", "config", "tools")
+       insert into "agent_versions" ("agent_id", "version", "tenant_id", "memory_types", "config", "tools", "created_at", "created_by")
+       select "id", "version", "tenant_id", "memory_types", "config", "tools", ?, ? from "changed"`,
+      [id, by.at, tenantId, id, by.at, by.userId],
+      'run',
+    );
     return true;
   }
 }

@@ -93,10 +93,10 @@ export class ToolsService {
     });
   }
 
-  /** The tool goes, and with it its id from every agent of the tenant that named it. */
-  async delete(actor: Actor, id: string): Promise<void> {
+  /** The tool goes, and with it its id from every agent of the tenant that named it (each moving to its next version). */
+  async delete(actor: Actor, id: string, now = new Date()): Promise<void> {
     requireAccess(actor, ACCESS.tools.write);
-    const removed = await this.options.em.transactional(() => this.options.tools.delete(actor.tenantId, id));
+    const removed = await this.options.em.transactional(() => this.options.tools.delete(actor.tenantId, id, { userId: actor.userId, at: now }));
     if (!removed) throw DomainError.notFound('Tool');
   }
 

@@ -11,6 +11,7 @@ import { MemoryServiceService } from '@agent-platform/proto/agents/v1/memory';
 import { RunServiceService } from '@agent-platform/proto/agents/v1/runs';
 import { ToolServiceService } from '@agent-platform/proto/agents/v1/tools';
 import { test as base } from 'vitest';
+import type { AgentsService } from '../../src/agents/agents.service.js';
 import { noCreditsLeft, type Credits } from '../../src/chat/credits.js';
 import { migrations, openDatabase } from '../../src/database.js';
 import type { ChatModel } from '../../src/models/chat-model.js';
@@ -110,6 +111,11 @@ export function newTenant(role = 'member'): TestTenant {
   return { tenantId, principal: principalOf(tenantId, role) };
 }
 
+/** The tenant's member as the service's own code takes them, for what is called without an RPC. */
+export function actorOf(tenant: TestTenant, overrides: Partial<Actor> = {}): Actor {
+  return { kind: 'user', userId: tenant.principal.userId, tenantId: tenant.tenantId, role: 'member', scopes: [], ...overrides };
+}
+
 export function principalOf(tenantId: string, role = 'member', kind = PrincipalKind.KIND_USER, scopes: string[] = []): Principal {
   return { kind, userId: newId('user'), apiKeyId: kind === PrincipalKind.KIND_API_KEY ? newId('apiKey') : '', tenantId, role, scopes };
 }
@@ -126,6 +132,8 @@ export interface AgentMemoryHarness {
   principals: TestPrincipals;
   /** The service's own tool runner, wired from its configuration. */
   toolRunner: ToolRunner;
+  /** The service's own agents, for what no RPC reaches (an agent at a past version). */
+  agentsService: AgentsService;
   /** A new agent of the tenant. */
   createAgent(tenant: TestTenant, overrides?: { memoryTypes?: string[]; configJson?: string; name?: string }): Promise<Agent>;
   stop(): Promise<void>;
@@ -188,6 +196,7 @@ export async function startAgentMemory(database: TestDatabase, options: HarnessO
     credits,
     principals,
     toolRunner: service.toolRunner,
+    agentsService: service.agents,
     async createAgent(tenant, overrides = {}) {
       const { agent } = await agents.createAgent(
         { name: overrides.name ?? 'Helper', type: 'assistant', memoryTypes: overrides.memoryTypes ?? ['semantic', 'episodic'], tools: [], configJson: overrides.configJson },

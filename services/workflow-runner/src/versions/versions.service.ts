@@ -1,4 +1,4 @@
-import { ACCESS, DomainError, FieldErrors, requireAccess, type Actor, type Page } from '@agent-platform/kit';
+import { ACCESS, DomainError, FieldErrors, requireAccess, requireVersionNumber, type Actor, type Page } from '@agent-platform/kit';
 import type { EntityManager } from '@agent-platform/kit/db';
 import { graphAuthorOf } from '../agents/agent-chat.js';
 import { checkAgentReferences, type AgentDirectory } from '../agents/agent-directory.js';
@@ -101,8 +101,7 @@ export class WorkflowVersionsService {
   }
 
   private async find(actor: Actor, workflowId: string, version: number): Promise<WorkflowVersion> {
-    // proto3 sends an absent number as 0: versions count from 1.
-    if (!Number.isInteger(version) || version < 1) throw DomainError.validation([{ field: 'version', message: 'must be an integer of at least 1' }]);
+    requireVersionNumber(version);
     foundWorkflow(await this.options.workflows.find(actor.tenantId, workflowId));
     const row = await this.options.versions.find(workflowId, version);
     if (!row) throw DomainError.notFound('Workflow version');

@@ -1,6 +1,6 @@
-import { MemoryExtraction, type Agent, type AgentConfig } from '@agent-platform/proto/agents/v1/agents';
+import { MemoryExtraction, type Agent, type AgentConfig, type AgentVersion } from '@agent-platform/proto/agents/v1/agents';
 import { z } from 'zod';
-import { iso, pathId, Timestamp } from '../../../../http/schemas.js';
+import { iso, pageOf, pathId, Timestamp, VersionNumber } from '../../../../http/schemas.js';
 
 // The gateway checks shapes and types. What a name, a type or a config value may be (lengths,
 // the [a-z0-9_-] pattern, the memory type catalogue, ranges, the allowed config keys) is the
@@ -56,6 +56,7 @@ const Tools = z
   .describe('Tools the agent may call: tool ids of the tenant (tool_…), in order; an unknown or foreign id is 422 naming tools[<index>]. Default none.');
 
 export const AgentParams = z.object({ agent_id: pathId('agent', 'agt') });
+export const AgentVersionParams = AgentParams.extend({ version: VersionNumber });
 
 const AGENT_EXAMPLE = {
   name: 'Support bot',
@@ -116,10 +117,37 @@ export const AgentSchema = z
       ),
     tools: z.array(z.string()).describe('Tool ids the agent may call (decisions §12).'),
     status: z.string().describe('active'),
+    version: z
+      .int()
+      .describe(
+        'The version of the current settings (decisions §16): 1 at creation, the next with every change of config, tools or memory_types (a deleted tool taken off included) and every restore; name, type and description alone keep it.',
+      ),
     created_at: Timestamp,
     updated_at: Timestamp,
   })
   .meta({ id: 'Agent', description: 'An AI agent with persistent memory.' });
+
+export const AgentVersionSummary = z
+  .object({
+    version: z.int(),
+    created_at: Timestamp,
+    created_by: z
+      .string()
+      .nullable()
+      .describe('The user whose create, update, restore or deletion of a tool made this version; null for the version 1 of an agent made before versions were kept.'),
+  })
+  .meta({ id: 'AgentVersionSummary' });
+
+export const AgentVersionSchema = AgentVersionSummary.extend({
+  memory_types: z.array(z.string()),
+  config: AgentConfigSchema,
+  tools: z.array(z.string()),
+}).meta({
+  id: 'AgentVersion',
+  description: "One version of an agent's settings: memory_types, config and tools. Name, type and description are not versioned. Versions never change once made.",
+});
+
+export const AgentVersionPage = pageOf(AgentVersionSummary);
 
 export const AgentPage = z.object({
   agents: z.array(AgentSchema),
@@ -161,6 +189,7 @@ export function agentBody(agent: Agent | undefined): z.output<typeof AgentSchema
     memory_extraction: extractionMode(agent.memoryExtraction),
     tools: agent.tools,
     status: agent.status,
+    version: agent.version,
     created_at: iso(agent.createdAt),
     updated_at: iso(agent.updatedAt),
   };
@@ -169,4 +198,15 @@ export function agentBody(agent: Agent | undefined): z.output<typeof AgentSchema
 /** JSON text for gRPC's config_json, unknown keys included; absent stays absent. */
 export function configJson(config: Record<string, unknown> | undefined): string | undefined {
   return config === undefined ? undefined : JSON.stringify(config);
+}
+
+export function agentVersionSummaryBody(version: AgentVersion): z.output<typeof AgentVersionSummary> {
+  return { version: version.version, created_at: iso(version.createdAt), created_by: version.createdBy ?? null };
+}
+
+/** A version with its settings; their absence is an upstream defect (500). */
+export function agentVersionBody(version: AgentVersion | undefined): z.output<typeof AgentVersionSchema> {
+  if (!version?.settings) throw new Error('agent-memory answered without the version and its settings.');
+  const { memoryTypes, config, tools } = version.settings;
+  return { ...agentVersionSummaryBody(version), memory_types: memoryTypes, config: configBody(config), tools };
 }

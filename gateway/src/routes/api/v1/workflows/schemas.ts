@@ -1,7 +1,7 @@
 import type { Execution, NodeExecution, Workflow, WorkflowVersion } from '@agent-platform/proto/workflows/v1';
 import { z } from 'zod';
 import { WORKFLOW_NODE_KINDS, WORKFLOW_NODE_TYPES } from '../../../../generated/kinds.js';
-import { iso, pathId, pathInt, isoOrNull, pageOf, queryInt, TenantQuery, Timestamp } from '../../../../http/schemas.js';
+import { iso, pathId, isoOrNull, pageOf, queryInt, TenantQuery, Timestamp, VersionNumber } from '../../../../http/schemas.js';
 
 // The gateway checks shapes. What a graph may be (node types, config keys per type, edges, cycles,
 // CEL rules, 200 nodes) is the workflow-runner's to decide; its validation_error names each field
@@ -29,8 +29,7 @@ const EdgeInput = z.record(z.string(), z.unknown()).describe('{source, target}: 
 export const WorkflowParams = z.object({ workflow_id: pathId('workflow', 'wf') });
 export const ExecutionParams = WorkflowParams.extend({ execution_id: pathId('execution', 'exe') });
 export const ExecutionNodeParams = ExecutionParams.extend({ node_id: z.string().min(1).describe("The node's id in the execution's graph.") });
-/** A version is named by its number (decisions §13.1), the one path parameter that is not an id. */
-export const VersionParams = WorkflowParams.extend({ version: pathInt({ min: 1, max: 2_147_483_647, description: 'The version, from 1.' }) });
+export const VersionParams = WorkflowParams.extend({ version: VersionNumber });
 
 const WORKFLOW_EXAMPLE = {
   name: 'Triage support tickets',

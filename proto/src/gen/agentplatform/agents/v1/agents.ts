@@ -113,6 +113,34 @@ export interface Agent {
   tools: string[];
   /** decisions §14.2: what the agent's config.memory_extraction comes to, its default resolved. */
   memoryExtraction: MemoryExtraction;
+  /** The version of the current settings (decisions §16): 1 at creation. */
+  version: number;
+}
+
+/**
+ * One version of an agent's settings (decisions §16). Name, type and description are not part of
+ * a version: changing them alone makes none.
+ */
+export interface AgentVersion {
+  version: number;
+  createdAt:
+    | Date
+    | undefined;
+  /**
+   * The user whose create, update, restore or deletion of a tool made it; absent for the version 1
+   * of an agent made before versions were kept.
+   */
+  createdBy?:
+    | string
+    | undefined;
+  /** The settings; absent in lists. */
+  settings: AgentVersionSettings | undefined;
+}
+
+export interface AgentVersionSettings {
+  memoryTypes: string[];
+  config: AgentConfig | undefined;
+  tools: string[];
 }
 
 export interface CreateAgentRequest {
@@ -182,6 +210,36 @@ export interface DeleteAgentRequest {
 }
 
 export interface DeleteAgentResponse {
+}
+
+export interface ListAgentVersionsRequest {
+  agentId: string;
+  page: PageRequest | undefined;
+}
+
+export interface ListAgentVersionsResponse {
+  /** Newest first, without settings. */
+  items: AgentVersion[];
+  total: number;
+}
+
+export interface GetAgentVersionRequest {
+  agentId: string;
+  version: number;
+}
+
+export interface GetAgentVersionResponse {
+  version: AgentVersion | undefined;
+}
+
+export interface RestoreAgentVersionRequest {
+  agentId: string;
+  version: number;
+}
+
+export interface RestoreAgentVersionResponse {
+  /** The agent at its new version. */
+  agent: Agent | undefined;
 }
 
 function createBaseAgentConfig(): AgentConfig {
@@ -386,6 +444,7 @@ function createBaseAgent(): Agent {
     updatedAt: undefined,
     tools: [],
     memoryExtraction: 0,
+    version: 0,
   };
 }
 
@@ -423,6 +482,9 @@ export const Agent: MessageFns<Agent> = {
     }
     if (message.memoryExtraction !== 0) {
       writer.uint32(88).int32(message.memoryExtraction);
+    }
+    if (message.version !== 0) {
+      writer.uint32(96).int32(message.version);
     }
     return writer;
   },
@@ -528,6 +590,14 @@ export const Agent: MessageFns<Agent> = {
             message.memoryExtraction = reader.int32() as any;
             continue;
           }
+          case 12: {
+            if (tag !== 96) {
+              break;
+            }
+
+            message.version = reader.int32();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -571,6 +641,7 @@ export const Agent: MessageFns<Agent> = {
         : isSet(object.memory_extraction)
         ? memoryExtractionFromJSON(object.memory_extraction)
         : 0,
+      version: isSet(object.version) ? globalThis.Number(object.version) : 0,
     };
   },
 
@@ -609,6 +680,9 @@ export const Agent: MessageFns<Agent> = {
     if (message.memoryExtraction !== 0) {
       obj.memoryExtraction = memoryExtractionToJSON(message.memoryExtraction);
     }
+    if (message.version !== 0) {
+      obj.version = Math.round(message.version);
+    }
     return obj;
   },
 
@@ -630,6 +704,241 @@ export const Agent: MessageFns<Agent> = {
     message.updatedAt = object.updatedAt ?? undefined;
     message.tools = object.tools?.map((e) => e) || [];
     message.memoryExtraction = object.memoryExtraction ?? 0;
+    message.version = object.version ?? 0;
+    return message;
+  },
+};
+
+function createBaseAgentVersion(): AgentVersion {
+  return { version: 0, createdAt: undefined, createdBy: undefined, settings: undefined };
+}
+
+export const AgentVersion: MessageFns<AgentVersion> = {
+  encode(message: AgentVersion, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.version !== 0) {
+      writer.uint32(8).int32(message.version);
+    }
+    if (message.createdAt !== undefined) {
+      Timestamp.encode(toTimestamp(message.createdAt), writer.uint32(18).fork()).join();
+    }
+    if (message.createdBy !== undefined) {
+      writer.uint32(26).string(message.createdBy);
+    }
+    if (message.settings !== undefined) {
+      AgentVersionSettings.encode(message.settings, writer.uint32(34).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): AgentVersion {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseAgentVersion();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 8) {
+              break;
+            }
+
+            message.version = reader.int32();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.createdAt = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.createdBy = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.settings = AgentVersionSettings.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): AgentVersion {
+    return {
+      version: isSet(object.version) ? globalThis.Number(object.version) : 0,
+      createdAt: isSet(object.createdAt)
+        ? fromJsonTimestamp(object.createdAt)
+        : isSet(object.created_at)
+        ? fromJsonTimestamp(object.created_at)
+        : undefined,
+      createdBy: isSet(object.createdBy)
+        ? globalThis.String(object.createdBy)
+        : isSet(object.created_by)
+        ? globalThis.String(object.created_by)
+        : undefined,
+      settings: isSet(object.settings) ? AgentVersionSettings.fromJSON(object.settings) : undefined,
+    };
+  },
+
+  toJSON(message: AgentVersion): unknown {
+    const obj: any = {};
+    if (message.version !== 0) {
+      obj.version = Math.round(message.version);
+    }
+    if (message.createdAt !== undefined) {
+      obj.createdAt = message.createdAt.toISOString();
+    }
+    if (message.createdBy !== undefined) {
+      obj.createdBy = message.createdBy;
+    }
+    if (message.settings !== undefined) {
+      obj.settings = AgentVersionSettings.toJSON(message.settings);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<AgentVersion>, I>>(base?: I): AgentVersion {
+    return AgentVersion.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<AgentVersion>, I>>(object: I): AgentVersion {
+    const message = createBaseAgentVersion();
+    message.version = object.version ?? 0;
+    message.createdAt = object.createdAt ?? undefined;
+    message.createdBy = object.createdBy ?? undefined;
+    message.settings = (object.settings !== undefined && object.settings !== null)
+      ? AgentVersionSettings.fromPartial(object.settings)
+      : undefined;
+    return message;
+  },
+};
+
+function createBaseAgentVersionSettings(): AgentVersionSettings {
+  return { memoryTypes: [], config: undefined, tools: [] };
+}
+
+export const AgentVersionSettings: MessageFns<AgentVersionSettings> = {
+  encode(message: AgentVersionSettings, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    for (const v of message.memoryTypes) {
+      writer.uint32(10).string(v!);
+    }
+    if (message.config !== undefined) {
+      AgentConfig.encode(message.config, writer.uint32(18).fork()).join();
+    }
+    for (const v of message.tools) {
+      writer.uint32(26).string(v!);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): AgentVersionSettings {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseAgentVersionSettings();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.memoryTypes.push(reader.string());
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.config = AgentConfig.decode(reader, reader.uint32());
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.tools.push(reader.string());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): AgentVersionSettings {
+    return {
+      memoryTypes: globalThis.Array.isArray(object?.memoryTypes)
+        ? object.memoryTypes.map((e: any) => globalThis.String(e))
+        : globalThis.Array.isArray(object?.memory_types)
+        ? object.memory_types.map((e: any) => globalThis.String(e))
+        : [],
+      config: isSet(object.config) ? AgentConfig.fromJSON(object.config) : undefined,
+      tools: globalThis.Array.isArray(object?.tools) ? object.tools.map((e: any) => globalThis.String(e)) : [],
+    };
+  },
+
+  toJSON(message: AgentVersionSettings): unknown {
+    const obj: any = {};
+    if (message.memoryTypes?.length) {
+      obj.memoryTypes = message.memoryTypes;
+    }
+    if (message.config !== undefined) {
+      obj.config = AgentConfig.toJSON(message.config);
+    }
+    if (message.tools?.length) {
+      obj.tools = message.tools;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<AgentVersionSettings>, I>>(base?: I): AgentVersionSettings {
+    return AgentVersionSettings.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<AgentVersionSettings>, I>>(object: I): AgentVersionSettings {
+    const message = createBaseAgentVersionSettings();
+    message.memoryTypes = object.memoryTypes?.map((e) => e) || [];
+    message.config = (object.config !== undefined && object.config !== null)
+      ? AgentConfig.fromPartial(object.config)
+      : undefined;
+    message.tools = object.tools?.map((e) => e) || [];
     return message;
   },
 };
@@ -1590,6 +1899,496 @@ export const DeleteAgentResponse: MessageFns<DeleteAgentResponse> = {
   },
 };
 
+function createBaseListAgentVersionsRequest(): ListAgentVersionsRequest {
+  return { agentId: "", page: undefined };
+}
+
+export const ListAgentVersionsRequest: MessageFns<ListAgentVersionsRequest> = {
+  encode(message: ListAgentVersionsRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.agentId !== "") {
+      writer.uint32(10).string(message.agentId);
+    }
+    if (message.page !== undefined) {
+      PageRequest.encode(message.page, writer.uint32(18).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ListAgentVersionsRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseListAgentVersionsRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.agentId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.page = PageRequest.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ListAgentVersionsRequest {
+    return {
+      agentId: isSet(object.agentId)
+        ? globalThis.String(object.agentId)
+        : isSet(object.agent_id)
+        ? globalThis.String(object.agent_id)
+        : "",
+      page: isSet(object.page) ? PageRequest.fromJSON(object.page) : undefined,
+    };
+  },
+
+  toJSON(message: ListAgentVersionsRequest): unknown {
+    const obj: any = {};
+    if (message.agentId !== "") {
+      obj.agentId = message.agentId;
+    }
+    if (message.page !== undefined) {
+      obj.page = PageRequest.toJSON(message.page);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ListAgentVersionsRequest>, I>>(base?: I): ListAgentVersionsRequest {
+    return ListAgentVersionsRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ListAgentVersionsRequest>, I>>(object: I): ListAgentVersionsRequest {
+    const message = createBaseListAgentVersionsRequest();
+    message.agentId = object.agentId ?? "";
+    message.page = (object.page !== undefined && object.page !== null)
+      ? PageRequest.fromPartial(object.page)
+      : undefined;
+    return message;
+  },
+};
+
+function createBaseListAgentVersionsResponse(): ListAgentVersionsResponse {
+  return { items: [], total: 0 };
+}
+
+export const ListAgentVersionsResponse: MessageFns<ListAgentVersionsResponse> = {
+  encode(message: ListAgentVersionsResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    for (const v of message.items) {
+      AgentVersion.encode(v!, writer.uint32(10).fork()).join();
+    }
+    if (message.total !== 0) {
+      writer.uint32(16).int32(message.total);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ListAgentVersionsResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseListAgentVersionsResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.items.push(AgentVersion.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.total = reader.int32();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ListAgentVersionsResponse {
+    return {
+      items: globalThis.Array.isArray(object?.items) ? object.items.map((e: any) => AgentVersion.fromJSON(e)) : [],
+      total: isSet(object.total) ? globalThis.Number(object.total) : 0,
+    };
+  },
+
+  toJSON(message: ListAgentVersionsResponse): unknown {
+    const obj: any = {};
+    if (message.items?.length) {
+      obj.items = message.items.map((e) => AgentVersion.toJSON(e));
+    }
+    if (message.total !== 0) {
+      obj.total = Math.round(message.total);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ListAgentVersionsResponse>, I>>(base?: I): ListAgentVersionsResponse {
+    return ListAgentVersionsResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ListAgentVersionsResponse>, I>>(object: I): ListAgentVersionsResponse {
+    const message = createBaseListAgentVersionsResponse();
+    message.items = object.items?.map((e) => AgentVersion.fromPartial(e)) || [];
+    message.total = object.total ?? 0;
+    return message;
+  },
+};
+
+function createBaseGetAgentVersionRequest(): GetAgentVersionRequest {
+  return { agentId: "", version: 0 };
+}
+
+export const GetAgentVersionRequest: MessageFns<GetAgentVersionRequest> = {
+  encode(message: GetAgentVersionRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.agentId !== "") {
+      writer.uint32(10).string(message.agentId);
+    }
+    if (message.version !== 0) {
+      writer.uint32(16).int32(message.version);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): GetAgentVersionRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseGetAgentVersionRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.agentId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.version = reader.int32();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): GetAgentVersionRequest {
+    return {
+      agentId: isSet(object.agentId)
+        ? globalThis.String(object.agentId)
+        : isSet(object.agent_id)
+        ? globalThis.String(object.agent_id)
+        : "",
+      version: isSet(object.version) ? globalThis.Number(object.version) : 0,
+    };
+  },
+
+  toJSON(message: GetAgentVersionRequest): unknown {
+    const obj: any = {};
+    if (message.agentId !== "") {
+      obj.agentId = message.agentId;
+    }
+    if (message.version !== 0) {
+      obj.version = Math.round(message.version);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<GetAgentVersionRequest>, I>>(base?: I): GetAgentVersionRequest {
+    return GetAgentVersionRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<GetAgentVersionRequest>, I>>(object: I): GetAgentVersionRequest {
+    const message = createBaseGetAgentVersionRequest();
+    message.agentId = object.agentId ?? "";
+    message.version = object.version ?? 0;
+    return message;
+  },
+};
+
+function createBaseGetAgentVersionResponse(): GetAgentVersionResponse {
+  return { version: undefined };
+}
+
+export const GetAgentVersionResponse: MessageFns<GetAgentVersionResponse> = {
+  encode(message: GetAgentVersionResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.version !== undefined) {
+      AgentVersion.encode(message.version, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): GetAgentVersionResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseGetAgentVersionResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.version = AgentVersion.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): GetAgentVersionResponse {
+    return { version: isSet(object.version) ? AgentVersion.fromJSON(object.version) : undefined };
+  },
+
+  toJSON(message: GetAgentVersionResponse): unknown {
+    const obj: any = {};
+    if (message.version !== undefined) {
+      obj.version = AgentVersion.toJSON(message.version);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<GetAgentVersionResponse>, I>>(base?: I): GetAgentVersionResponse {
+    return GetAgentVersionResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<GetAgentVersionResponse>, I>>(object: I): GetAgentVersionResponse {
+    const message = createBaseGetAgentVersionResponse();
+    message.version = (object.version !== undefined && object.version !== null)
+      ? AgentVersion.fromPartial(object.version)
+      : undefined;
+    return message;
+  },
+};
+
+function createBaseRestoreAgentVersionRequest(): RestoreAgentVersionRequest {
+  return { agentId: "", version: 0 };
+}
+
+export const RestoreAgentVersionRequest: MessageFns<RestoreAgentVersionRequest> = {
+  encode(message: RestoreAgentVersionRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.agentId !== "") {
+      writer.uint32(10).string(message.agentId);
+    }
+    if (message.version !== 0) {
+      writer.uint32(16).int32(message.version);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): RestoreAgentVersionRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseRestoreAgentVersionRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.agentId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.version = reader.int32();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): RestoreAgentVersionRequest {
+    return {
+      agentId: isSet(object.agentId)
+        ? globalThis.String(object.agentId)
+        : isSet(object.agent_id)
+        ? globalThis.String(object.agent_id)
+        : "",
+      version: isSet(object.version) ? globalThis.Number(object.version) : 0,
+    };
+  },
+
+  toJSON(message: RestoreAgentVersionRequest): unknown {
+    const obj: any = {};
+    if (message.agentId !== "") {
+      obj.agentId = message.agentId;
+    }
+    if (message.version !== 0) {
+      obj.version = Math.round(message.version);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<RestoreAgentVersionRequest>, I>>(base?: I): RestoreAgentVersionRequest {
+    return RestoreAgentVersionRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<RestoreAgentVersionRequest>, I>>(object: I): RestoreAgentVersionRequest {
+    const message = createBaseRestoreAgentVersionRequest();
+    message.agentId = object.agentId ?? "";
+    message.version = object.version ?? 0;
+    return message;
+  },
+};
+
+function createBaseRestoreAgentVersionResponse(): RestoreAgentVersionResponse {
+  return { agent: undefined };
+}
+
+export const RestoreAgentVersionResponse: MessageFns<RestoreAgentVersionResponse> = {
+  encode(message: RestoreAgentVersionResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.agent !== undefined) {
+      Agent.encode(message.agent, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): RestoreAgentVersionResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseRestoreAgentVersionResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.agent = Agent.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): RestoreAgentVersionResponse {
+    return { agent: isSet(object.agent) ? Agent.fromJSON(object.agent) : undefined };
+  },
+
+  toJSON(message: RestoreAgentVersionResponse): unknown {
+    const obj: any = {};
+    if (message.agent !== undefined) {
+      obj.agent = Agent.toJSON(message.agent);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<RestoreAgentVersionResponse>, I>>(base?: I): RestoreAgentVersionResponse {
+    return RestoreAgentVersionResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<RestoreAgentVersionResponse>, I>>(object: I): RestoreAgentVersionResponse {
+    const message = createBaseRestoreAgentVersionResponse();
+    message.agent = (object.agent !== undefined && object.agent !== null) ? Agent.fromPartial(object.agent) : undefined;
+    return message;
+  },
+};
+
 /**
  * Agents of the principal's tenant (metadata `x-principal-bin`). Every call is scoped by that
  * tenant; another tenant's agent is not_found, never forbidden.
@@ -1643,7 +2442,7 @@ export const AgentServiceService = {
     responseSerialize: (value: UpdateAgentResponse): Buffer => Buffer.from(UpdateAgentResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): UpdateAgentResponse => UpdateAgentResponse.decode(value),
   },
-  /** Deletes the agent with its sessions, messages, memory items, documents and vectors. */
+  /** Deletes the agent with its sessions, messages, memory items, documents, vectors and versions. */
   deleteAgent: {
     path: "/agentplatform.agents.v1.AgentService/DeleteAgent" as const,
     requestStream: false as const,
@@ -1652,6 +2451,55 @@ export const AgentServiceService = {
     requestDeserialize: (value: Buffer): DeleteAgentRequest => DeleteAgentRequest.decode(value),
     responseSerialize: (value: DeleteAgentResponse): Buffer => Buffer.from(DeleteAgentResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): DeleteAgentResponse => DeleteAgentResponse.decode(value),
+  },
+  /**
+   * The agent's versions, newest first, page-numbered, without their settings (decisions §16:
+   * creation is version 1, every change of config, tools or memory_types makes the next).
+   * Errors: not_found (the agent); validation_error naming `page` or `per_page`.
+   */
+  listAgentVersions: {
+    path: "/agentplatform.agents.v1.AgentService/ListAgentVersions" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: ListAgentVersionsRequest): Buffer =>
+      Buffer.from(ListAgentVersionsRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): ListAgentVersionsRequest => ListAgentVersionsRequest.decode(value),
+    responseSerialize: (value: ListAgentVersionsResponse): Buffer =>
+      Buffer.from(ListAgentVersionsResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): ListAgentVersionsResponse => ListAgentVersionsResponse.decode(value),
+  },
+  /**
+   * One version with its settings. Errors: validation_error naming `version` when below 1
+   * (versions count from 1); not_found (the agent, or the version).
+   */
+  getAgentVersion: {
+    path: "/agentplatform.agents.v1.AgentService/GetAgentVersion" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: GetAgentVersionRequest): Buffer =>
+      Buffer.from(GetAgentVersionRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): GetAgentVersionRequest => GetAgentVersionRequest.decode(value),
+    responseSerialize: (value: GetAgentVersionResponse): Buffer =>
+      Buffer.from(GetAgentVersionResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): GetAgentVersionResponse => GetAgentVersionResponse.decode(value),
+  },
+  /**
+   * Makes a new version (the current one + 1) whose settings are that version's, as an update of
+   * them would, even when they equal the current ones. Errors: not_found (the agent, or the
+   * version); validation_error naming `version` when below 1, or as UpdateAgent (the settings are
+   * checked again), e.g. `tools[i]` for a tool deleted since; forbidden as UpdateAgent for a tool
+   * the caller may not use. Emits agent.updated.
+   */
+  restoreAgentVersion: {
+    path: "/agentplatform.agents.v1.AgentService/RestoreAgentVersion" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: RestoreAgentVersionRequest): Buffer =>
+      Buffer.from(RestoreAgentVersionRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): RestoreAgentVersionRequest => RestoreAgentVersionRequest.decode(value),
+    responseSerialize: (value: RestoreAgentVersionResponse): Buffer =>
+      Buffer.from(RestoreAgentVersionResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): RestoreAgentVersionResponse => RestoreAgentVersionResponse.decode(value),
   },
 } as const;
 
@@ -1671,8 +2519,27 @@ export interface AgentServiceServer extends UntypedServiceImplementation {
    * Errors as CreateAgent, and not_found. Emits agent.updated.
    */
   updateAgent: handleUnaryCall<UpdateAgentRequest, UpdateAgentResponse>;
-  /** Deletes the agent with its sessions, messages, memory items, documents and vectors. */
+  /** Deletes the agent with its sessions, messages, memory items, documents, vectors and versions. */
   deleteAgent: handleUnaryCall<DeleteAgentRequest, DeleteAgentResponse>;
+  /**
+   * The agent's versions, newest first, page-numbered, without their settings (decisions §16:
+   * creation is version 1, every change of config, tools or memory_types makes the next).
+   * Errors: not_found (the agent); validation_error naming `page` or `per_page`.
+   */
+  listAgentVersions: handleUnaryCall<ListAgentVersionsRequest, ListAgentVersionsResponse>;
+  /**
+   * One version with its settings. Errors: validation_error naming `version` when below 1
+   * (versions count from 1); not_found (the agent, or the version).
+   */
+  getAgentVersion: handleUnaryCall<GetAgentVersionRequest, GetAgentVersionResponse>;
+  /**
+   * Makes a new version (the current one + 1) whose settings are that version's, as an update of
+   * them would, even when they equal the current ones. Errors: not_found (the agent, or the
+   * version); validation_error naming `version` when below 1, or as UpdateAgent (the settings are
+   * checked again), e.g. `tools[i]` for a tool deleted since; forbidden as UpdateAgent for a tool
+   * the caller may not use. Emits agent.updated.
+   */
+  restoreAgentVersion: handleUnaryCall<RestoreAgentVersionRequest, RestoreAgentVersionResponse>;
 }
 
 export interface AgentServiceClient extends Client {
@@ -1747,7 +2614,7 @@ export interface AgentServiceClient extends Client {
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: UpdateAgentResponse) => void,
   ): ClientUnaryCall;
-  /** Deletes the agent with its sessions, messages, memory items, documents and vectors. */
+  /** Deletes the agent with its sessions, messages, memory items, documents, vectors and versions. */
   deleteAgent(
     request: DeleteAgentRequest,
     callback: (error: ServiceError | null, response: DeleteAgentResponse) => void,
@@ -1762,6 +2629,67 @@ export interface AgentServiceClient extends Client {
     metadata: Metadata,
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: DeleteAgentResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * The agent's versions, newest first, page-numbered, without their settings (decisions §16:
+   * creation is version 1, every change of config, tools or memory_types makes the next).
+   * Errors: not_found (the agent); validation_error naming `page` or `per_page`.
+   */
+  listAgentVersions(
+    request: ListAgentVersionsRequest,
+    callback: (error: ServiceError | null, response: ListAgentVersionsResponse) => void,
+  ): ClientUnaryCall;
+  listAgentVersions(
+    request: ListAgentVersionsRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: ListAgentVersionsResponse) => void,
+  ): ClientUnaryCall;
+  listAgentVersions(
+    request: ListAgentVersionsRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: ListAgentVersionsResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * One version with its settings. Errors: validation_error naming `version` when below 1
+   * (versions count from 1); not_found (the agent, or the version).
+   */
+  getAgentVersion(
+    request: GetAgentVersionRequest,
+    callback: (error: ServiceError | null, response: GetAgentVersionResponse) => void,
+  ): ClientUnaryCall;
+  getAgentVersion(
+    request: GetAgentVersionRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: GetAgentVersionResponse) => void,
+  ): ClientUnaryCall;
+  getAgentVersion(
+    request: GetAgentVersionRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: GetAgentVersionResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * Makes a new version (the current one + 1) whose settings are that version's, as an update of
+   * them would, even when they equal the current ones. Errors: not_found (the agent, or the
+   * version); validation_error naming `version` when below 1, or as UpdateAgent (the settings are
+   * checked again), e.g. `tools[i]` for a tool deleted since; forbidden as UpdateAgent for a tool
+   * the caller may not use. Emits agent.updated.
+   */
+  restoreAgentVersion(
+    request: RestoreAgentVersionRequest,
+    callback: (error: ServiceError | null, response: RestoreAgentVersionResponse) => void,
+  ): ClientUnaryCall;
+  restoreAgentVersion(
+    request: RestoreAgentVersionRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: RestoreAgentVersionResponse) => void,
+  ): ClientUnaryCall;
+  restoreAgentVersion(
+    request: RestoreAgentVersionRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: RestoreAgentVersionResponse) => void,
   ): ClientUnaryCall;
 }
 
