@@ -3,6 +3,7 @@ import { streamChat, type AgentPlatformClient, type ChatMessage, type ChatReques
 import { describe, expect, it } from 'vitest';
 import { Api, ISO_MS, id, newAccount, newApiKey } from './harness/client.js';
 import { expectStatus, statusOf } from './harness/results.js';
+import { allEvents, readEventStream, type SseEvent } from './harness/sse.js';
 
 /** decisions §16 through REST: every turn is a run with its steps, listed, scored and summed. */
 
@@ -158,5 +159,46 @@ describe('runs', () => {
     expect(await statusOf(reader.client.POST('/api/v1/runs/{run_id}/feedback', { params: { path: { run_id: reply.run_id } }, body: { score: 1 } }))).toBe(403);
     const memoryOnly = await newApiKey(api, owner, ['memory:read']);
     expect(await statusOf(memoryOnly.client.GET('/api/v1/agents/{agent_id}/runs', { params: { path: { agent_id: agentId } } }))).toBe(403);
+  });
+
+  it('a background run answers 202, runs without a connection, and its events stream with ids, resumable from Last-Event-ID', async () => {
+    const api = new Api();
+    const { client, accessToken } = await newAccount(api);
+    const agentId = await createAgent(client);
+    const queued = await client.POST('/api/v1/agents/{agent_id}/runs', { params: { path: { agent_id: agentId } }, body: { message: 'Work on this while I am away', user_id: 'ana' } });
+    expect(queued.response.status).toBe(202);
+    expect(queued.data).toMatchObject({ id: expect.stringMatching(id('run')), trigger: 'background', status: 'queued', user_id: 'ana', output: null });
+    const runId = queued.data!.id;
+
+    const follow = async (lastEventId?: string): Promise<SseEvent[]> => {
+      const response = await api.fetch(new URL(`/api/v1/runs/${runId}/events`, api.baseUrl), {
+        headers: { authorization: `Bearer ${accessToken}`, accept: 'text/event-stream', ...(lastEventId ? { 'last-event-id': lastEventId } : {}) },
+      });
+      expect(response.status).toBe(200);
+      expect(response.headers.get('content-type')).toMatch(/^text\/event-stream/);
+      return allEvents(readEventStream(response.body!));
+    };
+    const events = await follow();
+    expect(events[0]!.type).toBe('run.status');
+    expect(events.slice(1).map((event) => [event.type, event.lastEventId])).toEqual([
+      ['run.step', '1'],
+      ['run.step', '2'],
+      ['run.completed', '3'],
+    ]);
+    expect(JSON.parse(events[1]!.data)).toMatchObject({ type: 'retrieval', query: 'Work on this while I am away' });
+    const done = JSON.parse(events.at(-1)!.data) as { status: string; output: string };
+    expect(done).toMatchObject({ status: 'completed', output: expect.stringContaining('Work on this while I am away') });
+    expect((await getRun(client, runId)).steps.map((step) => step.type)).toEqual(['retrieval', 'model']);
+
+    const resumed = await follow('2');
+    expect(resumed.map((event) => [event.type, event.lastEventId])).toEqual([['run.completed', '3']]);
+    const viaQuery = await api.get(`/api/v1/runs/${runId}/events`, { token: accessToken, query: { after: 3 } });
+    expect(viaQuery.status).toBe(200);
+    expect(viaQuery.body).toBe('');
+
+    const ended = await client.POST('/api/v1/runs/{run_id}/cancel', { params: { path: { run_id: runId } } });
+    expect(ended.response.status).toBe(409);
+    const refused = await client.POST('/api/v1/agents/{agent_id}/runs', { params: { path: { agent_id: agentId } }, body: { message: 'x', session_id: 'ses_01JD0000000000000000000000' } });
+    expect(refused.response.status).toBe(404);
   });
 });

@@ -76,6 +76,7 @@ describe('the policy table', () => {
       'POST /agents/:agent_id/sessions/:session_id/tool-calls/:call_id/approve': AGENTS_WRITE,
       'POST /agents/:agent_id/sessions/:session_id/tool-calls/:call_id/reject': AGENTS_WRITE,
       'GET /agents/:agent_id/runs': AGENTS_READ,
+      'POST /agents/:agent_id/runs': AGENTS_WRITE,
       'GET /agents/:agent_id/stats': AGENTS_READ,
       'GET /agents/:agent_id/versions': AGENTS_READ,
       'GET /agents/:agent_id/versions/:version': AGENTS_READ,
@@ -91,6 +92,8 @@ describe('the policy table', () => {
       'POST /memory/documents': MEMORY_WRITE,
       'DELETE /memory/documents/:document_id': MEMORY_WRITE,
       'GET /runs/:run_id': AGENTS_READ,
+      'GET /runs/:run_id/events': AGENTS_READ,
+      'POST /runs/:run_id/cancel': AGENTS_WRITE,
       'POST /runs/:run_id/feedback': AGENTS_WRITE,
     });
   });

@@ -1,17 +1,19 @@
 import { Readable } from 'node:stream';
+import type { FastifyReply } from 'fastify';
 
-/** One server-sent event whose data is a JSON value. */
+/** One server-sent event whose data is a JSON value; `id` lets a client resume after it (Last-Event-ID). */
 export interface ServerSentEvent {
   event: string;
   data: unknown;
+  id?: number;
 }
 
 /**
  * The `text/event-stream` framing of one event (WHATWG HTML, server-sent events): JSON text holds
  * no raw line break (JSON.stringify escapes them), so the data is always one `data:` line.
  */
-export function sseFrame({ event, data }: ServerSentEvent): string {
-  return `event: ${event}\ndata: ${JSON.stringify(data)}\n\n`;
+export function sseFrame({ event, data, id }: ServerSentEvent): string {
+  return `${id === undefined ? '' : `id: ${id}\n`}event: ${event}\ndata: ${JSON.stringify(data)}\n\n`;
 }
 
 export interface EventStreamOptions {
@@ -63,4 +65,12 @@ export async function openEventStream(source: AsyncIterable<ServerSentEvent>, op
       callback(error);
     },
   });
+}
+
+/**
+ * Answers with an event stream body. Through reply.send (not reply.hijack), so the headers every
+ * response carries (X-Request-Id, the rate-limit headers) and the onSend/onResponse hooks still apply.
+ */
+export function sendEventStream(reply: FastifyReply, body: Readable): FastifyReply {
+  return reply.type('text/event-stream; charset=utf-8').header('cache-control', 'no-cache').header('x-accel-buffering', 'no').send(body);
 }

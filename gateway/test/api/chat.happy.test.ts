@@ -113,7 +113,8 @@ describe('POST /agents/{agent_id}/chat', () => {
     const deltas = events.slice(0, -1);
     // The offline model streams its reply a word at a time.
     expect(deltas.length).toBeGreaterThan(10);
-    for (const delta of deltas) expect(delta).toEqual({ event: 'message.delta', data: { content: matching(/^\S+\s*$/) } });
+    // Each names the turn's run (decisions §16).
+    for (const delta of deltas) expect(delta).toEqual({ event: 'message.delta', data: { content: matching(/^\S+\s*$/), run_id: reply.run_id } });
     expect(deltas.map((delta) => (delta.data as { content: string }).content).join('')).toBe(reply.content);
 
     // The completed event is the turn as stored: the same reply as the plain call would have answered.

@@ -19,6 +19,9 @@ afterAll(async () => {
   await h.close();
 });
 
+/** The run the scripted turns name, as agent-memory's do on every event. */
+const RUN_ID = 'run_01JD0000000000000000000000';
+
 function stream(url = chat, message = 'hello', credential = account.token) {
   return as(h.app, credential, { method: 'POST', url, payload: { message, stream: true } });
 }
@@ -66,29 +69,29 @@ describe('a failure before the first event is an ordinary JSON error response', 
 
 describe('a failure after the stream began', () => {
   it('is one error event with the error body, 5xx text fixed, and the stream ends', async () => {
-    h.agentMemory.inject('StreamChat', { stream: [{ delta: 'Partial ' }, new DomainError('upstream_error', 'The model provider timed out after 60000 ms.')] });
+    h.agentMemory.inject('StreamChat', { stream: [{ delta: 'Partial ', runId: RUN_ID }, new DomainError('upstream_error', 'The model provider timed out after 60000 ms.')] });
     const answer = await stream();
     expect(answer.statusCode).toBe(200);
     expect(answer.headers['content-type']).toBe('text/event-stream; charset=utf-8');
     expect(answer.body).toBe(
-      'event: message.delta\ndata: {"content":"Partial "}\n\n' +
+      `event: message.delta\ndata: {"content":"Partial ","run_id":"${RUN_ID}"}\n\n` +
         'event: error\ndata: {"error":"upstream_error","message":"An upstream service failed; retry later."}\n\n',
     );
   });
 
   it('masks an unexpected failure as internal_error', async () => {
-    h.agentMemory.inject('StreamChat', { stream: [{ delta: 'a' }, new Error('connection to postgres://secret@db lost')] });
+    h.agentMemory.inject('StreamChat', { stream: [{ delta: 'a', runId: RUN_ID }, new Error('connection to postgres://secret@db lost')] });
     const answer = await stream();
     expect(answer.body).toBe(
-      'event: message.delta\ndata: {"content":"a"}\n\n' + 'event: error\ndata: {"error":"internal_error","message":"An unexpected error occurred."}\n\n',
+      `event: message.delta\ndata: {"content":"a","run_id":"${RUN_ID}"}\n\n` + 'event: error\ndata: {"error":"internal_error","message":"An unexpected error occurred."}\n\n',
     );
   });
 
   it('reports a stream that ends without its completed event', async () => {
-    h.agentMemory.inject('StreamChat', { stream: [{ delta: 'only a piece' }] });
+    h.agentMemory.inject('StreamChat', { stream: [{ delta: 'only a piece', runId: RUN_ID }] });
     const answer = await stream();
     expect(answer.body).toBe(
-      'event: message.delta\ndata: {"content":"only a piece"}\n\n' +
+      `event: message.delta\ndata: {"content":"only a piece","run_id":"${RUN_ID}"}\n\n` +
         'event: error\ndata: {"error":"internal_error","message":"An unexpected error occurred."}\n\n',
     );
   });
@@ -97,12 +100,12 @@ describe('a failure after the stream began', () => {
 describe('a client that goes away', () => {
   it('cancels the gRPC call once the response is closed mid-stream', async () => {
     const cancelled = Promise.withResolvers<void>();
-    h.agentMemory.inject('StreamChat', { stream: [{ delta: 'piece 0 ' }], endless: true, onCancel: cancelled.resolve });
+    h.agentMemory.inject('StreamChat', { stream: [{ delta: 'piece 0 ', runId: RUN_ID }], endless: true, onCancel: cancelled.resolve });
     const aborter = new AbortController();
     const response = await streamOverSocket('go on forever', aborter.signal);
     expect(response.headers.get('content-type')).toBe('text/event-stream; charset=utf-8');
     const first = (await response.body!.getReader().read()) as { value?: Uint8Array };
-    expect(new TextDecoder().decode(first.value)).toBe('event: message.delta\ndata: {"content":"piece 0 "}\n\n');
+    expect(new TextDecoder().decode(first.value)).toBe(`event: message.delta\ndata: {"content":"piece 0 ","run_id":"${RUN_ID}"}\n\n`);
     aborter.abort();
     // Resolves only when the gateway cancels the call; otherwise the test's time-out fails it.
     await cancelled.promise;

@@ -91,8 +91,8 @@ describe('a turn that calls a tool', () => {
     expect(streamed.statusCode).toBe(200);
     const events = eventsOf(streamed.body);
     expect(events.slice(0, 2)).toEqual([
-      { event: 'tool.call', data: { id: matching(CALL_ID), name: 'track_order', arguments: { order_id: 'B-2' } } },
-      { event: 'tool.result', data: { id: matching(CALL_ID), status: 'completed', result: { order: { order_id: 'B-2' }, state: 'shipped' } } },
+      { event: 'tool.call', data: { id: matching(CALL_ID), name: 'track_order', arguments: { order_id: 'B-2' }, run_id: matching(/^run_/) } },
+      { event: 'tool.result', data: { id: matching(CALL_ID), status: 'completed', result: { order: { order_id: 'B-2' }, state: 'shipped' }, run_id: matching(/^run_/) } },
     ]);
     expect(events.at(-1)).toMatchObject({ event: 'message.completed', data: { status: 'completed', tool_calls: [expect.objectContaining({ status: 'completed' })] } });
   });
@@ -134,7 +134,7 @@ describe('approvals through REST', () => {
     expect(rejected.statusCode).toBe(200);
     expect(rejected.headers['content-type']).toContain('text/event-stream');
     const events = eventsOf(rejected.body);
-    expect(events[0]).toEqual({ event: 'tool.result', data: { id: paused.tool_calls[0]!.id, status: 'rejected', error: `rejected by ${account.userId}: not now` } });
+    expect(events[0]).toEqual({ event: 'tool.result', data: { id: paused.tool_calls[0]!.id, status: 'rejected', error: `rejected by ${account.userId}: not now`, run_id: paused.run_id } });
     expect(events.at(-1)).toMatchObject({ event: 'message.completed', data: { status: 'completed', tool_calls: [{ status: 'rejected', comment: 'not now' }] } });
   });
 

@@ -141,7 +141,11 @@ export interface paths {
          */
         get: operations["listAgentRuns"];
         put?: never;
-        post?: never;
+        /**
+         * Start a background run: the turn is queued and runs without a connection held open
+         * @description Answers 202 with the run, queued; follow it with GET /runs/{run_id}/events or GET /runs/{run_id}. It is refused now as a chat turn would be (422, 404, 409, 402), and otherwise runs as the caller (decisions §12), charged as any turn. It survives the restart of any process: a queued run starts, and a running one is taken up again from the start when none of its tool calls had run, else it fails saying so; never lost, never charged twice. Emits run.completed or run.failed.
+         */
+        post: operations["startAgentRun"];
         delete?: never;
         options?: never;
         head?: never;
@@ -704,6 +708,43 @@ export interface paths {
         get: operations["getRun"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/runs/{run_id}/events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Follow a run's events as server-sent events, resumable from Last-Event-ID */
+        get: operations["streamRunEvents"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/runs/{run_id}/cancel": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Cancel a queued or running background run
+         * @description Its turn stops at its next step and keeps nothing it had not stored; a chat turn stops when its caller closes the connection instead.
+         */
+        post: operations["cancelRun"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2865,6 +2906,8 @@ export interface operations {
                     session_id?: string;
                     /** @description The end user of your application this turn is for (decisions §14): the turn sees only their memories and the shared ones, and the facts extracted from it are theirs. A new session takes it; a later turn defaults to the session's, and naming another is 422. */
                     user_id?: string;
+                    /** @description Runs the turn with this version of the agent's settings (GET /agents/{agent_id}/versions); absent: the current one. An unknown version is 404. */
+                    agent_version?: number;
                     /** @description true: answer text/event-stream (see the 200 response) instead of one JSON reply. */
                     stream?: boolean;
                 };
@@ -3194,6 +3237,150 @@ export interface operations {
             };
             /** @description `not_found`: No such resource in the tenant (one of another tenant is not found either). */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `validation_error`: The body or the query breaks a rule; `details` names each offending field. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limit_exceeded`: Too many requests; `retry_after` and `Retry-After` say when to try again. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `internal_error`: An unexpected failure; the body holds no internals. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `service_unavailable`: A dependency (a backend service, Redis) is unavailable; retry shortly. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    startAgentRun: {
+        parameters: {
+            query?: {
+                /** @description The tenant to act in; default: your first tenant (JWT) or the key's tenant. */
+                tenant_id?: string;
+            };
+            header?: never;
+            path: {
+                /** @description The agent's id (agt_…). */
+                agent_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "message": "Summarise every open ticket of customer 8812.",
+                 *       "user_id": "customer-8812"
+                 *     }
+                 */
+                "application/json": {
+                    /** @description What the user says: 1..32,000 characters, not blank. */
+                    message: string;
+                    /** @description Continues that session of the agent; absent: the run starts a new one. */
+                    session_id?: string;
+                    /** @description The end user the turn is for (decisions §14), as in chat. */
+                    user_id?: string;
+                    /** @description Runs the turn with this version of the agent's settings (GET /agents/{agent_id}/versions); absent: the current one. An unknown version is 404. */
+                    agent_version?: number;
+                };
+            };
+        };
+        responses: {
+            /** @description Accepted: One agent turn, whatever started it (decisions §16). */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Run"];
+                };
+            };
+            /** @description `invalid_request`: Malformed JSON, a content type other than JSON, or a URL, query or path parameter that cannot be read. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `unauthorized`: No credential, or an invalid, expired or revoked one (with `WWW-Authenticate: Bearer`). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `insufficient_credits`: The balance is below 1 credit. */
+            402: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `forbidden`: The credential lacks the role or the API-key scope the operation needs, or names a tenant_id it is no member of. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `not_found`: No such agent, or session_id is not one of its sessions. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `conflict`: A tool call in the session awaits approval: decide it first. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `payload_too_large`: The body exceeds the body limit (1 MiB by default). */
+            413: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -7378,6 +7565,225 @@ export interface operations {
             };
             /** @description `not_found`: No such resource in the tenant (one of another tenant is not found either). */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `validation_error`: The body or the query breaks a rule; `details` names each offending field. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limit_exceeded`: Too many requests; `retry_after` and `Retry-After` say when to try again. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `internal_error`: An unexpected failure; the body holds no internals. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `service_unavailable`: A dependency (a backend service, Redis) is unavailable; retry shortly. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    streamRunEvents: {
+        parameters: {
+            query?: {
+                /** @description The tenant to act in; default: your first tenant (JWT) or the key's tenant. */
+                tenant_id?: string;
+                /** @description Resume after the event with this id, as the Last-Event-ID header does (the header wins). Default 0. */
+                after?: number;
+            };
+            header?: {
+                /** @description The id of the last event received; the stream resumes after it. */
+                "last-event-id"?: string;
+            };
+            path: {
+                /** @description The run's id (run_…). */
+                run_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description text/event-stream */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/event-stream": string;
+                };
+            };
+            /** @description `invalid_request`: Malformed JSON, a content type other than JSON, or a URL, query or path parameter that cannot be read. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `unauthorized`: No credential, or an invalid, expired or revoked one (with `WWW-Authenticate: Bearer`). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `forbidden`: The credential lacks the role or the API-key scope the operation needs, or names a tenant_id it is no member of. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `not_found`: No such resource in the tenant (one of another tenant is not found either). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `validation_error`: The body or the query breaks a rule; `details` names each offending field. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limit_exceeded`: Too many requests; `retry_after` and `Retry-After` say when to try again. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `internal_error`: An unexpected failure; the body holds no internals. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `service_unavailable`: A dependency (a backend service, Redis) is unavailable; retry shortly. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    cancelRun: {
+        parameters: {
+            query?: {
+                /** @description The tenant to act in; default: your first tenant (JWT) or the key's tenant. */
+                tenant_id?: string;
+            };
+            header?: never;
+            path: {
+                /** @description The run's id (run_…). */
+                run_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK: One agent turn, whatever started it (decisions §16). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Run"];
+                };
+            };
+            /** @description `invalid_request`: Malformed JSON, a content type other than JSON, or a URL, query or path parameter that cannot be read. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `unauthorized`: No credential, or an invalid, expired or revoked one (with `WWW-Authenticate: Bearer`). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `forbidden`: The credential lacks the role or the API-key scope the operation needs, or names a tenant_id it is no member of. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `not_found`: No such resource in the tenant (one of another tenant is not found either). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `conflict`: Not a background run, or it has ended already. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `payload_too_large`: The body exceeds the body limit (1 MiB by default). */
+            413: {
                 headers: {
                     [name: string]: unknown;
                 };

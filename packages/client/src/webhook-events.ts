@@ -14,6 +14,8 @@ export const WEBHOOK_EVENT_TYPES = [
   'workflow.execution.completed',
   'workflow.execution.failed',
   'workflow.execution.waiting',
+  'run.completed',
+  'run.failed',
   'memory.consolidated',
   'memory.updated',
   'billing.credits.low',
@@ -53,6 +55,10 @@ export interface WebhookEventData {
   'workflow.execution.failed': ExecutionData & { status: 'failed'; error: { node_id: string; message: string } };
   /** An approval node waits for a decision: approve or reject it before `expires_at`. */
   'workflow.execution.waiting': { execution_id: string; workflow_id: string; node_id: string; message: string; expires_at: string };
+  /** A background run (decisions §16) ended with its answer (`output`). */
+  'run.completed': { run_id: string; agent_id: string; session_id: string | null; status: 'completed'; output: string; credits: number; duration_ms: number };
+  /** A background run ended without one: `error` says why (a §2 code and text). */
+  'run.failed': { run_id: string; agent_id: string; session_id: string | null; status: 'failed'; error: { code: string; message: string }; credits: number; duration_ms: number };
   'memory.consolidated': { agent_id: string; memory_type: string; items_in: number; items_out: number };
   'memory.updated': { agent_id: string; session_id: string; user_id: string | null; added: number; updated: number; deleted: number };
   /** A debit took the balance from at least `threshold` to below it. */

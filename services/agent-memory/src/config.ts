@@ -34,6 +34,7 @@ const schema = z
     CONSOLIDATION_KEEP_MESSAGES: z.coerce.number().int().min(0).max(1_000).default(20),
     EXTRACTION_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(4),
     RUN_RETENTION_DAYS: z.coerce.number().int().min(1).max(3_650).default(30),
+    BACKGROUND_RUN_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(4),
     EXTRACTION_MAX_ATTEMPTS: z.coerce.number().int().min(1).max(20).default(5),
     EXTRACTION_RETRY_MS: z.coerce.number().int().min(10).max(600_000).default(2_000),
     LOG_LEVEL: env.logLevel(),
@@ -113,6 +114,8 @@ export interface AgentMemoryConfig {
   consolidationKeepMessages: number;
   /** decisions §16: runs begun longer ago than this many days are deleted. */
   runRetentionDays: number;
+  /** Background runs this replica runs at once (decisions §16). */
+  backgroundRunConcurrency: number;
   /** Turns whose memories this replica extracts at once (decisions §14). */
   extractionConcurrency: number;
   /** Attempts of one turn's extraction before it is left failed. */
@@ -158,6 +161,7 @@ export function loadAgentMemoryConfig(environment: Record<string, string | undef
     consolidationIntervalSeconds: parsed.CONSOLIDATION_INTERVAL_SECONDS,
     consolidationKeepMessages: parsed.CONSOLIDATION_KEEP_MESSAGES,
     runRetentionDays: parsed.RUN_RETENTION_DAYS,
+    backgroundRunConcurrency: parsed.BACKGROUND_RUN_CONCURRENCY,
     extractionConcurrency: parsed.EXTRACTION_CONCURRENCY,
     extractionMaxAttempts: parsed.EXTRACTION_MAX_ATTEMPTS,
     extractionRetryMs: parsed.EXTRACTION_RETRY_MS,

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import { IN_PROCESS_DRAIN, systemClock, type Clock, type Drain, type Logger } from '@agent-platform/kit';
-import { assembleOnDatabase, classifyDbError, closeOrm, requestContext, type Orm } from '@agent-platform/kit/db';
+import { assembleOnDatabase, classifyDbError, closeOrm, PgNotifications, requestContext, type Orm } from '@agent-platform/kit/db';
 import { OutboxRelay, type EventBus } from '@agent-platform/kit/events';
 import { GrpcChannel, GrpcServer, type ChannelTransport, type InProcessServing } from '@agent-platform/kit/grpc';
 import { AgentServiceService } from '@agent-platform/proto/agents/v1/agents';
@@ -41,7 +41,8 @@ import type { ChatModel } from './models/chat-model.js';
 import type { Embedder } from './models/embedder.js';
 import { chatModelFrom, embedderFrom } from './models/select.js';
 import { RUN_SERVICE_NAME, runHandlers } from './runs/runs.grpc.js';
-import { RunsRepository } from './runs/runs.repository.js';
+import { BackgroundRuns } from './runs/background-runs.js';
+import { RUN_PROGRESS_CHANNEL, RunsRepository } from './runs/runs.repository.js';
 import { RunsService } from './runs/runs.service.js';
 import { vectorStoreFrom } from './vectors/select.js';
 import { IdentityPrincipals, type Principals } from './tools/principals.js';
@@ -99,6 +100,9 @@ export interface AgentMemoryDeps {
 }
 
 const EXTRACTION_POLL_INTERVAL_MS = 1_000;
+/** A background run's claim; renewed every third of it while the run goes on. */
+const BACKGROUND_RUN_LEASE_MS = 15_000;
+const BACKGROUND_RUN_POLL_INTERVAL_MS = 1_000;
 /** How often a replica deletes runs past their retention; every replica may, the deletes do not collide. */
 const RUN_RETENTION_INTERVAL_MS = 3_600_000;
 /** What http tools' requests say they are; a tool's own `User-Agent` header replaces it. */
@@ -151,7 +155,9 @@ function assemble(config: AgentMemoryConfig, deps: AgentMemoryDeps, orm: Orm): A
   const agents = new AgentsService({ em, agents: agentsRepository, versions: new AgentVersionsRepository(em), tools: toolsRepository, recentAgents, forgetVectors: (tenantId, agentId) => vectors.deleteAgent(tenantId, agentId), logger });
   const memory = new MemoryService({ em, agents: agentsRepository, recentAgents, memory: memoryRepository, embedder, vectors, logger });
   const around = requestContext(orm);
-  const extractionQueue = new ExtractionRepository(em, `${hostname()}-${process.pid}-${randomBytes(3).toString('hex')}`);
+  /** This replica, as the leases of its workers name it. */
+  const replica = `${hostname()}-${process.pid}-${randomBytes(3).toString('hex')}`;
+  const extractionQueue = new ExtractionRepository(em, replica);
   const extraction = new ExtractionService({
     em,
     agents: agentsRepository,
@@ -180,6 +186,7 @@ function assemble(config: AgentMemoryConfig, deps: AgentMemoryDeps, orm: Orm): A
   const chat = new ChatService({
     em,
     agents: agentsRepository,
+    versions: agents,
     chat: chatRepository,
     runs: runsRepository,
     memory,
@@ -193,7 +200,20 @@ function assemble(config: AgentMemoryConfig, deps: AgentMemoryDeps, orm: Orm): A
     logger,
     clock,
   });
-  const runs = new RunsService({ runs: runsRepository, agents: agentsRepository, retentionDays: config.runRetentionDays, clock, logger: logger.child({ component: 'runs' }) });
+  const runProgress = new PgNotifications({ clientUrl: config.databaseUrl, channel: RUN_PROGRESS_CHANNEL, logger: logger.child({ component: 'run-progress' }), applicationName: 'run-progress' });
+  const backgroundRuns = new BackgroundRuns({
+    runs: runsRepository,
+    run: (claimed, signal) => chat.runQueued(claimed, signal),
+    fail: (claimed, error) => chat.failQueued(claimed, error),
+    inContext: around,
+    owner: replica,
+    // A turn's model calls and tools each have their own time-outs; the lease only has to outlive a renewal.
+    leaseMs: BACKGROUND_RUN_LEASE_MS,
+    concurrency: config.backgroundRunConcurrency,
+    pollIntervalMs: BACKGROUND_RUN_POLL_INTERVAL_MS,
+    logger,
+  });
+  const runs = new RunsService({ runs: runsRepository, progress: runProgress, agents: agentsRepository, retentionDays: config.runRetentionDays, clock, logger: logger.child({ component: 'runs' }) });
   const sessions = new SessionsService({ agents: agentsRepository, chat: chatRepository });
   const datasets = new DatasetsService({ em, datasets: new DatasetsRepository(em) });
   const consolidation = new ConsolidationService({ em, agents: agentsRepository, memory, model, keepMessages: config.consolidationKeepMessages, logger });
@@ -203,7 +223,7 @@ function assemble(config: AgentMemoryConfig, deps: AgentMemoryDeps, orm: Orm): A
     .add(CHAT_SERVICE_NAME, ChatServiceService, chatHandlers(chat, sessions))
     .add(MEMORY_SERVICE_NAME, MemoryServiceService, memoryHandlers(memory, consolidation))
     .add(TOOL_SERVICE_NAME, ToolServiceService, toolHandlers(tools))
-    .add(RUN_SERVICE_NAME, RunServiceService, runHandlers(runs))
+    .add(RUN_SERVICE_NAME, RunServiceService, runHandlers(runs, chat, () => backgroundRuns.wake()))
     .add(DATASET_SERVICE_NAME, DatasetServiceService, datasetHandlers(datasets));
 
   const relay = new OutboxRelay({
@@ -231,6 +251,8 @@ function assemble(config: AgentMemoryConfig, deps: AgentMemoryDeps, orm: Orm): A
       started = true;
       await relay.start();
       extractionWorker.start();
+      runProgress.start();
+      backgroundRuns.start();
       const forgetOldRuns = () => {
         running = running.then(() => around(() => runs.forgetOld())).catch((error: unknown) => logger.warn({ err: error }, 'deleting old runs failed'));
       };
@@ -250,7 +272,10 @@ function assemble(config: AgentMemoryConfig, deps: AgentMemoryDeps, orm: Orm): A
       consolidating.abort();
       // GOAWAY to callers (chat turns in flight finish), and extraction jobs in flight finish, each
       // within the grace; the jobs left wait for their leases to end and another replica's claim.
-      await Promise.all([running, started ? server.stop(drain.graceMs) : undefined, extractionWorker.stop(drain.graceMs)]);
+      // Background runs still going when the grace ends are left to their leases: another replica
+      // takes them up.
+      await Promise.all([running, started ? server.stop(drain.graceMs) : undefined, extractionWorker.stop(drain.graceMs), backgroundRuns.stop(drain.graceMs)]);
+      await runProgress.stop();
       if (started) await relay.stop();
       started = false;
       identity?.close();

@@ -2,7 +2,8 @@ import { startReceiver, type Receiver } from '@agent-platform/kit/testing';
 import type { Run, RunStep } from '@agent-platform/proto/agents/v1/runs';
 import { afterAll, beforeAll, describe, expect, vi } from 'vitest';
 import { startFakeOpenAI, type FakeOpenAI } from './support/fake-openai.js';
-import { agentMemoryTest, databaseTest, expectError, newTenant, principalOf, startAgentMemory, type AgentMemoryHarness, type TestTenant } from './support/harness.js';
+import { newId } from '@agent-platform/kit';
+import { agentMemoryTest, databaseTest, eventsOf, expectError, newTenant, principalOf, startAgentMemory, type AgentMemoryHarness, type TestTenant } from './support/harness.js';
 import { agentWith, httpTool } from './support/turn-tools.js';
 
 /** decisions §16: every turn is a run, with its steps as they happened. */
@@ -135,6 +136,20 @@ describe('A turn is a run', () => {
     );
     expect(run.userId).toBe('dana');
     expect(dataOf(run.steps.at(-1)!)).toEqual({ type: 'extraction', added: 1, updated: 0, deleted: 0 });
+  });
+
+  test('a turn may run with a past version of its agent; its run records the version it ran', async ({ service }) => {
+    const tenant = newTenant();
+    const call = { principal: tenant.principal };
+    const agentId = await agentWith(service, tenant, [], { system_prompt: 'You are version one.' });
+    await service.agents.updateAgent({ agentId, replace: false, setMemoryTypes: false, memoryTypes: [], configJson: JSON.stringify({ system_prompt: 'You are version two.' }), setTools: false, tools: [] }, call);
+    const current = await service.chat.chat({ agentId, message: 'hello' }, call);
+    const past = await service.chat.chat({ agentId, message: 'hello', agentVersion: 1 }, call);
+    expect((await runOf(service, tenant, current.runId)).agentVersion).toBe(2);
+    expect((await runOf(service, tenant, past.runId)).agentVersion).toBe(1);
+    await expectError(service.chat.chat({ agentId, message: 'hello', agentVersion: 9 }, call), 'not_found');
+    const { run } = await service.runs.startRun({ agentId, message: 'later', agentVersion: 1 }, call);
+    expect(run!.agentVersion).toBe(1);
   });
 
   test("another tenant's run is not_found, and a viewer may read runs but not score them", async ({ service }) => {
@@ -298,5 +313,121 @@ describe('Retention', () => {
     } finally {
       await second.stop();
     }
+  });
+});
+
+describe('Background runs', () => {
+  async function eventsOfRun(service: AgentMemoryHarness, tenant: TestTenant, runId: string, after = 0) {
+    const events = [];
+    for await (const event of service.runs.watchRun({ runId, after }, { principal: tenant.principal })) events.push(event);
+    return events;
+  }
+
+  test('a queued run is run by a worker as the principal that queued it; its events stream, and resume after an id', async ({ service }) => {
+    const tenant = newTenant();
+    const call = { principal: tenant.principal };
+    const agentId = await agentWith(service, tenant, [await httpTool(service, tenant, receiver, 'lookup_order', '/orders')]);
+    const { run: queued } = await service.runs.startRun({ agentId, message: 'Please lookup_order {"n": 3}', userId: 'ana' }, call);
+    expect(queued).toMatchObject({ trigger: 'background', status: 'queued', input: 'Please lookup_order {"n": 3}', userId: 'ana', output: undefined });
+
+    const events = await eventsOfRun(service, tenant, queued!.id);
+    expect(events.map((event) => [event.type, event.id ?? null, event.step?.type ?? null])).toEqual([
+      ['run.status', null, null],
+      ['run.step', 1, 'retrieval'],
+      ['run.step', 2, 'model'],
+      ['run.step', 3, 'tool'],
+      ['run.step', 4, 'model'],
+      ['run.completed', 5, null],
+    ]);
+    expect(events[0]!.run!.status).toMatch(/^(queued|running)$/);
+    const done = events.at(-1)!.run!;
+    expect(done).toMatchObject({ status: 'completed', output: expect.stringContaining('lookup_order') });
+    expect(done.credits).toBeGreaterThanOrEqual(2);
+    // Charged like a turn, to the tenant that queued it: two model rounds.
+    expect(service.credits.charges.filter((charge) => charge.tenantId === tenant.tenantId)).toHaveLength(2);
+    expect(receiver.received('/orders').at(-1)!.json).toEqual({ n: 3 });
+    const [completed] = await eventsOf(service.database, tenant.tenantId, 'run.completed');
+    expect(completed!.data).toMatchObject({ run_id: queued!.id, agent_id: agentId, status: 'completed', output: done.output, credits: done.credits });
+
+    const resumed = await eventsOfRun(service, tenant, queued!.id, 3);
+    expect(resumed.map((event) => [event.type, event.id])).toEqual([
+      ['run.step', 4],
+      ['run.completed', 5],
+    ]);
+    expect(await eventsOfRun(service, tenant, queued!.id, 5)).toEqual([]);
+  });
+
+  test('a run is refused before it is queued as a turn would be; a run that cannot start fails with its reason', async ({ service }) => {
+    const tenant = newTenant();
+    const call = { principal: tenant.principal };
+    const agentId = await agentWith(service, tenant, []);
+    expect((await expectError(service.runs.startRun({ agentId, message: '   ' }, call), 'validation_error')).details.map((detail) => detail.field)).toEqual(['message']);
+    await expectError(service.runs.startRun({ agentId, message: 'hi', sessionId: 'ses_01JD0000000000000000000000' }, call), 'not_found');
+    await expectError(service.runs.startRun({ agentId: 'agt_01JD0000000000000000000000', message: 'hi' }, call), 'not_found');
+    await expectError(service.runs.startRun({ agentId, message: 'hi' }, { principal: principalOf(tenant.tenantId, 'viewer') }), 'forbidden');
+
+    // The session goes between queueing and running: the run fails, saying why.
+    const first = await service.chat.chat({ agentId, message: 'hello' }, call);
+    await service.database.query(`update runs set status = 'completed' where trigger = 'background'`);
+    const { run } = await service.runs.startRun({ agentId, message: 'later', sessionId: first.sessionId }, call);
+    await service.database.query(`delete from chat_sessions where id = $1`, [first.sessionId]);
+    const events = await eventsOfRun(service, tenant, run!.id);
+    expect(events.at(-1)).toMatchObject({ type: 'run.failed', run: { status: 'failed', error: { code: 'not_found' } } });
+  });
+
+  test('cancel stops a running run at its next write; only background runs that have not ended can be cancelled', async ({ service }) => {
+    const tenant = newTenant();
+    const call = { principal: tenant.principal };
+    const slow = await startReceiver(() => ({ hold: 'answer' }));
+    try {
+      const { tool } = await service.tools.createTool(
+        { name: 'slow_tool', description: 'Hangs', type: 'http', configJson: JSON.stringify({ url: slow.url('/slow') }), inputSchemaJson: JSON.stringify({ type: 'object' }), requiresApproval: false },
+        call,
+      );
+      const agentId = await agentWith(service, tenant, [tool!.id]);
+      const { run } = await service.runs.startRun({ agentId, message: 'use slow_tool {}' }, call);
+      // The sentinel: the tool's server holds the call, so the run is mid-turn.
+      await vi.waitFor(() => expect(slow.received('/slow')).toHaveLength(1), { timeout: 10_000, interval: 20 });
+      const { run: cancelled } = await service.runs.cancelRun({ runId: run!.id }, call);
+      expect(cancelled).toMatchObject({ status: 'cancelled', error: { code: 'cancelled' } });
+      const events = await eventsOfRun(service, tenant, run!.id);
+      expect(events.at(-1)!.type).toBe('run.cancelled');
+      await expectError(service.runs.cancelRun({ runId: run!.id }, call), 'conflict');
+      const chat = await service.chat.chat({ agentId: await agentWith(service, tenant, []), message: 'a turn' }, call);
+      await expectError(service.runs.cancelRun({ runId: chat.runId }, call), 'conflict');
+      await expectError(service.runs.cancelRun({ runId: run!.id }, { principal: newTenant().principal }), 'not_found');
+      // Nothing of the cancelled turn was stored or charged.
+      expect(await service.database.query(`select 1 from chat_messages m join chat_sessions s on s.id = m.session_id where s.agent_id = $1`, [agentId])).toEqual([]);
+    } finally {
+      await slow.close();
+    }
+  });
+
+  test('a run whose replica stopped is taken up again when none of its rounds asked for a tool call, and fails when one did', async ({ service }) => {
+    const tenant = newTenant();
+    const agentId = await agentWith(service, tenant, []);
+    // As a replica that claimed the runs and stopped leaves them: running, their leases run out.
+    const stopped = async (steps: [string, Record<string, unknown>][]) => {
+      const id = `run_${newId('run').slice(4)}`;
+      await service.database.query(
+        `insert into runs (id, tenant_id, agent_id, agent_version, trigger, status, input, started_at, actor, request, lease_owner, lease_until, attempts)
+         values ($1, $2, $3, 1, 'background', 'running', 'again', now(), $4, '{"sessionId":null,"userId":null}', 'gone', now() - interval '1 second', 1)`,
+        [id, tenant.tenantId, agentId, JSON.stringify({ kind: 'user', userId: tenant.principal.userId, tenantId: tenant.tenantId, role: 'member', scopes: [] })],
+      );
+      for (const [index, [type, data]] of steps.entries()) {
+        await service.database.query(`insert into run_steps (run_id, seq, type, started_at, duration_ms, data) values ($1, $2, $3, now(), 1, $4)`, [id, index + 1, type, JSON.stringify(data)]);
+      }
+      return id;
+    };
+    const clean = await stopped([['retrieval', { query: 'again', items: [] }], ['model', { round: 1, tool_calls: [] }]]);
+    // Its round asked for a call: stored before the call ran, so the call may have run.
+    const effected = await stopped([['retrieval', { query: 'again', items: [] }], ['model', { round: 1, tool_calls: [{ id: 'call_x', name: 'refund' }] }]]);
+    // A worker polls for runs whose lease ran out: nobody wakes it.
+    const again = await eventsOfRun(service, tenant, clean);
+    expect(again.at(-1)).toMatchObject({ type: 'run.completed', run: { status: 'completed' } });
+    expect(again.filter((event) => event.type === 'run.step').map((event) => event.step!.type)).toEqual(['retrieval', 'model']);
+    const refused = await eventsOfRun(service, tenant, effected);
+    expect(refused.at(-1)).toMatchObject({ type: 'run.failed', run: { status: 'failed', error: { code: 'service_unavailable', message: expect.stringContaining('no call runs twice') } } });
+    expect((await eventsOf(service.database, tenant.tenantId, 'run.failed')).map((event) => event.data['run_id'])).toEqual([effected]);
   });
 });

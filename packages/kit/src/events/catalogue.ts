@@ -9,6 +9,8 @@ export const EVENT_TYPES = [
   'workflow.execution.completed',
   'workflow.execution.failed',
   'workflow.execution.waiting',
+  'run.completed',
+  'run.failed',
   'memory.consolidated',
   'memory.updated',
   'billing.credits.low',

@@ -11,13 +11,14 @@ export const CHAT_SERVICE_NAME = 'agentplatform.agents.v1.ChatService';
 /** ChatService: translation only; ChatService and SessionsService decide. */
 export function chatHandlers(chat: ChatService, sessions: SessionsService): Handlers<typeof ChatServiceService> {
   const turnContext = (ctx: CallContext) => ({ signal: ctx.signal, requestId: ctx.requestId });
-  const turnRequest = (request: { agentId: string; message: string; sessionId?: string | undefined; userId?: string | undefined; trigger?: string | undefined }, byDefault: RunTrigger) => ({
+  const turnRequest = (request: { agentId: string; message: string; sessionId?: string | undefined; userId?: string | undefined; trigger?: string | undefined; agentVersion?: number | undefined }, byDefault: RunTrigger) => ({
     agentId: request.agentId,
     message: request.message,
     sessionId: present(request.sessionId),
     userId: present(request.userId),
     trigger: callerTrigger(present(request.trigger), byDefault),
     parentRunId: null,
+    agentVersion: request.agentVersion,
   });
   const decision = (request: { agentId: string; sessionId: string; callId: string; approve: boolean; comment?: string | undefined }) => ({
     agentId: request.agentId,

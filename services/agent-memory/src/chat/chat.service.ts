@@ -1,7 +1,10 @@
-import { ACCESS, DomainError, requireAccess, type Actor } from '@agent-platform/kit';
+import { ACCESS, activeTraceId, DomainError, newId, requireAccess, type Actor, type Clock } from '@agent-platform/kit';
 import type { AgentRecord } from '../agents/agents.entity.js';
 import type { AgentsRepository } from '../agents/agents.repository.js';
+import type { AgentsService } from '../agents/agents.service.js';
 import { approvalStep, toolStep } from '../runs/run-steps.js';
+import type { Run } from '../runs/runs.entity.js';
+import type { ClaimedRun, RunsRepository } from '../runs/runs.repository.js';
 import { Approvals, type ApprovalsOptions, type DecisionRequest } from './approvals.js';
 import { ToolLoop, type ToolLoopOptions } from './tool-loop.js';
 import { TurnAssembly, type ChatTurnRequest, type TurnAssemblyOptions } from './turn-assembly.js';
@@ -15,6 +18,8 @@ export type { ChatReply, TurnContext, TurnEvent, TurnTools } from './turn.js';
 /** What every part of a turn needs, given once; each part's options say what it is for. */
 export interface ChatServiceOptions extends Omit<TurnAssemblyOptions, 'approvals'>, ApprovalsOptions, Omit<ToolLoopOptions, 'store'>, TurnStoreOptions {
   agents: AgentsRepository;
+  /** An agent as it was at a version (decisions §16), for a turn that names one. */
+  versions: Pick<AgentsService, 'atVersion'>;
 }
 
 /**
@@ -29,6 +34,9 @@ export interface ChatServiceOptions extends Omit<TurnAssemblyOptions, 'approvals
  */
 export class ChatService {
   private readonly agents: AgentsRepository;
+  private readonly versions: Pick<AgentsService, 'atVersion'>;
+  private readonly runs: RunsRepository;
+  private readonly clock: Clock;
   private readonly modelName: string;
   private readonly assembly: TurnAssembly;
   private readonly approvals: Approvals;
@@ -37,6 +45,9 @@ export class ChatService {
 
   constructor(options: ChatServiceOptions) {
     this.agents = options.agents;
+    this.versions = options.versions;
+    this.runs = options.runs;
+    this.clock = options.clock;
     this.modelName = options.model.name;
     this.approvals = new Approvals(options);
     this.assembly = new TurnAssembly({ ...options, approvals: this.approvals });
@@ -52,11 +63,76 @@ export class ChatService {
   /** The turn's events as they happen; with `streaming`, the model's text comes in pieces. */
   async *stream(actor: Actor, request: ChatTurnRequest, context: TurnContext, streaming = true): AsyncGenerator<TurnEvent, void, undefined> {
     requireAccess(actor, ACCESS.agents.write);
-    const agent = await this.requireAgent(actor, request.agentId);
+    const agent = await this.requireAgent(actor, request.agentId, request.agentVersion);
     const turn = await this.assembly.begin(actor, agent, request, context);
     await this.store.begin(turn);
     yield { started: { runId: turn.run.id } };
     yield* this.recorded(turn, this.loop.run(turn, streaming));
+  }
+
+  /**
+   * decisions §16: a turn that runs in the background. Refused now as a chat turn would be (the
+   * message, the session, its open calls, the balance); else queued with the caller as the
+   * principal it acts as, for a worker of any replica to run.
+   */
+  async queue(actor: Actor, request: Omit<ChatTurnRequest, 'trigger' | 'parentRunId'>, context: TurnContext): Promise<Run> {
+    requireAccess(actor, ACCESS.agents.write);
+    const agent = await this.requireAgent(actor, request.agentId, request.agentVersion);
+    const turn = { ...request, trigger: 'background' as const, parentRunId: null };
+    await this.assembly.check(actor, agent, turn, context);
+    const id = newId('run');
+    const queued = await this.runs.start(
+      {
+        id,
+        tenantId: actor.tenantId,
+        agentId: agent.id,
+        agentVersion: agent.version,
+        sessionId: request.sessionId ?? null,
+        userId: request.userId ?? null,
+        trigger: 'background',
+        status: 'queued',
+        input: request.message,
+        parentRunId: null,
+        traceId: activeTraceId(),
+        messageId: null,
+        startedAt: new Date(this.clock.now()),
+        actor,
+        request: { sessionId: request.sessionId ?? null, userId: request.userId ?? null, agentVersion: request.agentVersion ?? null },
+      },
+      [],
+    );
+    if (!queued) throw DomainError.notFound('Agent');
+    const run = await this.runs.find(actor.tenantId, id);
+    if (!run) throw DomainError.notFound('Run');
+    return run;
+  }
+
+  /**
+   * Runs a background run a worker claimed, as the principal stored with it, to its end: completed,
+   * awaiting_approval, or failed with its reason (a refusal met now, say a session deleted since).
+   */
+  async runQueued(claimed: ClaimedRun, signal: AbortSignal): Promise<void> {
+    const actor = claimed.actor;
+    const context = { signal, requestId: undefined };
+    let turn: Turn;
+    try {
+      const agent = await this.requireAgent(actor, claimed.agentId, claimed.request.agentVersion ?? undefined);
+      const request = { agentId: agent.id, message: claimed.input, sessionId: claimed.request.sessionId ?? undefined, userId: claimed.request.userId ?? undefined };
+      turn = await this.assembly.begin(actor, agent, { ...request, trigger: 'background', parentRunId: null, queuedRunId: claimed.id }, context);
+      await this.store.begin(turn);
+    } catch (error) {
+      // Stopping: the lease runs out and a replica takes the run up again.
+      if (signal.aborted) throw error;
+      await this.store.failQueued(claimed, error);
+      return;
+    }
+    // A failure is recorded on the run by `recorded`; a stop or a cancel leaves it to its lease.
+    for await (const event of this.recorded(turn, this.loop.run(turn, false))) void event;
+  }
+
+  /** Ends a background run that will not run (interrupted too often, or after its tool calls ran). */
+  failQueued(claimed: ClaimedRun, error: DomainError): Promise<void> {
+    return this.store.failQueued(claimed, error);
   }
 
   /** Approves or rejects a call that awaits it, then continues the turn as a chat call would. */
@@ -105,7 +181,9 @@ export class ChatService {
     }
   }
 
-  private async requireAgent(actor: Actor, agentId: string): Promise<AgentRecord> {
+  /** The agent, as it is or as it was at `version`. */
+  private async requireAgent(actor: Actor, agentId: string, version?: number): Promise<AgentRecord> {
+    if (version !== undefined) return this.versions.atVersion(actor, agentId, version);
     const agent = await this.agents.find(actor.tenantId, agentId);
     if (!agent) throw DomainError.notFound('Agent');
     return agent;

@@ -72,6 +72,9 @@ export class ToolLoop {
       const calls = completion.toolCalls.map((asked, position) => resolve(turn, asked, position, messageId, at));
       turn.run.steps.push(roundStep(calls.map((call) => call.row)));
       turn.toolRounds += 1;
+      // A background run taken up again after its replica stopped must know its calls may have
+      // run: the round that asked for them is stored before they do.
+      if (turn.run.trigger === 'background') await store.record(turn, 'running');
       turn.messages.push({
         role: 'assistant',
         content: completion.content,
@@ -106,6 +109,9 @@ export class ToolLoop {
         yield { completed: await store.store(turn, answer, 'awaiting_approval', waiting.map((call) => call.row)) };
         return;
       }
+      // Nobody waits on a background run's connection: its steps are what its watchers see, as
+      // they happen; and the write finds a cancel at once.
+      if (turn.run.trigger === 'background') await store.record(turn, 'running');
     }
   }
 

@@ -31,6 +31,10 @@ export interface ChatTurnRequest {
   trigger: RunTrigger;
   /** The run of the agent whose tool call sent this message; null for any other turn. */
   parentRunId: string | null;
+  /** A background run's, queued before: the turn is that run. */
+  queuedRunId?: string;
+  /** decisions §16: the version of the agent the turn runs with; absent: the current one. */
+  agentVersion?: number | undefined;
 }
 
 export interface TurnAssemblyOptions {
@@ -62,9 +66,46 @@ export class TurnAssembly {
     this.options = options;
   }
 
+  /**
+   * Every refusal a new turn may meet (the message, the end user, the session and its open calls,
+   * the balance), without beginning it: what a background run is checked with before it is queued.
+   */
+  async check(actor: Actor, agent: AgentRecord, request: ChatTurnRequest, context: TurnContext): Promise<void> {
+    await this.prepare(actor, agent, request, context, 0);
+  }
+
   /** A new turn of `agent` for the user's message, in a new session or one named. */
   async begin(actor: Actor, agent: AgentRecord, request: ChatTurnRequest, context: TurnContext): Promise<Turn> {
-    const { chat, credits, historyMessages, clock } = this.options;
+    const { clock } = this.options;
+    const { userId, history } = await this.prepare(actor, agent, request, context, this.options.historyMessages);
+    const startedAt = new Date(clock.now());
+    const messageId = newId('message');
+    const run: TurnRun = {
+      id: request.queuedRunId ?? newId('run'),
+      trigger: request.trigger,
+      parentRunId: request.parentRunId,
+      messageId,
+      input: request.message,
+      queued: request.queuedRunId !== undefined,
+      stored: false,
+      steps: [],
+    };
+    let memories: Ranked<MemoryItemView>[] = [];
+    if (this.searches(agent)) {
+      memories = await this.retrieve(agent, request.message, userId);
+      run.steps.push(retrievalStep(request.message, memories, startedAt, new Date(clock.now())));
+    }
+    const session = { id: request.sessionId ?? newId('session'), isNew: request.sessionId === undefined, userId };
+    const turn = await this.newTurn(actor, agent, session, history, memories, context, startedAt, run);
+    turn.userMessage = { id: messageId, content: request.message };
+    turn.unsaved.messages.push({ id: turn.userMessage.id, role: 'user', content: request.message, toolCallId: null, round: null, createdAt: startedAt });
+    turn.messages.push({ role: 'user', content: request.message });
+    return turn;
+  }
+
+  /** The checks of a new turn, then the end user it is for and its session's last `historyMessages`. */
+  private async prepare(actor: Actor, agent: AgentRecord, request: ChatTurnRequest, context: TurnContext, historyMessages: number): Promise<{ userId: string | null; history: ChatMessage[] }> {
+    const { chat, credits } = this.options;
     const errors = new FieldErrors();
     if (request.message.trim().length === 0 || request.message.length > CHAT_MESSAGE_MAX) {
       errors.add('message', `must be 1 to ${characters(CHAT_MESSAGE_MAX)} characters, not blank`);
@@ -87,20 +128,7 @@ export class TurnAssembly {
     }
     // Checked before any model call: an empty balance costs the provider nothing.
     await credits.ensureAvailable(actor, context.requestId);
-    const startedAt = new Date(clock.now());
-    const messageId = newId('message');
-    const run: TurnRun = { id: newId('run'), trigger: request.trigger, parentRunId: request.parentRunId, messageId, input: request.message, stored: false, steps: [] };
-    let memories: Ranked<MemoryItemView>[] = [];
-    if (this.searches(agent)) {
-      memories = await this.retrieve(agent, request.message, userId);
-      run.steps.push(retrievalStep(request.message, memories, startedAt, new Date(clock.now())));
-    }
-    const session = { id: request.sessionId ?? newId('session'), isNew: request.sessionId === undefined, userId };
-    const turn = await this.newTurn(actor, agent, session, history, memories, context, startedAt, run);
-    turn.userMessage = { id: messageId, content: request.message };
-    turn.unsaved.messages.push({ id: turn.userMessage.id, role: 'user', content: request.message, toolCallId: null, round: null, createdAt: startedAt });
-    turn.messages.push({ role: 'user', content: request.message });
-    return turn;
+    return { userId, history };
   }
 
   /**
@@ -121,8 +149,8 @@ export class TurnAssembly {
     // A turn stored before runs were kept (migration 0011) gets its run now.
     const stored = await this.options.runs.forMessage(actor.tenantId, user.id);
     const run: TurnRun = stored
-      ? { id: stored.id, trigger: stored.trigger, parentRunId: stored.parentRunId, messageId: user.id, input: user.content, stored: true, steps: [] }
-      : { id: newId('run'), trigger: 'chat', parentRunId: null, messageId: user.id, input: user.content, stored: false, steps: [] };
+      ? { id: stored.id, trigger: stored.trigger, parentRunId: stored.parentRunId, messageId: user.id, input: user.content, queued: false, stored: true, steps: [] }
+      : { id: newId('run'), trigger: 'chat', parentRunId: null, messageId: user.id, input: user.content, queued: false, stored: false, steps: [] };
     const turn = await this.newTurn(actor, agent, { id: session.id, isNew: false, userId: session.userId }, contextOf(before, calls), memories, context, user.createdAt, run);
     turn.messages.push(...contextOf(own, calls));
     const ownIds = new Set(assistantIds(own));

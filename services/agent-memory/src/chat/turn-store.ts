@@ -4,7 +4,8 @@ import { newEvent, recordEvent } from '@agent-platform/kit/events';
 import { extractsMemory } from '../agents/agents.service.js';
 import type { ExtractionJob } from '../memory/extraction.repository.js';
 import type { ChatCompletion } from '../models/chat-model.js';
-import type { RunProgress, RunsRepository } from '../runs/runs.repository.js';
+import { RunCancelled } from '../runs/run-cancelled.js';
+import type { ClaimedRun, RunProgress, RunsRepository } from '../runs/runs.repository.js';
 import type { ChatRepository, NewMessage, NewToolCall } from './chat.repository.js';
 import { usedMemory } from './context.js';
 import { chargeServed, turnCost, type Credits } from './credits.js';
@@ -37,6 +38,13 @@ export class TurnStore {
   /** Stores the run a turn is, as it begins, with its steps so far; not_found when its agent is gone. */
   async begin(turn: Turn): Promise<void> {
     const run = turn.run;
+    if (run.queued) {
+      // A background run's row is there since it was queued; its worker claimed it running.
+      await this.options.em.transactional(() => this.options.runs.restart(run.id, turn.agent.version, run.steps));
+      run.stored = true;
+      run.steps = [];
+      return;
+    }
     const started = await this.options.runs.start({
       id: run.id,
       tenantId: turn.actor.tenantId,
@@ -66,8 +74,24 @@ export class TurnStore {
     if (status === 'running' && turn.run.steps.length === 0) return;
     const { em, runs, clock } = this.options;
     const ended = status === 'failed' || status === 'cancelled';
-    await em.transactional(() => runs.progress(turn.run.id, this.progressOf(turn, status, null, error, ended ? new Date(clock.now()) : null), turn.run.steps));
+    const progress = this.progressOf(turn, status, null, error, ended ? new Date(clock.now()) : null);
+    const recorded = await em.transactional(async (tx) => {
+      if (!(await runs.progress(turn.run.id, progress, turn.run.steps))) return false;
+      if (status === 'failed' && turn.run.trigger === 'background') await recordRunFailed(tx, turn.actor.tenantId, turn.run.id, turn.agent.id, { ...progress, durationMs: progress.completedAt!.getTime() - turn.startedAt.getTime() });
+      return true;
+    });
+    if (!recorded) throw new RunCancelled(turn.run.id);
     turn.run.steps = [];
+  }
+
+  /** A queued run that never became a turn (its session went, its balance ran out): failed with why. */
+  async failQueued(run: Pick<ClaimedRun, 'id' | 'tenantId' | 'agentId' | 'queuedAt'>, error: unknown): Promise<void> {
+    const none = { promptTokens: 0, completionTokens: 0, totalTokens: 0 };
+    const completedAt = new Date(this.options.clock.now());
+    const progress = { status: 'failed' as const, output: null, usage: none, credits: 0, error: reasonOf(error), completedAt, sessionId: null };
+    await this.options.em.transactional(async (tx) => {
+      if (await this.options.runs.progress(run.id, progress, [])) await recordRunFailed(tx, run.tenantId, run.id, run.agentId, { ...progress, durationMs: completedAt.getTime() - run.queuedAt.getTime() });
+    });
   }
 
   /**
@@ -75,16 +99,14 @@ export class TurnStore {
    * caller must hear, not a second one met while recording it.
    */
   async fail(turn: Turn, error: unknown, cancelled = turn.context.signal.aborted): Promise<void> {
-    if (!turn.run.stored) return;
-    const reason = cancelled
-      ? { code: 'cancelled', message: 'The caller went away before the turn finished.' }
-      : error instanceof DomainError
-        ? { code: error.code, message: error.message }
-        : { code: 'internal_error', message: 'The turn failed unexpectedly.' };
+    // A cancelled run was ended by its cancel already; a background run whose replica stops is
+    // taken up again once its lease runs out.
+    if (!turn.run.stored || error instanceof RunCancelled || (cancelled && turn.run.trigger === 'background')) return;
+    const reason = cancelled ? { code: 'cancelled', message: 'The caller went away before the turn finished.' } : reasonOf(error);
     try {
       await this.record(turn, cancelled ? 'cancelled' : 'failed', reason);
     } catch (recording) {
-      this.options.logger.warn({ err: recording, run_id: turn.run.id }, 'could not record how a run ended');
+      if (!(recording instanceof RunCancelled)) this.options.logger.warn({ err: recording, run_id: turn.run.id }, 'could not record how a run ended');
     }
   }
 
@@ -134,7 +156,13 @@ export class TurnStore {
         );
       }
       const completed = status === 'completed';
-      await this.options.runs.progress(turn.run.id, { ...this.progressOf(turn, status, completed ? answer.content : null, null, completed ? answer.at : null), sessionId: turn.sessionId }, turn.run.steps);
+      const progress = { ...this.progressOf(turn, status, completed ? answer.content : null, null, completed ? answer.at : null), sessionId: turn.sessionId };
+      // A background run cancelled while its model answered: nothing of the turn is kept.
+      if (!(await this.options.runs.progress(turn.run.id, progress, turn.run.steps))) throw new RunCancelled(turn.run.id);
+      if (completed && turn.run.trigger === 'background') {
+        const ended = { ...progress, durationMs: answer.at.getTime() - turn.startedAt.getTime() };
+        await recordEvent(tx, newEvent('run.completed', tenantId, runEndData(turn.run.id, turn.agent.id, ended, { output: answer.content }), answer.at));
+      }
     });
     turn.run.steps = [];
     turn.isNewSession = false;
@@ -161,6 +189,22 @@ export class TurnStore {
     };
     await chargeServed(credits, served, clock);
   }
+}
+
+type EndedRun = RunProgress & { durationMs: number };
+
+/** decisions §16: what run.completed and run.failed carry. */
+function runEndData(runId: string, agentId: string, run: EndedRun, outcome: { output: string } | { error: RunProgress['error'] }): Record<string, unknown> {
+  return { run_id: runId, agent_id: agentId, session_id: run.sessionId, status: run.status, ...outcome, credits: run.credits, duration_ms: Math.max(0, run.durationMs) };
+}
+
+async function recordRunFailed(tx: EntityManager, tenantId: string, runId: string, agentId: string, run: EndedRun): Promise<void> {
+  await recordEvent(tx, newEvent('run.failed', tenantId, runEndData(runId, agentId, run, { error: run.error }), run.completedAt!));
+}
+
+/** Why a run failed, as its caller was answered: a §2 code and its text, never a stack or SQL. */
+function reasonOf(error: unknown): { code: string; message: string } {
+  return error instanceof DomainError ? { code: error.code, message: error.message } : { code: 'internal_error', message: 'The turn failed unexpectedly.' };
 }
 
 /** What a model round used and costs, as its answer is stored. */

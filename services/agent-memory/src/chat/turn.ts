@@ -87,6 +87,8 @@ export interface TurnRun {
   /** The turn's user message, which a continued turn finds its run by, and its text. */
   messageId: string;
   input: string;
+  /** A background run's: its row was stored when it was queued. */
+  queued: boolean;
   /** False until its row is stored (a new turn's is, once it has begun). */
   stored: boolean;
   steps: NewRunStep[];

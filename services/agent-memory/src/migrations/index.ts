@@ -12,6 +12,7 @@ import { TurnMemories } from './0010-turn-memories.js';
 import { Runs } from './0011-runs.js';
 import { AgentVersions } from './0012-agent-versions.js';
 import { Datasets } from './0013-datasets.js';
+import { BackgroundRuns } from './0014-background-runs.js';
 
 /** Applied in this order at start. Names are stable: they are what the migrations table records. */
 export const migrations: readonly NamedMigration[] = [
@@ -28,4 +29,5 @@ export const migrations: readonly NamedMigration[] = [
   { name: '0011_runs', class: Runs },
   { name: '0012_agent_versions', class: AgentVersions },
   { name: '0013_datasets', class: Datasets },
+  { name: '0014_background_runs', class: BackgroundRuns },
 ];

@@ -1,6 +1,14 @@
 import { RUN_STATUSES, RUN_STEP_TYPES, RUN_TRIGGERS } from '@agent-platform/kit';
 import { defineEntity, p } from '@mikro-orm/postgresql';
 
+/** What a background run was asked for, kept until a worker runs it (decisions §16). */
+export interface BackgroundRequest {
+  sessionId: string | null;
+  userId: string | null;
+  /** The agent's version it runs with; null: the current one when it starts. */
+  agentVersion?: number | null;
+}
+
 /** A score someone gave a run (decisions §16): the last one wins. */
 export interface RunFeedback {
   score: -1 | 0 | 1;
@@ -41,6 +49,13 @@ export const RunSchema = defineEntity({
     completedAt: p.datetime().strictNullable(),
     durationMs: p.integer().strictNullable(),
     feedback: p.json<RunFeedback>().columnType('jsonb').strictNullable(),
+    /** Background runs: who asked, as whom the run acts (decisions §12). */
+    actor: p.json<Record<string, unknown>>().columnType('jsonb').strictNullable(),
+    request: p.json<BackgroundRequest>().columnType('jsonb').strictNullable(),
+    /** Background runs: the replica running it, until when; and how many times one took it up. */
+    leaseOwner: p.string().strictNullable(),
+    leaseUntil: p.datetime().strictNullable(),
+    attempts: p.integer(),
   },
 });
 

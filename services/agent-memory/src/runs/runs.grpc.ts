@@ -1,14 +1,31 @@
 import { encodeCursor, parseCursorPage } from '@agent-platform/kit';
 import { actorOf, present, type Handlers } from '@agent-platform/kit/grpc';
-import type { Run as RunMessage, RunServiceService } from '@agent-platform/proto/agents/v1/runs';
+import type { Run as RunMessage, RunServiceService, RunStep } from '@agent-platform/proto/agents/v1/runs';
 import type { Run, RunStepRow } from './runs.entity.js';
+import type { ChatService } from '../chat/chat.service.js';
 import type { RunsService } from './runs.service.js';
 
 export const RUN_SERVICE_NAME = 'agentplatform.agents.v1.RunService';
 
-/** RunService: translation only; RunsService decides. */
-export function runHandlers(runs: RunsService): Handlers<typeof RunServiceService> {
+/** RunService: translation only; RunsService decides, ChatService queues background runs. */
+export function runHandlers(runs: RunsService, chat: ChatService, queued: () => void): Handlers<typeof RunServiceService> {
   return {
+    startRun: async (request, ctx) => {
+      const turn = { agentId: request.agentId, message: request.message, sessionId: present(request.sessionId), userId: present(request.userId), agentVersion: request.agentVersion };
+      const run = await chat.queue(actorOf(ctx), turn, { signal: ctx.signal, requestId: ctx.requestId });
+      queued();
+      return { run: toMessage(run, []) };
+    },
+
+    cancelRun: async (request, ctx) => ({ run: toMessage(await runs.cancel(actorOf(ctx), request.runId), []) }),
+
+    async *watchRun(request, ctx) {
+      for await (const event of runs.watch(actorOf(ctx), request.runId, request.after, ctx.signal)) {
+        const { id, type, run, step } = event;
+        yield { id, type, run: toMessage(run, []), step: step ? stepMessage(step) : undefined };
+      }
+    },
+
     getRun: async (request, ctx) => {
       const { run, steps } = await runs.get(actorOf(ctx), request.runId);
       return { run: toMessage(run, steps) };
@@ -67,6 +84,10 @@ function toMessage(run: Run, steps: readonly RunStepRow[]): RunMessage {
     completedAt: run.completedAt ?? undefined,
     durationMs: run.durationMs ?? undefined,
     feedback: run.feedback ? { score: run.feedback.score, comment: run.feedback.comment ?? undefined, by: run.feedback.by, at: new Date(run.feedback.at) } : undefined,
-    steps: steps.map((step) => ({ type: step.type, startedAt: step.startedAt, durationMs: step.durationMs, dataJson: JSON.stringify(step.data) })),
+    steps: steps.map(stepMessage),
   };
+}
+
+function stepMessage(step: RunStepRow): RunStep {
+  return { type: step.type, startedAt: step.startedAt, durationMs: step.durationMs, dataJson: JSON.stringify(step.data) };
 }

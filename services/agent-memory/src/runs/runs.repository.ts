@@ -1,8 +1,11 @@
-import type { CursorPage, RunStatus, RunTrigger } from '@agent-platform/kit';
+import type { Actor, CursorPage, RunStatus, RunTrigger } from '@agent-platform/kit';
 import type { EntityManager } from '@agent-platform/kit/db';
 import type { Usage } from '../models/chat-model.js';
 import type { NewRunStep } from './run-steps.js';
-import { Run, RunStepRow, type RunFeedback } from './runs.entity.js';
+import { Run, RunStepRow, type BackgroundRequest, type RunFeedback } from './runs.entity.js';
+
+/** The channel a run's progress is told on, at the commit that stores it: watchers read it then. */
+export const RUN_PROGRESS_CHANNEL = 'run_progress';
 
 /** A run as it begins. */
 export interface NewRun {
@@ -19,6 +22,34 @@ export interface NewRun {
   traceId: string | null;
   messageId: string | null;
   startedAt: Date;
+  /** Background runs: as whom it acts, and what it was asked for. */
+  actor?: Actor;
+  request?: BackgroundRequest;
+}
+
+/** A background run a worker of this replica holds. */
+export interface ClaimedRun {
+  id: string;
+  tenantId: string;
+  agentId: string;
+  actor: Actor;
+  request: BackgroundRequest;
+  input: string;
+  /** Counting this claim: more than 1 means a replica took it up before and stopped. */
+  attempts: number;
+  /** When it was queued. */
+  queuedAt: Date;
+}
+
+interface ClaimedRow {
+  id: string;
+  tenant_id: string;
+  agent_id: string;
+  actor: Actor | string;
+  request: BackgroundRequest | string;
+  input: string;
+  attempts: number;
+  started_at: Date | string;
 }
 
 /** Where a run got to: still waiting for a decision, or ended. */
@@ -92,8 +123,8 @@ export class RunsRepository {
   async start(run: NewRun, steps: readonly NewRunStep[]): Promise<boolean> {
     const rows = await this.em.execute<{ id: string }[]>(
       `with "run" as (
-         insert into "runs" ("id", "tenant_id", "agent_id", "agent_version", "session_id", "user_id", "trigger", "status", "input", "parent_run_id", "trace_id", "message_id", "started_at")
-         select ?, ?, "id", ?, ?, ?, ?, ?, ?, ?, ?, ?, ? from "agents" where "id" = ? and "tenant_id" = ? returning "id"
+         insert into "runs" ("id", "tenant_id", "agent_id", "agent_version", "session_id", "user_id", "trigger", "status", "input", "parent_run_id", "trace_id", "message_id", "started_at", "actor", "request")
+         select ?, ?, "id", ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?::jsonb, ?::jsonb from "agents" where "id" = ? and "tenant_id" = ? returning "id"
        ), "steps" as (
          insert into "run_steps" ("run_id", "seq", "type", "started_at", "duration_ms", "data")
          select "run"."id", "s"."n", "s"."step"->>'type', ("s"."step"->>'started_at')::timestamptz, ("s"."step"->>'duration_ms')::int, "s"."step"->'data'
@@ -113,6 +144,8 @@ export class RunsRepository {
         run.traceId,
         run.messageId,
         run.startedAt,
+        run.actor ? JSON.stringify(actorJson(run.actor)) : null,
+        run.request ? JSON.stringify(run.request) : null,
         run.agentId,
         run.tenantId,
         stepsJson(steps),
@@ -125,19 +158,112 @@ export class RunsRepository {
   /**
    * In the caller's transaction: the run's new state, then its new steps after those it has. The
    * update locks the run's row first, so steps written at once (two decisions of one answer) take
-   * distinct places.
+   * distinct places. False, writing nothing, when the run ended meanwhile (a background run
+   * cancelled): the caller stops the turn. Watchers are told at the commit.
    */
-  async progress(runId: string, progress: RunProgress, steps: readonly NewRunStep[]): Promise<void> {
+  async progress(runId: string, progress: RunProgress, steps: readonly NewRunStep[]): Promise<boolean> {
     const { status, output, usage, credits, error, completedAt, sessionId } = progress;
-    await this.em.execute(
+    const ended = status === 'completed' || status === 'failed' || status === 'cancelled';
+    const rows = await this.em.execute<unknown[]>(
       `update "runs" set "status" = ?, "output" = ?, "prompt_tokens" = ?, "completion_tokens" = ?, "total_tokens" = ?, "credits" = ?,
          "error_code" = ?, "error_message" = ?, "session_id" = ?, "completed_at" = ?::timestamptz,
-         "duration_ms" = case when ?::timestamptz is null then null else greatest(0, floor(extract(epoch from (?::timestamptz - "started_at")) * 1000))::int end
-       where "id" = ?`,
-      [status, output, usage.promptTokens, usage.completionTokens, usage.totalTokens, credits, error?.code ?? null, error?.message ?? null, sessionId, completedAt, completedAt, completedAt, runId],
+         "duration_ms" = case when ?::timestamptz is null then null else greatest(0, floor(extract(epoch from (?::timestamptz - "started_at")) * 1000))::int end,
+         "lease_owner" = case when ? then null else "lease_owner" end, "lease_until" = case when ? then null else "lease_until" end
+       where "id" = ? and "status" in ('queued', 'running', 'awaiting_approval')
+       returning pg_notify('${RUN_PROGRESS_CHANNEL}', "id")`,
+      [status, output, usage.promptTokens, usage.completionTokens, usage.totalTokens, credits, error?.code ?? null, error?.message ?? null, sessionId, completedAt, completedAt, completedAt, ended, ended, runId],
+      'all',
+    );
+    if (rows.length === 0) return false;
+    await this.insertSteps(runId, steps);
+    return true;
+  }
+
+  /** Background runs due, leased to `owner`: queued ones, and running ones whose replica stopped (its lease ran out). */
+  async claim(owner: string, limit: number, leaseMs: number): Promise<ClaimedRun[]> {
+    const rows = await this.em.fork().execute<ClaimedRow[]>(
+      `update "runs" set "status" = 'running', "lease_owner" = ?, "lease_until" = now() + make_interval(secs => ?), "attempts" = "attempts" + 1
+        where "id" in (
+          select "id" from "runs"
+           where "trigger" = 'background' and ("status" = 'queued' or ("status" = 'running' and "lease_until" < now()))
+           order by "started_at" limit ? for update skip locked)
+        returning "id", "tenant_id", "agent_id", "actor", "request", "input", "attempts", "started_at"`,
+      [owner, leaseMs / 1000, limit],
+      'all',
+    );
+    return rows.map((row) => ({
+      id: row.id,
+      tenantId: row.tenant_id,
+      agentId: row.agent_id,
+      actor: typeof row.actor === 'string' ? (JSON.parse(row.actor) as Actor) : row.actor,
+      request: typeof row.request === 'string' ? (JSON.parse(row.request) as BackgroundRequest) : row.request,
+      input: row.input,
+      attempts: row.attempts,
+      queuedAt: new Date(row.started_at),
+    }));
+  }
+
+  /** Holds a claimed run `leaseMs` longer; false when `owner` no longer holds it (cancelled, or taken after a stall). */
+  async renew(runId: string, owner: string, leaseMs: number): Promise<boolean> {
+    const rows = await this.em.fork().execute<{ id: string }[]>(
+      `update "runs" set "lease_until" = now() + make_interval(secs => ?) where "id" = ? and "lease_owner" = ? and "status" = 'running' returning "id"`,
+      [leaseMs / 1000, runId, owner],
+      'all',
+    );
+    return rows.length > 0;
+  }
+
+  /** Hands a claimed run back unprocessed: due again at once, the claim not counted. */
+  async release(runId: string, owner: string): Promise<void> {
+    await this.em.fork().execute(
+      `update "runs" set "status" = 'queued', "lease_owner" = null, "lease_until" = null, "attempts" = "attempts" - 1 where "id" = ? and "lease_owner" = ? and "status" = 'running'`,
+      [runId, owner],
       'run',
     );
+  }
+
+  /**
+   * A claimed run begins (again), with the version of the agent it runs (the current one when it
+   * was queued without one): the steps of an attempt that stopped go, its first ones go in.
+   */
+  async restart(runId: string, agentVersion: number, steps: readonly NewRunStep[]): Promise<void> {
+    await this.em.execute(`update "runs" set "agent_version" = ? where "id" = ?`, [agentVersion, runId], 'run');
+    await this.em.execute(`delete from "run_steps" where "run_id" = ?`, [runId], 'run');
     await this.insertSteps(runId, steps);
+  }
+
+  /**
+   * Cancels a queued or running background run of the tenant; its worker stops at its next write.
+   * What became of it: `cancelled`, or why not (`absent`, `not_background`, `finished`).
+   */
+  async cancel(tenantId: string, id: string, now: Date): Promise<'cancelled' | 'absent' | 'not_background' | 'finished'> {
+    const rows = await this.em.execute<{ id: string }[]>(
+      `update "runs" set "status" = 'cancelled', "error_code" = 'cancelled', "error_message" = 'Cancelled by request.', "completed_at" = ?::timestamptz,
+         "duration_ms" = greatest(0, floor(extract(epoch from (?::timestamptz - "started_at")) * 1000))::int, "lease_owner" = null, "lease_until" = null
+       where "id" = ? and "tenant_id" = ? and "trigger" = 'background' and "status" in ('queued', 'running')
+       returning pg_notify('${RUN_PROGRESS_CHANNEL}', "id")`,
+      [now, now, id, tenantId],
+      'all',
+    );
+    if (rows.length > 0) return 'cancelled';
+    const run = await this.find(tenantId, id);
+    return !run ? 'absent' : run.trigger === 'background' ? 'finished' : 'not_background';
+  }
+
+  /** The steps a run's event stream sends (all but extraction, which comes after its end), after position `afterSeq`. */
+  streamedSteps(runId: string, afterSeq: number): Promise<RunStepRow[]> {
+    return this.em.fork().find(RunStepRow, { runId, seq: { $gt: afterSeq }, type: { $ne: 'extraction' } }, { orderBy: { seq: 'asc' } });
+  }
+
+  /** The last of those steps' positions; 0 when it has none. */
+  async lastStreamedSeq(runId: string): Promise<number> {
+    const [row] = await this.em.fork().execute<{ seq: number | null }[]>(`select max("seq") as "seq" from "run_steps" where "run_id" = ? and "type" <> 'extraction'`, [runId], 'all');
+    return row?.seq ?? 0;
+  }
+
+  /** Where a run is, read afresh (a watcher's loop reads it many times). */
+  findFresh(tenantId: string, id: string): Promise<Run | null> {
+    return this.em.fork().findOne(Run, { id, tenantId });
   }
 
   /** In the caller's transaction: steps after those the run has, its row locked first; none if the run is gone. */
@@ -248,6 +374,11 @@ export class RunsRepository {
     );
     return rows.length;
   }
+}
+
+/** An actor as a JSON column keeps it. */
+function actorJson({ kind, userId, tenantId, role, scopes, apiKeyId }: Actor): Record<string, unknown> {
+  return { kind, userId, tenantId, role, scopes: [...scopes], ...(apiKeyId === undefined ? {} : { apiKeyId }) };
 }
 
 /** Steps as one JSON parameter, which the statements take apart: one round trip for any number. */

@@ -1,5 +1,6 @@
-import { ACCESS, characters, RUN_STATUSES, RUN_TRIGGERS, DECISION_COMMENT_MAX, DomainError, FieldErrors, isId, requireAccess, type Actor, type Clock, type CursorPage, type Logger } from '@agent-platform/kit';
+import { ACCESS, characters, RUN_STATUSES, RUN_TRIGGERS, type RunStatus, DECISION_COMMENT_MAX, DomainError, FieldErrors, isId, requireAccess, type Actor, type Clock, type CursorPage, type Logger } from '@agent-platform/kit';
 import type { AgentsRepository } from '../agents/agents.repository.js';
+import type { PgNotifications } from '@agent-platform/kit/db';
 import type { Run, RunStepRow } from './runs.entity.js';
 import type { RunFilter, RunStats, RunsRepository } from './runs.repository.js';
 
@@ -18,8 +19,23 @@ export interface RunFilterRequest {
   minDurationMs: number | undefined;
 }
 
+/** One event of a run's stream (decisions §16): its steps, each with its place as `id`, then how it ended. */
+export interface RunStreamEvent {
+  /** Steps and the end have one, increasing; a status report has none (it is not resumed from). */
+  id: number | undefined;
+  type: 'run.status' | 'run.step' | 'run.completed' | 'run.failed' | 'run.cancelled';
+  run: Run;
+  step: RunStepRow | undefined;
+}
+
+/** How long a watcher waits for a notification before it looks anyway (one missed, or none coming). */
+const WATCH_FALLBACK_MS = 1_000;
+const ENDED: readonly RunStatus[] = ['completed', 'failed', 'cancelled'];
+
 export interface RunsServiceOptions {
   runs: RunsRepository;
+  /** Told at the commit of each run's progress (RUN_PROGRESS_CHANNEL), keyed by the run's id. */
+  progress: Pick<PgNotifications, 'wait'>;
   agents: AgentsRepository;
   /** RUN_RETENTION_DAYS: runs begun longer ago are deleted. */
   retentionDays: number;
@@ -40,6 +56,49 @@ export class RunsService {
     requireAccess(actor, ACCESS.agents.read);
     const run = await this.requireRun(actor, runId);
     return { run, steps: await this.options.runs.stepsOf(run.id) };
+  }
+
+  /**
+   * A run's events as they happen, after position `after` (0: from the start): first its status,
+   * then each step not sent yet, then its end, whose id is one past its last step's. Ends there,
+   * or when `signal` aborts. The extraction step, which comes after the end, is not sent.
+   */
+  async *watch(actor: Actor, runId: string, after: number, signal: AbortSignal): AsyncGenerator<RunStreamEvent, void, undefined> {
+    requireAccess(actor, ACCESS.agents.read);
+    if (!Number.isInteger(after) || after < 0) throw DomainError.validation([{ field: 'after', message: 'must be an integer of at least 0' }]);
+    let run = await this.requireRun(actor, runId);
+    let reported: RunStatus | undefined;
+    let last = after;
+    while (!signal.aborted) {
+      const ended = ENDED.includes(run.status);
+      // Read after the status: steps stored with an end are committed with it, so none is missed.
+      for (const step of await this.options.runs.streamedSteps(run.id, last)) {
+        last = step.seq;
+        yield { id: step.seq, type: 'run.step', run, step };
+      }
+      if (ended) {
+        const end = (await this.options.runs.lastStreamedSeq(run.id)) + 1;
+        if (after < end) yield { id: end, type: `run.${run.status}` as RunStreamEvent['type'], run, step: undefined };
+        return;
+      }
+      if (run.status !== reported) {
+        reported = run.status;
+        yield { id: undefined, type: 'run.status', run, step: undefined };
+      }
+      await this.options.progress.wait(run.id, WATCH_FALLBACK_MS, signal);
+      run = (await this.options.runs.findFresh(actor.tenantId, run.id)) ?? run;
+    }
+  }
+
+  /** decisions §16: stops a queued or running background run; 409 for another run, or one already ended. */
+  async cancel(actor: Actor, runId: string): Promise<Run> {
+    requireAccess(actor, ACCESS.agents.write);
+    await this.requireRun(actor, runId);
+    const outcome = await this.options.runs.cancel(actor.tenantId, runId, new Date(this.options.clock.now()));
+    if (outcome === 'absent') throw DomainError.notFound('Run');
+    if (outcome === 'not_background') throw new DomainError('conflict', 'Only a background run can be cancelled; a chat turn stops when its caller closes the connection.');
+    if (outcome === 'finished') throw new DomainError('conflict', 'The run has ended already.');
+    return this.requireRun(actor, runId);
   }
 
   /** An agent's runs, newest first. */

@@ -1,8 +1,9 @@
-import { characters, DECISION_COMMENT_MAX, RUN_STATUSES, RUN_TRIGGERS } from '@agent-platform/kit';
-import type { GetAgentRunStatsResponse, Run, RunStep } from '@agent-platform/proto/agents/v1/runs';
+import { characters, CHAT_MESSAGE_MAX, DECISION_COMMENT_MAX, RUN_STATUSES, RUN_TRIGGERS } from '@agent-platform/kit';
+import type { GetAgentRunStatsResponse, Run, RunStep, WatchRunResponse } from '@agent-platform/proto/agents/v1/runs';
+import type { ServerSentEvent } from '../../../../http/sse.js';
 import { z } from 'zod';
 import { EndUserId, iso, isoOrNull, pathId, queryInt, queryTime, TenantQuery, Timestamp } from '../../../../http/schemas.js';
-import { usageBody, UsageSchema } from '../agents/_agent_id/chat/schemas.js';
+import { AgentVersionNumber, usageBody, UsageSchema } from '../agents/_agent_id/chat/schemas.js';
 
 export const RunParams = z.object({ run_id: pathId('run', 'run') });
 
@@ -100,6 +101,40 @@ export const RunsQuery = TenantQuery.extend({
   min_duration_ms: queryInt({ min: 0, max: 2_147_483_647, fallback: 0, description: 'Only ended runs that took at least this long; 0: every run.' }),
 });
 
+export const StartRunBody = z
+  .object({
+    message: z.string().min(1).max(CHAT_MESSAGE_MAX).describe(`What the user says: 1..${characters(CHAT_MESSAGE_MAX)} characters, not blank.`),
+    session_id: z.string().min(1).optional().describe('Continues that session of the agent; absent: the run starts a new one.'),
+    user_id: EndUserId.optional().describe('The end user the turn is for (decisions §14), as in chat.'),
+    agent_version: AgentVersionNumber.optional(),
+  })
+  .meta({ examples: [{ message: 'Summarise every open ticket of customer 8812.', user_id: 'customer-8812' }] });
+
+export const RunEventsQuery = TenantQuery.extend({
+  after: queryInt({ min: 0, max: 2_147_483_647, fallback: 0, description: 'Resume after the event with this id, as the Last-Event-ID header does (the header wins).' }),
+});
+
+export const RUN_EVENTS_DESCRIPTION = [
+  "The run's events as server-sent events, from the start or after `Last-Event-ID` (or `?after=`):",
+  "first its status, then each step as it is stored, then how it ended; the stream ends there.",
+  '',
+  '```',
+  'event: run.status',
+  'data: <the Run>',
+  '',
+  'id: 1',
+  'event: run.step',
+  'data: <the RunStep>',
+  '',
+  'id: 4',
+  'event: run.completed        (or run.failed, run.cancelled)',
+  'data: <the Run>',
+  '```',
+  '',
+  "Steps' ids are their places in the run; the end's is one past the last step's. A status report",
+  'has no id (a run waiting for an approval reports `awaiting_approval` and the stream stays open).',
+].join('\n');
+
 export const FeedbackBody = z
   .object({
     score: z.int().describe('-1 (bad), 0 (neutral) or 1 (good).'),
@@ -155,6 +190,16 @@ export function runBody(run: Run | undefined): z.output<typeof RunSchema> {
 
 export function runDetailBody(run: Run | undefined): z.output<typeof RunDetailSchema> {
   return { ...runBody(run), steps: (run?.steps ?? []).map(stepBody) };
+}
+
+/** A run's stream event (decisions §16) as a server-sent event. */
+export function runEventBody(event: WatchRunResponse): ServerSentEvent {
+  return { event: event.type, data: event.type === 'run.step' ? stepBody(requiredStep(event.step)) : runBody(event.run), ...(event.id === undefined ? {} : { id: event.id }) };
+}
+
+function requiredStep(step: RunStep | undefined): RunStep {
+  if (!step) throw new Error('agent-memory sent a step event without its step.');
+  return step;
 }
 
 function stepBody(step: RunStep): z.output<typeof RunStepSchema> {

@@ -53,7 +53,14 @@ export interface ChatRequest {
    * What started the turn, recorded on its run (decisions §16): chat (the default) or one of the
    * platform's own callers, mcp or workflow. Anything else is a validation_error.
    */
-  trigger?: string | undefined;
+  trigger?:
+    | string
+    | undefined;
+  /**
+   * A version of the agent (decisions §16): the turn runs with that version's settings. Absent:
+   * the current one. Errors: not_found (no such version).
+   */
+  agentVersion?: number | undefined;
 }
 
 /** The assistant's reply (docs/api.md, Chat: the chat message, plus session_id and model). */
@@ -165,6 +172,7 @@ export interface StreamChatRequest {
     | undefined;
   /** As ChatRequest's; the default is stream. */
   trigger?: string | undefined;
+  agentVersion?: number | undefined;
 }
 
 /**
@@ -375,7 +383,14 @@ export const Usage: MessageFns<Usage> = {
 };
 
 function createBaseChatRequest(): ChatRequest {
-  return { agentId: "", message: "", sessionId: undefined, userId: undefined, trigger: undefined };
+  return {
+    agentId: "",
+    message: "",
+    sessionId: undefined,
+    userId: undefined,
+    trigger: undefined,
+    agentVersion: undefined,
+  };
 }
 
 export const ChatRequest: MessageFns<ChatRequest> = {
@@ -394,6 +409,9 @@ export const ChatRequest: MessageFns<ChatRequest> = {
     }
     if (message.trigger !== undefined) {
       writer.uint32(42).string(message.trigger);
+    }
+    if (message.agentVersion !== undefined) {
+      writer.uint32(48).int32(message.agentVersion);
     }
     return writer;
   },
@@ -451,6 +469,14 @@ export const ChatRequest: MessageFns<ChatRequest> = {
             message.trigger = reader.string();
             continue;
           }
+          case 6: {
+            if (tag !== 48) {
+              break;
+            }
+
+            message.agentVersion = reader.int32();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -482,6 +508,11 @@ export const ChatRequest: MessageFns<ChatRequest> = {
         ? globalThis.String(object.user_id)
         : undefined,
       trigger: isSet(object.trigger) ? globalThis.String(object.trigger) : undefined,
+      agentVersion: isSet(object.agentVersion)
+        ? globalThis.Number(object.agentVersion)
+        : isSet(object.agent_version)
+        ? globalThis.Number(object.agent_version)
+        : undefined,
     };
   },
 
@@ -502,6 +533,9 @@ export const ChatRequest: MessageFns<ChatRequest> = {
     if (message.trigger !== undefined) {
       obj.trigger = message.trigger;
     }
+    if (message.agentVersion !== undefined) {
+      obj.agentVersion = Math.round(message.agentVersion);
+    }
     return obj;
   },
 
@@ -515,6 +549,7 @@ export const ChatRequest: MessageFns<ChatRequest> = {
     message.sessionId = object.sessionId ?? undefined;
     message.userId = object.userId ?? undefined;
     message.trigger = object.trigger ?? undefined;
+    message.agentVersion = object.agentVersion ?? undefined;
     return message;
   },
 };
@@ -1752,7 +1787,14 @@ export const StreamDecideToolCallResponse: MessageFns<StreamDecideToolCallRespon
 };
 
 function createBaseStreamChatRequest(): StreamChatRequest {
-  return { agentId: "", message: "", sessionId: undefined, userId: undefined, trigger: undefined };
+  return {
+    agentId: "",
+    message: "",
+    sessionId: undefined,
+    userId: undefined,
+    trigger: undefined,
+    agentVersion: undefined,
+  };
 }
 
 export const StreamChatRequest: MessageFns<StreamChatRequest> = {
@@ -1771,6 +1813,9 @@ export const StreamChatRequest: MessageFns<StreamChatRequest> = {
     }
     if (message.trigger !== undefined) {
       writer.uint32(42).string(message.trigger);
+    }
+    if (message.agentVersion !== undefined) {
+      writer.uint32(48).int32(message.agentVersion);
     }
     return writer;
   },
@@ -1828,6 +1873,14 @@ export const StreamChatRequest: MessageFns<StreamChatRequest> = {
             message.trigger = reader.string();
             continue;
           }
+          case 6: {
+            if (tag !== 48) {
+              break;
+            }
+
+            message.agentVersion = reader.int32();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1859,6 +1912,11 @@ export const StreamChatRequest: MessageFns<StreamChatRequest> = {
         ? globalThis.String(object.user_id)
         : undefined,
       trigger: isSet(object.trigger) ? globalThis.String(object.trigger) : undefined,
+      agentVersion: isSet(object.agentVersion)
+        ? globalThis.Number(object.agentVersion)
+        : isSet(object.agent_version)
+        ? globalThis.Number(object.agent_version)
+        : undefined,
     };
   },
 
@@ -1879,6 +1937,9 @@ export const StreamChatRequest: MessageFns<StreamChatRequest> = {
     if (message.trigger !== undefined) {
       obj.trigger = message.trigger;
     }
+    if (message.agentVersion !== undefined) {
+      obj.agentVersion = Math.round(message.agentVersion);
+    }
     return obj;
   },
 
@@ -1892,6 +1953,7 @@ export const StreamChatRequest: MessageFns<StreamChatRequest> = {
     message.sessionId = object.sessionId ?? undefined;
     message.userId = object.userId ?? undefined;
     message.trigger = object.trigger ?? undefined;
+    message.agentVersion = object.agentVersion ?? undefined;
     return message;
   },
 };

@@ -11,7 +11,9 @@ import {
   type ChannelCredentials,
   Client,
   type ClientOptions,
+  type ClientReadableStream,
   type ClientUnaryCall,
+  type handleServerStreamingCall,
   type handleUnaryCall,
   makeGenericClientConstructor,
   type Metadata,
@@ -140,6 +142,50 @@ export interface GetAgentRunStatsResponse {
   feedbackCount: number;
   since: Date | undefined;
   until: Date | undefined;
+}
+
+export interface StartRunRequest {
+  agentId: string;
+  message: string;
+  sessionId?: string | undefined;
+  userId?:
+    | string
+    | undefined;
+  /** As ChatRequest's: the run runs with that version's settings. */
+  agentVersion?: number | undefined;
+}
+
+export interface StartRunResponse {
+  run: Run | undefined;
+}
+
+export interface CancelRunRequest {
+  runId: string;
+}
+
+export interface CancelRunResponse {
+  run: Run | undefined;
+}
+
+export interface WatchRunRequest {
+  runId: string;
+  /** The id of the last event already seen; 0 for all. */
+  after: number;
+}
+
+export interface WatchRunResponse {
+  /** Steps and the end: increasing; absent on a status report. */
+  id?:
+    | number
+    | undefined;
+  /** One event: run.status | run.step | run.completed | run.failed | run.cancelled */
+  type: string;
+  /** The run as it stands (without steps). */
+  run:
+    | Run
+    | undefined;
+  /** run.step: the step. */
+  step: RunStep | undefined;
 }
 
 function createBaseRunError(): RunError {
@@ -1917,6 +1963,568 @@ export const GetAgentRunStatsResponse: MessageFns<GetAgentRunStatsResponse> = {
   },
 };
 
+function createBaseStartRunRequest(): StartRunRequest {
+  return { agentId: "", message: "", sessionId: undefined, userId: undefined, agentVersion: undefined };
+}
+
+export const StartRunRequest: MessageFns<StartRunRequest> = {
+  encode(message: StartRunRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.agentId !== "") {
+      writer.uint32(10).string(message.agentId);
+    }
+    if (message.message !== "") {
+      writer.uint32(18).string(message.message);
+    }
+    if (message.sessionId !== undefined) {
+      writer.uint32(26).string(message.sessionId);
+    }
+    if (message.userId !== undefined) {
+      writer.uint32(34).string(message.userId);
+    }
+    if (message.agentVersion !== undefined) {
+      writer.uint32(40).int32(message.agentVersion);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): StartRunRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseStartRunRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.agentId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.message = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.sessionId = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.userId = reader.string();
+            continue;
+          }
+          case 5: {
+            if (tag !== 40) {
+              break;
+            }
+
+            message.agentVersion = reader.int32();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): StartRunRequest {
+    return {
+      agentId: isSet(object.agentId)
+        ? globalThis.String(object.agentId)
+        : isSet(object.agent_id)
+        ? globalThis.String(object.agent_id)
+        : "",
+      message: isSet(object.message) ? globalThis.String(object.message) : "",
+      sessionId: isSet(object.sessionId)
+        ? globalThis.String(object.sessionId)
+        : isSet(object.session_id)
+        ? globalThis.String(object.session_id)
+        : undefined,
+      userId: isSet(object.userId)
+        ? globalThis.String(object.userId)
+        : isSet(object.user_id)
+        ? globalThis.String(object.user_id)
+        : undefined,
+      agentVersion: isSet(object.agentVersion)
+        ? globalThis.Number(object.agentVersion)
+        : isSet(object.agent_version)
+        ? globalThis.Number(object.agent_version)
+        : undefined,
+    };
+  },
+
+  toJSON(message: StartRunRequest): unknown {
+    const obj: any = {};
+    if (message.agentId !== "") {
+      obj.agentId = message.agentId;
+    }
+    if (message.message !== "") {
+      obj.message = message.message;
+    }
+    if (message.sessionId !== undefined) {
+      obj.sessionId = message.sessionId;
+    }
+    if (message.userId !== undefined) {
+      obj.userId = message.userId;
+    }
+    if (message.agentVersion !== undefined) {
+      obj.agentVersion = Math.round(message.agentVersion);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<StartRunRequest>, I>>(base?: I): StartRunRequest {
+    return StartRunRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<StartRunRequest>, I>>(object: I): StartRunRequest {
+    const message = createBaseStartRunRequest();
+    message.agentId = object.agentId ?? "";
+    message.message = object.message ?? "";
+    message.sessionId = object.sessionId ?? undefined;
+    message.userId = object.userId ?? undefined;
+    message.agentVersion = object.agentVersion ?? undefined;
+    return message;
+  },
+};
+
+function createBaseStartRunResponse(): StartRunResponse {
+  return { run: undefined };
+}
+
+export const StartRunResponse: MessageFns<StartRunResponse> = {
+  encode(message: StartRunResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.run !== undefined) {
+      Run.encode(message.run, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): StartRunResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseStartRunResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.run = Run.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): StartRunResponse {
+    return { run: isSet(object.run) ? Run.fromJSON(object.run) : undefined };
+  },
+
+  toJSON(message: StartRunResponse): unknown {
+    const obj: any = {};
+    if (message.run !== undefined) {
+      obj.run = Run.toJSON(message.run);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<StartRunResponse>, I>>(base?: I): StartRunResponse {
+    return StartRunResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<StartRunResponse>, I>>(object: I): StartRunResponse {
+    const message = createBaseStartRunResponse();
+    message.run = (object.run !== undefined && object.run !== null) ? Run.fromPartial(object.run) : undefined;
+    return message;
+  },
+};
+
+function createBaseCancelRunRequest(): CancelRunRequest {
+  return { runId: "" };
+}
+
+export const CancelRunRequest: MessageFns<CancelRunRequest> = {
+  encode(message: CancelRunRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.runId !== "") {
+      writer.uint32(10).string(message.runId);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): CancelRunRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseCancelRunRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.runId = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): CancelRunRequest {
+    return {
+      runId: isSet(object.runId)
+        ? globalThis.String(object.runId)
+        : isSet(object.run_id)
+        ? globalThis.String(object.run_id)
+        : "",
+    };
+  },
+
+  toJSON(message: CancelRunRequest): unknown {
+    const obj: any = {};
+    if (message.runId !== "") {
+      obj.runId = message.runId;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<CancelRunRequest>, I>>(base?: I): CancelRunRequest {
+    return CancelRunRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<CancelRunRequest>, I>>(object: I): CancelRunRequest {
+    const message = createBaseCancelRunRequest();
+    message.runId = object.runId ?? "";
+    return message;
+  },
+};
+
+function createBaseCancelRunResponse(): CancelRunResponse {
+  return { run: undefined };
+}
+
+export const CancelRunResponse: MessageFns<CancelRunResponse> = {
+  encode(message: CancelRunResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.run !== undefined) {
+      Run.encode(message.run, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): CancelRunResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseCancelRunResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.run = Run.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): CancelRunResponse {
+    return { run: isSet(object.run) ? Run.fromJSON(object.run) : undefined };
+  },
+
+  toJSON(message: CancelRunResponse): unknown {
+    const obj: any = {};
+    if (message.run !== undefined) {
+      obj.run = Run.toJSON(message.run);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<CancelRunResponse>, I>>(base?: I): CancelRunResponse {
+    return CancelRunResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<CancelRunResponse>, I>>(object: I): CancelRunResponse {
+    const message = createBaseCancelRunResponse();
+    message.run = (object.run !== undefined && object.run !== null) ? Run.fromPartial(object.run) : undefined;
+    return message;
+  },
+};
+
+function createBaseWatchRunRequest(): WatchRunRequest {
+  return { runId: "", after: 0 };
+}
+
+export const WatchRunRequest: MessageFns<WatchRunRequest> = {
+  encode(message: WatchRunRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.runId !== "") {
+      writer.uint32(10).string(message.runId);
+    }
+    if (message.after !== 0) {
+      writer.uint32(16).int32(message.after);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): WatchRunRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseWatchRunRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.runId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.after = reader.int32();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): WatchRunRequest {
+    return {
+      runId: isSet(object.runId)
+        ? globalThis.String(object.runId)
+        : isSet(object.run_id)
+        ? globalThis.String(object.run_id)
+        : "",
+      after: isSet(object.after) ? globalThis.Number(object.after) : 0,
+    };
+  },
+
+  toJSON(message: WatchRunRequest): unknown {
+    const obj: any = {};
+    if (message.runId !== "") {
+      obj.runId = message.runId;
+    }
+    if (message.after !== 0) {
+      obj.after = Math.round(message.after);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<WatchRunRequest>, I>>(base?: I): WatchRunRequest {
+    return WatchRunRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<WatchRunRequest>, I>>(object: I): WatchRunRequest {
+    const message = createBaseWatchRunRequest();
+    message.runId = object.runId ?? "";
+    message.after = object.after ?? 0;
+    return message;
+  },
+};
+
+function createBaseWatchRunResponse(): WatchRunResponse {
+  return { id: undefined, type: "", run: undefined, step: undefined };
+}
+
+export const WatchRunResponse: MessageFns<WatchRunResponse> = {
+  encode(message: WatchRunResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.id !== undefined) {
+      writer.uint32(8).int32(message.id);
+    }
+    if (message.type !== "") {
+      writer.uint32(18).string(message.type);
+    }
+    if (message.run !== undefined) {
+      Run.encode(message.run, writer.uint32(26).fork()).join();
+    }
+    if (message.step !== undefined) {
+      RunStep.encode(message.step, writer.uint32(34).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): WatchRunResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseWatchRunResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 8) {
+              break;
+            }
+
+            message.id = reader.int32();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.type = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.run = Run.decode(reader, reader.uint32());
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.step = RunStep.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): WatchRunResponse {
+    return {
+      id: isSet(object.id) ? globalThis.Number(object.id) : undefined,
+      type: isSet(object.type) ? globalThis.String(object.type) : "",
+      run: isSet(object.run) ? Run.fromJSON(object.run) : undefined,
+      step: isSet(object.step) ? RunStep.fromJSON(object.step) : undefined,
+    };
+  },
+
+  toJSON(message: WatchRunResponse): unknown {
+    const obj: any = {};
+    if (message.id !== undefined) {
+      obj.id = Math.round(message.id);
+    }
+    if (message.type !== "") {
+      obj.type = message.type;
+    }
+    if (message.run !== undefined) {
+      obj.run = Run.toJSON(message.run);
+    }
+    if (message.step !== undefined) {
+      obj.step = RunStep.toJSON(message.step);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<WatchRunResponse>, I>>(base?: I): WatchRunResponse {
+    return WatchRunResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<WatchRunResponse>, I>>(object: I): WatchRunResponse {
+    const message = createBaseWatchRunResponse();
+    message.id = object.id ?? undefined;
+    message.type = object.type ?? "";
+    message.run = (object.run !== undefined && object.run !== null) ? Run.fromPartial(object.run) : undefined;
+    message.step = (object.step !== undefined && object.step !== null) ? RunStep.fromPartial(object.step) : undefined;
+    return message;
+  },
+};
+
 /**
  * Runs (decisions §16): every agent turn, whatever started it, with its steps as they happened.
  * Reading them needs agents:read; another tenant's run is not_found.
@@ -1973,6 +2581,46 @@ export const RunServiceService = {
       Buffer.from(GetAgentRunStatsResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): GetAgentRunStatsResponse => GetAgentRunStatsResponse.decode(value),
   },
+  /**
+   * Queues a background run (trigger background) acting as the caller; it answers at once with
+   * the queued run. Needs agents:write. Errors: as Chat's refusals before a model call
+   * (validation_error, not_found, conflict, insufficient_credits).
+   */
+  startRun: {
+    path: "/agentplatform.agents.v1.RunService/StartRun" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: StartRunRequest): Buffer => Buffer.from(StartRunRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): StartRunRequest => StartRunRequest.decode(value),
+    responseSerialize: (value: StartRunResponse): Buffer => Buffer.from(StartRunResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): StartRunResponse => StartRunResponse.decode(value),
+  },
+  /**
+   * Stops a queued or running background run. Errors: not_found; conflict (not a background run,
+   * or ended already).
+   */
+  cancelRun: {
+    path: "/agentplatform.agents.v1.RunService/CancelRun" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: CancelRunRequest): Buffer => Buffer.from(CancelRunRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): CancelRunRequest => CancelRunRequest.decode(value),
+    responseSerialize: (value: CancelRunResponse): Buffer => Buffer.from(CancelRunResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): CancelRunResponse => CancelRunResponse.decode(value),
+  },
+  /**
+   * A run's events as they happen, after position `after`: its status, each step, then its end.
+   * Errors: not_found.
+   */
+  watchRun: {
+    path: "/agentplatform.agents.v1.RunService/WatchRun" as const,
+    requestStream: false as const,
+    responseStream: true as const,
+    requestSerialize: (value: WatchRunRequest): Buffer => Buffer.from(WatchRunRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): WatchRunRequest => WatchRunRequest.decode(value),
+    responseSerialize: (value: WatchRunResponse): Buffer => Buffer.from(WatchRunResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): WatchRunResponse => WatchRunResponse.decode(value),
+  },
 } as const;
 
 export interface RunServiceServer extends UntypedServiceImplementation {
@@ -1990,6 +2638,22 @@ export interface RunServiceServer extends UntypedServiceImplementation {
   setRunFeedback: handleUnaryCall<SetRunFeedbackRequest, SetRunFeedbackResponse>;
   /** An agent's runs summed over a time range. Errors: not_found (the agent); validation_error. */
   getAgentRunStats: handleUnaryCall<GetAgentRunStatsRequest, GetAgentRunStatsResponse>;
+  /**
+   * Queues a background run (trigger background) acting as the caller; it answers at once with
+   * the queued run. Needs agents:write. Errors: as Chat's refusals before a model call
+   * (validation_error, not_found, conflict, insufficient_credits).
+   */
+  startRun: handleUnaryCall<StartRunRequest, StartRunResponse>;
+  /**
+   * Stops a queued or running background run. Errors: not_found; conflict (not a background run,
+   * or ended already).
+   */
+  cancelRun: handleUnaryCall<CancelRunRequest, CancelRunResponse>;
+  /**
+   * A run's events as they happen, after position `after`: its status, each step, then its end.
+   * Errors: not_found.
+   */
+  watchRun: handleServerStreamingCall<WatchRunRequest, WatchRunResponse>;
 }
 
 export interface RunServiceClient extends Client {
@@ -2063,6 +2727,55 @@ export interface RunServiceClient extends Client {
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: GetAgentRunStatsResponse) => void,
   ): ClientUnaryCall;
+  /**
+   * Queues a background run (trigger background) acting as the caller; it answers at once with
+   * the queued run. Needs agents:write. Errors: as Chat's refusals before a model call
+   * (validation_error, not_found, conflict, insufficient_credits).
+   */
+  startRun(
+    request: StartRunRequest,
+    callback: (error: ServiceError | null, response: StartRunResponse) => void,
+  ): ClientUnaryCall;
+  startRun(
+    request: StartRunRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: StartRunResponse) => void,
+  ): ClientUnaryCall;
+  startRun(
+    request: StartRunRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: StartRunResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * Stops a queued or running background run. Errors: not_found; conflict (not a background run,
+   * or ended already).
+   */
+  cancelRun(
+    request: CancelRunRequest,
+    callback: (error: ServiceError | null, response: CancelRunResponse) => void,
+  ): ClientUnaryCall;
+  cancelRun(
+    request: CancelRunRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: CancelRunResponse) => void,
+  ): ClientUnaryCall;
+  cancelRun(
+    request: CancelRunRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: CancelRunResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * A run's events as they happen, after position `after`: its status, each step, then its end.
+   * Errors: not_found.
+   */
+  watchRun(request: WatchRunRequest, options?: Partial<CallOptions>): ClientReadableStream<WatchRunResponse>;
+  watchRun(
+    request: WatchRunRequest,
+    metadata?: Metadata,
+    options?: Partial<CallOptions>,
+  ): ClientReadableStream<WatchRunResponse>;
 }
 
 export const RunServiceClient = makeGenericClientConstructor(

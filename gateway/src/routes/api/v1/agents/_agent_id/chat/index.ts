@@ -38,8 +38,8 @@ const chatRoutes: FastifyPluginCallbackZod = (app, _options, done) => {
       },
     },
     async (request, reply) => {
-      const { message, session_id, user_id, stream } = request.body;
-      const turn = { agentId: request.params.agent_id, message, sessionId: session_id, userId: user_id };
+      const { message, session_id, user_id, agent_version, stream } = request.body;
+      const turn = { agentId: request.params.agent_id, message, sessionId: session_id, userId: user_id, agentVersion: agent_version };
       const chat = app.agentMemory.chat;
       return answerTurn(request, reply, stream, { whole: (call) => chat.chat(turn, call), stream: (call) => chat.streamChat(turn, call) });
     },

@@ -5,6 +5,12 @@ import type { ServerSentEvent } from '../../../../../../http/sse.js';
 import { EndUserId, iso, isoOrNull, Timestamp } from '../../../../../../http/schemas.js';
 import { SearchResultSchema, searchResultBody } from '../../../memory/schemas.js';
 
+/** decisions §16: a turn may run with a past version of its agent's settings. */
+export const AgentVersionNumber = z
+  .int()
+  .min(1)
+  .describe("Runs the turn with this version of the agent's settings (GET /agents/{agent_id}/versions); absent: the current one. An unknown version is 404.");
+
 export const ChatBody = z.object({
   // The service decides too (and refuses a blank one); the bound here spares it a body it would refuse.
   message: z
@@ -20,6 +26,7 @@ export const ChatBody = z.object({
   user_id: EndUserId.optional().describe(
     "The end user of your application this turn is for (decisions §14): the turn sees only their memories and the shared ones, and the facts extracted from it are theirs. A new session takes it; a later turn defaults to the session's, and naming another is 422.",
   ),
+  agent_version: AgentVersionNumber.optional(),
   stream: z.boolean().optional().describe('true: answer text/event-stream (see the 200 response) instead of one JSON reply.'),
 }).meta({ examples: [{ message: 'Where is my order #1042?', session_id: 'ses_01JD0F3G4H5J6K7M8N9P0QRSTV', user_id: 'customer-8812' }] });
 

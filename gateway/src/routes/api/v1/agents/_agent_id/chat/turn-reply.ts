@@ -3,7 +3,7 @@ import type { ChatResponse, StreamChatResponse } from '@agent-platform/proto/age
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { callAs } from '../../../../../../http/calls.js';
 import { clientFailure } from '../../../../../../http/errors.js';
-import { openEventStream } from '../../../../../../http/sse.js';
+import { openEventStream, sendEventStream } from '../../../../../../http/sse.js';
 import { chatMessageBody, turnEvents } from './schemas.js';
 
 /** A turn's two ways to be answered: whole, or as its events. */
@@ -36,7 +36,5 @@ export async function answerTurn(
   const body = await openEventStream(turnEvents(turn.stream({ ...call, signal: gone.signal })), {
     failure: (error) => ({ event: 'error', data: clientFailure(error, request, config.BODY_LIMIT_BYTES).body }),
   });
-  // A stream body goes through reply.send (not reply.hijack), so the headers every response
-  // carries (X-Request-Id, the rate-limit headers) and the onSend/onResponse hooks still apply.
-  return reply.type('text/event-stream; charset=utf-8').header('cache-control', 'no-cache').header('x-accel-buffering', 'no').send(body);
+  return sendEventStream(reply, body);
 }
