@@ -27,6 +27,7 @@ interface Reply {
   status: string;
   content: string;
   session_id: string;
+  run_id: string;
   tool_calls: { id: string; status: string; result: unknown; error: string | null }[];
 }
 

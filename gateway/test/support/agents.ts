@@ -28,6 +28,7 @@ export interface ChatReply {
   credits: number;
   memories: Record<string, unknown>[];
   session_id: string;
+  run_id: string;
   model: string;
   created_at: string;
 }
