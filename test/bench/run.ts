@@ -23,6 +23,7 @@ await import('./agent-memory.js');
 await import('./chat-tools.js');
 await import('./memory-extraction.js');
 await import('./mcp.js');
+await import('./runs-list.js');
 await import('./workflow-executions.js');
 await import('./workflow-approvals.js');
 await import('./console.js');

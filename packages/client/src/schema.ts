@@ -3203,6 +3203,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         items: components["schemas"]["Run"][];
+                        /** @description The runs matching the filters, counted up to 10,000: 10,000 means at least that many. */
                         total: number;
                         next_cursor: string | null;
                     };

@@ -24,6 +24,7 @@ import { ChatRepository } from './chat/chat.repository.js';
 import { ChatService } from './chat/chat.service.js';
 import { IdentityCredits, type Credits } from './chat/credits.js';
 import { SessionsService } from './chat/sessions.service.js';
+import { UnchargedRounds } from './chat/uncharged-rounds.js';
 import type { AgentMemoryConfig } from './config.js';
 import { DATASET_SERVICE_NAME, datasetHandlers } from './datasets/datasets.grpc.js';
 import { DatasetsRepository } from './datasets/datasets.repository.js';
@@ -103,6 +104,8 @@ const EXTRACTION_POLL_INTERVAL_MS = 1_000;
 /** A background run's claim; renewed every third of it while the run goes on. */
 const BACKGROUND_RUN_LEASE_MS = 15_000;
 const BACKGROUND_RUN_POLL_INTERVAL_MS = 1_000;
+/** How often a replica charges rounds left uncharged; every replica may, a round is charged once. */
+const UNCHARGED_SWEEP_INTERVAL_MS = 30_000;
 /** How often a replica deletes runs past their retention; every replica may, the deletes do not collide. */
 const RUN_RETENTION_INTERVAL_MS = 3_600_000;
 /** What http tools' requests say they are; a tool's own `User-Agent` header replaces it. */
@@ -214,6 +217,7 @@ function assemble(config: AgentMemoryConfig, deps: AgentMemoryDeps, orm: Orm): A
     logger,
   });
   const runs = new RunsService({ runs: runsRepository, progress: runProgress, agents: agentsRepository, retentionDays: config.runRetentionDays, clock, logger: logger.child({ component: 'runs' }) });
+  const unchargedRounds = new UnchargedRounds({ chat: chatRepository, credits, clock, logger: logger.child({ component: 'uncharged-rounds' }) });
   const sessions = new SessionsService({ agents: agentsRepository, chat: chatRepository });
   const datasets = new DatasetsService({ em, datasets: new DatasetsRepository(em) });
   const consolidation = new ConsolidationService({ em, agents: agentsRepository, memory, model, keepMessages: config.consolidationKeepMessages, logger });
@@ -236,6 +240,7 @@ function assemble(config: AgentMemoryConfig, deps: AgentMemoryDeps, orm: Orm): A
   const consolidating = new AbortController();
   let timer: NodeJS.Timeout | undefined;
   let retentionTimer: NodeJS.Timeout | undefined;
+  let chargeTimer: NodeJS.Timeout | undefined;
   let running: Promise<unknown> = Promise.resolve();
 
   let started = false;
@@ -258,6 +263,11 @@ function assemble(config: AgentMemoryConfig, deps: AgentMemoryDeps, orm: Orm): A
       };
       forgetOldRuns();
       retentionTimer = setInterval(forgetOldRuns, RUN_RETENTION_INTERVAL_MS);
+      const chargeLeftovers = () => {
+        running = running.then(() => around(() => unchargedRounds.chargeAll())).catch((error: unknown) => logger.warn({ err: error }, 'charging rounds left uncharged failed'));
+      };
+      chargeLeftovers();
+      chargeTimer = setInterval(chargeLeftovers, UNCHARGED_SWEEP_INTERVAL_MS);
       if (config.consolidationIntervalSeconds > 0) {
         timer = setInterval(() => {
           running = running.then(() => around(() => consolidation.consolidateAll(consolidating.signal))).catch((error: unknown) => logger.warn({ err: error }, 'consolidation run failed'));
@@ -269,6 +279,7 @@ function assemble(config: AgentMemoryConfig, deps: AgentMemoryDeps, orm: Orm): A
     async stop(drain = IN_PROCESS_DRAIN) {
       clearInterval(timer);
       clearInterval(retentionTimer);
+      clearInterval(chargeTimer);
       consolidating.abort();
       // GOAWAY to callers (chat turns in flight finish), and extraction jobs in flight finish, each
       // within the grace; the jobs left wait for their leases to end and another replica's claim.

@@ -431,3 +431,23 @@ describe('Background runs', () => {
     expect((await eventsOf(service.database, tenant.tenantId, 'run.failed')).map((event) => event.data['run_id'])).toEqual([effected]);
   });
 });
+
+describe('Rounds left uncharged', () => {
+  databaseTest('a round stored but never charged (its process stopped first) is charged once by the next sweep, as its own reference', async ({ database }) => {
+    const first = await startAgentMemory(database, { env: ENV });
+    const tenant = newTenant();
+    const agentId = await agentWith(first, tenant, []);
+    const reply = await first.chat.chat({ agentId, message: 'served, then the process died' }, { principal: tenant.principal });
+    await first.stop();
+    // As a kill between the turn's commit and its charge leaves it.
+    await database.query(`update chat_messages set charged_at = null, created_at = now() - interval '1 minute' where id = $1`, [reply.id]);
+
+    const second = await startAgentMemory(database, { env: ENV });
+    try {
+      await vi.waitFor(async () => expect(await database.query(`select 1 from chat_messages where id = $1 and charged_at is not null`, [reply.id])).toHaveLength(1), { timeout: 10_000, interval: 50 });
+      expect(second.credits.chargeOf(tenant.tenantId, reply.id)).toBe(reply.credits);
+    } finally {
+      await second.stop();
+    }
+  });
+});

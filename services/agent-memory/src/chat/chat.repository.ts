@@ -130,6 +130,16 @@ export class ChatRepository {
     return true;
   }
 
+  /** Model rounds stored before `before` and not charged yet, oldest first, with their agent. */
+  unchargedRounds(before: Date, limit: number): Promise<{ id: string; tenant_id: string; agent_id: string; credits: number }[]> {
+    return this.em.execute(
+      `select "m"."id", "m"."tenant_id", "s"."agent_id", "m"."credits" from "chat_messages" as "m" join "chat_sessions" as "s" on "s"."id" = "m"."session_id"
+        where "m"."credits" is not null and "m"."charged_at" is null and "m"."created_at" < ? order by "m"."created_at" limit ?`,
+      [before, limit],
+      'all',
+    );
+  }
+
   async markCharged(messageId: string, at: Date): Promise<void> {
     await this.em.execute(`update "chat_messages" set "charged_at" = ? where "id" = ?`, [at, messageId], 'run');
   }

@@ -55,6 +55,11 @@ export async function chargeServed(credits: Credits, served: ServedCharge, clock
   }
 }
 
+/** A chat round's charge: its answer's message id is the reference, so it is taken once however often it is asked. */
+export function roundCharge(messageId: string, agentId: string, amount: number): ServedCharge['charge'] {
+  return { amount, reference: messageId, description: `Chat with agent ${agentId}` };
+}
+
 /** decisions §6: ceil(total_tokens / 1000) credits a turn, at least 1. */
 export function turnCost(totalTokens: number): number {
   return Math.max(1, Math.ceil(totalTokens / 1000));

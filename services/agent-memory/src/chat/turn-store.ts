@@ -8,7 +8,7 @@ import { RunCancelled } from '../runs/run-cancelled.js';
 import type { ClaimedRun, RunProgress, RunsRepository } from '../runs/runs.repository.js';
 import type { ChatRepository, NewMessage, NewToolCall } from './chat.repository.js';
 import { usedMemory } from './context.js';
-import { chargeServed, turnCost, type Credits } from './credits.js';
+import { chargeServed, roundCharge, turnCost, type Credits } from './credits.js';
 import { replyOf, type Answer, type ChatReply, type Turn } from './turn.js';
 
 export interface TurnStoreOptions {
@@ -181,7 +181,7 @@ export class TurnStore {
     const { credits, chat, logger, clock } = this.options;
     const served = {
       actor: turn.actor,
-      charge: { amount, reference: messageId, description: `Chat with agent ${turn.agent.id}` },
+      charge: roundCharge(messageId, turn.agent.id, amount),
       requestId: turn.context.requestId,
       markCharged: () => chat.markCharged(messageId, new Date(clock.now())),
       log: logger,

@@ -34,7 +34,13 @@ export class Runs extends Migration {
       "feedback" jsonb null
     )`);
     this.addSql(`create index "runs_agent_started_idx" on "runs" ("agent_id", "started_at" desc, "id" desc)`);
-    this.addSql(`create index "runs_session_idx" on "runs" ("session_id") where "session_id" is not null`);
+    // Each filter of the list has its own, so a page and its (capped) count read only the runs
+    // that match, not every run of the agent (test/bench/runs-list.ts).
+    this.addSql(`create index "runs_agent_status_idx" on "runs" ("agent_id", "status", "started_at" desc, "id" desc)`);
+    this.addSql(`create index "runs_agent_trigger_idx" on "runs" ("agent_id", "trigger", "started_at" desc, "id" desc)`);
+    this.addSql(`create index "runs_agent_user_idx" on "runs" ("agent_id", "user_id", "started_at" desc, "id" desc)`);
+    this.addSql(`create index "runs_agent_duration_idx" on "runs" ("agent_id", "duration_ms")`);
+    this.addSql(`create index "runs_session_idx" on "runs" ("session_id", "started_at" desc, "id" desc) where "session_id" is not null`);
     // A turn that waited for a decision is continued by its user message: the run it belongs to.
     this.addSql(`create unique index "runs_message_key" on "runs" ("message_id") where "message_id" is not null`);
     this.addSql(`create index "runs_parent_idx" on "runs" ("parent_run_id") where "parent_run_id" is not null`);

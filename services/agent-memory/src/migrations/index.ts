@@ -13,6 +13,7 @@ import { Runs } from './0011-runs.js';
 import { AgentVersions } from './0012-agent-versions.js';
 import { Datasets } from './0013-datasets.js';
 import { BackgroundRuns } from './0014-background-runs.js';
+import { UnchargedRounds } from './0015-uncharged-rounds.js';
 
 /** Applied in this order at start. Names are stable: they are what the migrations table records. */
 export const migrations: readonly NamedMigration[] = [
@@ -30,4 +31,5 @@ export const migrations: readonly NamedMigration[] = [
   { name: '0012_agent_versions', class: AgentVersions },
   { name: '0013_datasets', class: Datasets },
   { name: '0014_background_runs', class: BackgroundRuns },
+  { name: '0015_uncharged_rounds', class: UnchargedRounds },
 ];

@@ -65,6 +65,12 @@ export interface RunProgress {
   sessionId: string | null;
 }
 
+/**
+ * A list's `total` counts matching runs up to this many: an agent's runs grow by the hundred
+ * thousand, and an exact count of them would cost every page more than the page itself.
+ */
+export const RUNS_TOTAL_CAP = 10_000;
+
 /** decisions §16: the list's filters. */
 export interface RunFilter {
   status: RunStatus | undefined;
@@ -307,7 +313,7 @@ export class RunsRepository {
     return this.em.find(Run, { tenantId, parentRunId: { $in: [...parentIds] } }, { orderBy: [{ startedAt: 'asc' }, { id: 'asc' }] });
   }
 
-  /** Newest first; `total` counts every run matching the filter; `hasMore` when a further page has any. */
+  /** Newest first; `total` counts the runs matching the filter up to RUNS_TOTAL_CAP; `hasMore` when a further page has any. */
   async list(tenantId: string, agentId: string, filter: RunFilter, page: CursorPage): Promise<{ items: Run[]; total: number; hasMore: boolean }> {
     const startedAt = { ...(filter.since ? { $gte: filter.since } : {}), ...(filter.until ? { $lt: filter.until } : {}) };
     const where = {
@@ -321,12 +327,13 @@ export class RunsRepository {
       ...(Object.keys(startedAt).length > 0 ? { startedAt } : {}),
     };
     const after = page.after ? { $or: [{ startedAt: { $lt: page.after.createdAt } }, { startedAt: page.after.createdAt, id: { $lt: page.after.id } }] } : {};
-    const [items, total] = await Promise.all([
+    const capped = this.em.createQueryBuilder(Run).select('id').where(where).limit(RUNS_TOTAL_CAP).toQuery();
+    const [items, [counted]] = await Promise.all([
       // One more than the page: whether it exists decides next_cursor, so a full last page ends the list.
       this.em.find(Run, { ...where, ...after }, { orderBy: [{ startedAt: 'desc' }, { id: 'desc' }], limit: page.limit + 1 }),
-      this.em.count(Run, where),
+      this.em.execute<{ total: number }[]>(`select count(*)::int as "total" from (${capped.sql}) as "matching"`, [...capped.params], 'all'),
     ]);
-    return { items: items.slice(0, page.limit), total, hasMore: items.length > page.limit };
+    return { items: items.slice(0, page.limit), total: counted?.total ?? 0, hasMore: items.length > page.limit };
   }
 
   /** Last one wins. False when the run is not the tenant's. */

@@ -87,7 +87,11 @@ const RunStepSchema = z
 
 export const RunDetailSchema = RunSchema.extend({ steps: z.array(RunStepSchema) }).meta({ id: 'RunDetail', description: 'A run with its steps.' });
 
-export const RunPage = z.object({ items: z.array(RunSchema), total: z.int(), next_cursor: z.string().nullable() });
+export const RunPage = z.object({
+  items: z.array(RunSchema),
+  total: z.int().describe('The runs matching the filters, counted up to 10,000: 10,000 means at least that many.'),
+  next_cursor: z.string().nullable(),
+});
 
 export const RunsQuery = TenantQuery.extend({
   limit: queryInt({ min: 1, max: 100, fallback: 20, description: 'Runs per page, 1..100.' }),
