@@ -122,6 +122,18 @@ describe('A turn is a run', () => {
     ]);
   });
 
+  test('a decision continues the turn as the version of the agent it began with, even after the agent changed', async ({ service }) => {
+    const tenant = newTenant();
+    const call = { principal: tenant.principal };
+    const agentId = await agentWith(service, tenant, [await httpTool(service, tenant, receiver, 'refund', '/refunds', true)]);
+    const paused = await service.chat.chat({ agentId, message: 'refund {"n": 8}' }, call);
+    // Version 2 no longer has the tool: the turn that asked for it still runs it, as version 1.
+    await service.agents.updateAgent({ agentId, replace: false, setMemoryTypes: false, memoryTypes: [], setTools: true, tools: [] }, call);
+    const { reply } = await service.chat.decideToolCall({ agentId, sessionId: paused.sessionId, callId: paused.toolCalls[0]!.id, approve: true }, call);
+    expect(reply!.toolCalls[0]).toMatchObject({ status: 'completed', resultJson: JSON.stringify({ echoed: { n: 8 } }) });
+    expect(await runOf(service, tenant, paused.runId)).toMatchObject({ status: 'completed', agentVersion: 1 });
+  });
+
   test('a turn with an end user records its extraction as its last step', async ({ service }) => {
     const tenant = newTenant();
     const agent = await service.createAgent(tenant);

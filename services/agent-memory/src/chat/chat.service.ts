@@ -1,4 +1,4 @@
-import { ACCESS, activeTraceId, DomainError, newId, requireAccess, type Actor, type Clock } from '@agent-platform/kit';
+import { ACCESS, activeTraceId, DomainError, isId, newId, requireAccess, type Actor, type Clock } from '@agent-platform/kit';
 import type { AgentRecord } from '../agents/agents.entity.js';
 import type { AgentsRepository } from '../agents/agents.repository.js';
 import type { AgentsService } from '../agents/agents.service.js';
@@ -143,7 +143,9 @@ export class ChatService {
   /** The decided call's result, then the turn: continued when no call of its answer is still open. */
   async *streamDecision(actor: Actor, request: DecisionRequest, context: TurnContext, streaming = true): AsyncGenerator<TurnEvent, void, undefined> {
     requireAccess(actor, ACCESS.agents.write);
-    const agent = await this.requireAgent(actor, request.agentId);
+    // The turn goes on as the version of the agent it began with: its tools, its prompt.
+    const version = isId('session', request.sessionId) && isId('toolCall', request.callId) ? await this.runs.versionOfCall(actor.tenantId, request.sessionId, request.callId) : null;
+    const agent = await this.requireAgent(actor, request.agentId, version ?? undefined);
     const { session, call, finished, decision, left } = await this.approvals.decide(actor, agent, request, context);
     const { turn, round } = await this.assembly.resume(actor, agent, session, call.messageId, context);
     turn.run.steps.push(approvalStep(call.id, decision.approve, decision.by, decision.at));

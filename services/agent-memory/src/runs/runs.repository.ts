@@ -302,6 +302,20 @@ export class RunsRepository {
     return this.em.findOne(Run, { messageId, tenantId });
   }
 
+  /** The version of the agent the run of a tool call's turn runs with; null when that turn has no run (stored before runs were kept). */
+  async versionOfCall(tenantId: string, sessionId: string, callId: string): Promise<number | null> {
+    const [row] = await this.em.execute<{ agent_version: number }[]>(
+      `select "r"."agent_version" from "tool_calls" as "c"
+         join "chat_messages" as "a" on "a"."id" = "c"."message_id"
+         join lateral (select "u"."id" from "chat_messages" as "u" where "u"."session_id" = "a"."session_id" and "u"."role" = 'user' and "u"."seq" < "a"."seq" order by "u"."seq" desc limit 1) as "u" on true
+         join "runs" as "r" on "r"."message_id" = "u"."id"
+       where "c"."id" = ? and "c"."tenant_id" = ? and "c"."session_id" = ?`,
+      [callId, tenantId, sessionId],
+      'all',
+    );
+    return row?.agent_version ?? null;
+  }
+
   /** In order. */
   stepsOf(runId: string): Promise<RunStepRow[]> {
     return this.em.find(RunStepRow, { runId }, { orderBy: { seq: 'asc' } });
