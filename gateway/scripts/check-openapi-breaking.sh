@@ -17,5 +17,8 @@ if cmp -s "$scratch/base.json" openapi.json; then
   echo "openapi: openapi.json is as committed at $base_ref"
   exit 0
 fi
-node_modules/.bin/redocly diff "$scratch/base.json" openapi.json --fail-on major
+# An enum that gains a value (a new tool type, event type or status) is an addition, which
+# docs/api.md tells clients to expect: they take a value they do not know as such. redocly rates
+# it major in an answer; the platform's rule does not.
+node_modules/.bin/redocly diff "$scratch/base.json" openapi.json --fail-on major --skip-rule enum-values-added
 echo "openapi: no breaking change since $base_ref"

@@ -160,7 +160,7 @@ describe('tools', () => {
 });
 
 describe('tools of other types', () => {
-  it("an mcp tool shows its server's tools and refreshes them; a workflow tool names a workflow; a tool is deleted", async () => {
+  it("an mcp tool shows its server's tools and refreshes them; a workflow tool names a workflow, an agent tool an agent; a tool is deleted", async () => {
     const server = await startMcpServer({ tools: { search_issues: { description: 'Finds issues by words.', run: () => text('found') } } });
     try {
       await withConsole(async ({ page }) => {
@@ -168,6 +168,7 @@ describe('tools of other types', () => {
         const { data: workflow } = await api.POST('/api/v1/workflows', {
           body: { name: 'Order lookup', nodes: [{ id: 'call', type: 'integration', config: { service: 'http', url: receiver.url('/lookup'), method: 'GET' } }], edges: [] },
         });
+        const { data: helper } = await api.POST('/api/v1/agents', { body: { name: 'Billing helper', type: 'assistant' } });
 
         await page.getByRole('link', { name: 'Tools' }).click();
         await page.getByRole('button', { name: 'New tool' }).click();
@@ -200,13 +201,21 @@ describe('tools of other types', () => {
         await page.getByRole('button', { name: 'Create tool' }).click();
         const lookup = page.getByRole('row').filter({ hasText: 'run_lookup' });
         await expect.poll(() => lookup.textContent()).toContain(workflow!.id);
+
+        await page.getByRole('button', { name: 'New tool' }).click();
+        await page.getByLabel('Type', { exact: true }).selectOption('agent');
+        await page.getByLabel('Name', { exact: true }).fill('ask_billing');
+        await page.getByLabel('Agent', { exact: true }).selectOption({ label: 'Billing helper' });
+        await page.getByRole('button', { name: 'Create tool' }).click();
+        const asking = page.getByRole('row').filter({ hasText: 'ask_billing' });
+        await expect.poll(() => asking.textContent()).toContain(helper!.id);
         await checkPage(page, 'tools-types');
 
         await page.getByRole('button', { name: 'Delete run_lookup' }).click();
         await page.getByRole('button', { name: 'Delete tool' }).click();
         await expect.poll(() => lookup.count()).toBe(0);
         const { data: left } = await api.GET('/api/v1/tools', {});
-        expect(left!.items.map((tool) => tool.name)).toEqual(['tracker']);
+        expect(left!.items.map((tool) => tool.name).toSorted()).toEqual(['ask_billing', 'tracker']);
       });
     } finally {
       await server.close();

@@ -114,7 +114,7 @@ describe('agents that call their tools', () => {
 
     const events: ChatStreamEvent[] = [];
     for await (const streamed of streamToolCallDecision(client, { agentId: agent.id, sessionId: paused.session_id, callId }, 'approve', { comment: 'refund approved' })) events.push(streamed);
-    expect(events[0]).toEqual({ event: 'tool.result', data: { id: callId, status: 'completed', result: { order: { order_id: 'A-1' }, state: 'shipped' } } });
+    expect(events[0]).toEqual({ event: 'tool.result', data: { id: callId, status: 'completed', result: { order: { order_id: 'A-1' }, state: 'shipped' }, run_id: paused.run_id } });
     const completed = events.at(-1);
     expect(completed?.event).toBe('message.completed');
     expect(completed?.event === 'message.completed' && completed.data.tool_calls[0]).toMatchObject({ id: callId, status: 'completed', decided_by: account.userId, comment: 'refund approved' });

@@ -65,5 +65,16 @@ export const TOOL_FORMS = {
       }
     ],
     "schemas": "discovered"
+  },
+  "agent": {
+    "label": "Agent",
+    "fields": [
+      {
+        "key": "agent_id",
+        "label": "Agent",
+        "input": "agent"
+      }
+    ],
+    "schemas": "own"
   }
 } as const;

@@ -49,7 +49,7 @@ export const WORKFLOW_NODE_KINDS = [
 ] as const;
 
 /** Tool types (services/agent-memory/src/tools/kinds). schemas: own (input_schema) or discovered (from its server). */
-export const TOOL_TYPES = ["http","workflow","mcp"] as const;
+export const TOOL_TYPES = ["http","workflow","mcp","agent"] as const;
 
 export const TOOL_KINDS = [
   {
@@ -72,5 +72,12 @@ export const TOOL_KINDS = [
     "summary": "the tools an MCP server (Streamable HTTP) lists, each offered as `<tool>__<name>` with the server's own schema",
     "config": "{url: the server's Streamable HTTP endpoint, headers?: {name: value} (answered masked), allowed_tools?: [names of the server's tools], default every one}",
     "schemas": "discovered"
+  },
+  {
+    "type": "agent",
+    "label": "Agent",
+    "summary": "sends the model's `message` to another agent of the tenant as a turn of its own (a child run); its answer is the result",
+    "config": "{agent_id: an agent of the tenant, not the caller}; the arguments' `message` (else the arguments as JSON) is the turn's message",
+    "schemas": "own"
   }
 ] as const;

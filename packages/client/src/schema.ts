@@ -819,7 +819,7 @@ export interface paths {
         put?: never;
         /**
          * Create a tool that agents can name in their tools
-         * @description name matches ^[a-z][a-z0-9_]{0,63}$ and is unique in the tenant (409 conflict when taken); description up to 1,024 characters; config per type (http: {url, method?: GET | POST (default) | PUT | PATCH | DELETE, headers?: {name: value} (answered masked)}; workflow: {workflow_id: a workflow of the tenant}; mcp: {url: the server's Streamable HTTP endpoint, headers?: {name: value} (answered masked), allowed_tools?: [names of the server's tools], default every one}); input_schema a JSON Schema that compiles (draft 2020-12), required for http and workflow, refused for mcp. Breaking these is 422 validation_error naming each field (config.<key> for a config key). An mcp server is asked for its tools (discovered) before the answer, within 30 s by default; one that cannot be reached, fails or times out is 422 naming config.url.
+         * @description name matches ^[a-z][a-z0-9_]{0,63}$ and is unique in the tenant (409 conflict when taken); description up to 1,024 characters; config per type (http: {url, method?: GET | POST (default) | PUT | PATCH | DELETE, headers?: {name: value} (answered masked)}; workflow: {workflow_id: a workflow of the tenant}; mcp: {url: the server's Streamable HTTP endpoint, headers?: {name: value} (answered masked), allowed_tools?: [names of the server's tools], default every one}; agent: {agent_id: an agent of the tenant, not the caller}; the arguments' `message` (else the arguments as JSON) is the turn's message); input_schema a JSON Schema that compiles (draft 2020-12), required for http and workflow and agent, refused for mcp. Breaking these is 422 validation_error naming each field (config.<key> for a config key). An mcp server is asked for its tools (discovered) before the answer, within 30 s by default; one that cannot be reached, fails or times out is 422 naming config.url.
          */
         post: operations["createTool"];
         delete?: never;
@@ -1931,10 +1931,10 @@ export interface components {
             id: null;
         };
         /**
-         * @description http: one request to the tool's URL with the model's arguments (the JSON body, or a GET's query string); the answer is the result; workflow: runs a workflow of the tenant with the model's arguments as its input (trigger `tool`); its output is the result; mcp: the tools an MCP server (Streamable HTTP) lists, each offered as `<tool>__<name>` with the server's own schema
+         * @description http: one request to the tool's URL with the model's arguments (the JSON body, or a GET's query string); the answer is the result; workflow: runs a workflow of the tenant with the model's arguments as its input (trigger `tool`); its output is the result; mcp: the tools an MCP server (Streamable HTTP) lists, each offered as `<tool>__<name>` with the server's own schema; agent: sends the model's `message` to another agent of the tenant as a turn of its own (a child run); its answer is the result
          * @enum {string}
          */
-        ToolType: "http" | "workflow" | "mcp";
+        ToolType: "http" | "workflow" | "mcp" | "agent";
         /** @description One tool an MCP server lists (tools/list). */
         DiscoveredTool: {
             /** @description The tool's name on the MCP server; the model calls it <tool name>__<name>. */
@@ -8529,11 +8529,11 @@ export interface operations {
                     /** @description Shown to the model: what the tool does and when to use it. Up to 1,024 characters. */
                     description?: string;
                     /**
-                     * @description http: one request to the tool's URL with the model's arguments (the JSON body, or a GET's query string); the answer is the result; workflow: runs a workflow of the tenant with the model's arguments as its input (trigger `tool`); its output is the result; mcp: the tools an MCP server (Streamable HTTP) lists, each offered as `<tool>__<name>` with the server's own schema
+                     * @description http: one request to the tool's URL with the model's arguments (the JSON body, or a GET's query string); the answer is the result; workflow: runs a workflow of the tenant with the model's arguments as its input (trigger `tool`); its output is the result; mcp: the tools an MCP server (Streamable HTTP) lists, each offered as `<tool>__<name>` with the server's own schema; agent: sends the model's `message` to another agent of the tenant as a turn of its own (a child run); its answer is the result
                      * @enum {string}
                      */
-                    type: "http" | "workflow" | "mcp";
-                    /** @description Per type: http {url, method?: GET | POST (default) | PUT | PATCH | DELETE, headers?: {name: value} (answered masked)}; workflow {workflow_id: a workflow of the tenant}; mcp {url: the server's Streamable HTTP endpoint, headers?: {name: value} (answered masked), allowed_tools?: [names of the server's tools], default every one}. Any other key is 422. */
+                    type: "http" | "workflow" | "mcp" | "agent";
+                    /** @description Per type: http {url, method?: GET | POST (default) | PUT | PATCH | DELETE, headers?: {name: value} (answered masked)}; workflow {workflow_id: a workflow of the tenant}; mcp {url: the server's Streamable HTTP endpoint, headers?: {name: value} (answered masked), allowed_tools?: [names of the server's tools], default every one}; agent {agent_id: an agent of the tenant, not the caller}; the arguments' `message` (else the arguments as JSON) is the turn's message. Any other key is 422. */
                     config: {
                         /** @description http: the address called; mcp: the MCP server's Streamable HTTP endpoint. https on a public address (the SSRF guard of webhooks applies). */
                         url?: string;
@@ -8794,11 +8794,11 @@ export interface operations {
                     /** @description Shown to the model: what the tool does and when to use it. Up to 1,024 characters. */
                     description?: string;
                     /**
-                     * @description http: one request to the tool's URL with the model's arguments (the JSON body, or a GET's query string); the answer is the result; workflow: runs a workflow of the tenant with the model's arguments as its input (trigger `tool`); its output is the result; mcp: the tools an MCP server (Streamable HTTP) lists, each offered as `<tool>__<name>` with the server's own schema
+                     * @description http: one request to the tool's URL with the model's arguments (the JSON body, or a GET's query string); the answer is the result; workflow: runs a workflow of the tenant with the model's arguments as its input (trigger `tool`); its output is the result; mcp: the tools an MCP server (Streamable HTTP) lists, each offered as `<tool>__<name>` with the server's own schema; agent: sends the model's `message` to another agent of the tenant as a turn of its own (a child run); its answer is the result
                      * @enum {string}
                      */
-                    type: "http" | "workflow" | "mcp";
-                    /** @description Per type: http {url, method?: GET | POST (default) | PUT | PATCH | DELETE, headers?: {name: value} (answered masked)}; workflow {workflow_id: a workflow of the tenant}; mcp {url: the server's Streamable HTTP endpoint, headers?: {name: value} (answered masked), allowed_tools?: [names of the server's tools], default every one}. Any other key is 422. */
+                    type: "http" | "workflow" | "mcp" | "agent";
+                    /** @description Per type: http {url, method?: GET | POST (default) | PUT | PATCH | DELETE, headers?: {name: value} (answered masked)}; workflow {workflow_id: a workflow of the tenant}; mcp {url: the server's Streamable HTTP endpoint, headers?: {name: value} (answered masked), allowed_tools?: [names of the server's tools], default every one}; agent {agent_id: an agent of the tenant, not the caller}; the arguments' `message` (else the arguments as JSON) is the turn's message. Any other key is 422. */
                     config: {
                         /** @description http: the address called; mcp: the MCP server's Streamable HTTP endpoint. https on a public address (the SSRF guard of webhooks applies). */
                         url?: string;
@@ -12414,8 +12414,8 @@ export const pathsApiV1MemoryDeleteParametersQueryMemory_typeValues: ReadonlyArr
 export const pathsApiV1MemorySearchPostRequestBodyContentApplicationJsonMemory_typeValues: ReadonlyArray<FlattenedDeepRequired<paths>["/api/v1/memory/search"]["post"]["requestBody"]["content"]["application/json"]["memory_type"]> = ["semantic", "episodic", "procedural"];
 export const pathsApiV1TenantsTenant_idMembersPostRequestBodyContentApplicationJsonRoleValues: ReadonlyArray<FlattenedDeepRequired<paths>["/api/v1/tenants/{tenant_id}/members"]["post"]["requestBody"]["content"]["application/json"]["role"]> = ["admin", "member", "viewer"];
 export const pathsApiV1TenantsTenant_idMembersUser_idPatchRequestBodyContentApplicationJsonRoleValues: ReadonlyArray<FlattenedDeepRequired<paths>["/api/v1/tenants/{tenant_id}/members/{user_id}"]["patch"]["requestBody"]["content"]["application/json"]["role"]> = ["admin", "member", "viewer"];
-export const pathsApiV1ToolsPostRequestBodyContentApplicationJsonTypeValues: ReadonlyArray<FlattenedDeepRequired<paths>["/api/v1/tools"]["post"]["requestBody"]["content"]["application/json"]["type"]> = ["http", "workflow", "mcp"];
-export const pathsApiV1ToolsTool_idPutRequestBodyContentApplicationJsonTypeValues: ReadonlyArray<FlattenedDeepRequired<paths>["/api/v1/tools/{tool_id}"]["put"]["requestBody"]["content"]["application/json"]["type"]> = ["http", "workflow", "mcp"];
+export const pathsApiV1ToolsPostRequestBodyContentApplicationJsonTypeValues: ReadonlyArray<FlattenedDeepRequired<paths>["/api/v1/tools"]["post"]["requestBody"]["content"]["application/json"]["type"]> = ["http", "workflow", "mcp", "agent"];
+export const pathsApiV1ToolsTool_idPutRequestBodyContentApplicationJsonTypeValues: ReadonlyArray<FlattenedDeepRequired<paths>["/api/v1/tools/{tool_id}"]["put"]["requestBody"]["content"]["application/json"]["type"]> = ["http", "workflow", "mcp", "agent"];
 export const pathsApiV1WorkflowsWorkflow_idExecutionsGetParametersQueryStatusValues: ReadonlyArray<FlattenedDeepRequired<paths>["/api/v1/workflows/{workflow_id}/executions"]["get"]["parameters"]["query"]["status"]> = ["running", "waiting", "completed", "failed", "cancelled"];
 export const memoryTypeInputValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["MemoryTypeInput"]> = ["semantic", "episodic", "procedural"];
 export const errorErrorValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["Error"]["error"]> = ["invalid_request", "validation_error", "unauthorized", "insufficient_credits", "forbidden", "not_found", "conflict", "payload_too_large", "rate_limit_exceeded", "internal_error", "upstream_error", "service_unavailable"];
@@ -12440,4 +12440,4 @@ export const chatSessionMessageStatusAnyOf0Values: ReadonlyArray<FlattenedDeepRe
 export const workflowNodeTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["WorkflowNodeType"]> = ["webhook", "schedule", "agent", "condition", "integration", "approval", "wait"];
 export const executionStatusValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ExecutionStatus"]> = ["running", "waiting", "completed", "failed", "cancelled"];
 export const workflowNodeOn_errorValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["WorkflowNode"]["on_error"]> = ["fail", "continue"];
-export const toolTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ToolType"]> = ["http", "workflow", "mcp"];
+export const toolTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ToolType"]> = ["http", "workflow", "mcp", "agent"];

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
-import { IN_PROCESS_DRAIN, systemClock, type Clock, type Drain, type Logger } from '@agent-platform/kit';
+import { IN_PROCESS_DRAIN, systemClock, type Actor, type Clock, type Drain, type Logger } from '@agent-platform/kit';
 import { assembleOnDatabase, classifyDbError, closeOrm, PgNotifications, requestContext, type Orm } from '@agent-platform/kit/db';
 import { OutboxRelay, type EventBus } from '@agent-platform/kit/events';
 import { GrpcChannel, GrpcServer, type ChannelTransport, type InProcessServing } from '@agent-platform/kit/grpc';
@@ -48,6 +48,7 @@ import { RunsService } from './runs/runs.service.js';
 import { vectorStoreFrom } from './vectors/select.js';
 import { IdentityPrincipals, type Principals } from './tools/principals.js';
 import { AgentTools } from './tools/agent-tools.js';
+import type { AgentTurns } from './tools/kinds/tool-kind.js';
 import { TOOL_KINDS } from './tools/kinds/tool-kinds.js';
 import { callsOfEveryKind, ToolRunner } from './tools/tool-runner.js';
 import { McpClient } from './tools/mcp-client.js';
@@ -146,8 +147,12 @@ function assemble(config: AgentMemoryConfig, deps: AgentMemoryDeps, orm: Orm): A
   // that checked a tool's URL at save checks it again at connect time.
   const outboundHttp = new OutboundHttp({ policy, userAgent: TOOLS_USER_AGENT });
   const mcp = new McpClient({ http: outboundHttp, timeoutMs: config.toolTimeoutMs });
-  const tools = new ToolsService({ em, tools: toolsRepository, secrets, policy, workflows: workflowDirectory, mcp });
-  const callServices = { http: outboundHttp, secrets, executions: () => workflowRunnerChannel().client(ExecutionServiceService), mcp, timeoutMs: config.toolTimeoutMs };
+  const agentDirectory = { exists: async (actor: Actor, agentId: string) => (await agentsRepository.find(actor.tenantId, agentId)) !== null };
+  const tools = new ToolsService({ em, tools: toolsRepository, secrets, policy, workflows: workflowDirectory, agents: agentDirectory, mcp });
+  // Agent tools run turns of the chat service, which is built below, after the tools it runs:
+  // asked for at a call, it is there.
+  const agentTurns = (): AgentTurns => ({ turn: (request) => chat.agentTurn(request) });
+  const callServices = { http: outboundHttp, secrets, executions: () => workflowRunnerChannel().client(ExecutionServiceService), mcp, agentTurns, timeoutMs: config.toolTimeoutMs };
   const toolRunner = new ToolRunner({
     kinds: callsOfEveryKind((type) => TOOL_KINDS[type].calls(callServices)),
     principals,

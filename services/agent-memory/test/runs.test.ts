@@ -186,6 +186,62 @@ describe('A turn is a run', () => {
   });
 });
 
+describe('Agents that call agents', () => {
+  const MESSAGE = JSON.stringify({ type: 'object', properties: { message: { type: 'string' } }, required: ['message'] });
+
+  async function agentTool(service: AgentMemoryHarness, tenant: TestTenant, name: string, agentId: string): Promise<string> {
+    const { tool } = await service.tools.createTool({ name, description: `Asks ${agentId}`, type: 'agent', configJson: JSON.stringify({ agent_id: agentId }), inputSchemaJson: MESSAGE, requiresApproval: false }, { principal: tenant.principal });
+    return tool!.id;
+  }
+
+  test("an agent tool's call is a turn of the other agent in a session of its own, its run the caller's child", async ({ service }) => {
+    const tenant = newTenant();
+    const call = { principal: tenant.principal };
+    const helper = await agentWith(service, tenant, []);
+    const caller = await agentWith(service, tenant, [await agentTool(service, tenant, 'ask_helper', helper)]);
+    const reply = await service.chat.chat({ agentId: caller, message: 'Please ask_helper {"message": "What is 2 + 2?"}' }, call);
+    expect(reply.toolCalls[0]).toMatchObject({ name: 'ask_helper', status: 'completed' });
+    const result = JSON.parse(reply.toolCalls[0]!.resultJson!) as { content: string; run_id: string; session_id: string };
+    expect(result.content).toContain('What is 2 + 2?');
+    expect(result.session_id).not.toBe(reply.sessionId);
+
+    const parent = await runOf(service, tenant, reply.runId);
+    expect(parent.steps.map(dataOf).find((step) => step.type === 'tool')).toMatchObject({ name: 'ask_helper', run_id: result.run_id });
+    const child = await runOf(service, tenant, result.run_id);
+    expect(child).toMatchObject({ agentId: helper, trigger: 'agent', parentRunId: reply.runId, status: 'completed', input: 'What is 2 + 2?', sessionId: result.session_id });
+    // Charged like any turn: the child's rounds too.
+    expect(service.credits.charges.filter((charge) => charge.tenantId === tenant.tenantId).length).toBeGreaterThanOrEqual(3);
+  });
+
+  test('nesting deeper than 3 is a failed call; an agent tool naming its own agent fails; a tool of another tenant\'s agent is refused at save', async ({ service }) => {
+    const tenant = newTenant();
+    const call = { principal: tenant.principal };
+    const d = await agentWith(service, tenant, []);
+    const c = await agentWith(service, tenant, [await agentTool(service, tenant, 'ask_d', d)]);
+    const b = await agentWith(service, tenant, [await agentTool(service, tenant, 'ask_c', c)]);
+    const a = await agentWith(service, tenant, [await agentTool(service, tenant, 'ask_b', b)]);
+    const toC = `ask_c ${JSON.stringify({ message: `ask_d ${JSON.stringify({ message: 'hi' })}` })}`;
+    const reply = await service.chat.chat({ agentId: a, message: `ask_b ${JSON.stringify({ message: toC })}` }, call);
+    const bRun = JSON.parse(reply.toolCalls[0]!.resultJson!) as { run_id: string };
+    const cRunId = (await runOf(service, tenant, bRun.run_id)).steps.map(dataOf).find((step) => step.type === 'tool')!['run_id'] as string;
+    const cRun = await runOf(service, tenant, cRunId);
+    expect(cRun.parentRunId).toBe(bRun.run_id);
+    expect(cRun.steps.map(dataOf).find((step) => step.type === 'tool')).toMatchObject({ name: 'ask_d', status: 'failed', error: expect.stringContaining('3 deep') as unknown, run_id: null });
+    expect((await service.runs.listRuns({ agentId: d, page: undefined, since: undefined, until: undefined }, call)).total).toBe(0);
+
+    const selfish = await agentWith(service, tenant, []);
+    await service.agents.updateAgent({ agentId: selfish, replace: false, setMemoryTypes: false, memoryTypes: [], setTools: true, tools: [await agentTool(service, tenant, 'ask_myself', selfish)] }, call);
+    const looped = await service.chat.chat({ agentId: selfish, message: 'ask_myself {"message": "hi"}' }, call);
+    expect(looped.toolCalls[0]).toMatchObject({ status: 'failed', error: 'an agent cannot call itself' });
+
+    const refused = await expectError(
+      service.tools.createTool({ name: 'ask_other', description: 'x', type: 'agent', configJson: JSON.stringify({ agent_id: await agentWith(service, newTenant(), []) }), inputSchemaJson: MESSAGE, requiresApproval: false }, call),
+      'validation_error',
+    );
+    expect(refused.details).toEqual([{ field: 'config.agent_id', message: 'is not an agent of this tenant' }]);
+  });
+});
+
 describe('Listing, feedback and stats', () => {
   test('lists newest first, cursor-paged, with each filter', async ({ service }) => {
     const tenant = newTenant();

@@ -105,10 +105,10 @@ describe('tools', () => {
     expect(error.details.find((detail) => detail.field === 'config.url')!.message).toMatch(/private/);
   });
 
-  test('the type is http, workflow or mcp', async ({ platform: { service } }) => {
+  test('the type is http, workflow, mcp or agent', async ({ platform: { service } }) => {
     const tenant = newTenant();
     const error = await expectError(service.tools.createTool(httpTool({ type: 'ftp' }), { principal: tenant.principal }), 'validation_error');
-    expect(error.details).toEqual([{ field: 'type', message: 'must be one of http, workflow, mcp' }]);
+    expect(error.details).toEqual([{ field: 'type', message: 'must be one of http, workflow, mcp, agent' }]);
   });
 
   test("an mcp server's address passes the outbound policy at save and again at connect", async ({ platform: { service }, onTestFinished }) => {

@@ -141,6 +141,8 @@ function ConfigControl({ field, tool, error, headers, onHeaders, sent }: ConfigC
       return <HeadersEditor label={field.label} headers={headers} onChange={onHeaders} error={error} />;
     case 'workflow':
       return <WorkflowChoice label={field.label} name={field.key} error={error} current={stringOf(stored)} />;
+    case 'agent':
+      return <AgentChoice label={field.label} name={field.key} error={error} current={stringOf(stored)} />;
   }
 }
 
@@ -163,37 +165,58 @@ function LineErrors({ field, error, sent }: { field: string; error: unknown; sen
   );
 }
 
-function WorkflowChoice({ label, name, error, current }: { label: string; name: string; error: unknown; current: string }) {
+interface Choice {
+  label: string;
+  name: string;
+  error: unknown;
+  current: string;
+}
+
+function WorkflowChoice(props: Choice) {
   const workflows = useTenantQuery(['workflows', 'for-tools'], (client) => call(client.GET('/api/v1/workflows', { params: { query: { per_page: 100 } } })));
   return (
     <QueryState query={workflows} loadingLabel="Loading workflows…">
-      {(list) => (
-        <Field
-          label={label}
-          field={`config.${name}`}
-          error={error}
-          hint={
-            list.items.length === 0 ? (
-              <>
-                No workflows yet: <Link to="/workflows">create one</Link> first.
-              </>
-            ) : (
-              'Run with the arguments as its input; its output is the result.'
-            )
-          }
-        >
-          <select name={name} defaultValue={current}>
-            <option value="">Choose a workflow</option>
-            {current && !list.items.some((workflow) => workflow.id === current) ? <option value={current}>{current}</option> : null}
-            {list.items.map((workflow) => (
-              <option key={workflow.id} value={workflow.id}>
-                {workflow.name}
-              </option>
-            ))}
-          </select>
-        </Field>
-      )}
+      {(list) => <ResourceSelect {...props} items={list.items} what="workflow" where="/workflows" hint="Run with the arguments as its input; its output is the result." />}
     </QueryState>
+  );
+}
+
+function AgentChoice(props: Choice) {
+  const agents = useTenantQuery(['agents', 'for-tools'], (client) => call(client.GET('/api/v1/agents', { params: { query: { per_page: 100 } } })));
+  return (
+    <QueryState query={agents} loadingLabel="Loading agents…">
+      {(list) => <ResourceSelect {...props} items={list.agents} what="agent" where="/agents" hint="The model's message becomes a turn of this agent, in a session of its own; its answer is the result." />}
+    </QueryState>
+  );
+}
+
+/** A select of the tenant's workflows or agents, keeping a stored id no longer listed. */
+function ResourceSelect({ label, name, error, current, items, what, where, hint }: Choice & { items: readonly { id: string; name: string }[]; what: string; where: string; hint: string }) {
+  return (
+    <Field
+      label={label}
+      field={`config.${name}`}
+      error={error}
+      hint={
+        items.length === 0 ? (
+          <>
+            No {what}s yet: <Link to={where}>create one</Link> first.
+          </>
+        ) : (
+          hint
+        )
+      }
+    >
+      <select name={name} defaultValue={current}>
+        <option value="">Choose {what === 'agent' ? 'an' : 'a'} {what}</option>
+        {current && !items.some((item) => item.id === current) ? <option value={current}>{current}</option> : null}
+        {items.map((item) => (
+          <option key={item.id} value={item.id}>
+            {item.name}
+          </option>
+        ))}
+      </select>
+    </Field>
   );
 }
 

@@ -131,7 +131,7 @@ function ToolTarget({ tool }: { tool: Tool }) {
   };
   // Choices read first, as a request is written: "POST https://…".
   const choices = fields.filter((field) => field.input === 'choice').flatMap((field) => valueOf(field) ?? []);
-  const addresses = fields.filter((field) => field.input === 'url' || field.input === 'workflow').flatMap((field) => valueOf(field) ?? []);
+  const addresses = fields.filter((field) => field.input === 'url' || field.input === 'workflow' || field.input === 'agent').flatMap((field) => valueOf(field) ?? []);
   const shown = [...choices.map((value) => <span key={value}>{value} </span>), ...addresses.map((value) => <code key={value}>{value}</code>)];
   const target = shown.length > 0 ? shown : '—';
   if (schemas !== 'discovered') return <span>{target}</span>;

@@ -56,7 +56,7 @@ export class Approvals {
    * an approved call and stores its result; of the calls of one answer, the last to finish
    * continues the turn (see ChatRepository.finish), on whichever replica that is.
    */
-  async decide(actor: Actor, agent: AgentRecord, request: DecisionRequest, context: TurnContext): Promise<Decided> {
+  async decide(actor: Actor, agent: AgentRecord, request: DecisionRequest, context: TurnContext, runId: string | undefined): Promise<Decided> {
     const { chat, em, credits, tools, clock } = this.options;
     const session = isId('session', request.sessionId) ? await chat.findSession(actor.tenantId, agent.id, request.sessionId) : null;
     if (!session) throw DomainError.notFound('Session');
@@ -79,7 +79,7 @@ export class Approvals {
       const decided = await em.transactional(() => chat.decide(actor.tenantId, session.id, call.id, decision));
       if (!decided) throw alreadyDecided();
       const outcome = offered
-        ? await tools.run({ actor, offered, arguments: decided.arguments as Record<string, unknown>, signal: context.signal, requestId: context.requestId })
+        ? await tools.run({ actor, offered, arguments: decided.arguments as Record<string, unknown>, signal: context.signal, requestId: context.requestId, caller: runId === undefined ? undefined : { agentId: agent.id, runId } })
         : { status: 'failed' as const, error: `the tool "${decided.name}" is no longer one of the agent's tools`, durationMs: 0 };
       finished = finishedCall(
         clock,

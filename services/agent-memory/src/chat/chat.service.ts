@@ -5,6 +5,10 @@ import type { AgentsService } from '../agents/agents.service.js';
 import { approvalStep, toolStep } from '../runs/run-steps.js';
 import type { Run } from '../runs/runs.entity.js';
 import type { ClaimedRun, RunsRepository } from '../runs/runs.repository.js';
+import type { ToolCaller } from '../tools/kinds/tool-kind.js';
+
+/** decisions §16: a run begun by an agent tool's call nests at most this deep, the first turn counted. */
+export const MAX_AGENT_DEPTH = 3;
 import { Approvals, type ApprovalsOptions, type DecisionRequest } from './approvals.js';
 import { ToolLoop, type ToolLoopOptions } from './tool-loop.js';
 import { TurnAssembly, type ChatTurnRequest, type TurnAssemblyOptions } from './turn-assembly.js';
@@ -130,6 +134,21 @@ export class ChatService {
     for await (const event of this.recorded(turn, this.loop.run(turn, false))) void event;
   }
 
+  /**
+   * decisions §16: an `agent` tool's call: `message` as a turn of another agent of the tenant, in a
+   * session of its own, its run a child of the caller's. Nesting deeper than MAX_AGENT_DEPTH is
+   * refused before anything runs.
+   */
+  async agentTurn(request: { actor: Actor; agentId: string; message: string; caller: ToolCaller; signal: AbortSignal; requestId: string | undefined }): Promise<{ content: string; runId: string; sessionId: string }> {
+    if ((await this.runs.depthOf(request.caller.runId)) >= MAX_AGENT_DEPTH) {
+      throw new DomainError('conflict', `agents may call agents ${MAX_AGENT_DEPTH} deep at most; this call would go deeper`);
+    }
+    const turn = { agentId: request.agentId, message: request.message, sessionId: undefined, userId: undefined, trigger: 'agent' as const, parentRunId: request.caller.runId };
+    const reply = await this.chat(request.actor, turn, { signal: request.signal, requestId: request.requestId });
+    if (reply.status === 'awaiting_approval') return { content: `${reply.content}\n(its turn waits for a person's approval of a tool call)`.trim(), runId: reply.runId, sessionId: reply.sessionId };
+    return { content: reply.content, runId: reply.runId, sessionId: reply.sessionId };
+  }
+
   /** Ends a background run that will not run (interrupted too often, or after its tool calls ran). */
   failQueued(claimed: ClaimedRun, error: DomainError): Promise<void> {
     return this.store.failQueued(claimed, error);
@@ -144,9 +163,9 @@ export class ChatService {
   async *streamDecision(actor: Actor, request: DecisionRequest, context: TurnContext, streaming = true): AsyncGenerator<TurnEvent, void, undefined> {
     requireAccess(actor, ACCESS.agents.write);
     // The turn goes on as the version of the agent it began with: its tools, its prompt.
-    const version = isId('session', request.sessionId) && isId('toolCall', request.callId) ? await this.runs.versionOfCall(actor.tenantId, request.sessionId, request.callId) : null;
-    const agent = await this.requireAgent(actor, request.agentId, version ?? undefined);
-    const { session, call, finished, decision, left } = await this.approvals.decide(actor, agent, request, context);
+    const run = isId('session', request.sessionId) && isId('toolCall', request.callId) ? await this.runs.runOfCall(actor.tenantId, request.sessionId, request.callId) : null;
+    const agent = await this.requireAgent(actor, request.agentId, run?.agentVersion);
+    const { session, call, finished, decision, left } = await this.approvals.decide(actor, agent, request, context, run?.id);
     const { turn, round } = await this.assembly.resume(actor, agent, session, call.messageId, context);
     turn.run.steps.push(approvalStep(call.id, decision.approve, decision.by, decision.at));
     if (decision.approve) turn.run.steps.push(toolStep({ ...call, ...finished }, decision.at, finished.durationMs ?? 0));

@@ -95,7 +95,7 @@ export class ToolLoop {
           durationMs: outcome.durationMs,
           finishedAt: new Date(clock.now()),
         });
-        turn.run.steps.push(toolStep(call.row, at, outcome.durationMs));
+        turn.run.steps.push(toolStep({ ...call.row, childRunId: outcome.runId ?? null }, at, outcome.durationMs));
         const content = outcomeText(call.row);
         turn.messages.push({ role: 'tool', toolCallId: call.row.id, content });
         turn.unsaved.messages.push({ id: newId('message'), role: 'tool', content, toolCallId: call.row.id, round: null, createdAt: call.row.finishedAt ?? at });
@@ -128,7 +128,8 @@ export class ToolLoop {
 
   private async execute(turn: Turn, call: ResolvedCall): Promise<ToolOutcome & { durationMs: number }> {
     if (call.problem !== undefined || !call.offered || !call.arguments) return { status: 'failed', error: call.problem ?? 'not runnable', durationMs: 0 };
-    return this.options.tools.run({ actor: turn.actor, offered: call.offered, arguments: call.arguments, signal: turn.context.signal, requestId: turn.context.requestId });
+    const caller = { agentId: turn.agent.id, runId: turn.run.id };
+    return this.options.tools.run({ actor: turn.actor, offered: call.offered, arguments: call.arguments, signal: turn.context.signal, requestId: turn.context.requestId, caller });
   }
 }
 

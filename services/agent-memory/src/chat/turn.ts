@@ -5,6 +5,7 @@ import type { Ranked } from '../memory/hybrid-ranking.js';
 import type { MemoryItemView } from '../memory/memory-items.js';
 import type { ChatMessage, ChatRequest, Usage } from '../models/chat-model.js';
 import type { NewRunStep } from '../runs/run-steps.js';
+import type { ToolCaller } from '../tools/kinds/tool-kind.js';
 import type { OfferedTool, ToolOutcome } from '../tools/tool-runner.js';
 import type { ToolCallStatus } from './chat.entity.js';
 import type { NewMessage, NewToolCall } from './chat.repository.js';
@@ -49,7 +50,7 @@ export type TurnEvent =
 /** What a turn needs of tools: the agent's, as offered to a model, and a way to run one call. */
 export interface TurnTools {
   offer(actor: Actor, toolIds: readonly string[]): Promise<OfferedTool[]>;
-  run(call: { actor: Actor; offered: OfferedTool; arguments: Record<string, unknown>; signal: AbortSignal; requestId: string | undefined }): Promise<ToolOutcome & { durationMs: number }>;
+  run(call: { actor: Actor; offered: OfferedTool; arguments: Record<string, unknown>; signal: AbortSignal; requestId: string | undefined; caller: ToolCaller | undefined }): Promise<ToolOutcome & { durationMs: number }>;
 }
 
 /** A turn in progress: what the model sees, what is not stored yet, and what the answer shows. */

@@ -14,6 +14,7 @@ import { AgentVersions } from './0012-agent-versions.js';
 import { Datasets } from './0013-datasets.js';
 import { BackgroundRuns } from './0014-background-runs.js';
 import { UnchargedRounds } from './0015-uncharged-rounds.js';
+import { AgentTools } from './0016-agent-tools.js';
 
 /** Applied in this order at start. Names are stable: they are what the migrations table records. */
 export const migrations: readonly NamedMigration[] = [
@@ -32,4 +33,5 @@ export const migrations: readonly NamedMigration[] = [
   { name: '0013_datasets', class: Datasets },
   { name: '0014_background_runs', class: BackgroundRuns },
   { name: '0015_uncharged_rounds', class: UnchargedRounds },
+  { name: '0016_agent_tools', class: AgentTools },
 ];

@@ -302,10 +302,10 @@ export class RunsRepository {
     return this.em.findOne(Run, { messageId, tenantId });
   }
 
-  /** The version of the agent the run of a tool call's turn runs with; null when that turn has no run (stored before runs were kept). */
-  async versionOfCall(tenantId: string, sessionId: string, callId: string): Promise<number | null> {
-    const [row] = await this.em.execute<{ agent_version: number }[]>(
-      `select "r"."agent_version" from "tool_calls" as "c"
+  /** The run of a tool call's turn (its id and the agent's version it runs); null when that turn has none (stored before runs were kept). */
+  async runOfCall(tenantId: string, sessionId: string, callId: string): Promise<{ id: string; agentVersion: number } | null> {
+    const [row] = await this.em.execute<{ id: string; agent_version: number }[]>(
+      `select "r"."id", "r"."agent_version" from "tool_calls" as "c"
          join "chat_messages" as "a" on "a"."id" = "c"."message_id"
          join lateral (select "u"."id" from "chat_messages" as "u" where "u"."session_id" = "a"."session_id" and "u"."role" = 'user' and "u"."seq" < "a"."seq" order by "u"."seq" desc limit 1) as "u" on true
          join "runs" as "r" on "r"."message_id" = "u"."id"
@@ -313,7 +313,22 @@ export class RunsRepository {
       [callId, tenantId, sessionId],
       'all',
     );
-    return row?.agent_version ?? null;
+    return row ? { id: row.id, agentVersion: row.agent_version } : null;
+  }
+
+  /** How many runs the chain from `runId` up to its first ancestor holds (1: a run no tool call began). */
+  async depthOf(runId: string): Promise<number> {
+    const [row] = await this.em.execute<{ depth: number }[]>(
+      `with recursive "chain" ("id", "parent_run_id", "depth") as (
+         select "id", "parent_run_id", 1 from "runs" where "id" = ?
+         union all
+         select "r"."id", "r"."parent_run_id", "c"."depth" + 1 from "runs" as "r" join "chain" as "c" on "r"."id" = "c"."parent_run_id" where "c"."depth" < 10
+       )
+       select coalesce(max("depth"), 1)::int as "depth" from "chain"`,
+      [runId],
+      'all',
+    );
+    return row?.depth ?? 1;
   }
 
   /** In order. */

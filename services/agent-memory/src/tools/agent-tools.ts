@@ -27,7 +27,7 @@ export class AgentTools implements TurnTools {
   }
 
   run(call: Parameters<TurnTools['run']>[0]): ReturnType<TurnTools['run']> {
-    const { actor, offered, arguments: args, signal, requestId } = call;
-    return this.caller.run({ actor, tool: offered.tool, remoteName: offered.remoteName, arguments: args, signal, requestId });
+    const { actor, offered, arguments: args, signal, requestId, caller } = call;
+    return this.caller.run({ actor, tool: offered.tool, remoteName: offered.remoteName, arguments: args, signal, requestId, caller });
   }
 }

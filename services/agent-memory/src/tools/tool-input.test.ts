@@ -24,7 +24,7 @@ const nothingElse = () => Promise.reject(new Error('an http tool asks nothing el
 /** A save of a new tool, as ToolsService makes one. */
 function saveOf(errors: FieldErrors): ToolSave {
   const actor = { kind: 'user' as const, userId: 'usr_1', tenantId: 'ten_1', role: 'owner', scopes: [] };
-  return { actor, toolId: 'tool_1', name: 'lookup_order', stored: undefined, errors, services: { policy, secrets, workflows: { exists: nothingElse }, mcp: { listTools: nothingElse } } };
+  return { actor, toolId: 'tool_1', name: 'lookup_order', stored: undefined, errors, services: { policy, secrets, workflows: { exists: nothingElse }, agents: { exists: nothingElse }, mcp: { listTools: nothingElse } } };
 }
 
 describe('tool input', () => {

@@ -1,5 +1,5 @@
 import { DomainError, timedSignal, untilAborted, type Actor, type Logger } from '@agent-platform/kit';
-import type { OfferedTool as OfferedStoredTool, ToolCallRequest, ToolCalls, ToolOutcome } from './kinds/tool-kind.js';
+import type { OfferedTool as OfferedStoredTool, ToolCaller, ToolCallRequest, ToolCalls, ToolOutcome } from './kinds/tool-kind.js';
 import { TOOL_TYPES, type ToolType } from './kinds/tool-kinds.js';
 import type { Principals } from './principals.js';
 import { ArgumentValidator } from './tool-arguments.js';
@@ -29,6 +29,8 @@ export interface ToolRun {
   /** The turn's: aborted when the turn is cancelled (the client left). */
   signal: AbortSignal;
   requestId: string | undefined;
+  /** The turn that asked for the call. */
+  caller?: ToolCaller | undefined;
 }
 
 export type ToolRunOutcome = ToolOutcome & { durationMs: number };
@@ -83,12 +85,13 @@ export class ToolRunner {
         tool: call.tool,
         remoteName: call.remoteName,
         arguments: call.arguments as Record<string, unknown>,
+        caller: call.caller,
         signal,
         requestId: call.requestId,
         deadlineAt,
       };
       const outcome = await untilAborted(this.options.kinds[call.tool.type].call(request), signal);
-      if (outcome.status === 'completed') return { status: 'completed', result: fitResult(outcome.result) };
+      if (outcome.status === 'completed') return { status: 'completed', result: fitResult(outcome.result), ...(outcome.runId === undefined ? {} : { runId: outcome.runId }) };
       // A kind's own words for the abort ("aborted", "request timed out") give way to the runner's.
       return signal.aborted ? this.abortedOutcome(call) : outcome;
     } catch (error) {

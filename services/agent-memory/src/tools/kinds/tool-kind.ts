@@ -68,7 +68,9 @@ export type ConfigField =
   /** Header names and values, shown masked once saved. */
   | { key: string; label: string; input: 'headers' }
   /** A workflow of the tenant, by id. */
-  | { key: string; label: string; input: 'workflow' };
+  | { key: string; label: string; input: 'workflow' }
+  /** An agent of the tenant, by id. */
+  | { key: string; label: string; input: 'agent' };
 
 /** A tool as the kinds read it: the entity without its persistence. */
 export interface StoredTool<Config = unknown> {
@@ -90,6 +92,8 @@ export interface ToolSaveServices {
   /** Seals header values at rest (TOOL_SECRET_KEY). */
   secrets: SecretBox;
   workflows: WorkflowDirectory;
+  /** Whether an agent is the tenant's. */
+  agents: { exists(actor: Actor, agentId: string): Promise<boolean> };
   /** Asks an MCP server for its tools. */
   mcp: McpDiscovery;
 }
@@ -114,8 +118,32 @@ export interface ToolCallServices {
   /** Called at the first call: workflow-runner may start after this service (see workflow-directory.ts). */
   executions: () => PromiseClient<typeof ExecutionServiceService>;
   mcp: McpClient;
+  /** Turns of the tenant's agents, for `agent` tools; bound after the chat turn is built, which uses the tools. */
+  agentTurns: () => AgentTurns;
   /** TOOL_TIMEOUT_MS: the bound on a call whose caller names no deadline. */
   timeoutMs: number;
+}
+
+/** decisions §16: a turn of another agent, started by an agent's tool call. */
+export interface AgentTurns {
+  /**
+   * The agent's answer to `message` in a session of its own, its run a child of the caller's.
+   * Rejects with a DomainError it can word for the model (nesting too deep, an agent calling itself).
+   */
+  turn(request: {
+    actor: Actor;
+    agentId: string;
+    message: string;
+    caller: ToolCaller;
+    signal: AbortSignal;
+    requestId: string | undefined;
+  }): Promise<{ content: string; runId: string; sessionId: string }>;
+}
+
+/** The turn whose model asked for a call: its agent and its run. */
+export interface ToolCaller {
+  agentId: string;
+  runId: string;
 }
 
 /**
@@ -144,6 +172,8 @@ export interface ToolCallRequest {
   remoteName: string | undefined;
   /** The model's arguments, already parsed as a JSON object. */
   arguments: Record<string, unknown>;
+  /** The turn that asked for the call; undefined outside one (a test's direct call). */
+  caller?: ToolCaller | undefined;
   /** Aborted at TOOL_TIMEOUT_MS, or when the turn is cancelled: the call must stop then. */
   signal: AbortSignal;
   requestId: string | undefined;
@@ -161,7 +191,10 @@ export type RefusalCode = Extract<ErrorCode, 'forbidden' | 'unauthorized'>;
  * What the model is given back: the result, or an error text in its place; `code` when the
  * platform refused the call for the turn's credential.
  */
-export type ToolOutcome = { status: 'completed'; result: unknown } | { status: 'failed'; error: string; code?: RefusalCode };
+export type ToolOutcome = ({ status: 'completed'; result: unknown } | { status: 'failed'; error: string; code?: RefusalCode }) & {
+  /** An `agent` tool's: the run of the turn it began (decisions §16). */
+  runId?: string;
+};
 
 /**
  * Runs calls of one tool type. Failures it can name (an HTTP status, a failed execution) are

@@ -1,4 +1,5 @@
 import type { FieldErrors } from '@agent-platform/kit';
+import { agentTool, type AgentToolConfig } from './agent.js';
 import { httpTool, type HttpToolConfig } from './http.js';
 import { mcpTool, type McpToolConfig } from './mcp.js';
 import type { ToolKind } from './tool-kind.js';
@@ -9,6 +10,7 @@ export interface ToolConfigs {
   http: HttpToolConfig;
   workflow: WorkflowToolConfig;
   mcp: McpToolConfig;
+  agent: AgentToolConfig;
 }
 
 export type ToolType = keyof ToolConfigs;
@@ -22,6 +24,7 @@ export const TOOL_KINDS: { readonly [T in ToolType]: ToolKind<ToolConfigs[T]> } 
   http: httpTool,
   workflow: workflowTool,
   mcp: mcpTool,
+  agent: agentTool,
 };
 
 export const TOOL_TYPES = Object.keys(TOOL_KINDS) as ToolType[];
