@@ -43,6 +43,7 @@ import type { Embedder } from './models/embedder.js';
 import { chatModelFrom, embedderFrom } from './models/select.js';
 import { RUN_SERVICE_NAME, runHandlers } from './runs/runs.grpc.js';
 import { BackgroundRuns } from './runs/background-runs.js';
+import { RunLeases } from './runs/run-leases.js';
 import { RUN_PROGRESS_CHANNEL, RunsRepository } from './runs/runs.repository.js';
 import { RunsService } from './runs/runs.service.js';
 import { vectorStoreFrom } from './vectors/select.js';
@@ -211,6 +212,7 @@ function assemble(config: AgentMemoryConfig, deps: AgentMemoryDeps, orm: Orm): A
   const runProgress = new PgNotifications({ clientUrl: config.databaseUrl, channel: RUN_PROGRESS_CHANNEL, logger: logger.child({ component: 'run-progress' }), applicationName: 'run-progress' });
   const backgroundRuns = new BackgroundRuns({
     runs: runsRepository,
+    leases: new RunLeases(em),
     run: (claimed, signal) => chat.runQueued(claimed, signal),
     fail: (claimed, error) => chat.failQueued(claimed, error),
     inContext: around,

@@ -4,16 +4,17 @@ import type { AgentsRepository } from '../agents/agents.repository.js';
 import type { AgentsService } from '../agents/agents.service.js';
 import { approvalStep, toolStep } from '../runs/run-steps.js';
 import type { Run } from '../runs/runs.entity.js';
-import type { ClaimedRun, RunsRepository } from '../runs/runs.repository.js';
+import type { ClaimedRun } from '../runs/run-leases.js';
+import type { RunsRepository } from '../runs/runs.repository.js';
 import type { ToolCaller } from '../tools/kinds/tool-kind.js';
-
-/** decisions §16: a run begun by an agent tool's call nests at most this deep, the first turn counted. */
-export const MAX_AGENT_DEPTH = 3;
 import { Approvals, type ApprovalsOptions, type DecisionRequest } from './approvals.js';
 import { ToolLoop, type ToolLoopOptions } from './tool-loop.js';
 import { TurnAssembly, type ChatTurnRequest, type TurnAssemblyOptions } from './turn-assembly.js';
 import { TurnStore, type TurnStoreOptions } from './turn-store.js';
 import { replyOf, type ChatReply, type Turn, type TurnContext, type TurnEvent } from './turn.js';
+
+/** decisions §16: a run begun by an agent tool's call nests at most this deep, the first turn counted. */
+export const MAX_AGENT_DEPTH = 3;
 
 export type { DecisionRequest } from './approvals.js';
 export type { ChatTurnRequest } from './turn-assembly.js';

@@ -1,12 +1,14 @@
 import { DomainError, type Logger } from '@agent-platform/kit';
 import { LeasedWorkLoop } from '@agent-platform/kit/work';
-import type { ClaimedRun, RunsRepository } from './runs.repository.js';
+import type { ClaimedRun, RunLeases } from './run-leases.js';
+import type { RunsRepository } from './runs.repository.js';
 
 /** Times a run is taken up after its replica stopped before it fails for good. */
 const MAX_ATTEMPTS = 3;
 
 export interface BackgroundRunsOptions {
-  runs: RunsRepository;
+  runs: Pick<RunsRepository, 'stepsOf'>;
+  leases: RunLeases;
   /** Runs a claimed run to its end (ChatService.runQueued). */
   run(claimed: ClaimedRun, signal: AbortSignal): Promise<void>;
   /** Ends a claimed run that will not run, with why. */
@@ -35,11 +37,11 @@ export class BackgroundRuns {
 
   constructor(options: BackgroundRunsOptions) {
     this.options = options;
-    const { runs, owner, leaseMs } = options;
+    const { leases, owner, leaseMs } = options;
     this.loop = new LeasedWorkLoop<ClaimedRun>({
-      claim: (limit) => runs.claim(owner, limit, leaseMs),
+      claim: (limit) => leases.claim(owner, limit, leaseMs),
       process: (claimed, signal) => options.inContext(() => this.process(claimed, signal)),
-      release: (claimed) => runs.release(claimed.id, owner),
+      release: (claimed) => leases.release(claimed.id, owner),
       concurrency: options.concurrency,
       pollIntervalMs: options.pollIntervalMs,
       logger: options.logger,
@@ -61,7 +63,7 @@ export class BackgroundRuns {
   }
 
   private async process(claimed: ClaimedRun, stopping: AbortSignal): Promise<void> {
-    const { runs, owner, leaseMs, logger } = this.options;
+    const { leases, owner, leaseMs, logger } = this.options;
     if (claimed.attempts > 1) {
       const refusal = await this.refusalToResume(claimed);
       if (refusal) {
@@ -74,7 +76,7 @@ export class BackgroundRuns {
     const stop = () => running.abort(stopping.reason);
     stopping.addEventListener('abort', stop, { once: true });
     const renewal = setInterval(() => {
-      runs.renew(claimed.id, owner, leaseMs).then(
+      leases.renew(claimed.id, owner, leaseMs).then(
         (held) => {
           if (!held) running.abort(new Error('the run was cancelled or taken over'));
         },
