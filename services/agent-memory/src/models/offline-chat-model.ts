@@ -2,6 +2,7 @@ import { setImmediate as nextTurn } from 'node:timers/promises';
 import { z } from 'zod';
 import type { ChatCompletion, ChatMessage, ChatModel, ChatRequest, ToolCall, ToolDefinition } from './chat-model.js';
 import { DECISIONS_FORMAT, FACTS_FORMAT, offlineDecisions, offlineFacts, type DecisionsQuestion, type FactsQuestion } from './extraction-protocol.js';
+import { JUDGE_FORMAT, offlineJudgement, type JudgeAnswer, type JudgeQuestion } from './judge-protocol.js';
 import { memoriesIn } from './prompt.js';
 import { estimateUsage } from './usage.js';
 
@@ -25,7 +26,10 @@ const QUOTE_LIMIT = 500;
  * offline rule: asked for FACTS_FORMAT or DECISIONS_FORMAT, it reads the last user message as the
  * question's JSON and answers one JSON document of that schema, without tool calls. A message that
  * is not such a question gets the schema's empty answer, never an error: memory then stays as it
- * was. Any other `responseFormat` is beyond it: it answers as if none were asked.
+ * was. Asked for JUDGE_FORMAT (an eval's llm_judge, judge-protocol.ts), it grades the question in
+ * the last user message by the offline rule of §16; a message that is not such a question scores 0
+ * with the reason, never an error. Any other `responseFormat` is beyond it: it answers as if none
+ * were asked.
  */
 export class OfflineChatModel implements ChatModel {
   readonly name = OFFLINE_MODEL;
@@ -52,8 +56,8 @@ export class OfflineChatModel implements ChatModel {
 }
 
 function completion(request: ChatRequest): ChatCompletion {
-  const extraction = extractionAnswer(request);
-  if (extraction !== undefined) return { content: extraction, toolCalls: [], usage: estimateUsage(request.messages, extraction, request.tools), model: OFFLINE_MODEL };
+  const structured = extractionAnswer(request) ?? judgeAnswer(request);
+  if (structured !== undefined) return { content: structured, toolCalls: [], usage: estimateUsage(request.messages, structured, request.tools), model: OFFLINE_MODEL };
   const toolCalls = callsFor(request);
   const content = toolCalls.length > 0 ? '' : reply(request.messages);
   return { content, toolCalls, usage: estimateUsage(request.messages, content, request.tools, toolCalls), model: OFFLINE_MODEL };
@@ -76,6 +80,18 @@ function extractionAnswer(request: ChatRequest): string | undefined {
   }
   const decisions = decisionsQuestion.safeParse(question);
   return JSON.stringify(decisions.success ? offlineDecisions(decisions.data) : { decisions: [] });
+}
+
+const judgeQuestion: z.ZodType<JudgeQuestion> = z.object({ rubric: z.string(), input: z.string(), output: z.string(), expected: z.string().optional() });
+
+/** The JSON answer to an eval judge's question, or undefined when the request asks none. */
+function judgeAnswer(request: ChatRequest): string | undefined {
+  if (request.responseFormat?.name !== JUDGE_FORMAT.name) return undefined;
+  const question = judgeQuestion.safeParse(lastUserJson(request.messages));
+  const answer: JudgeAnswer = question.success
+    ? offlineJudgement(question.data)
+    : { score: 0, reason: 'The question was not understood: it must be JSON with a rubric, the input and the output as text.' };
+  return JSON.stringify(answer);
 }
 
 /** The last user message parsed as JSON; undefined when there is none or it is not JSON. */
