@@ -551,6 +551,81 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/evals": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List the evals of the tenant, newest first, with their progress and summary */
+        get: operations["listEvals"];
+        put?: never;
+        /**
+         * Run an agent on every item of a dataset and score each output
+         * @description Answers 202 with the eval, running. Its items are copied as they are now, and each runs as a run of the agent (trigger eval, a session of its own, the item's user_id; it retrieves the end user's memories and extracts none), `concurrency` at a time, acting as the caller and charged as any turn. Each run that ends is scored; when all are, the eval is completed and eval.completed is emitted. It survives the restart of any process. Refused with 422 for a dataset without items or over 5,000, for scorers that compare with `expected` when an item has none, or for a bad scorer (named as `scorers[1].value`); 404 for an unknown dataset, agent or version; 402 without credits.
+         */
+        post: operations["createEval"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/evals/compare": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Compare two evals of one dataset, item by item: changed items first
+         * @description Per scorer, both means and the change; per item in both evals, both outputs and verdicts and each score's change, largest first. Evals of different datasets are 422.
+         */
+        get: operations["compareEvals"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/evals/{eval_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Get an eval: its status, progress and summary per scorer */
+        get: operations["getEval"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/evals/{eval_id}/results": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List an eval's results per item, in the dataset's order, cursor-paged */
+        get: operations["listEvalResults"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/mcp": {
         parameters: {
             query?: never;
@@ -1304,6 +1379,51 @@ export interface components {
          * @enum {string}
          */
         MemoryTypeInput: "semantic" | "episodic" | "procedural";
+        /** @description How each item's output is scored (decisions §16). */
+        ScorerInput: {
+            /** @constant */
+            type: "contains";
+            /** @description What to look for; absent: the item's `expected`. */
+            value?: string;
+            /** @description Default false. */
+            case_sensitive?: boolean;
+            /** @description How results and comparisons name the scorer; default its type. Unique within an eval. */
+            name?: string;
+        } | {
+            /** @constant */
+            type: "exact";
+            /** @description What to look for; absent: the item's `expected`. */
+            value?: string;
+            /** @description Default false. */
+            case_sensitive?: boolean;
+            /** @description How results and comparisons name the scorer; default its type. Unique within an eval. */
+            name?: string;
+        } | {
+            /** @constant */
+            type: "regex";
+            /** @description A pattern (RE2 syntax: no backreferences or lookarounds); absent: the item's `expected` as a pattern. */
+            value?: string;
+            /** @description How results and comparisons name the scorer; default its type. Unique within an eval. */
+            name?: string;
+        } | {
+            /** @constant */
+            type: "json_schema";
+            /** @description A JSON Schema (draft 2020-12). */
+            schema: {
+                [key: string]: unknown;
+            };
+            /** @description How results and comparisons name the scorer; default its type. Unique within an eval. */
+            name?: string;
+        } | {
+            /** @constant */
+            type: "llm_judge";
+            /** @description What a good answer does, for the judge: 1..4,000 characters. */
+            rubric: string;
+            /** @description The score it passes at; default 0.5. */
+            threshold?: number;
+            /** @description How results and comparisons name the scorer; default its type. Unique within an eval. */
+            name?: string;
+        };
         /** @description Every failure, decisions §2. */
         Error: {
             /** @enum {string} */
@@ -1752,6 +1872,133 @@ export interface components {
                 [key: string]: unknown;
             } | null;
             created_at: components["schemas"]["Timestamp"];
+        };
+        /** @description An agent run on every item of a dataset and scored (decisions §16). */
+        Eval: {
+            /** @description `eval_…` */
+            id: string;
+            /** @description The dataset its items were copied from when it began. */
+            dataset_id: string;
+            agent_id: string;
+            /** @description The version every item ran as. */
+            agent_version: number;
+            /** @description As checked, each with its name. */
+            scorers: {
+                [key: string]: unknown;
+            }[];
+            concurrency: number;
+            /** @enum {string} */
+            status: "running" | "completed";
+            item_count: number;
+            created_at: components["schemas"]["Timestamp"];
+            completed_at: components["schemas"]["Timestamp"] | null;
+            progress: {
+                scored: number;
+                running: number;
+                pending: number;
+            };
+            summary: {
+                /** @description Items whose run completed and passed every scorer. */
+                passed: number;
+                /** @description Items whose run did not complete (failed, cancelled, waiting for an approval, or gone). */
+                failed_runs: number;
+                duration_ms: {
+                    p50: number | null;
+                    p95: number | null;
+                };
+                tokens: number;
+                credits: number;
+                scorers: {
+                    name: string;
+                    type: string;
+                    /** @description Mean score over the items scored; null before the first. */
+                    mean: number | null;
+                    /** @description Share of the items scored that passed. */
+                    pass_rate: number | null;
+                }[];
+            };
+        };
+        /** @description What one item of an eval answered and scored. */
+        EvalResult: {
+            item_id: string;
+            /** @description The item's place in the dataset when the eval began, from 0. */
+            position: number;
+            input: {
+                message: string;
+                user_id: string | null;
+            };
+            expected: string | null;
+            /** @enum {string} */
+            state: "pending" | "running" | "scored";
+            run_id: string | null;
+            /** @description The run's status when scored. */
+            run_status: string | null;
+            output: string | null;
+            /** @description Why the run gave no final answer. */
+            error: {
+                code: string;
+                message: string;
+            } | null;
+            scores: {
+                name: string;
+                type: string;
+                /** @description 0..1. */
+                score: number;
+                passed: boolean;
+                reason: string | null;
+            }[];
+            passed: boolean | null;
+            duration_ms: number | null;
+            tokens: number | null;
+            credits: number | null;
+        };
+        /** @description Two evals of one dataset, item by item and scorer by scorer. */
+        EvalComparison: {
+            base: components["schemas"]["Eval"];
+            candidate: components["schemas"]["Eval"];
+            /** @description Per scorer of the base: both means and the change. */
+            scorers: {
+                name: string;
+                base: number | null;
+                candidate: number | null;
+                /** @description candidate − base; null while either is not scored. */
+                change: number | null;
+            }[];
+            /** @description Items whose scores rose, summed over the scorers. */
+            improved: number;
+            regressed: number;
+            unchanged: number;
+            /** @description Items in both evals, changed ones first (largest change first), then in the dataset's order. */
+            items: {
+                item_id: string;
+                input: {
+                    message: string;
+                    user_id: string | null;
+                };
+                expected: string | null;
+                base: {
+                    run_id: string | null;
+                    output: string | null;
+                    passed: boolean | null;
+                };
+                candidate: {
+                    run_id: string | null;
+                    output: string | null;
+                    passed: boolean | null;
+                };
+                scores: {
+                    name: string;
+                    base: number | null;
+                    candidate: number | null;
+                    /** @description candidate − base; null while either is not scored. */
+                    change: number | null;
+                }[];
+                changed: boolean;
+            }[];
+            /** @description Items in both evals, all pages together. */
+            total: number;
+            page: number;
+            per_page: number;
         };
         /**
          * @description webhook: trigger: an inbound request to `/hooks/<workflow>/<path>`; schedule: trigger: a cron tick; agent: a chat turn with an agent of the tenant, as the end user its `user_id` template names; condition: CEL rules choosing the branch that runs; integration: `http`, `slack` or `email` (through the platform's SMTP server); approval: parks the run until a person approves or rejects it, or its time-out passes; wait: parks the run for `seconds`, or `until` a time
@@ -6252,6 +6499,556 @@ export interface operations {
                 };
             };
             /** @description `not_found`: No such dataset in the tenant, or no such item in it. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `validation_error`: The body or the query breaks a rule; `details` names each offending field. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limit_exceeded`: Too many requests; `retry_after` and `Retry-After` say when to try again. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `internal_error`: An unexpected failure; the body holds no internals. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `service_unavailable`: A dependency (a backend service, Redis) is unavailable; retry shortly. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listEvals: {
+        parameters: {
+            query?: {
+                /** @description The tenant to act in; default: your first tenant (JWT) or the key's tenant. */
+                tenant_id?: string;
+                /** @description Page, from 1. Default 1. */
+                page?: number;
+                /** @description Evals per page, 1..100. Default 20. */
+                per_page?: number;
+                /** @description Only evals of this agent. */
+                agent_id?: string;
+                /** @description Only evals of this dataset. */
+                dataset_id?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        items: components["schemas"]["Eval"][];
+                        total: number;
+                        page: number;
+                        per_page: number;
+                    };
+                };
+            };
+            /** @description `invalid_request`: Malformed JSON, a content type other than JSON, or a URL, query or path parameter that cannot be read. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `unauthorized`: No credential, or an invalid, expired or revoked one (with `WWW-Authenticate: Bearer`). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `forbidden`: The credential lacks the role or the API-key scope the operation needs, or names a tenant_id it is no member of. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `validation_error`: The body or the query breaks a rule; `details` names each offending field. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limit_exceeded`: Too many requests; `retry_after` and `Retry-After` say when to try again. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `internal_error`: An unexpected failure; the body holds no internals. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `service_unavailable`: A dependency (a backend service, Redis) is unavailable; retry shortly. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    createEval: {
+        parameters: {
+            query?: {
+                /** @description The tenant to act in; default: your first tenant (JWT) or the key's tenant. */
+                tenant_id?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "dataset_id": "ds_01JQ0000000000000000000000",
+                 *       "agent_id": "agt_01JQ0000000000000000000000",
+                 *       "scorers": [
+                 *         {
+                 *           "type": "contains"
+                 *         },
+                 *         {
+                 *           "type": "llm_judge",
+                 *           "rubric": "States the refund window and does not promise exceptions."
+                 *         }
+                 *       ],
+                 *       "concurrency": 4
+                 *     }
+                 */
+                "application/json": {
+                    /** @description The dataset's id (ds_…). */
+                    dataset_id: string;
+                    /** @description The agent's id (agt_…). */
+                    agent_id: string;
+                    /** @description Runs the turn with this version of the agent's settings (GET /agents/{agent_id}/versions); absent: the current one. An unknown version is 404. */
+                    agent_version?: number;
+                    /** @description 1..10 scorers. */
+                    scorers: components["schemas"]["ScorerInput"][];
+                    /** @description How many of its runs may be queued or running at once: 1..16, default 4. */
+                    concurrency?: number;
+                };
+            };
+        };
+        responses: {
+            /** @description Accepted: An agent run on every item of a dataset and scored (decisions §16). */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Eval"];
+                };
+            };
+            /** @description `invalid_request`: Malformed JSON, a content type other than JSON, or a URL, query or path parameter that cannot be read. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `unauthorized`: No credential, or an invalid, expired or revoked one (with `WWW-Authenticate: Bearer`). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `insufficient_credits`: The tenant has no credits left. */
+            402: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `forbidden`: The credential lacks the role or the API-key scope the operation needs, or names a tenant_id it is no member of. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `not_found`: No such dataset, agent or agent version in the tenant. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `payload_too_large`: The body exceeds the body limit (1 MiB by default). */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `validation_error`: The body or the query breaks a rule; `details` names each offending field. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limit_exceeded`: Too many requests; `retry_after` and `Retry-After` say when to try again. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `internal_error`: An unexpected failure; the body holds no internals. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `service_unavailable`: A dependency (a backend service, Redis) is unavailable; retry shortly. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    compareEvals: {
+        parameters: {
+            query: {
+                /** @description The tenant to act in; default: your first tenant (JWT) or the key's tenant. */
+                tenant_id?: string;
+                /** @description The eval compared against. */
+                base: string;
+                /** @description The eval compared with it: of the same dataset. */
+                candidate: string;
+                /** @description Page of items, from 1. Default 1. */
+                page?: number;
+                /** @description Items per page, 1..100. Default 50. */
+                per_page?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK: Two evals of one dataset, item by item and scorer by scorer. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EvalComparison"];
+                };
+            };
+            /** @description `invalid_request`: Malformed JSON, a content type other than JSON, or a URL, query or path parameter that cannot be read. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `unauthorized`: No credential, or an invalid, expired or revoked one (with `WWW-Authenticate: Bearer`). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `forbidden`: The credential lacks the role or the API-key scope the operation needs, or names a tenant_id it is no member of. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `not_found`: No such eval in the tenant. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `validation_error`: The body or the query breaks a rule; `details` names each offending field. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limit_exceeded`: Too many requests; `retry_after` and `Retry-After` say when to try again. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `internal_error`: An unexpected failure; the body holds no internals. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `service_unavailable`: A dependency (a backend service, Redis) is unavailable; retry shortly. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getEval: {
+        parameters: {
+            query?: {
+                /** @description The tenant to act in; default: your first tenant (JWT) or the key's tenant. */
+                tenant_id?: string;
+            };
+            header?: never;
+            path: {
+                /** @description The eval's id (eval_…). */
+                eval_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK: An agent run on every item of a dataset and scored (decisions §16). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Eval"];
+                };
+            };
+            /** @description `invalid_request`: Malformed JSON, a content type other than JSON, or a URL, query or path parameter that cannot be read. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `unauthorized`: No credential, or an invalid, expired or revoked one (with `WWW-Authenticate: Bearer`). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `forbidden`: The credential lacks the role or the API-key scope the operation needs, or names a tenant_id it is no member of. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `not_found`: No such eval in the tenant. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `validation_error`: The body or the query breaks a rule; `details` names each offending field. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limit_exceeded`: Too many requests; `retry_after` and `Retry-After` say when to try again. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `internal_error`: An unexpected failure; the body holds no internals. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `service_unavailable`: A dependency (a backend service, Redis) is unavailable; retry shortly. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listEvalResults: {
+        parameters: {
+            query?: {
+                /** @description The tenant to act in; default: your first tenant (JWT) or the key's tenant. */
+                tenant_id?: string;
+                /** @description Results per page, 1..200. Default 50. */
+                limit?: number;
+                /** @description next_cursor of the previous page; absent for the first page. */
+                cursor?: string;
+            };
+            header?: never;
+            path: {
+                /** @description The eval's id (eval_…). */
+                eval_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        items: components["schemas"]["EvalResult"][];
+                        /** @description Pass as cursor for the next page; null on the last page. */
+                        next_cursor: string | null;
+                    };
+                };
+            };
+            /** @description `invalid_request`: Malformed JSON, a content type other than JSON, or a URL, query or path parameter that cannot be read. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `unauthorized`: No credential, or an invalid, expired or revoked one (with `WWW-Authenticate: Bearer`). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `forbidden`: The credential lacks the role or the API-key scope the operation needs, or names a tenant_id it is no member of. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `not_found`: No such eval in the tenant. */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -12437,6 +13234,8 @@ export const runStepOneOf3DecisionValues: ReadonlyArray<Extract<FlattenedDeepReq
 export const runDetailTriggerValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["RunDetail"]["trigger"]> = ["chat", "stream", "background", "mcp", "workflow", "agent", "eval"];
 export const runDetailStatusValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["RunDetail"]["status"]> = ["queued", "running", "awaiting_approval", "completed", "failed", "cancelled"];
 export const chatSessionMessageStatusAnyOf0Values: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ChatSessionMessage"]["status"]> = ["awaiting_approval", "approved", "completed", "failed", "rejected"];
+export const evalStatusValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["Eval"]["status"]> = ["running", "completed"];
+export const evalResultStateValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["EvalResult"]["state"]> = ["pending", "running", "scored"];
 export const workflowNodeTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["WorkflowNodeType"]> = ["webhook", "schedule", "agent", "condition", "integration", "approval", "wait"];
 export const executionStatusValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ExecutionStatus"]> = ["running", "waiting", "completed", "failed", "cancelled"];
 export const workflowNodeOn_errorValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["WorkflowNode"]["on_error"]> = ["fail", "continue"];

@@ -68,6 +68,12 @@ export type Tool = Schemas['Tool'];
 export type Dataset = Schemas['Dataset'];
 export type DatasetItem = Schemas['DatasetItem'];
 
+/** An agent run on every item of a dataset and scored (decisions §16), its results and a comparison of two. */
+export type Eval = Schemas['Eval'];
+export type Scorer = Schemas['ScorerInput'];
+export type EvalResult = Schemas['EvalResult'];
+export type EvalComparison = Schemas['EvalComparison'];
+
 export type MemoryItem = Schemas['MemoryItem'];
 export type MemoryType = Schemas['MemoryType'];
 export type MemorySearchResult = Schemas['MemorySearchResult'];

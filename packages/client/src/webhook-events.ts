@@ -16,6 +16,7 @@ export const WEBHOOK_EVENT_TYPES = [
   'workflow.execution.waiting',
   'run.completed',
   'run.failed',
+  'eval.completed',
   'memory.consolidated',
   'memory.updated',
   'billing.credits.low',
@@ -59,6 +60,20 @@ export interface WebhookEventData {
   'run.completed': { run_id: string; agent_id: string; session_id: string | null; status: 'completed'; output: string; credits: number; duration_ms: number };
   /** A background run ended without one: `error` says why (a §2 code and text). */
   'run.failed': { run_id: string; agent_id: string; session_id: string | null; status: 'failed'; error: { code: string; message: string }; credits: number; duration_ms: number };
+  /** Every item of an eval (decisions §16) is scored: its summary, per scorer. */
+  'eval.completed': {
+    eval_id: string;
+    agent_id: string;
+    agent_version: number;
+    dataset_id: string;
+    status: 'completed';
+    items: number;
+    passed: number;
+    failed_runs: number;
+    scorers: { name: string; type: string; mean: number | null; pass_rate: number | null }[];
+    credits: number;
+    duration_ms: number;
+  };
   'memory.consolidated': { agent_id: string; memory_type: string; items_in: number; items_out: number };
   'memory.updated': { agent_id: string; session_id: string; user_id: string | null; added: number; updated: number; deleted: number };
   /** A debit took the balance from at least `threshold` to below it. */

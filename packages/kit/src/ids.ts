@@ -21,6 +21,7 @@ export const ID_PREFIXES = {
   run: 'run',
   dataset: 'ds',
   datasetItem: 'dsi',
+  eval: 'eval',
   // Not exposed in the spec's catalogue but still opaque, prefixed identifiers.
   refreshToken: 'rtk',
   transaction: 'txn',

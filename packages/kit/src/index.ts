@@ -16,7 +16,7 @@ export { requireAccess, requireAccessFor, requireRole, requireUser, type Actor }
 export { DEFAULT_PAGE_SIZE, encodeCursor, MAX_PAGE_SIZE, parseCursorPage, parsePage, type Cursor, type CursorPage, type Page } from './paging.js';
 export { requireVersionNumber } from './versions.js';
 export { ID_PREFIXES, isId, newId, type IdKind } from './ids.js';
-export { RUN_STATUSES, RUN_STEP_TYPES, RUN_TRIGGERS, type RunStatus, type RunStepType, type RunTrigger } from './runs.js';
+export { isLeasedTrigger, LEASED_TRIGGERS, RUN_STATUSES, RUN_STEP_TYPES, RUN_TRIGGERS, type LeasedTrigger, type RunStatus, type RunStepType, type RunTrigger } from './runs.js';
 export { settlesWithin, timedSignal, TimeoutError, untilAborted, withTimeout, type TimedSignal } from './timeout.js';
 export { systemClock, type Clock } from './clock.js';
 export { backoffDelay, type RetryBackoff } from './backoff.js';

@@ -10,3 +10,14 @@ export type RunStatus = (typeof RUN_STATUSES)[number];
 
 export const RUN_STEP_TYPES = ['retrieval', 'model', 'tool', 'approval', 'extraction'] as const;
 export type RunStepType = (typeof RUN_STEP_TYPES)[number];
+
+/**
+ * Runs that a worker claims and holds by a lease, not a caller's request: background runs, and
+ * the runs of an eval's items. A replica that stops leaves them to another (decisions §16).
+ */
+export const LEASED_TRIGGERS = ['background', 'eval'] as const satisfies readonly RunTrigger[];
+export type LeasedTrigger = (typeof LEASED_TRIGGERS)[number];
+
+export function isLeasedTrigger(trigger: RunTrigger): trigger is LeasedTrigger {
+  return (LEASED_TRIGGERS as readonly RunTrigger[]).includes(trigger);
+}

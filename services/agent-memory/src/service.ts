@@ -7,6 +7,7 @@ import { GrpcChannel, GrpcServer, type ChannelTransport, type InProcessServing }
 import { AgentServiceService } from '@agent-platform/proto/agents/v1/agents';
 import { ChatServiceService } from '@agent-platform/proto/agents/v1/chat';
 import { DatasetServiceService } from '@agent-platform/proto/agents/v1/datasets';
+import { EvalServiceService } from '@agent-platform/proto/agents/v1/evals';
 import { MemoryServiceService } from '@agent-platform/proto/agents/v1/memory';
 import { RunServiceService } from '@agent-platform/proto/agents/v1/runs';
 import { ToolServiceService } from '@agent-platform/proto/agents/v1/tools';
@@ -29,6 +30,10 @@ import type { AgentMemoryConfig } from './config.js';
 import { DATASET_SERVICE_NAME, datasetHandlers } from './datasets/datasets.grpc.js';
 import { DatasetsRepository } from './datasets/datasets.repository.js';
 import { DatasetsService } from './datasets/datasets.service.js';
+import { EvalRuns } from './evals/eval-runs.js';
+import { EVAL_SERVICE_NAME, evalHandlers } from './evals/evals.grpc.js';
+import { EvalsRepository } from './evals/evals.repository.js';
+import { EvalsService } from './evals/evals.service.js';
 import { openDatabase } from './database.js';
 import { ConsolidationService } from './memory/consolidation.service.js';
 import { ExtractionRepository } from './memory/extraction.repository.js';
@@ -106,6 +111,9 @@ const EXTRACTION_POLL_INTERVAL_MS = 1_000;
 /** A background run's claim; renewed every third of it while the run goes on. */
 const BACKGROUND_RUN_LEASE_MS = 15_000;
 const BACKGROUND_RUN_POLL_INTERVAL_MS = 1_000;
+/** Results scored at once per replica; an eval's runs are what bounds its pace, not its scoring. */
+const EVAL_SCORING_CONCURRENCY = 4;
+const EVAL_POLL_INTERVAL_MS = 1_000;
 /** How often a replica charges rounds left uncharged; every replica may, a round is charged once. */
 const UNCHARGED_SWEEP_INTERVAL_MS = 30_000;
 /** How often a replica deletes runs past their retention; every replica may, the deletes do not collide. */
@@ -210,11 +218,16 @@ function assemble(config: AgentMemoryConfig, deps: AgentMemoryDeps, orm: Orm): A
     clock,
   });
   const runProgress = new PgNotifications({ clientUrl: config.databaseUrl, channel: RUN_PROGRESS_CHANNEL, logger: logger.child({ component: 'run-progress' }), applicationName: 'run-progress' });
+  // Declared before the runs' workers, which wake it when an eval's run ends.
+  let evalRuns: EvalRuns | undefined = undefined;
   const backgroundRuns = new BackgroundRuns({
     runs: runsRepository,
     leases: new RunLeases(em),
     run: (claimed, signal) => chat.runQueued(claimed, signal),
     fail: (claimed, error) => chat.failQueued(claimed, error),
+    ended: (claimed) => {
+      if (claimed.trigger === 'eval') evalRuns?.wake();
+    },
     inContext: around,
     owner: replica,
     // A turn's model calls and tools each have their own time-outs; the lease only has to outlive a renewal.
@@ -226,7 +239,33 @@ function assemble(config: AgentMemoryConfig, deps: AgentMemoryDeps, orm: Orm): A
   const runs = new RunsService({ runs: runsRepository, progress: runProgress, agents: agentsRepository, retentionDays: config.runRetentionDays, clock, logger: logger.child({ component: 'runs' }) });
   const unchargedRounds = new UnchargedRounds({ chat: chatRepository, credits, clock, logger: logger.child({ component: 'uncharged-rounds' }) });
   const sessions = new SessionsService({ agents: agentsRepository, chat: chatRepository });
-  const datasets = new DatasetsService({ em, datasets: new DatasetsRepository(em) });
+  const datasetsRepository = new DatasetsRepository(em);
+  const datasets = new DatasetsService({ em, datasets: datasetsRepository });
+  const evalsRepository = new EvalsRepository(em);
+  evalRuns = new EvalRuns({
+    em,
+    evals: evalsRepository,
+    runs: runsRepository,
+    model,
+    wakeRuns: () => backgroundRuns.wake(),
+    inContext: around,
+    // A judge's call is bounded by LLM_TIMEOUT_MS; each scorer of a result may make one.
+    leaseMs: 4 * config.llmTimeoutMs,
+    concurrency: EVAL_SCORING_CONCURRENCY,
+    pollIntervalMs: EVAL_POLL_INTERVAL_MS,
+    clock,
+    logger: logger.child({ component: 'eval-runs' }),
+  });
+  const feeder = evalRuns;
+  const evals = new EvalsService({
+    em,
+    evals: evalsRepository,
+    datasets: datasetsRepository,
+    agentAt: (actor, agentId, version) => chat.agentAt(actor, agentId, version),
+    credits,
+    feed: (evalId) => feeder.feed(evalId),
+    clock,
+  });
   const consolidation = new ConsolidationService({ em, agents: agentsRepository, memory, model, keepMessages: config.consolidationKeepMessages, logger });
 
   const server = new GrpcServer({ logger, around, classifyError: classifyDbError })
@@ -235,7 +274,8 @@ function assemble(config: AgentMemoryConfig, deps: AgentMemoryDeps, orm: Orm): A
     .add(MEMORY_SERVICE_NAME, MemoryServiceService, memoryHandlers(memory, consolidation))
     .add(TOOL_SERVICE_NAME, ToolServiceService, toolHandlers(tools))
     .add(RUN_SERVICE_NAME, RunServiceService, runHandlers(runs, chat, () => backgroundRuns.wake()))
-    .add(DATASET_SERVICE_NAME, DatasetServiceService, datasetHandlers(datasets));
+    .add(DATASET_SERVICE_NAME, DatasetServiceService, datasetHandlers(datasets))
+    .add(EVAL_SERVICE_NAME, EvalServiceService, evalHandlers(evals));
 
   const relay = new OutboxRelay({
     orm,
@@ -265,6 +305,7 @@ function assemble(config: AgentMemoryConfig, deps: AgentMemoryDeps, orm: Orm): A
       extractionWorker.start();
       runProgress.start();
       backgroundRuns.start();
+      feeder.start();
       const forgetOldRuns = () => {
         running = running.then(() => around(() => runs.forgetOld())).catch((error: unknown) => logger.warn({ err: error }, 'deleting old runs failed'));
       };
@@ -292,7 +333,7 @@ function assemble(config: AgentMemoryConfig, deps: AgentMemoryDeps, orm: Orm): A
       // within the grace; the jobs left wait for their leases to end and another replica's claim.
       // Background runs still going when the grace ends are left to their leases: another replica
       // takes them up.
-      await Promise.all([running, started ? server.stop(drain.graceMs) : undefined, extractionWorker.stop(drain.graceMs), backgroundRuns.stop(drain.graceMs)]);
+      await Promise.all([running, started ? server.stop(drain.graceMs) : undefined, extractionWorker.stop(drain.graceMs), backgroundRuns.stop(drain.graceMs), feeder.stop(drain.graceMs)]);
       await runProgress.stop();
       if (started) await relay.stop();
       started = false;

@@ -2,6 +2,7 @@ import type { PromiseClient } from '@agent-platform/kit/grpc';
 import { AgentServiceService } from '@agent-platform/proto/agents/v1/agents';
 import { ChatServiceService } from '@agent-platform/proto/agents/v1/chat';
 import { DatasetServiceService } from '@agent-platform/proto/agents/v1/datasets';
+import { EvalServiceService } from '@agent-platform/proto/agents/v1/evals';
 import { MemoryServiceService } from '@agent-platform/proto/agents/v1/memory';
 import { RunServiceService } from '@agent-platform/proto/agents/v1/runs';
 import { ToolServiceService } from '@agent-platform/proto/agents/v1/tools';
@@ -22,6 +23,8 @@ export interface AgentMemoryClients {
   runs: PromiseClient<typeof RunServiceService>;
   /** Datasets of the principal's tenant and their items, which evals run. */
   datasets: PromiseClient<typeof DatasetServiceService>;
+  /** Evals: agents run on datasets and scored. */
+  evals: PromiseClient<typeof EvalServiceService>;
   health: HealthClient;
 }
 
@@ -36,6 +39,7 @@ export default fp(
       tools: channel.client(ToolServiceService),
       runs: channel.client(RunServiceService),
       datasets: channel.client(DatasetServiceService),
+      evals: channel.client(EvalServiceService),
       health: channel.client(HealthCheck),
     } satisfies AgentMemoryClients);
     done();

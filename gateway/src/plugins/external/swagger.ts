@@ -54,6 +54,7 @@ export default fp(
           { name: 'runs', description: 'Runs: every agent turn with its steps (retrieval, model rounds, tool calls, approvals, extraction), feedback and stats' },
           { name: 'memory', description: "Agents' memory: items, documents, hybrid search and consolidation" },
           { name: 'datasets', description: 'Datasets of the tenant: inputs to evaluate agents on, each with what it should answer' },
+          { name: 'evals', description: 'Evals: an agent run on every item of a dataset, each output scored; summaries and comparisons' },
           { name: 'webhooks', description: 'Webhook endpoints of the tenant, their signing secrets and delivery log' },
           {
             name: 'workflows',

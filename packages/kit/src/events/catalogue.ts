@@ -11,6 +11,7 @@ export const EVENT_TYPES = [
   'workflow.execution.waiting',
   'run.completed',
   'run.failed',
+  'eval.completed',
   'memory.consolidated',
   'memory.updated',
   'billing.credits.low',

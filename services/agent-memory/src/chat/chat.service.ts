@@ -68,7 +68,7 @@ export class ChatService {
   /** The turn's events as they happen; with `streaming`, the model's text comes in pieces. */
   async *stream(actor: Actor, request: ChatTurnRequest, context: TurnContext, streaming = true): AsyncGenerator<TurnEvent, void, undefined> {
     requireAccess(actor, ACCESS.agents.write);
-    const agent = await this.requireAgent(actor, request.agentId, request.agentVersion);
+    const agent = await this.agentAt(actor, request.agentId, request.agentVersion);
     const turn = await this.assembly.begin(actor, agent, request, context);
     await this.store.begin(turn);
     yield { started: { runId: turn.run.id } };
@@ -82,7 +82,7 @@ export class ChatService {
    */
   async queue(actor: Actor, request: Omit<ChatTurnRequest, 'trigger' | 'parentRunId'>, context: TurnContext): Promise<Run> {
     requireAccess(actor, ACCESS.agents.write);
-    const agent = await this.requireAgent(actor, request.agentId, request.agentVersion);
+    const agent = await this.agentAt(actor, request.agentId, request.agentVersion);
     const turn = { ...request, trigger: 'background' as const, parentRunId: null };
     await this.assembly.check(actor, agent, turn, context);
     const id = newId('run');
@@ -121,9 +121,9 @@ export class ChatService {
     const context = { signal, requestId: undefined };
     let turn: Turn;
     try {
-      const agent = await this.requireAgent(actor, claimed.agentId, claimed.request.agentVersion ?? undefined);
+      const agent = await this.agentAt(actor, claimed.agentId, claimed.request.agentVersion ?? undefined);
       const request = { agentId: agent.id, message: claimed.input, sessionId: claimed.request.sessionId ?? undefined, userId: claimed.request.userId ?? undefined };
-      turn = await this.assembly.begin(actor, agent, { ...request, trigger: 'background', parentRunId: null, queuedRunId: claimed.id }, context);
+      turn = await this.assembly.begin(actor, agent, { ...request, trigger: claimed.trigger, parentRunId: null, queuedRunId: claimed.id }, context);
       await this.store.begin(turn);
     } catch (error) {
       // Stopping: the lease runs out and a replica takes the run up again.
@@ -165,7 +165,7 @@ export class ChatService {
     requireAccess(actor, ACCESS.agents.write);
     // The turn goes on as the version of the agent it began with: its tools, its prompt.
     const run = isId('session', request.sessionId) && isId('toolCall', request.callId) ? await this.runs.runOfCall(actor.tenantId, request.sessionId, request.callId) : null;
-    const agent = await this.requireAgent(actor, request.agentId, run?.agentVersion);
+    const agent = await this.agentAt(actor, request.agentId, run?.agentVersion);
     const { session, call, finished, decision, left } = await this.approvals.decide(actor, agent, request, context, run?.id);
     const { turn, round } = await this.assembly.resume(actor, agent, session, call.messageId, context);
     turn.run.steps.push(approvalStep(call.id, decision.approve, decision.by, decision.at));
@@ -204,7 +204,8 @@ export class ChatService {
   }
 
   /** The agent, as it is or as it was at `version`. */
-  private async requireAgent(actor: Actor, agentId: string, version?: number): Promise<AgentRecord> {
+  /** The agent as it is, or as one of its versions was: what a turn of it runs as. */
+  async agentAt(actor: Actor, agentId: string, version?: number): Promise<AgentRecord> {
     if (version !== undefined) return this.versions.atVersion(actor, agentId, version);
     const agent = await this.agents.find(actor.tenantId, agentId);
     if (!agent) throw DomainError.notFound('Agent');

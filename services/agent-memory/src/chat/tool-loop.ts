@@ -1,4 +1,4 @@
-import { newId, type Clock } from '@agent-platform/kit';
+import { isLeasedTrigger, newId, type Clock } from '@agent-platform/kit';
 import type { ChatCompletion, ChatModel, ChatRequest, ToolCall } from '../models/chat-model.js';
 import { sumUsage } from '../models/usage.js';
 import { modelStep, toolStep } from '../runs/run-steps.js';
@@ -74,7 +74,7 @@ export class ToolLoop {
       turn.toolRounds += 1;
       // A background run taken up again after its replica stopped must know its calls may have
       // run: the round that asked for them is stored before they do.
-      if (turn.run.trigger === 'background') await store.record(turn, 'running');
+      if (isLeasedTrigger(turn.run.trigger)) await store.record(turn, 'running');
       turn.messages.push({
         role: 'assistant',
         content: completion.content,
@@ -111,7 +111,7 @@ export class ToolLoop {
       }
       // Nobody waits on a background run's connection: its steps are what its watchers see, as
       // they happen; and the write finds a cancel at once.
-      if (turn.run.trigger === 'background') await store.record(turn, 'running');
+      if (isLeasedTrigger(turn.run.trigger)) await store.record(turn, 'running');
     }
   }
 

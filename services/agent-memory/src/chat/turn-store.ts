@@ -1,4 +1,4 @@
-import { activeTraceId, DomainError, type Clock, type Logger } from '@agent-platform/kit';
+import { activeTraceId, DomainError, isLeasedTrigger, type Clock, type Logger } from '@agent-platform/kit';
 import type { EntityManager } from '@agent-platform/kit/db';
 import { newEvent, recordEvent } from '@agent-platform/kit/events';
 import { extractsMemory } from '../agents/agents.service.js';
@@ -102,7 +102,7 @@ export class TurnStore {
   async fail(turn: Turn, error: unknown, cancelled = turn.context.signal.aborted): Promise<void> {
     // A cancelled run was ended by its cancel already; a background run whose replica stops is
     // taken up again once its lease runs out.
-    if (!turn.run.stored || error instanceof RunCancelled || (cancelled && turn.run.trigger === 'background')) return;
+    if (!turn.run.stored || error instanceof RunCancelled || (cancelled && isLeasedTrigger(turn.run.trigger))) return;
     const reason = cancelled ? { code: 'cancelled', message: 'The caller went away before the turn finished.' } : reasonOf(error);
     try {
       await this.record(turn, cancelled ? 'cancelled' : 'failed', reason);
@@ -125,7 +125,8 @@ export class TurnStore {
     const tenantId = turn.actor.tenantId;
     const data = { agent_id: turn.agent.id, conversation_id: turn.sessionId };
     const unsaved = turn.unsaved;
-    const extracting = status === 'completed' && extractsMemory(turn.agent, turn.userId ?? undefined);
+    // An eval's turn is a test: what it says of an end user must not become their memory.
+    const extracting = status === 'completed' && turn.run.trigger !== 'eval' && extractsMemory(turn.agent, turn.userId ?? undefined);
     await em.transactional(async (tx) => {
       const stored = await chat.append({
         sessionId: turn.sessionId,

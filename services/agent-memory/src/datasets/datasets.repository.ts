@@ -63,6 +63,11 @@ export class DatasetsRepository {
     return { items: rows.slice(0, limit), hasMore: rows.length > limit };
   }
 
+  /** Oldest first, up to `limit`: the order an eval runs them in. */
+  itemsInOrder(tenantId: string, datasetId: string, limit: number): Promise<DatasetItemRecord[]> {
+    return this.em.find(DatasetItem, { tenantId, datasetId }, { orderBy: [{ createdAt: 'asc' }, { id: 'asc' }], limit });
+  }
+
   /** In the caller's transaction. False when the dataset holds no such item. */
   async deleteItem(tenantId: string, datasetId: string, id: string, now: Date): Promise<boolean> {
     const removed = await this.em.nativeDelete(DatasetItem, { id, tenantId, datasetId });

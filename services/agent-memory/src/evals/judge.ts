@@ -6,8 +6,8 @@ import { firstJsonObject } from '../models/offline-chat-model.js';
 import { bounded, failedScore, type Sample, type Score, type ScoreDeps } from './scores.js';
 
 /**
- * Output shown to the judge, in characters: as much as a chat message. The judge's tokens are
- * charged to the tenant, so a runaway output must not make its judgement cost without limit.
+ * Output shown to the judge, in characters: as much as a chat message. The platform pays for the
+ * judge's tokens, so a runaway output must not make its judgement cost without limit.
  */
 export const JUDGED_OUTPUT_MAX = CHAT_MESSAGE_MAX;
 

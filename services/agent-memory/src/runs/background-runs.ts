@@ -13,6 +13,8 @@ export interface BackgroundRunsOptions {
   run(claimed: ClaimedRun, signal: AbortSignal): Promise<void>;
   /** Ends a claimed run that will not run, with why. */
   fail(claimed: ClaimedRun, error: DomainError): Promise<void>;
+  /** Told when a claimed run was run or failed here (not when it was left to its lease). */
+  ended(claimed: ClaimedRun): void;
   /** Runs a claimed run's work in a database context of its own (the ORM's request context). */
   inContext<T>(work: () => Promise<T>): Promise<T>;
   /** This replica, as leases name it. */
@@ -68,6 +70,7 @@ export class BackgroundRuns {
       const refusal = await this.refusalToResume(claimed);
       if (refusal) {
         await this.options.fail(claimed, refusal);
+        this.options.ended(claimed);
         return;
       }
     }
@@ -85,9 +88,13 @@ export class BackgroundRuns {
     }, leaseMs / 3);
     try {
       await this.options.run(claimed, running.signal);
+      this.options.ended(claimed);
     } catch (error) {
       // Recorded as failed by the turn; a stop or a cancel is no failure of it.
-      if (!running.signal.aborted) logger.warn({ err: error, run_id: claimed.id }, 'a background run failed');
+      if (!running.signal.aborted) {
+        logger.warn({ err: error, run_id: claimed.id }, 'a background run failed');
+        this.options.ended(claimed);
+      }
     } finally {
       clearInterval(renewal);
       stopping.removeEventListener('abort', stop);

@@ -1,4 +1,4 @@
-import type { Actor } from '@agent-platform/kit';
+import { LEASED_TRIGGERS, type Actor, type LeasedTrigger } from '@agent-platform/kit';
 import type { EntityManager } from '@agent-platform/kit/db';
 import type { BackgroundRequest } from './runs.entity.js';
 
@@ -7,6 +7,8 @@ export interface ClaimedRun {
   id: string;
   tenantId: string;
   agentId: string;
+  /** Background, or an eval's item. */
+  trigger: LeasedTrigger;
   actor: Actor;
   request: BackgroundRequest;
   input: string;
@@ -20,6 +22,7 @@ interface ClaimedRow {
   id: string;
   tenant_id: string;
   agent_id: string;
+  trigger: LeasedTrigger;
   actor: Actor | string;
   request: BackgroundRequest | string;
   input: string;
@@ -44,9 +47,9 @@ export class RunLeases {
       `update "runs" set "status" = 'running', "lease_owner" = ?, "lease_until" = now() + make_interval(secs => ?), "attempts" = "attempts" + 1
         where "id" in (
           select "id" from "runs"
-           where "trigger" = 'background' and ("status" = 'queued' or ("status" = 'running' and "lease_until" < now()))
+           where "trigger" in (${LEASED_TRIGGERS.map((trigger) => `'${trigger}'`).join(', ')}) and ("status" = 'queued' or ("status" = 'running' and "lease_until" < now()))
            order by "started_at" limit ? for update skip locked)
-        returning "id", "tenant_id", "agent_id", "actor", "request", "input", "attempts", "started_at"`,
+        returning "id", "tenant_id", "agent_id", "trigger", "actor", "request", "input", "attempts", "started_at"`,
       [owner, leaseMs / 1000, limit],
       'all',
     );
@@ -54,6 +57,7 @@ export class RunLeases {
       id: row.id,
       tenantId: row.tenant_id,
       agentId: row.agent_id,
+      trigger: row.trigger,
       actor: typeof row.actor === 'string' ? (JSON.parse(row.actor) as Actor) : row.actor,
       request: typeof row.request === 'string' ? (JSON.parse(row.request) as BackgroundRequest) : row.request,
       input: row.input,

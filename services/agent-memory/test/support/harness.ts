@@ -7,6 +7,7 @@ import { databaseFixture, type TestDatabase, type TestDatabaseOptions } from '@a
 import { AgentServiceService, type Agent } from '@agent-platform/proto/agents/v1/agents';
 import { ChatServiceService } from '@agent-platform/proto/agents/v1/chat';
 import { DatasetServiceService } from '@agent-platform/proto/agents/v1/datasets';
+import { EvalServiceService } from '@agent-platform/proto/agents/v1/evals';
 import { MemoryServiceService } from '@agent-platform/proto/agents/v1/memory';
 import { RunServiceService } from '@agent-platform/proto/agents/v1/runs';
 import { ToolServiceService } from '@agent-platform/proto/agents/v1/tools';
@@ -128,6 +129,7 @@ export interface AgentMemoryHarness {
   tools: PromiseClient<typeof ToolServiceService>;
   runs: PromiseClient<typeof RunServiceService>;
   datasets: PromiseClient<typeof DatasetServiceService>;
+  evals: PromiseClient<typeof EvalServiceService>;
   credits: TestCredits;
   principals: TestPrincipals;
   /** The service's own tool runner, wired from its configuration. */
@@ -193,6 +195,7 @@ export async function startAgentMemory(database: TestDatabase, options: HarnessO
     tools: channel.client(ToolServiceService),
     runs: channel.client(RunServiceService),
     datasets: channel.client(DatasetServiceService),
+    evals: channel.client(EvalServiceService),
     credits,
     principals,
     toolRunner: service.toolRunner,
