@@ -24,6 +24,7 @@ await import('./chat-tools.js');
 await import('./memory-extraction.js');
 await import('./mcp.js');
 await import('./runs-list.js');
+await import('./evals.js');
 await import('./workflow-executions.js');
 await import('./workflow-approvals.js');
 await import('./console.js');

@@ -51,6 +51,9 @@ it('runs the quickstart as written, offline', { timeout: 120_000 }, async () => 
   expect(stdout).toContain('"email":"ada@example.com"');
   expect(stdout).toContain('event: message.completed');
   expect(stdout).toMatch(/"status":"completed"/);
+  // The eval began over the dataset's two items, and answers its results item by item.
+  expect(stdout).toMatch(/"id":"eval_[0-9A-HJKMNP-TV-Z]{26}","dataset_id":"ds_[^"]+","agent_id":"agt_[^"]+","agent_version":\d+,"scorers":\[\{[^}]*"type":"contains"/);
+  expect(stdout).toMatch(/"items":\[\{"item_id":"dsi_[^"]+","position":0,"input":\{"message":"Can I return shoes after 40 days\?"/);
   // Giving the agent its tool made its version 2, listed before its first.
   expect(stdout).toMatch(/"items":\[\{"version":2,[^\]]*\{"version":1,/);
   // The gated tool's call waited (the turn is kept in a variable), was rejected with the comment, and the turn went on.

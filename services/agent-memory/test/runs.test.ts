@@ -363,21 +363,31 @@ describe('Runs that end without an answer', () => {
 });
 
 describe('Retention', () => {
-  databaseTest('runs begun before RUN_RETENTION_DAYS are deleted with their steps when the service starts', async ({ database }) => {
+  databaseTest('runs begun before RUN_RETENTION_DAYS are deleted with their steps, and runs a stopped process left running are ended as failed, when the service starts', async ({ database }) => {
     const first = await startAgentMemory(database, { env: ENV });
     const tenant = newTenant();
     const agentId = await agentWith(first, tenant, []);
     const old = await first.chat.chat({ agentId, message: 'long ago' }, { principal: tenant.principal });
     const recent = await first.chat.chat({ agentId, message: 'yesterday' }, { principal: tenant.principal });
+    const abandoned = await first.chat.chat({ agentId, message: 'cut off' }, { principal: tenant.principal });
+    const live = await first.chat.chat({ agentId, message: 'still going' }, { principal: tenant.principal });
     await first.stop();
     await database.query(`update runs set started_at = now() - interval '3 days' where id = $1`, [old.runId]);
     await database.query(`update runs set started_at = now() - interval '1 day' where id = $1`, [recent.runId]);
+    // As a process killed mid-turn leaves them: running, no end.
+    await database.query(`update runs set status = 'running', completed_at = null, duration_ms = null, started_at = now() - interval '2 hours' where id = $1`, [abandoned.runId]);
+    await database.query(`update runs set status = 'running', completed_at = null, duration_ms = null, started_at = now() - interval '1 minute' where id = $1`, [live.runId]);
 
     const second = await startAgentMemory(database, { env: { ...ENV, RUN_RETENTION_DAYS: '2' } });
     try {
       await vi.waitFor(async () => expect(await database.query(`select 1 from runs where id = $1`, [old.runId])).toHaveLength(0), { timeout: 10_000, interval: 50 });
       expect(await database.query(`select 1 from run_steps where run_id = $1`, [old.runId])).toHaveLength(0);
       expect((await second.runs.getRun({ runId: recent.runId }, { principal: tenant.principal })).run!.input).toBe('yesterday');
+      const ended = (await second.runs.getRun({ runId: abandoned.runId }, { principal: tenant.principal })).run!;
+      expect(ended).toMatchObject({ status: 'failed', error: { code: 'service_unavailable', message: 'The process running the turn stopped before the turn ended.' } });
+      // The start kept its microseconds, which the answer's milliseconds drop.
+      expect(Math.abs(ended.durationMs! - (ended.completedAt!.getTime() - ended.startedAt!.getTime()))).toBeLessThanOrEqual(1);
+      expect((await second.runs.getRun({ runId: live.runId }, { principal: tenant.principal })).run!.status).toBe('running');
     } finally {
       await second.stop();
     }

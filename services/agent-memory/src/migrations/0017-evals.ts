@@ -49,6 +49,8 @@ export class Evals extends Migration {
     this.addSql(`create index "eval_results_item_idx" on "eval_results" ("eval_id", "item_id")`);
     this.addSql(`create index "eval_results_open_idx" on "eval_results" ("eval_id", "state", "position") where "state" <> 'scored'`);
     this.addSql(`create index "eval_results_run_idx" on "eval_results" ("run_id") where "state" in ('running', 'scoring')`);
+    // What the hourly sweep of runs left running by a stopped process looks through.
+    this.addSql(`create index "runs_running_idx" on "runs" ("started_at") where "status" = 'running'`);
     // Eval runs are claimed by the background workers, as background runs are.
     this.addSql(`drop index "runs_background_due_idx"`);
     this.addSql(`create index "runs_background_due_idx" on "runs" ("started_at") where "trigger" in ('background', 'eval') and "status" in ('queued', 'running')`);

@@ -1,4 +1,4 @@
-import type { Actor, CursorPage, RunStatus, RunTrigger } from '@agent-platform/kit';
+import { LEASED_TRIGGERS, type Actor, type CursorPage, type RunStatus, type RunTrigger } from '@agent-platform/kit';
 import type { EntityManager } from '@agent-platform/kit/db';
 import type { Usage } from '../models/chat-model.js';
 import type { NewRunStep } from './run-steps.js';
@@ -339,6 +339,22 @@ export class RunsRepository {
     const rows = await this.em.execute<{ id: string }[]>(
       `delete from "runs" where "id" in (select "id" from "runs" where "started_at" < ? order by "started_at" limit ?) returning "id"`,
       [cutoff, limit],
+      'all',
+    );
+    return rows.length;
+  }
+
+  /**
+   * Ends as failed the runs of a caller's request (not leased) still `running` though begun before
+   * `before`: their process stopped mid-turn, and nothing else would ever end them. How many.
+   */
+  async failAbandoned(before: Date, now: Date, reason: { code: string; message: string }): Promise<number> {
+    const rows = await this.em.execute<{ id: string }[]>(
+      `update "runs" set "status" = 'failed', "error_code" = ?, "error_message" = ?, "completed_at" = ?,
+              "duration_ms" = greatest(0, (extract(epoch from (?::timestamptz - "started_at")) * 1000)::int)
+        where "status" = 'running' and "started_at" < ? and "trigger" not in (${LEASED_TRIGGERS.map((trigger) => `'${trigger}'`).join(', ')})
+        returning "id"`,
+      [reason.code, reason.message, now, now, before],
       'all',
     );
     return rows.length;

@@ -7,6 +7,13 @@ import type { RunFilter, RunStats, RunsRepository } from './runs.repository.js';
 const DAY_MS = 86_400_000;
 /** Runs deleted per statement by retention: a big backlog goes in bites, not one long lock. */
 const RETENTION_BATCH = 5_000;
+/**
+ * A run of a caller's request still running after this long was left by a process that stopped:
+ * every caller's deadline (the gateway's MODEL_DEADLINE_MS, 5 minutes by default) ends a live one
+ * long before, its cancel recorded. Leased runs are their workers' to end.
+ */
+const ABANDONED_AFTER_MS = 30 * 60_000;
+const ABANDONED = { code: 'service_unavailable', message: 'The process running the turn stopped before the turn ended.' };
 
 /** The list's filters as a caller gives them, before they are checked. */
 export interface RunFilterRequest {
@@ -133,10 +140,16 @@ export class RunsService {
     return { ...(await this.options.runs.stats(actor.tenantId, agentId, start, end)), since: start, until: end };
   }
 
-  /** Deletes the runs begun before the retention period; how many went. */
+  /**
+   * Deletes the runs begun before the retention period; how many went. First ends the runs their
+   * process left running when it stopped, so that the runs kept say how those turns ended.
+   */
   async forgetOld(): Promise<number> {
     const { runs, retentionDays, clock, logger } = this.options;
-    const cutoff = new Date(clock.now() - retentionDays * DAY_MS);
+    const now = clock.now();
+    const abandoned = await runs.failAbandoned(new Date(now - ABANDONED_AFTER_MS), new Date(now), ABANDONED);
+    if (abandoned > 0) logger.warn({ runs: abandoned }, 'runs left running by a stopped process ended as failed');
+    const cutoff = new Date(now - retentionDays * DAY_MS);
     let deleted = 0;
     for (;;) {
       const batch = await runs.deleteStartedBefore(cutoff, RETENTION_BATCH);
