@@ -1,9 +1,8 @@
 import type { AgentPlatformClient, RequestBody } from '@agent-platform/client';
 import { startReceiver, type Receiver } from '@agent-platform/kit/testing';
-import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startMcpServer, text } from '../../services/agent-memory/test/support/mcp-server.js';
-import { checkPage, clientFor, registerThroughConsole, useConsoleBrowser } from './harness/browser.js';
+import { checkPage, clientFor, messageFor, registerThroughConsole, useConsoleBrowser } from './harness/browser.js';
 
 const { withConsole } = useConsoleBrowser();
 /** What the agents' http tools call: it answers the order it was sent, shipped. */
@@ -32,14 +31,6 @@ function partialReplyWhileSending(): boolean {
   const text = document.body.innerText;
   const send = [...document.querySelectorAll('button')].find((button) => button.textContent === 'Send');
   return text.includes('I am the built-in offline model') && !text.includes('Tool results (1)') && send?.disabled === true;
-}
-
-/** The message the page shows for a control: the last element its aria-describedby names. */
-async function messageFor(page: Page, label: string): Promise<string | null> {
-  const control = page.getByLabel(label, { exact: true });
-  await expect.poll(() => control.getAttribute('aria-invalid'), { timeout: 10_000 }).toBe('true');
-  const describedBy = (await control.getAttribute('aria-describedby')) ?? '';
-  return page.locator(`[id="${describedBy.split(' ').at(-1)}"]`).textContent();
 }
 
 describe('agent settings', () => {

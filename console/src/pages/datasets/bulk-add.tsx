@@ -122,7 +122,7 @@ export function BulkAdd({ datasetId, onDone }: { datasetId: string; onDone: () =
           }}
         />
       </Field>
-      <Field label="Items" hint={<>Or paste them here, e.g. {example ? <code className="bulk-example">{example}</code> : null}</>} message={mistakes.length > 0 ? `${mistakes.length === 1 ? 'One line needs' : `${mistakes.length} lines need`} fixing: see the list below.` : undefined}>
+      <Field label="Items to add" hint={<>Or paste them here, e.g. {example ? <code className="bulk-example">{example}</code> : null}</>} message={mistakes.length > 0 ? `${mistakes.length === 1 ? 'One line needs' : `${mistakes.length} lines need`} fixing: see the list below.` : undefined}>
         <textarea className="code" rows={10} spellCheck={false} value={text} onChange={(event) => edit(event.target.value)} />
       </Field>
       <div className="bulk-summary">

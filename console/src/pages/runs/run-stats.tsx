@@ -9,9 +9,12 @@ import { Time } from '../../ui/page.js';
  * The agent's runs summed over the list's time range (the stats take no other filter): without
  * one, the API's default, every run still kept (RUN_RETENTION_DAYS).
  */
-export function RunStats({ agentId, since, until }: { agentId: string; since: string | undefined; until: string | undefined }) {
+export function useRunStats(agentId: string, since: string | undefined, until: string | undefined) {
   const range = { ...(since ? { since } : {}), ...(until ? { until } : {}) };
-  const stats = useTenantQuery(['runs', 'stats', agentId, range], (client) => call(client.GET('/api/v1/agents/{agent_id}/stats', { params: { path: { agent_id: agentId }, query: range } })));
+  return useTenantQuery(['runs', 'stats', agentId, range], (client) => call(client.GET('/api/v1/agents/{agent_id}/stats', { params: { path: { agent_id: agentId }, query: range } })));
+}
+
+export function RunStats({ stats }: { stats: ReturnType<typeof useRunStats> }) {
   return (
     <section className="run-stats card" aria-labelledby="run-stats-title">
       <h3 id="run-stats-title">Stats</h3>

@@ -11,7 +11,7 @@ import { Field } from '../../ui/form.js';
 import { formatDuration } from '../../ui/format.js';
 import { Options } from '../../ui/options.js';
 import { Time } from '../../ui/page.js';
-import { RunStats } from './run-stats.js';
+import { RunStats, useRunStats } from './run-stats.js';
 import { runsFilter, type RunsFilter } from './runs-search.js';
 
 const LIMIT = 20;
@@ -37,6 +37,7 @@ export function RunsTab({ agent }: { agent: Agent }) {
   const runs = useTenantQuery(['runs', 'list', agent.id, filter, cursor ?? ''], (client) =>
     call(client.GET('/api/v1/agents/{agent_id}/runs', { params: { path: { agent_id: agent.id }, query: { limit: LIMIT, ...filter, ...(cursor ? { cursor } : {}) } } })),
   );
+  const stats = useRunStats(agent.id, filter.since, filter.until);
   const go = (next: RunsFilter & CursorPosition) => void navigate({ to: '/agents/$agentId', params: { agentId: agent.id }, search: { tab: 'runs', ...definedOnly(next) } });
   // A changed filter starts again from the newest page.
   const refilter = (change: RunsFilter) => go({ ...filter, ...change });
@@ -44,14 +45,15 @@ export function RunsTab({ agent }: { agent: Agent }) {
   return (
     <section aria-labelledby="runs-title">
       <h2 id="runs-title">Runs</h2>
-      <RunStats agentId={agent.id} since={filter.since} until={filter.until} />
-      <RunsFilterForm filter={filter} error={runs.error} onChange={refilter} onClear={() => go({})} />
+      <RunStats stats={stats} />
+      {/* Either answer's message on a filter (a range the stats refuse) stands beside its control. */}
+      <RunsFilterForm filter={filter} error={runs.error ?? stats.error} onChange={refilter} onClear={() => go({})} />
       <QueryState query={runs} loadingLabel="Loading runs…">
         {(list) => (
           <>
             <p className="muted" role="status">
               {list.total >= TOTAL_CAP ? `${TOTAL_CAP.toLocaleString()} or more runs` : list.total === 1 ? '1 run' : `${list.total.toLocaleString()} runs`}
-              {filtered ? ' match these filters' : ''}
+              {filtered ? (list.total === 1 ? ' matches these filters' : ' match these filters') : ''}
             </p>
             <DataTable
               label="Run list"
