@@ -80,6 +80,49 @@ describe('agent settings', () => {
   });
 });
 
+describe('agent versions', () => {
+  it('lists the versions, shows how one differs from the current settings, and restores it once confirmed', async () => {
+    await withConsole(async ({ page }) => {
+      const api = await clientFor(await registerThroughConsole(page));
+      const lookup = await createTool(api, { name: 'lookup_order', config: { url: receiver.url('/lookup') } });
+      const { data: agent } = await api.POST('/api/v1/agents', { body: { name: 'Versioned', type: 'support', config: { system_prompt: 'Be brief.', temperature: 0.2 } } });
+      const path = { params: { path: { agent_id: agent!.id } } };
+      const { data: changed } = await api.PATCH('/api/v1/agents/{agent_id}', { ...path, body: { config: { system_prompt: 'Be thorough.', temperature: 0.2 }, tools: [lookup] } });
+      expect(changed!.version).toBe(2);
+
+      await page.goto(`/console/agents/${agent!.id}`);
+      await page.getByRole('link', { name: 'Versions', exact: true }).click();
+      const versions = page.getByRole('region', { name: 'Version list' }).locator('tbody tr');
+      await expect.poll(() => versions.allTextContents()).toEqual([expect.stringMatching(/^Version 2 current/), expect.stringMatching(/^Version 1/)]);
+      await page.getByRole('link', { name: 'View version 1' }).click();
+      await page.getByRole('heading', { name: 'Version 1', level: 3 }).waitFor();
+      // Only what differs, setting by setting: the prompt, and the tool added since.
+      const differences = page.getByRole('region', { name: 'Differences between version 1 and the current settings' }).locator('tbody tr');
+      await expect.poll(() => differences.count()).toBe(2);
+      expect(await differences.nth(0).getByRole('cell').allTextContents()).toEqual(['config.system_prompt', 'Be brief.', 'Be thorough.']);
+      expect(await differences.nth(1).getByRole('cell').allTextContents()).toEqual(['tools', 'none', 'lookup_order']);
+      await checkPage(page, 'agent-versions');
+
+      await page.getByRole('button', { name: 'Restore version 1' }).click();
+      const confirm = page.getByRole('group', { name: "Make version 1's settings the current ones, as version 3?" });
+      await checkPage(page, 'agent-versions-restore-confirm');
+      // Asked, not done: the agent is still at version 2.
+      expect((await api.GET('/api/v1/agents/{agent_id}', path)).data!.version).toBe(2);
+      await confirm.getByRole('button', { name: 'Restore version 1' }).click();
+      await page.getByRole('status').filter({ hasText: 'Restored version 1 as version 3.' }).waitFor();
+      const { data: restored } = await api.GET('/api/v1/agents/{agent_id}', path);
+      expect(restored).toMatchObject({ version: 3, config: { system_prompt: 'Be brief.', temperature: 0.2 }, tools: [] });
+
+      // The restored version is the one shown, and stays so across a reload.
+      await page.reload();
+      await page.getByRole('heading', { name: 'Version 3', level: 3 }).waitFor();
+      expect(Object.fromEntries(new URL(page.url()).searchParams)).toEqual({ tab: 'versions', version: '3' });
+      await page.getByText('This is the current version.').waitFor();
+      await expect.poll(() => versions.allTextContents()).toEqual([expect.stringMatching(/^Version 3 current/), expect.stringMatching(/^Version 2/), expect.stringMatching(/^Version 1/)]);
+    });
+  });
+});
+
 describe('tools', () => {
   it('are created and edited on the Tools page (errors on their fields) and attached to an agent in its settings', async () => {
     await withConsole(async ({ page }) => {
