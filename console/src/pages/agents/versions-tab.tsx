@@ -1,12 +1,13 @@
-import type { Agent, AgentVersion, AgentVersionSummary } from '@agent-platform/client';
+import type { Agent, AgentVersion } from '@agent-platform/client';
 import { useMutation } from '@tanstack/react-query';
 import { getRouteApi, Link, useNavigate } from '@tanstack/react-router';
 import { call } from '../../api/call.js';
 import { useClient, useInvalidate, useTenantQuery } from '../../api/session-context.js';
 import { ConfirmButton } from '../../ui/confirm-button.js';
-import { DataTable, PagedTable, type Column } from '../../ui/data-table.js';
-import { ErrorNotice, QueryState } from '../../ui/feedback.js';
+import { DataTable } from '../../ui/data-table.js';
+import { QueryState } from '../../ui/feedback.js';
 import { Time } from '../../ui/page.js';
+import { VersionsList } from '../../ui/versions-list.js';
 import { allTools } from './all-tools.js';
 
 const PER_PAGE = 20;
@@ -34,38 +35,6 @@ export function VersionsTab({ agent }: { agent: Agent }) {
       await navigate({ to: '/agents/$agentId', params: { agentId: agent.id }, search: { tab: 'versions', version: restored.version } });
     },
   });
-  const columns: Column<AgentVersionSummary>[] = [
-    {
-      header: 'Version',
-      cell: (item) => (
-        <>
-          <Link to="/agents/$agentId" params={{ agentId: agent.id }} search={{ tab: 'versions', version: item.version, ...(page > 1 ? { page } : {}) }} aria-label={`View version ${item.version}`}>
-            Version {item.version}
-          </Link>{' '}
-          {item.version === agent.version ? <span className="badge badge-active">current</span> : null}
-        </>
-      ),
-    },
-    { header: 'Made', cell: (item) => <Time value={item.created_at} /> },
-    { header: 'By', cell: (item) => (item.created_by ? <code>{item.created_by}</code> : <span className="muted">—</span>) },
-    {
-      header: 'Actions',
-      headerHidden: true,
-      cell: (item) =>
-        item.version === agent.version ? null : (
-          <ConfirmButton
-            label="Restore"
-            accessibleLabel={`Restore version ${item.version}`}
-            question={`Make version ${item.version}'s settings the current ones, as version ${agent.version + 1}?`}
-            confirmLabel={`Restore version ${item.version}`}
-            className="secondary"
-            pending={restore.isPending && restore.variables === item.version}
-            pendingLabel="Restoring…"
-            onConfirm={() => restore.mutate(item.version)}
-          />
-        ),
-    },
-  ];
   return (
     <section aria-labelledby="versions-title">
       <h2 id="versions-title">Versions</h2>
@@ -73,22 +42,31 @@ export function VersionsTab({ agent }: { agent: Agent }) {
         Every change of the memory types, the model settings or the tools is a new version; name, type and description are not versioned. A turn runs to its end on the version it began with, and each run names
         its version. Restoring an old version saves its settings again as the newest.
       </p>
-      <ErrorNotice error={restore.error} title="Could not restore the version" />
-      {restore.isSuccess ? (
-        <p className="notice notice-info" role="status">
-          Restored version {restore.variables} as version {restore.data.version}.
-        </p>
-      ) : null}
-      <PagedTable
+      <VersionsList
         query={versions}
-        loadingLabel="Loading versions…"
         page={page}
         perPage={PER_PAGE}
         onPage={(next) => void navigate({ to: '/agents/$agentId', params: { agentId: agent.id }, search: { tab: 'versions', page: next } })}
-        label="Version list"
-        columns={columns}
-        rowKey={(item) => item.version}
-        selected={(item) => item.version === viewed}
+        current={agent.version}
+        viewed={viewed}
+        restore={restore}
+        viewLink={(version) => (
+          <Link to="/agents/$agentId" params={{ agentId: agent.id }} search={{ tab: 'versions', version, ...(page > 1 ? { page } : {}) }} aria-label={`View version ${version}`}>
+            Version {version}
+          </Link>
+        )}
+        restoreAction={(version) => (
+          <ConfirmButton
+            label="Restore"
+            accessibleLabel={`Restore version ${version}`}
+            question={`Make version ${version}'s settings the current ones, as version ${agent.version + 1}?`}
+            confirmLabel={`Restore version ${version}`}
+            className="secondary"
+            pending={restore.isPending && restore.variables === version}
+            pendingLabel="Restoring…"
+            onConfirm={() => restore.mutate(version)}
+          />
+        )}
       />
       {viewed ? <VersionView agent={agent} version={viewed} /> : null}
     </section>

@@ -8,8 +8,9 @@ import { useClient, useInvalidate, useTenantQuery } from '../../api/session-cont
 import { ConfirmButton } from '../../ui/confirm-button.js';
 import { PagedTable, type Column } from '../../ui/data-table.js';
 import { Empty, ErrorNotice } from '../../ui/feedback.js';
-import { Field, formValues } from '../../ui/form.js';
+import { formValues } from '../../ui/form.js';
 import { FormActions, useCreateForm } from '../../ui/form-actions.js';
+import { NameAndDescription } from '../../ui/name-fields.js';
 import { Page, Time } from '../../ui/page.js';
 import { useDeleteDataset } from './delete-dataset.js';
 
@@ -105,12 +106,7 @@ function CreateDataset({ onDone }: { onDone: () => void }) {
     <form className="card" onSubmit={submit} aria-labelledby="new-dataset-title" noValidate>
       <h2 id="new-dataset-title">New dataset</h2>
       <ErrorNotice error={mutation.error} title="Could not create the dataset" />
-      <Field label="Name" field="name" error={mutation.error}>
-        <input name="name" required autoFocus />
-      </Field>
-      <Field label="Description" field="description" error={mutation.error}>
-        <textarea name="description" rows={2} />
-      </Field>
+      <NameAndDescription error={mutation.error} />
       <FormActions submitLabel="Create dataset" pendingLabel="Creating…" pending={mutation.isPending} onCancel={onDone} />
     </form>
   );
