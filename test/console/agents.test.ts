@@ -1,9 +1,8 @@
 import type { AgentPlatformClient, RequestBody } from '@agent-platform/client';
 import { startReceiver, type Receiver } from '@agent-platform/kit/testing';
-import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startMcpServer, text } from '../../services/agent-memory/test/support/mcp-server.js';
-import { checkPage, clientFor, registerThroughConsole, useConsoleBrowser } from './harness/browser.js';
+import { checkPage, clientFor, messageFor, registerThroughConsole, useConsoleBrowser } from './harness/browser.js';
 
 const { withConsole } = useConsoleBrowser();
 /** What the agents' http tools call: it answers the order it was sent, shipped. */
@@ -32,14 +31,6 @@ function partialReplyWhileSending(): boolean {
   const text = document.body.innerText;
   const send = [...document.querySelectorAll('button')].find((button) => button.textContent === 'Send');
   return text.includes('I am the built-in offline model') && !text.includes('Tool results (1)') && send?.disabled === true;
-}
-
-/** The message the page shows for a control: the last element its aria-describedby names. */
-async function messageFor(page: Page, label: string): Promise<string | null> {
-  const control = page.getByLabel(label, { exact: true });
-  await expect.poll(() => control.getAttribute('aria-invalid'), { timeout: 10_000 }).toBe('true');
-  const describedBy = (await control.getAttribute('aria-describedby')) ?? '';
-  return page.locator(`[id="${describedBy.split(' ').at(-1)}"]`).textContent();
 }
 
 describe('agent settings', () => {
@@ -85,6 +76,49 @@ describe('agent settings', () => {
       await page.getByRole('button', { name: 'Delete permanently' }).click();
       await page.getByRole('heading', { name: 'Agents', level: 1 }).waitFor();
       await page.getByText('No agents yet').waitFor();
+    });
+  });
+});
+
+describe('agent versions', () => {
+  it('lists the versions, shows how one differs from the current settings, and restores it once confirmed', async () => {
+    await withConsole(async ({ page }) => {
+      const api = await clientFor(await registerThroughConsole(page));
+      const lookup = await createTool(api, { name: 'lookup_order', config: { url: receiver.url('/lookup') } });
+      const { data: agent } = await api.POST('/api/v1/agents', { body: { name: 'Versioned', type: 'support', config: { system_prompt: 'Be brief.', temperature: 0.2 } } });
+      const path = { params: { path: { agent_id: agent!.id } } };
+      const { data: changed } = await api.PATCH('/api/v1/agents/{agent_id}', { ...path, body: { config: { system_prompt: 'Be thorough.', temperature: 0.2 }, tools: [lookup] } });
+      expect(changed!.version).toBe(2);
+
+      await page.goto(`/console/agents/${agent!.id}`);
+      await page.getByRole('link', { name: 'Versions', exact: true }).click();
+      const versions = page.getByRole('region', { name: 'Version list' }).locator('tbody tr');
+      await expect.poll(() => versions.allTextContents()).toEqual([expect.stringMatching(/^Version 2 current/), expect.stringMatching(/^Version 1/)]);
+      await page.getByRole('link', { name: 'View version 1' }).click();
+      await page.getByRole('heading', { name: 'Version 1', level: 3 }).waitFor();
+      // Only what differs, setting by setting: the prompt, and the tool added since.
+      const differences = page.getByRole('region', { name: 'Differences between version 1 and the current settings' }).locator('tbody tr');
+      await expect.poll(() => differences.count()).toBe(2);
+      expect(await differences.nth(0).getByRole('cell').allTextContents()).toEqual(['config.system_prompt', 'Be brief.', 'Be thorough.']);
+      expect(await differences.nth(1).getByRole('cell').allTextContents()).toEqual(['tools', 'none', 'lookup_order']);
+      await checkPage(page, 'agent-versions');
+
+      await page.getByRole('button', { name: 'Restore version 1' }).click();
+      const confirm = page.getByRole('group', { name: "Make version 1's settings the current ones, as version 3?" });
+      await checkPage(page, 'agent-versions-restore-confirm');
+      // Asked, not done: the agent is still at version 2.
+      expect((await api.GET('/api/v1/agents/{agent_id}', path)).data!.version).toBe(2);
+      await confirm.getByRole('button', { name: 'Restore version 1' }).click();
+      await page.getByRole('status').filter({ hasText: 'Restored version 1 as version 3.' }).waitFor();
+      const { data: restored } = await api.GET('/api/v1/agents/{agent_id}', path);
+      expect(restored).toMatchObject({ version: 3, config: { system_prompt: 'Be brief.', temperature: 0.2 }, tools: [] });
+
+      // The restored version is the one shown, and stays so across a reload.
+      await page.reload();
+      await page.getByRole('heading', { name: 'Version 3', level: 3 }).waitFor();
+      expect(Object.fromEntries(new URL(page.url()).searchParams)).toEqual({ tab: 'versions', version: '3' });
+      await page.getByText('This is the current version.').waitFor();
+      await expect.poll(() => versions.allTextContents()).toEqual([expect.stringMatching(/^Version 3 current/), expect.stringMatching(/^Version 2/), expect.stringMatching(/^Version 1/)]);
     });
   });
 });

@@ -16,6 +16,7 @@ export const appRoute = createRoute({
 const NAVIGATION = [
   { to: '/agents', label: 'Agents' },
   { to: '/tools', label: 'Tools' },
+  { to: '/datasets', label: 'Datasets' },
   { to: '/memory', label: 'Memory' },
   { to: '/workflows', label: 'Workflows' },
   { to: '/webhooks', label: 'Webhooks' },

@@ -1,3 +1,5 @@
+import type { CursorPosition } from '../ui/cursor-pager.js';
+
 /**
  * Reading a page's search parameters (`validateSearch`), so each page can be linked and reloaded
  * and a parameter typed wrongly into the address is dropped rather than trusted.
@@ -36,6 +38,20 @@ export function optionalText(value: unknown): string | undefined {
 /** The cursors of the pages before the one shown, oldest first: how a cursor-paged list steps back. */
 export function cursorTrail(value: unknown): string[] {
   return Array.isArray(value) ? value.filter((cursor): cursor is string => typeof cursor === 'string' && cursor !== '') : [];
+}
+
+/** A cursor-paged list's position: the cursor shown and, with one, the trail before it. */
+export function cursorPosition(search: Record<string, unknown>): CursorPosition {
+  const cursor = optionalText(search.cursor);
+  const back = cursorTrail(search.back);
+  return { ...(cursor ? { cursor } : {}), ...(cursor && back.length > 0 ? { back } : {}) };
+}
+
+/** An instant (`since`, `until`), written back as the API takes it (ISO 8601, UTC); anything else is dropped. */
+export function optionalInstant(value: unknown): string | undefined {
+  const text = optionalText(value);
+  const time = text === undefined ? Number.NaN : Date.parse(text);
+  return Number.isNaN(time) ? undefined : new Date(time).toISOString();
 }
 
 /** Only the parameters that are set, so links and the address carry nothing else. */

@@ -1,13 +1,30 @@
 import { useState, type ReactNode } from 'react';
 
 /**
- * A form's buttons: its submit, which says it is under way while `pending`, and the way out of the
- * form (Cancel) where there is one; `children` are further actions after them.
+ * A form's buttons: its submit, which says it is under way while `pending` (and cannot be pressed
+ * while `disabled`: nothing to send yet), and the way out of the form (Cancel) where there is one;
+ * `children` are further actions after them.
  */
-export function FormActions({ submitLabel, pendingLabel, pending = false, onCancel, cancelLabel = 'Cancel', children }: { submitLabel: string; pendingLabel?: string; pending?: boolean; onCancel?: () => void; cancelLabel?: string; children?: ReactNode }) {
+export function FormActions({
+  submitLabel,
+  pendingLabel,
+  pending = false,
+  disabled = false,
+  onCancel,
+  cancelLabel = 'Cancel',
+  children,
+}: {
+  submitLabel: string;
+  pendingLabel?: string;
+  pending?: boolean;
+  disabled?: boolean;
+  onCancel?: () => void;
+  cancelLabel?: string;
+  children?: ReactNode;
+}) {
   return (
     <div className="form-actions">
-      <button type="submit" disabled={pending}>
+      <button type="submit" disabled={pending || disabled}>
         {pending && pendingLabel ? pendingLabel : submitLabel}
       </button>
       {onCancel ? (

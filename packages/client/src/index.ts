@@ -5,4 +5,10 @@ export { WEBHOOK_EVENT_TYPES, type WebhookEvent, type WebhookEventData, type Web
 export type * from './types.js';
 export type { components, operations, paths } from './schema.js';
 /** The API's catalogues, as its OpenAPI document lists them. */
-export { executionStatusValues as EXECUTION_STATUSES, memoryTypeValues as MEMORY_TYPES, workflowNodeTypeValues as WORKFLOW_NODE_TYPES } from './schema.js';
+export {
+  executionStatusValues as EXECUTION_STATUSES,
+  memoryTypeValues as MEMORY_TYPES,
+  runStatusValues as RUN_STATUSES,
+  runTriggerValues as RUN_TRIGGERS,
+  workflowNodeTypeValues as WORKFLOW_NODE_TYPES,
+} from './schema.js';

@@ -57,6 +57,9 @@ export type ToolCallDecision = Omit<RequestBody<'/api/v1/agents/{agent_id}/sessi
 
 /** One agent turn, whatever started it (decisions §16); `RunDetail` adds its steps. */
 export type Run = Schemas['Run'];
+export type RunStatus = Run['status'];
+/** What started a run: chat, stream, background, mcp, workflow, agent or eval. */
+export type RunTrigger = Run['trigger'];
 export type RunDetail = Schemas['RunDetail'];
 export type RunStep = Schemas['RunStep'];
 export type AgentRunStats = Schemas['AgentRunStats'];

@@ -99,6 +99,14 @@ export async function checkPage(page: Page, name: string): Promise<void> {
   if (original) await page.setViewportSize(original);
 }
 
+/** The message the page shows for a control: the last element its aria-describedby names, once the control is marked invalid. */
+export async function messageFor(page: Page, label: string): Promise<string | null> {
+  const control = page.getByLabel(label, { exact: true });
+  await expect.poll(() => control.getAttribute('aria-invalid'), { timeout: 10_000 }).toBe('true');
+  const describedBy = (await control.getAttribute('aria-describedby')) ?? '';
+  return page.locator(`[id="${describedBy.split(' ').at(-1)}"]`).textContent();
+}
+
 let accounts = 0;
 
 /**

@@ -1,19 +1,20 @@
 import { getRouteApi, Link } from '@tanstack/react-router';
-import { call } from '../../api/call.js';
-import { useTenantQuery } from '../../api/session-context.js';
 import { QueryState } from '../../ui/feedback.js';
 import { Page } from '../../ui/page.js';
+import { RunsTab } from '../runs/runs-tab.js';
+import { useAgent } from './agent-query.js';
 import { AgentSettings } from './agent-settings.js';
 import { Playground } from './playground.js';
+import { VersionsTab } from './versions-tab.js';
 import './agents.css';
 
 const route = getRouteApi('/app/agents/$agentId');
 
-/** One agent: its settings, and a playground to chat with it (`?tab=playground`). */
+/** One agent: its settings, a playground to chat with it, its runs and its versions (`?tab=`). */
 export function AgentPage() {
   const { agentId } = route.useParams();
   const { tab } = route.useSearch();
-  const agent = useTenantQuery(['agents', agentId], (client) => call(client.GET('/api/v1/agents/{agent_id}', { params: { path: { agent_id: agentId } } })));
+  const agent = useAgent(agentId);
   return (
     <Page title={agent.data?.name ?? 'Agent'}>
       {/* The router marks the current tab (class active, aria-current): Settings only without a search. */}
@@ -24,9 +25,15 @@ export function AgentPage() {
         <Link to="/agents/$agentId" params={{ agentId }} search={{ tab: 'playground' }}>
           Playground
         </Link>
+        <Link to="/agents/$agentId" params={{ agentId }} search={{ tab: 'runs' }}>
+          Runs
+        </Link>
+        <Link to="/agents/$agentId" params={{ agentId }} search={{ tab: 'versions' }}>
+          Versions
+        </Link>
       </nav>
       <QueryState query={agent} loadingLabel="Loading the agent…">
-        {(found) => (tab === 'playground' ? <Playground agent={found} /> : <AgentSettings agent={found} />)}
+        {(found) => (tab === 'playground' ? <Playground agent={found} /> : tab === 'runs' ? <RunsTab agent={found} /> : tab === 'versions' ? <VersionsTab agent={found} /> : <AgentSettings agent={found} />)}
       </QueryState>
     </Page>
   );

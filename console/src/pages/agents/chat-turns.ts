@@ -1,4 +1,4 @@
-import type { ChatMessage, ChatSessionMessage, ChatStreamEvent, MemoryItem, TokenUsage, ToolCall } from '@agent-platform/client';
+import type { ChatMessage, ChatSessionMessage, ChatStreamEvent, MemoryItem, Run, TokenUsage, ToolCall } from '@agent-platform/client';
 
 /** `requested`: announced by the stream (tool.call), not yet answered by a result. */
 export type CallStatus = ToolCall['status'] | 'requested';
@@ -37,17 +37,22 @@ export interface Turn {
    * changed from then until the next turn's anchor is what this turn taught the agent.
    */
   anchor: string | undefined;
+  /** The run the turn is (decisions §16): named by every event of a live turn, found for a stored one (`withRuns`). */
+  runId: string | undefined;
+  /** The run's feedback score as read with the session; what is given later, its buttons keep. */
+  feedback: number | undefined;
 }
 
 let turnCount = 0;
 
 export function startTurn(userMessage: string): Turn {
   turnCount += 1;
-  return { key: `live-${turnCount}`, userMessage, calls: [], text: '', phase: 'streaming', usage: undefined, model: undefined, error: undefined, credits: undefined, memories: undefined, anchor: undefined };
+  return { key: `live-${turnCount}`, userMessage, calls: [], text: '', phase: 'streaming', usage: undefined, model: undefined, error: undefined, credits: undefined, memories: undefined, anchor: undefined, runId: undefined, feedback: undefined };
 }
 
 /** The turn after one streamed event. */
-export function applyEvent(turn: Turn, event: ChatStreamEvent): Turn {
+export function applyEvent(before: Turn, event: ChatStreamEvent): Turn {
+  const turn = event.event === 'error' ? before : { ...before, runId: event.data.run_id };
   switch (event.event) {
     case 'tool.call': {
       const call: CallView = { id: event.data.id, name: event.data.name, arguments: event.data.arguments, status: 'requested', result: null, error: null, durationMs: null, comment: null };
@@ -110,7 +115,21 @@ export function historyTurns(messages: readonly ChatSessionMessage[]): Turn[] {
   const turns: Turn[] = [];
   let current: Turn | undefined;
   const open = (message: ChatSessionMessage, userMessage: string | undefined): Turn => {
-    const turn: Turn = { key: message.id, userMessage, calls: [], text: '', phase: 'completed', usage: undefined, model: undefined, error: undefined, credits: undefined, memories: undefined, anchor: message.created_at };
+    const turn: Turn = {
+      key: message.id,
+      userMessage,
+      calls: [],
+      text: '',
+      phase: 'completed',
+      usage: undefined,
+      model: undefined,
+      error: undefined,
+      credits: undefined,
+      memories: undefined,
+      anchor: message.created_at,
+      runId: undefined,
+      feedback: undefined,
+    };
     turns.push(turn);
     return turn;
   };
@@ -134,6 +153,25 @@ export function historyTurns(messages: readonly ChatSessionMessage[]): Turn[] {
   // A turn is awaiting while any of its calls still is (an earlier assistant message may be).
   for (const turn of turns) if (turn.calls.some((call) => call.status === 'awaiting_approval')) turn.phase = 'awaiting_approval';
   return turns;
+}
+
+/**
+ * A stored session's turns with their runs (GET /agents/{agent_id}/runs?session_id=): stored
+ * messages name no run, so each turn takes the next run, oldest first, that began with its
+ * message. Failed and cancelled runs are passed over, as they stored no turn; a turn whose run is
+ * past RUN_RETENTION_DAYS has none.
+ */
+export function withRuns(turns: readonly Turn[], runs: readonly Run[]): Turn[] {
+  const stored = runs.filter((run) => run.status !== 'failed' && run.status !== 'cancelled').toSorted((a, b) => Date.parse(a.started_at) - Date.parse(b.started_at));
+  let next = 0;
+  return turns.map((turn) => {
+    if (turn.userMessage === undefined) return turn;
+    const found = stored.findIndex((run, index) => index >= next && run.input === turn.userMessage);
+    const run = stored[found];
+    if (!run) return turn;
+    next = found + 1;
+    return { ...turn, runId: run.id, feedback: run.feedback?.score };
+  });
 }
 
 function addUsage(total: TokenUsage | undefined, more: TokenUsage): TokenUsage {

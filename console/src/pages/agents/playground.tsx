@@ -10,8 +10,8 @@ import { Field } from '../../ui/form.js';
 import { FormActions } from '../../ui/form-actions.js';
 import { Pager, Time } from '../../ui/page.js';
 import { allTools } from './all-tools.js';
-import { applyEvent, factsByTurn, historyTurns, startDecision, startTurn, type Turn } from './chat-turns.js';
-import { END_USER_EXTRACTION_HINTS, extractsFacts, learnedItems, sessionMessages } from './session-reads.js';
+import { applyEvent, factsByTurn, historyTurns, startDecision, startTurn, withRuns, type Turn } from './chat-turns.js';
+import { END_USER_EXTRACTION_HINTS, extractsFacts, learnedItems, sessionMessages, sessionRuns } from './session-reads.js';
 import { TurnView } from './turn-view.js';
 
 const route = getRouteApi('/app/agents/$agentId');
@@ -151,8 +151,8 @@ function SessionHistory(props: ConversationProps & { sessionId: string }) {
   const history = useTenantQuery(
     ['session-messages', agent.id, sessionId],
     async (client) => {
-      const [messages, learned] = await Promise.all([sessionMessages(client, agent.id, sessionId), extractsFacts(agent) ? learnedItems(client, agent.id, sessionId) : undefined]);
-      return { ...messages, learned };
+      const [messages, runs, learned] = await Promise.all([sessionMessages(client, agent.id, sessionId), sessionRuns(client, agent.id, sessionId), extractsFacts(agent) ? learnedItems(client, agent.id, sessionId) : undefined]);
+      return { ...messages, runs, learned };
     },
     { staleTime: Infinity, gcTime: 0, refetchOnWindowFocus: false, refetchOnReconnect: false },
   );
@@ -160,7 +160,7 @@ function SessionHistory(props: ConversationProps & { sessionId: string }) {
     <section className="conversation card" aria-labelledby="conversation-title">
       <h2 id="conversation-title">Conversation</h2>
       <QueryState query={history} loadingLabel="Loading the conversation…">
-        {(loaded) => <Chat {...props} initialTurns={historyTurns(loaded.items)} initialLearned={loaded.learned} hiddenMessages={loaded.total - loaded.items.length} embedded />}
+        {(loaded) => <Chat {...props} initialTurns={withRuns(historyTurns(loaded.items), loaded.runs)} initialLearned={loaded.learned} hiddenMessages={loaded.total - loaded.items.length} embedded />}
       </QueryState>
     </section>
   );

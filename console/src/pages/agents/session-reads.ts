@@ -1,9 +1,9 @@
-import type { Agent, AgentPlatformClient, ChatSessionMessage, MemoryItem } from '@agent-platform/client';
+import type { Agent, AgentPlatformClient, ChatSessionMessage, MemoryItem, Run } from '@agent-platform/client';
 import { call } from '../../api/call.js';
 
 // What the playground reads of a stored session, and whether it looks for what a turn taught.
 
-/** The API's largest page; a session longer than HISTORY_PAGES of them shows its newest messages. */
+/** The API's largest page (of messages, of runs); a session longer than HISTORY_PAGES of them shows its newest messages. */
 const MESSAGES_PER_PAGE = 100;
 const HISTORY_PAGES = 5;
 
@@ -36,4 +36,18 @@ export async function sessionMessages(client: AgentPlatformClient, agentId: stri
   for (let number = from; number <= pages; number += 1) rest.push(await page(number));
   const items = [...(from === 2 ? first.items : []), ...rest.flatMap((found) => found.items)];
   return { items, total: first.total };
+}
+
+/** The session's runs, newest first, as many pages as its shown messages can hold turns. */
+export async function sessionRuns(client: AgentPlatformClient, agentId: string, sessionId: string): Promise<Run[]> {
+  const page = (cursor: string | null) => call(client.GET('/api/v1/agents/{agent_id}/runs', { params: { path: { agent_id: agentId }, query: { session_id: sessionId, limit: MESSAGES_PER_PAGE, ...(cursor ? { cursor } : {}) } } }));
+  const runs: Run[] = [];
+  let cursor: string | null = null;
+  for (let number = 1; number <= HISTORY_PAGES; number += 1) {
+    const list = await page(cursor);
+    runs.push(...list.items);
+    cursor = list.next_cursor;
+    if (!cursor) break;
+  }
+  return runs;
 }

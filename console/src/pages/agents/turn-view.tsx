@@ -1,6 +1,8 @@
 import { isApiError } from '@agent-platform/client';
+import { Link } from '@tanstack/react-router';
 import { useId, useState } from 'react';
 import { ErrorNotice } from '../../ui/feedback.js';
+import { RunFeedback } from '../runs/run-feedback.js';
 import { showJson, type CallView, type LearnedFact, type Turn } from './chat-turns.js';
 
 const STATUS_LABELS: Record<CallView['status'], string> = {
@@ -57,6 +59,14 @@ export function TurnView({
       {turn.memories ? <MemoriesUsed memories={turn.memories} /> : null}
       {facts ? <FactsLearned facts={facts} learning={learning} /> : null}
       <TurnFacts turn={turn} />
+      {turn.runId ? (
+        <div className="turn-run">
+          <Link to="/runs/$runId" params={{ runId: turn.runId }}>
+            Run details
+          </Link>
+          {streaming ? null : <RunFeedback runId={turn.runId} score={turn.feedback} />}
+        </div>
+      ) : null}
     </li>
   );
 }

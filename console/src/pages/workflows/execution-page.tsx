@@ -10,7 +10,8 @@ import { ConfirmButton } from '../../ui/confirm-button.js';
 import { Field } from '../../ui/form.js';
 import { JsonView } from '../../ui/json-view.js';
 import { Page, Time } from '../../ui/page.js';
-import { FINAL_EXECUTION_STATUSES, formatDuration } from './format.js';
+import { formatDuration } from '../../ui/format.js';
+import { FINAL_EXECUTION_STATUSES } from './format.js';
 import { drawnGraph } from './graph-model.js';
 import { GraphView } from './graph-view.js';
 

@@ -7,7 +7,8 @@ import { DataTable, type Column } from '../../ui/data-table.js';
 import { Empty, QueryState } from '../../ui/feedback.js';
 import { Options } from '../../ui/options.js';
 import { Page, Time } from '../../ui/page.js';
-import { formatDuration } from './format.js';
+import { formatDuration } from '../../ui/format.js';
+import { CursorPager, type CursorPosition } from '../../ui/cursor-pager.js';
 import { EXECUTION_STATUSES, type ExecutionStatus } from '@agent-platform/client';
 
 const LIMIT = 20;
@@ -49,12 +50,7 @@ export function ExecutionsPage() {
       }),
     ),
   );
-  const go = (search: { status?: ExecutionStatus; cursor?: string; back?: string[] }) => void navigate({ to: '/workflows/$workflowId/executions', params: { workflowId }, search });
-  const previous = () => {
-    const earlier = back.slice(0, -1);
-    const previousCursor = back.at(-1);
-    go({ ...(status ? { status } : {}), ...(previousCursor ? { cursor: previousCursor, back: earlier } : {}) });
-  };
+  const go = (search: { status?: ExecutionStatus } & CursorPosition) => void navigate({ to: '/workflows/$workflowId/executions', params: { workflowId }, search });
   return (
     <Page
       title={workflow.data ? `Executions of ${workflow.data.name}` : 'Executions'}
@@ -101,21 +97,7 @@ export function ExecutionsPage() {
                 </Empty>
               }
             />
-            {cursor || list.next_cursor ? (
-              <nav className="pager" aria-label="Pages">
-                <button type="button" disabled={!cursor} onClick={previous}>
-                  Previous
-                </button>
-                <span>Page {back.length + (cursor ? 2 : 1)}</span>
-                <button
-                  type="button"
-                  disabled={!list.next_cursor}
-                  onClick={() => list.next_cursor && go({ ...(status ? { status } : {}), cursor: list.next_cursor, back: cursor ? [...back, cursor] : [] })}
-                >
-                  Next
-                </button>
-              </nav>
-            ) : null}
+            <CursorPager cursor={cursor} back={back} nextCursor={list.next_cursor} onPage={(position) => go({ ...(status ? { status } : {}), ...position })} />
           </>
         )}
       </QueryState>

@@ -1,12 +1,2 @@
-/** A duration as a person reads it: 850 ms, 4.2 s, 3 min 5 s. */
-export function formatDuration(ms: number | null | undefined): string {
-  if (ms === null || ms === undefined) return '—';
-  if (ms < 1_000) return `${ms} ms`;
-  if (ms < 60_000) return `${(ms / 1_000).toFixed(1)} s`;
-  const minutes = Math.floor(ms / 60_000);
-  const seconds = Math.round((ms % 60_000) / 1_000);
-  return minutes < 60 ? `${minutes} min ${seconds} s` : `${Math.floor(minutes / 60)} h ${minutes % 60} min`;
-}
-
 /** Execution statuses after which nothing changes any more (decisions §7). */
 export const FINAL_EXECUTION_STATUSES: readonly string[] = ['completed', 'failed', 'cancelled'];

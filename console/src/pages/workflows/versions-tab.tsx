@@ -1,13 +1,13 @@
-import type { Workflow, WorkflowVersionSummary } from '@agent-platform/client';
+import type { Workflow } from '@agent-platform/client';
 import { useMutation } from '@tanstack/react-query';
 import { getRouteApi, Link, useNavigate } from '@tanstack/react-router';
 import { useMemo } from 'react';
 import { call } from '../../api/call.js';
 import { useClient, useInvalidate, useTenantQuery } from '../../api/session-context.js';
-import { ErrorNotice, QueryState } from '../../ui/feedback.js';
-import { PagedTable, type Column } from '../../ui/data-table.js';
+import { QueryState } from '../../ui/feedback.js';
 import { JsonView } from '../../ui/json-view.js';
 import { Time } from '../../ui/page.js';
+import { VersionsList } from '../../ui/versions-list.js';
 import { drawnGraph } from './graph-model.js';
 import { GraphView } from './graph-view.js';
 
@@ -34,54 +34,28 @@ export function VersionsTab({ workflow }: { workflow: Workflow }) {
     <section aria-labelledby="versions-title">
       <h2 id="versions-title">Versions</h2>
       <p className="muted">Every change of nodes or edges is a new version; executions run to the end on the version they started with. Restoring an old version saves it again as the newest.</p>
-      <ErrorNotice error={restore.error} title="Could not restore the version" />
-      {restore.isSuccess ? (
-        <p className="notice notice-info" role="status">
-          Restored version {restore.variables} as version {restore.data.version}.
-        </p>
-      ) : null}
-      <PagedTable
+      <VersionsList
         query={versions}
-        loadingLabel="Loading versions…"
         page={page}
         perPage={PER_PAGE}
         onPage={(next) => void navigate({ to: '/workflows/$workflowId', params: { workflowId: workflow.id }, search: { tab: 'versions', page: next } })}
-        label="Version list"
-        columns={versionColumns(workflow, page, restore)}
-        rowKey={(item) => item.version}
-        selected={(item) => item.version === viewed}
+        current={workflow.version}
+        viewed={viewed}
+        restore={restore}
+        viewLink={(version) => (
+          <Link to="/workflows/$workflowId" params={{ workflowId: workflow.id }} search={{ tab: 'versions', version, ...(page > 1 ? { page } : {}) }} aria-label={`View version ${version}`}>
+            Version {version}
+          </Link>
+        )}
+        restoreAction={(version) => (
+          <button type="button" className="secondary" disabled={restore.isPending} onClick={() => restore.mutate(version)} aria-label={`Restore version ${version}`}>
+            Restore
+          </button>
+        )}
       />
       {viewed ? <VersionView workflowId={workflow.id} version={viewed} /> : null}
     </section>
   );
-}
-
-function versionColumns(workflow: Workflow, page: number, restore: { isPending: boolean; mutate: (version: number) => void }): Column<WorkflowVersionSummary>[] {
-  return [
-    {
-      header: 'Version',
-      cell: (item) => (
-        <>
-          <Link to="/workflows/$workflowId" params={{ workflowId: workflow.id }} search={{ tab: 'versions', version: item.version, ...(page > 1 ? { page } : {}) }} aria-label={`View version ${item.version}`}>
-            Version {item.version}
-          </Link>{' '}
-          {item.version === workflow.version ? <span className="badge badge-active">current</span> : null}
-        </>
-      ),
-    },
-    { header: 'Made', cell: (item) => <Time value={item.created_at} /> },
-    { header: 'By', cell: (item) => <code>{item.created_by}</code> },
-    {
-      header: 'Actions',
-      headerHidden: true,
-      cell: (item) =>
-        item.version === workflow.version ? null : (
-          <button type="button" className="secondary" disabled={restore.isPending} onClick={() => restore.mutate(item.version)} aria-label={`Restore version ${item.version}`}>
-            Restore
-          </button>
-        ),
-    },
-  ];
 }
 
 function VersionView({ workflowId, version }: { workflowId: string; version: number }) {

@@ -8,8 +8,9 @@ import { checkedValue, parseJsonObject } from '../../api/local-errors.js';
 import { useClient, useInvalidate, useTenantQuery } from '../../api/session-context.js';
 import { Empty, ErrorNotice } from '../../ui/feedback.js';
 import { PagedTable, type Column } from '../../ui/data-table.js';
-import { Field, formValues } from '../../ui/form.js';
+import { formValues } from '../../ui/form.js';
 import { FormActions } from '../../ui/form-actions.js';
+import { NameAndDescription } from '../../ui/name-fields.js';
 import { Page, Time } from '../../ui/page.js';
 import { DefinitionEditor } from './definition-editor.js';
 import { EXAMPLE_GRAPH, GRAPH_HINT } from './graph-help.js';
@@ -95,12 +96,7 @@ function CreateWorkflow({ onDone }: { onDone: () => void }) {
     <form className="card" onSubmit={submit} aria-labelledby="new-workflow-title" noValidate>
       <h2 id="new-workflow-title">New workflow</h2>
       <ErrorNotice error={mutation.error} title="Could not create the workflow" />
-      <Field label="Name" field="name" error={mutation.error}>
-        <input name="name" required autoFocus />
-      </Field>
-      <Field label="Description" field="description" error={mutation.error}>
-        <textarea name="description" rows={2} />
-      </Field>
+      <NameAndDescription error={mutation.error} />
       <DefinitionEditor
         label="Graph (JSON: nodes and edges)"
         field="graph"
