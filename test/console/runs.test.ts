@@ -21,9 +21,7 @@ async function createAgent(api: AgentPlatformClient, name: string, tools: string
 
 /** A tool that asks another agent (decisions §16): the call is a turn of that agent, its run the caller's child. */
 async function agentTool(api: AgentPlatformClient, name: string, agentId: string): Promise<string> {
-  // A record, as the console's tool form sends it: the OpenAPI document's tool config lists no agent_id yet.
-  const config: Record<string, unknown> = { agent_id: agentId };
-  const { data, response } = await api.POST('/api/v1/tools', { body: { name, type: 'agent', description: `Asks agent ${agentId}.`, config, input_schema: { type: 'object' } } });
+  const { data, response } = await api.POST('/api/v1/tools', { body: { name, type: 'agent', description: `Asks agent ${agentId}.`, config: { agent_id: agentId }, input_schema: { type: 'object' } } });
   expect(response.status).toBe(201);
   return data!.id;
 }

@@ -9342,6 +9342,8 @@ export interface operations {
                         };
                         /** @description workflow: a workflow of the tenant (wf_…), checked at save. */
                         workflow_id?: string;
+                        /** @description agent: another agent of the tenant (agt_…), whose turn a call is; checked at save. */
+                        agent_id?: string;
                         /** @description mcp: the server's tools the model is offered, by their names on the server; each must be one it lists (422 naming config.allowed_tools[i]). Absent or null: every tool. */
                         allowed_tools?: string[] | null;
                     };
@@ -9607,6 +9609,8 @@ export interface operations {
                         };
                         /** @description workflow: a workflow of the tenant (wf_…), checked at save. */
                         workflow_id?: string;
+                        /** @description agent: another agent of the tenant (agt_…), whose turn a call is; checked at save. */
+                        agent_id?: string;
                         /** @description mcp: the server's tools the model is offered, by their names on the server; each must be one it lists (422 naming config.allowed_tools[i]). Absent or null: every tool. */
                         allowed_tools?: string[] | null;
                     };

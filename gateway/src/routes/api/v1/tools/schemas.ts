@@ -38,6 +38,7 @@ const ConfigInput = z
       .optional()
       .describe('http, mcp: sent with every request. Values are secrets: stored sealed and answered as "***"; on PUT, "***" keeps the stored value of that header.'),
     workflow_id: z.string().optional().describe('workflow: a workflow of the tenant (wf_…), checked at save.'),
+    agent_id: z.string().optional().describe('agent: another agent of the tenant (agt_…), whose turn a call is; checked at save.'),
     allowed_tools: z
       .array(z.string())
       .nullable()
