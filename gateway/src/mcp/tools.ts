@@ -37,13 +37,16 @@ export const MCP_TOOLS: readonly McpTool[] = [
     name: 'chat_with_agent',
     title: 'Chat with an agent',
     description:
-      "Sends a message to an agent and answers its reply: {id (the reply's message id), role, content, status, tool_calls, usage {prompt_tokens, completion_tokens, total_tokens}, session_id, run_id (the turn's run: its steps are at GET /runs/{run_id}), model, created_at}. Pass session_id back to continue the conversation. The agent's most relevant memories go into its context, and it may call its tools (tool_calls); status awaiting_approval means a call waits for a person's approval through the REST API. Costs ceil(total_tokens / 1000) credits a model round, at least 1 (insufficient_credits below 1).",
-    input: z.object({ agent_id: AgentId, message: ChatBody.shape.message, session_id: ChatBody.shape.session_id, user_id: ChatBody.shape.user_id }),
+      "Sends a message to an agent and answers its reply: {id (the reply's message id), role, content, status, tool_calls, usage {prompt_tokens, completion_tokens, total_tokens}, session_id, run_id (the turn's run: its steps are at GET /runs/{run_id}), model, created_at}. Pass session_id back to continue the conversation; agent_version runs a past version of the agent as it was. The agent's most relevant memories go into its context, and it may call its tools (tool_calls); status awaiting_approval means a call waits for a person's approval through the REST API. Costs ceil(total_tokens / 1000) credits a model round, at least 1 (insufficient_credits below 1).",
+    input: z.object({ agent_id: AgentId, message: ChatBody.shape.message, session_id: ChatBody.shape.session_id, user_id: ChatBody.shape.user_id, agent_version: ChatBody.shape.agent_version }),
     policy: POLICIES['POST /agents/:agent_id/chat'],
     readOnly: false,
-    run: async ({ agent_id, message, session_id, user_id }, { app, call }) => {
+    run: async ({ agent_id, message, session_id, user_id, agent_version }, { app, call }) => {
       // Waits for a language model, which has a longer time-out than other calls (as REST's chat).
-      const reply = await app.agentMemory.chat.chat({ agentId: agent_id, message, sessionId: session_id, userId: user_id, trigger: 'mcp' }, { ...call, deadlineMs: app.config.MODEL_DEADLINE_MS });
+      const reply = await app.agentMemory.chat.chat(
+        { agentId: agent_id, message, sessionId: session_id, userId: user_id, agentVersion: agent_version, trigger: 'mcp' },
+        { ...call, deadlineMs: app.config.MODEL_DEADLINE_MS },
+      );
       return chatMessageBody(reply);
     },
   }),

@@ -116,6 +116,19 @@ describe('agents and chat', () => {
     const call = lastCall(h.agentMemory, 'Chat');
     expect(call?.request).toMatchObject({ agentId: agent.id, message: 'Thanks' });
   });
+
+  it('chat_with_agent runs a past version of the agent when given agent_version, its run saying so', async () => {
+    const account = await newAccount(h.app);
+    const agent = await newAgent(h.app, account.token, { config: { memory_extraction: false } });
+    const changed = await as(h.app, account.token, { method: 'PATCH', url: `/api/v1/agents/${agent.id}`, payload: { config: { memory_extraction: false, system_prompt: 'Answer in French.' } } });
+    expect(changed.json<{ version: number }>().version).toBe(2);
+    const client = await connect(account.token);
+
+    const reply = await toolOk<ChatReply>(client, 'chat_with_agent', { agent_id: agent.id, message: 'Bonjour?', agent_version: 1 });
+    const run = await as(h.app, account.token, { method: 'GET', url: `/api/v1/runs/${reply.run_id}` });
+    expect(run.json()).toMatchObject({ agent_version: 1, trigger: 'mcp', status: 'completed' });
+    expect(lastCall(h.agentMemory, 'Chat')?.request).toMatchObject({ agentId: agent.id, agentVersion: 1 });
+  });
 });
 
 describe('memory', () => {

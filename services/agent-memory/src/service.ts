@@ -240,7 +240,7 @@ function assemble(config: AgentMemoryConfig, deps: AgentMemoryDeps, orm: Orm): A
   const unchargedRounds = new UnchargedRounds({ chat: chatRepository, credits, clock, logger: logger.child({ component: 'uncharged-rounds' }) });
   const sessions = new SessionsService({ agents: agentsRepository, chat: chatRepository });
   const datasetsRepository = new DatasetsRepository(em);
-  const datasets = new DatasetsService({ em, datasets: datasetsRepository });
+  const datasets = new DatasetsService({ em, datasets: datasetsRepository, clock });
   const evalsRepository = new EvalsRepository(em);
   evalRuns = new EvalRuns({
     em,

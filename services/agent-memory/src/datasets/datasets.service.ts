@@ -1,4 +1,4 @@
-import { ACCESS, DomainError, encodeCursor, FieldErrors, newId, requireAccess, type Actor, type CursorPage, type Page } from '@agent-platform/kit';
+import { ACCESS, DomainError, encodeCursor, FieldErrors, newId, requireAccess, type Actor, type Clock, type CursorPage, type Page } from '@agent-platform/kit';
 import type { EntityManager } from '@agent-platform/kit/db';
 import { checkDescription, checkName } from '../agents/agent-input.js';
 import { checkDatasetItems, type DatasetItemsRequest } from './dataset-input.js';
@@ -19,6 +19,7 @@ export interface DatasetItemPage {
 export interface DatasetsServiceOptions {
   em: EntityManager;
   datasets: DatasetsRepository;
+  clock: Clock;
 }
 
 /**
@@ -32,7 +33,8 @@ export class DatasetsService {
     this.options = options;
   }
 
-  async create(actor: Actor, request: DatasetRequest, now = new Date()): Promise<Dataset> {
+  async create(actor: Actor, request: DatasetRequest): Promise<Dataset> {
+    const now = new Date(this.options.clock.now());
     requireAccess(actor, ACCESS.agents.write);
     const errors = new FieldErrors();
     const name = checkName(request.name, errors);
@@ -62,7 +64,8 @@ export class DatasetsService {
   }
 
   /** Every item of the call, in one transaction, or none. */
-  async addItems(actor: Actor, datasetId: string, request: DatasetItemsRequest, now = new Date()): Promise<DatasetItemRecord[]> {
+  async addItems(actor: Actor, datasetId: string, request: DatasetItemsRequest): Promise<DatasetItemRecord[]> {
+    const now = new Date(this.options.clock.now());
     requireAccess(actor, ACCESS.agents.write);
     const errors = new FieldErrors();
     const checked = checkDatasetItems(request, errors);
@@ -82,7 +85,8 @@ export class DatasetsService {
     return { items, total: dataset.itemCount, nextCursor: hasMore && last ? encodeCursor({ createdAt: last.createdAt, id: last.id }) : undefined };
   }
 
-  async deleteItem(actor: Actor, datasetId: string, itemId: string, now = new Date()): Promise<void> {
+  async deleteItem(actor: Actor, datasetId: string, itemId: string): Promise<void> {
+    const now = new Date(this.options.clock.now());
     requireAccess(actor, ACCESS.agents.write);
     const removed = await this.options.em.transactional(() => this.options.datasets.deleteItem(actor.tenantId, datasetId, itemId, now));
     if (!removed) throw DomainError.notFound('Dataset item');
