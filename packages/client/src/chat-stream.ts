@@ -1,5 +1,6 @@
-import { EventSourceParserStream, type EventSourceMessage } from 'eventsource-parser/stream';
-import { ApiResponseError, type AgentPlatformClient } from './client.js';
+import type { EventSourceMessage } from 'eventsource-parser/stream';
+import type { AgentPlatformClient } from './client.js';
+import { serverSentEvents, type StreamAnswer } from './server-sent-events.js';
 import type { ApiError, ChatMessage, ChatRequest, ToolCallDecision } from './types.js';
 
 /** One event of a streamed chat turn (decisions §6, §12); each names the turn's run (§16). */
@@ -72,30 +73,15 @@ export function streamToolCallDecision(
 
 /** The events of a turn whose request `send` makes, read as the server sends them. */
 async function* streamTurn(
-  send: (signal: AbortSignal) => Promise<{ data?: ReadableStream<Uint8Array> | null | undefined; error?: unknown; response: Response }>,
+  send: (signal: AbortSignal) => Promise<StreamAnswer>,
   options: StreamChatOptions,
 ): AsyncGenerator<ChatStreamEvent, void, undefined> {
   const aborter = new AbortController();
   const signal = options.signal ? AbortSignal.any([aborter.signal, options.signal]) : aborter.signal;
   try {
-    const { data: stream, error, response } = await send(signal);
-    if (!response.ok) throw new ApiResponseError(response, error);
-    const type = response.headers.get('content-type') ?? '';
-    if (!stream || !type.startsWith('text/event-stream')) throw new Error(`streamChat: expected a text/event-stream answer, got ${type || 'no body'}`);
-    // The cast: DOM's types give TextDecoderStream a writable side of any BufferSource, Node's of bytes.
-    const reader = stream
-      .pipeThrough(new TextDecoderStream() as ReadableWritablePair<string, Uint8Array>)
-      .pipeThrough(new EventSourceParserStream({ onError: 'terminate' }))
-      .getReader();
-    try {
-      for (;;) {
-        const { done, value } = await reader.read();
-        if (done) return;
-        const event = chatEvent(value);
-        if (event) yield event;
-      }
-    } finally {
-      await reader.cancel().catch(() => undefined);
+    for await (const message of serverSentEvents(await send(signal), 'streamChat')) {
+      const event = chatEvent(message);
+      if (event) yield event;
     }
   } finally {
     // A no-op once the body was read to its end; otherwise it drops the connection.

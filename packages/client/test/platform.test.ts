@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startReceiver, type Receiver } from '@agent-platform/kit/testing';
 import { startTestPlatform, type TestPlatform } from '../../../test/support/platform.js';
 import { streamChat, type ChatStreamEvent } from '../src/chat-stream.js';
+import { followRun, type RunEvent } from '../src/run-events.js';
 import { createClient, type AgentPlatformClient } from '../src/client.js';
 import { verifyWebhook, WebhookVerificationError } from '../src/webhooks.js';
 
@@ -68,6 +69,51 @@ describe('the client against the platform', () => {
     expect(last.data).toMatchObject({ role: 'assistant', model: 'offline', session_id: expect.stringMatching(/^ses_/) });
   });
 
+  it('follows a background run to its end, and picks its stream up after the last event when it drops', async () => {
+    const { client } = await newAccount();
+    const agentId = await createAgent(client, 'Worker');
+    const queued = await client.POST('/api/v1/agents/{agent_id}/runs', { params: { path: { agent_id: agentId } }, body: { message: 'Summarise the day.' } });
+    expect(queued.response.status, JSON.stringify(queued.error)).toBe(202);
+    const runId = queued.data!.id;
+    const collect = async (events: AsyncIterable<RunEvent>) => {
+      const seen: RunEvent[] = [];
+      for await (const event of events) seen.push(event);
+      return seen;
+    };
+
+    const whole = await collect(followRun(client, runId));
+    const end = whole.at(-1)!;
+    expect(whole[0]!.event).toBe('run.status');
+    expect(end).toMatchObject({ event: 'run.completed', data: { id: runId, status: 'completed' } });
+    const steps = whole.filter((event) => event.event === 'run.step');
+    expect(steps.length).toBeGreaterThan(0);
+    expect(steps.map((event) => event.id)).toEqual(steps.map((_, index) => index + 1));
+    if (end.event !== 'run.status') expect(end.id).toBe(steps.length + 1);
+
+    // A stream cut right after its first step, as a proxy's time-out would: followed on from there.
+    const asked: (string | null)[] = [];
+    let cut = false;
+    const cutting = createClient({
+      baseUrl: platform.url,
+      apiKey: (await client.POST('/api/v1/auth/api-keys', { body: { name: 'follower', scopes: ['agents:read'] } })).data!.key,
+      fetch: async (request) => {
+        const response = await fetch(request);
+        if (!request.url.includes('/events')) return response;
+        asked.push(request.headers.get('last-event-id'));
+        if (cut) return response;
+        cut = true;
+        return new Response(untilFirstStep(response.body!), { status: response.status, headers: response.headers });
+      },
+    });
+    const resumed = await collect(followRun(cutting, runId, { reconnectDelayMs: 10 }));
+    expect(asked).toEqual([null, '1']);
+    expect(resumed.filter((event) => event.event !== 'run.status')).toEqual(whole.filter((event) => event.event !== 'run.status'));
+
+    const after = await collect(followRun(client, runId, { after: steps.length }));
+    // Only what came after: a resumed stream does not tell the status again.
+    expect(after.map((event) => event.event)).toEqual(['run.completed']);
+  });
+
   it('verifies deliveries the webhook-dispatcher made, for a generated and a supplied secret, and rejects them tampered', async () => {
     const { client, tenantId } = await newAccount();
     const suppliedSecret = `supplied-${randomUUID()}`;
@@ -96,3 +142,22 @@ describe('the client against the platform', () => {
     }
   });
 });
+
+/** The stream's text up to the end of its first `run.step` event, then closed, as a dropped connection leaves it. */
+function untilFirstStep(body: ReadableStream<Uint8Array>): ReadableStream<Uint8Array> {
+  const reader = body.pipeThrough(new TextDecoderStream()).getReader();
+  let text = '';
+  return new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      const { done, value } = await reader.read();
+      text += value ?? '';
+      const step = text.indexOf('event: run.step');
+      const end = step < 0 ? -1 : text.indexOf('\n\n', step);
+      if (done || end >= 0) {
+        controller.enqueue(new TextEncoder().encode(end >= 0 ? text.slice(0, end + 2) : text));
+        controller.close();
+        await reader.cancel();
+      }
+    },
+  });
+}
