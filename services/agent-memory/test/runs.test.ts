@@ -359,6 +359,15 @@ describe('Runs that end without an answer', () => {
 
     const stats = await service.runs.getAgentRunStats({ agentId, since: undefined, until: undefined }, call);
     expect(stats).toMatchObject({ runs: 2, completed: 0, failed: 1, failureRate: 0.5 });
+
+    // A background run whose model fails ends failed with the reason, told to its watchers and as run.failed.
+    fake.chat({ kind: 'error', status: 503 });
+    const { run: queued } = await service.runs.startRun({ agentId, message: 'doomed later' }, call);
+    const watched = [];
+    for await (const event of service.runs.watchRun({ runId: queued!.id, after: 0 }, call)) watched.push(event);
+    expect(watched.at(-1)).toMatchObject({ type: 'run.failed', run: { id: queued!.id, status: 'failed', error: { code: 'upstream_error' }, credits: 0 } });
+    const [told] = await eventsOf(service.database, tenant.tenantId, 'run.failed');
+    expect(told?.data).toMatchObject({ run_id: queued!.id, agent_id: agentId, status: 'failed', error: { code: 'upstream_error' }, credits: 0 });
   });
 });
 
