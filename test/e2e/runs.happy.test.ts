@@ -63,6 +63,14 @@ describe('runs', () => {
       ],
     });
     expect(Date.parse(run.completed_at!) - Date.parse(run.started_at)).toBe(run.duration_ms);
+    // The session's messages name the run of their turn.
+    const messages = expectStatus(
+      await client.GET('/api/v1/agents/{agent_id}/sessions/{session_id}/messages', { params: { path: { agent_id: agentId, session_id: reply.session_id } } }),
+    );
+    expect(messages.items.map((message) => [message.role, message.run_id])).toEqual([
+      ['user', reply.run_id],
+      ['assistant', reply.run_id],
+    ]);
   });
 
   it("a turn whose request carries a traceparent links that trace", async () => {

@@ -1846,6 +1846,8 @@ export interface components {
             credits: number | null;
             /** @description assistant messages: the memories their model round was given, most relevant first, as the chat reply's memories; empty otherwise (and on rounds stored before they were kept). */
             memories: components["schemas"]["MemorySearchResult"][];
+            /** @description The run of the turn the message belongs to (GET /runs/{run_id}); null for turns stored before runs were kept. */
+            run_id: string | null;
             created_at: components["schemas"]["Timestamp"];
         };
         /** @description Inputs to evaluate agents on, each with what it should answer (decisions §16). */

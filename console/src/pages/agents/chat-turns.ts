@@ -37,7 +37,7 @@ export interface Turn {
    * changed from then until the next turn's anchor is what this turn taught the agent.
    */
   anchor: string | undefined;
-  /** The run the turn is (decisions §16): named by every event of a live turn, found for a stored one (`withRuns`). */
+  /** The run the turn is (decisions §16): named by every event of a live turn, and by a stored one's messages. */
   runId: string | undefined;
   /** The run's feedback score as read with the session; what is given later, its buttons keep. */
   feedback: number | undefined;
@@ -127,7 +127,7 @@ export function historyTurns(messages: readonly ChatSessionMessage[]): Turn[] {
       credits: undefined,
       memories: undefined,
       anchor: message.created_at,
-      runId: undefined,
+      runId: message.run_id ?? undefined,
       feedback: undefined,
     };
     turns.push(turn);
@@ -156,21 +156,15 @@ export function historyTurns(messages: readonly ChatSessionMessage[]): Turn[] {
 }
 
 /**
- * A stored session's turns with their runs (GET /agents/{agent_id}/runs?session_id=): stored
- * messages name no run, so each turn takes the next run, oldest first, that began with its
- * message. Failed and cancelled runs are passed over, as they stored no turn; a turn whose run is
- * past RUN_RETENTION_DAYS has none.
+ * A stored session's turns with their runs' feedback (GET /agents/{agent_id}/runs?session_id=):
+ * each stored message names its turn's run; a run past RUN_RETENTION_DAYS is gone, and so is what
+ * it was given.
  */
 export function withRuns(turns: readonly Turn[], runs: readonly Run[]): Turn[] {
-  const stored = runs.filter((run) => run.status !== 'failed' && run.status !== 'cancelled').toSorted((a, b) => Date.parse(a.started_at) - Date.parse(b.started_at));
-  let next = 0;
+  const byId = new Map(runs.map((run) => [run.id, run]));
   return turns.map((turn) => {
-    if (turn.userMessage === undefined) return turn;
-    const found = stored.findIndex((run, index) => index >= next && run.input === turn.userMessage);
-    const run = stored[found];
-    if (!run) return turn;
-    next = found + 1;
-    return { ...turn, runId: run.id, feedback: run.feedback?.score };
+    const run = turn.runId === undefined ? undefined : byId.get(turn.runId);
+    return run ? { ...turn, feedback: run.feedback?.score } : turn;
   });
 }
 

@@ -59,7 +59,7 @@ export function chatHandlers(chat: ChatService, sessions: SessionsService): Hand
     listSessionMessages: async (request, ctx) => {
       const { items, total } = await sessions.messages(actorOf(ctx), request.agentId, request.sessionId, parsePage(request.page));
       return {
-        items: items.map(({ message, status, toolCalls, name }) => ({
+        items: items.map(({ message, status, toolCalls, name, runId }) => ({
           id: message.id,
           role: message.role,
           content: message.content,
@@ -75,6 +75,7 @@ export function chatHandlers(chat: ChatService, sessions: SessionsService): Hand
           model: message.model ?? undefined,
           credits: message.credits ?? undefined,
           memories: (message.memories ?? []).map((used) => toSearchResult(keptMemory(request.agentId, used))),
+          runId,
         })),
         total,
       };

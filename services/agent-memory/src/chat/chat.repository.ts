@@ -210,6 +210,24 @@ export class ChatRepository {
     return { items, total };
   }
 
+  /**
+   * The run each of the session's messages from `fromSeq` to `toSeq` belongs to: its turn's, found
+   * by the user message that began the turn (decisions §16). Messages stored before runs were kept
+   * have none.
+   */
+  async runsOfMessages(tenantId: string, sessionId: string, fromSeq: number, toSeq: number): Promise<Map<string, string>> {
+    const rows = await this.em.execute<{ id: string; run_id: string | null }[]>(
+      `select "m"."id", (
+         select "r"."id" from "runs" as "r" where "r"."tenant_id" = "m"."tenant_id" and "r"."message_id" = (
+           select "u"."id" from "chat_messages" as "u" where "u"."session_id" = "m"."session_id" and "u"."role" = 'user' and "u"."seq" <= "m"."seq" order by "u"."seq" desc limit 1)
+       ) as "run_id"
+       from "chat_messages" as "m" where "m"."tenant_id" = ? and "m"."session_id" = ? and "m"."seq" between ? and ?`,
+      [tenantId, sessionId, fromSeq, toSeq],
+      'all',
+    );
+    return new Map(rows.flatMap((row) => (row.run_id === null ? [] : [[row.id, row.run_id] as const])));
+  }
+
   /** The session, its messages and calls, and its runs (they hold its messages' text). */
   async deleteSession(tenantId: string, agentId: string, id: string): Promise<boolean> {
     const [row] = await this.em.execute<{ deleted: number }[]>(

@@ -12,6 +12,8 @@ export interface SessionMessageView {
   toolCalls: ToolCallView[];
   /** Tool messages: the name of the call they answer. */
   name: string | undefined;
+  /** The run of the turn the message belongs to (decisions §16); none for turns stored before runs were. */
+  runId: string | undefined;
 }
 
 /** decisions §6's session routes: an agent's conversations and what was said in them. */
@@ -42,16 +44,18 @@ export class SessionsService {
     );
     const byAnswer = Map.groupBy(calls, (call) => call.messageId);
     const byId = new Map(calls.map((call) => [call.id, call]));
+    const runs = items.length === 0 ? new Map<string, string>() : await this.chat.runsOfMessages(actor.tenantId, session.id, items[0]!.seq, items.at(-1)!.seq);
     return {
       items: items.map((message) => {
+        const runId = runs.get(message.id);
         if (message.role === 'tool') {
           const call = message.toolCallId === null ? undefined : byId.get(message.toolCallId);
-          return { message, status: call?.status, toolCalls: [], name: call?.name };
+          return { message, status: call?.status, toolCalls: [], name: call?.name, runId };
         }
-        if (message.role === 'user') return { message, status: undefined, toolCalls: [], name: undefined };
+        if (message.role === 'user') return { message, status: undefined, toolCalls: [], name: undefined, runId };
         const asked = (byAnswer.get(message.id) ?? []).map(toolCallView);
         const status = asked.some((call) => call.status === 'awaiting_approval') ? 'awaiting_approval' : 'completed';
-        return { message, status, toolCalls: asked, name: undefined };
+        return { message, status, toolCalls: asked, name: undefined, runId };
       }),
       total,
     };

@@ -238,6 +238,11 @@ export interface SessionMessage {
     | undefined;
   /** Assistant messages: the memories the round was given, as it was given them. */
   memories: SearchResult[];
+  /**
+   * The run of the turn the message belongs to (decisions §16); absent for turns stored before
+   * runs were kept.
+   */
+  runId?: string | undefined;
 }
 
 export interface ListSessionsRequest {
@@ -2292,6 +2297,7 @@ function createBaseSessionMessage(): SessionMessage {
     model: undefined,
     credits: undefined,
     memories: [],
+    runId: undefined,
   };
 }
 
@@ -2332,6 +2338,9 @@ export const SessionMessage: MessageFns<SessionMessage> = {
     }
     for (const v of message.memories) {
       SearchResult.encode(v!, writer.uint32(98).fork()).join();
+    }
+    if (message.runId !== undefined) {
+      writer.uint32(106).string(message.runId);
     }
     return writer;
   },
@@ -2445,6 +2454,14 @@ export const SessionMessage: MessageFns<SessionMessage> = {
             message.memories.push(SearchResult.decode(reader, reader.uint32()));
             continue;
           }
+          case 13: {
+            if (tag !== 106) {
+              break;
+            }
+
+            message.runId = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -2485,6 +2502,11 @@ export const SessionMessage: MessageFns<SessionMessage> = {
       memories: globalThis.Array.isArray(object?.memories)
         ? object.memories.map((e: any) => SearchResult.fromJSON(e))
         : [],
+      runId: isSet(object.runId)
+        ? globalThis.String(object.runId)
+        : isSet(object.run_id)
+        ? globalThis.String(object.run_id)
+        : undefined,
     };
   },
 
@@ -2526,6 +2548,9 @@ export const SessionMessage: MessageFns<SessionMessage> = {
     if (message.memories?.length) {
       obj.memories = message.memories.map((e) => SearchResult.toJSON(e));
     }
+    if (message.runId !== undefined) {
+      obj.runId = message.runId;
+    }
     return obj;
   },
 
@@ -2546,6 +2571,7 @@ export const SessionMessage: MessageFns<SessionMessage> = {
     message.model = object.model ?? undefined;
     message.credits = object.credits ?? undefined;
     message.memories = object.memories?.map((e) => SearchResult.fromPartial(e)) || [];
+    message.runId = object.runId ?? undefined;
     return message;
   },
 };

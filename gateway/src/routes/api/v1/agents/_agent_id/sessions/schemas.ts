@@ -35,6 +35,7 @@ export const SessionMessageSchema = z
     memories: z
       .array(SearchResultSchema)
       .describe("assistant messages: the memories their model round was given, most relevant first, as the chat reply's memories; empty otherwise (and on rounds stored before they were kept)."),
+    run_id: z.string().nullable().describe('The run of the turn the message belongs to (GET /runs/{run_id}); null for turns stored before runs were kept.'),
     created_at: Timestamp,
   })
   .meta({ id: 'ChatSessionMessage', description: 'One message of a session.' });
@@ -62,6 +63,7 @@ export function sessionMessageBody(message: SessionMessage): z.output<typeof Ses
     model: message.model ?? null,
     credits: message.credits ?? null,
     memories: message.memories.map(searchResultBody),
+    run_id: message.runId ?? null,
     created_at: iso(message.createdAt),
   };
 }
