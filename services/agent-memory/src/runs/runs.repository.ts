@@ -276,6 +276,7 @@ export class RunsRepository {
   }
 
   /** Newest first; `total` counts the runs matching the filter up to RUNS_TOTAL_CAP; `hasMore` when a further page has any. */
+  /** The agent must be the tenant's: the caller has checked it. */
   async list(tenantId: string, agentId: string, filter: RunFilter, page: CursorPage): Promise<{ items: Run[]; total: number; hasMore: boolean }> {
     const startedAt = { ...(filter.since ? { $gte: filter.since } : {}), ...(filter.until ? { $lt: filter.until } : {}) };
     const where = {
@@ -289,7 +290,10 @@ export class RunsRepository {
       ...(Object.keys(startedAt).length > 0 ? { startedAt } : {}),
     };
     const after = page.after ? { $or: [{ startedAt: { $lt: page.after.createdAt } }, { startedAt: page.after.createdAt, id: { $lt: page.after.id } }] } : {};
-    const capped = this.em.createQueryBuilder(Run).select('id').where(where).limit(RUNS_TOTAL_CAP).toQuery();
+    // Counted by the agent alone: its runs are all its tenant's (the caller checked the agent is),
+    // and without tenant_id, which no index of runs holds, the count reads only an index.
+    const { tenantId: _tenant, ...ofAgent } = where;
+    const capped = this.em.createQueryBuilder(Run).select('id').where(ofAgent).limit(RUNS_TOTAL_CAP).toQuery();
     const [items, [counted]] = await Promise.all([
       // One more than the page: whether it exists decides next_cursor, so a full last page ends the list.
       this.em.find(Run, { ...where, ...after }, { orderBy: [{ startedAt: 'desc' }, { id: 'desc' }], limit: page.limit + 1 }),
