@@ -1,11 +1,29 @@
 import type { Eval, EvalResult } from '@agent-platform/proto/agents/v1/evals';
 import type { Run } from '@agent-platform/proto/agents/v1/runs';
 import { describe, expect, vi } from 'vitest';
-import { agentMemoryTest, eventsOf, expectError, newTenant, type AgentMemoryHarness, type TestTenant } from './support/harness.js';
+import { DomainError } from '@agent-platform/kit';
+import type { ChatCompletion, ChatModel } from '../src/models/chat-model.js';
+import { agentMemoryTest, eventsOf, expectError, newTenant, ownDatabaseTest, startAgentMemory, type AgentMemoryHarness, type TestTenant } from './support/harness.js';
 
 /** decisions §16: an eval runs an agent on every item of a dataset, as runs, and scores each. */
 
 const test = agentMemoryTest();
+
+/** The model port of a provider that is down: every request fails as the adapters fail it (chat-model.ts). */
+class ProviderDown implements ChatModel {
+  static readonly MESSAGE = 'The language model provider is unavailable.';
+  readonly name = 'down';
+
+  complete(): Promise<ChatCompletion> {
+    return Promise.reject(new DomainError('upstream_error', ProviderDown.MESSAGE));
+  }
+
+  // eslint-disable-next-line require-yield -- it fails before its first piece, as a provider that refuses the request does
+  async *stream(): AsyncGenerator<string, ChatCompletion, void> {
+    await Promise.resolve();
+    throw new DomainError('upstream_error', ProviderDown.MESSAGE);
+  }
+}
 
 interface Item {
   message: string;
@@ -117,23 +135,28 @@ describe('An eval', () => {
     expect(extractions).toEqual([]);
   });
 
-  test('scores every scorer 0 for an item whose run failed, with its reason, and completes all the same', async ({ service }) => {
-    const tenant = newTenant();
-    const call = { principal: tenant.principal };
-    const agent = await service.createAgent(tenant, { configJson: JSON.stringify({ memory_extraction: false }) });
-    const datasetId = await datasetOf(service, tenant, ITEMS.slice(0, 2));
-    const { eval: begun } = await service.evals.createEval({ datasetId, agentId: agent.id, scorersJson: JSON.stringify([{ type: 'contains' }]), concurrency: 1 }, call);
-    // The balance runs out once the eval has begun: its runs are refused as turns would be.
-    service.credits.balances.set(tenant.tenantId, 0);
+  ownDatabaseTest('scores every scorer 0 for an item whose run failed, with its reason, and completes all the same', async ({ database }) => {
+    // A provider that is down: every run of the eval fails as a turn would, with upstream_error.
+    const down = await startAgentMemory(database, { model: new ProviderDown() });
+    try {
+      const tenant = newTenant();
+      const call = { principal: tenant.principal };
+      const agent = await down.createAgent(tenant, { configJson: JSON.stringify({ memory_extraction: false }) });
+      const datasetId = await datasetOf(down, tenant, ITEMS.slice(0, 2));
+      const { eval: begun } = await down.evals.createEval({ datasetId, agentId: agent.id, scorersJson: JSON.stringify([{ type: 'contains' }]), concurrency: 1 }, call);
 
-    const done = await completed(service, tenant, begun!.id);
-    const results = await resultsOf(service, tenant, begun!.id);
-    expect(results).toHaveLength(2);
-    for (const result of results) {
-      expect(result).toMatchObject({ state: 'scored', runStatus: 'failed', passed: false, error: { code: 'insufficient_credits' } });
-      expect(result.scores).toEqual([expect.objectContaining({ name: 'contains', score: 0, passed: false, reason: result.error!.message })]);
+      const done = await completed(down, tenant, begun!.id);
+      const results = await resultsOf(down, tenant, begun!.id);
+      expect(results).toHaveLength(2);
+      for (const result of results) {
+        expect(result).toMatchObject({ state: 'scored', runStatus: 'failed', passed: false, error: { code: 'upstream_error', message: ProviderDown.MESSAGE } });
+        expect(result.scores).toEqual([expect.objectContaining({ name: 'contains', score: 0, passed: false, reason: ProviderDown.MESSAGE })]);
+      }
+      expect(done.summary).toMatchObject({ scored: 2, passed: 0, failedRuns: 2, credits: 0 });
+      expect(down.credits.charges.filter((charge) => charge.tenantId === tenant.tenantId)).toEqual([]);
+    } finally {
+      await down.stop();
     }
-    expect(done.summary).toMatchObject({ scored: 2, passed: 0, failedRuns: 2 });
   });
 
   test('compares two evals of a dataset item by item, changed items first', async ({ service }) => {

@@ -228,6 +228,12 @@ export const AGENTS_DATABASE: TestDatabaseOptions = {
 /** `test` with a file-scoped `database` cloned from the migrated template. */
 export const databaseTest = base.extend('database', { scope: 'file' }, databaseFixture(AGENTS_DATABASE));
 
+/**
+ * `test` with a `database` of the test's own: for a test that starts a service of its own and
+ * queues background work, which the file's `service`, on the file's database, would claim too.
+ */
+export const ownDatabaseTest = base.extend('database', { scope: 'test' }, databaseFixture(AGENTS_DATABASE));
+
 /** `databaseTest` plus a file-scoped `service`: the real agent-memory on 127.0.0.1:0. */
 export function agentMemoryTest(options: HarnessOptions = {}) {
   return databaseTest.extend('service', { scope: 'file' }, async ({ database }, { onCleanup }): Promise<AgentMemoryHarness> => {
