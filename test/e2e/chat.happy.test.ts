@@ -110,11 +110,12 @@ describe('chatting with an agent (the built-in offline model)', () => {
     const asked = { usage: null, status: null, tool_calls: [], tool_call_id: null, name: null, model: null, credits: null, memories: [] };
     const answered = { status: 'completed', tool_calls: [], tool_call_id: null, name: null };
     // An answer read back says what its reply said: model, credits and the memories it was given.
-    const asAnswered = ({ id, content, usage, model, credits, memories, created_at }: typeof first) => ({ id, role: 'assistant', content, usage, ...answered, model, credits, memories, created_at });
+    const asAnswered = ({ id, content, usage, model, credits, memories, run_id, created_at }: typeof first) => ({ id, role: 'assistant', content, usage, ...answered, model, credits, memories, run_id, created_at });
+    // Each message names the run of its turn.
     expect(messages.items).toEqual([
-      { id: expect.stringMatching(id('msg')), role: 'user', content: 'one', ...asked, created_at: expect.stringMatching(ISO_MS) },
+      { id: expect.stringMatching(id('msg')), role: 'user', content: 'one', ...asked, run_id: first.run_id, created_at: expect.stringMatching(ISO_MS) },
       asAnswered(first),
-      { id: expect.stringMatching(id('msg')), role: 'user', content: 'two', ...asked, created_at: expect.stringMatching(ISO_MS) },
+      { id: expect.stringMatching(id('msg')), role: 'user', content: 'two', ...asked, run_id: second.run_id, created_at: expect.stringMatching(ISO_MS) },
       asAnswered(second),
     ]);
     const paged = expectStatus(await messagesOf({ page: 2, per_page: 3 }));

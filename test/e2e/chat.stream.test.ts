@@ -115,6 +115,7 @@ describe('a streamed chat turn (stream: true)', () => {
       model: streamed.model,
       credits: streamed.credits,
       memories: streamed.memories,
+      run_id: streamed.run_id,
       created_at: streamed.created_at,
     });
   });

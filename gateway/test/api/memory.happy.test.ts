@@ -174,7 +174,7 @@ describe('sessions and consolidation of an agent', () => {
     const messages = await as(h.app, account.token, { method: 'GET', url: `${url}/${first.session_id}/messages` });
     expect(messages.json()).toEqual({
       items: [
-        { id: matching(/^msg_/), role: 'user', content: 'hello', usage: null, status: null, tool_calls: [], tool_call_id: null, name: null, model: null, credits: null, memories: [], created_at: matching(ISO_MS) },
+        { id: matching(/^msg_/), role: 'user', content: 'hello', usage: null, status: null, tool_calls: [], tool_call_id: null, name: null, model: null, credits: null, memories: [], run_id: first.run_id, created_at: matching(ISO_MS) },
         {
           id: first.id,
           role: 'assistant',
@@ -187,6 +187,7 @@ describe('sessions and consolidation of an agent', () => {
           model: first.model,
           credits: first.credits,
           memories: first.memories,
+          run_id: first.run_id,
           created_at: first.created_at,
         },
       ],
