@@ -15,6 +15,7 @@ import { FormActions } from '../../ui/form-actions.js';
 import { JsonField } from '../../ui/json-field.js';
 import { Page, Time } from '../../ui/page.js';
 import { BulkAdd } from './bulk-add.js';
+import { useDataset } from './dataset-query.js';
 import { useDeleteDataset } from './delete-dataset.js';
 
 const LIMIT = 20;
@@ -26,7 +27,7 @@ export function DatasetPage() {
   const { cursor, back = [] } = route.useSearch();
   const navigate = useNavigate();
   const [adding, setAdding] = useState<'one' | 'many' | undefined>(undefined);
-  const dataset = useTenantQuery(['datasets', datasetId], (client) => call(client.GET('/api/v1/datasets/{dataset_id}', { params: { path: { dataset_id: datasetId } } })));
+  const dataset = useDataset(datasetId);
   const items = useTenantQuery(['datasets', datasetId, 'items', cursor ?? ''], (client) =>
     call(client.GET('/api/v1/datasets/{dataset_id}/items', { params: { path: { dataset_id: datasetId }, query: { limit: LIMIT, ...(cursor ? { cursor } : {}) } } })),
   );
