@@ -14,6 +14,7 @@ import { Field, formValues } from '../../ui/form.js';
 import { FormActions } from '../../ui/form-actions.js';
 import { JsonField } from '../../ui/json-field.js';
 import { Page, Time } from '../../ui/page.js';
+import { EvalLinks } from '../evals/eval-links.js';
 import { BulkAdd } from './bulk-add.js';
 import { useDataset } from './dataset-query.js';
 import { useDeleteDataset } from './delete-dataset.js';
@@ -44,6 +45,7 @@ export function DatasetPage() {
             <button type="button" className="secondary" onClick={() => setAdding('many')} disabled={adding === 'many'}>
               Add from CSV or JSONL
             </button>
+            <EvalLinks of={{ dataset_id: datasetId }} />
             <ConfirmButton
               label="Delete"
               question={`Delete ${dataset.data.name} and all its items?`}
