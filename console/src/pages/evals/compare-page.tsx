@@ -8,10 +8,9 @@ import { DataTable, type Column } from '../../ui/data-table.js';
 import { Empty, QueryState } from '../../ui/feedback.js';
 import { Figures } from '../../ui/figures.js';
 import { Page, Pager, Time } from '../../ui/page.js';
-import { formatScore, Output, ScoreChange, Verdict } from './eval-parts.js';
+import { AgentAndVersion, formatScore, Output, ScoreChange, Verdict } from './eval-parts.js';
 import { useEvalNames, type EvalNames } from './eval-names.js';
 import { isRunning } from './eval-query.js';
-import { AgentAndVersion } from './evals-page.js';
 
 const PER_PAGE = 20;
 const route = getRouteApi('/app/evals/compare');

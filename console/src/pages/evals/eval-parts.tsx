@@ -1,4 +1,5 @@
-import type { EvalResult } from '@agent-platform/client';
+import type { Eval, EvalResult } from '@agent-platform/client';
+import type { EvalNames } from './eval-names.js';
 
 /** A score (0 to 1) to two decimals, as every eval page writes one; none is a dash. */
 export function formatScore(score: number | null | undefined): string {
@@ -51,5 +52,32 @@ export function Output({ result, label }: { result: Pick<EvalResult, 'output'> &
       <summary>{label}</summary>
       <p className="eval-text">{result.output}</p>
     </details>
+  );
+}
+
+/**
+ * The options of agents or datasets by name; one chosen in the URL but not among them (beyond the
+ * first 100, or deleted) is kept as an option by its id, so the control still says what is shown.
+ */
+export function NamedOptions({ chosen, choices }: { chosen: string | undefined; choices: readonly { id: string; name: string }[] | undefined }) {
+  const known = chosen === undefined || choices === undefined || choices.some((choice) => choice.id === chosen);
+  return (
+    <>
+      {known ? null : <option value={chosen}>{chosen}</option>}
+      {choices?.map((choice) => (
+        <option key={choice.id} value={choice.id}>
+          {choice.name}
+        </option>
+      ))}
+    </>
+  );
+}
+
+/** Which agent an eval ran: its name (or id where it is not among the choices) and the version. */
+export function AgentAndVersion({ evaluation, names }: { evaluation: Eval; names: EvalNames }) {
+  return (
+    <>
+      {names.agentName(evaluation.agent_id) ?? <code>{evaluation.agent_id}</code>} <span className="muted">version {evaluation.agent_version}</span>
+    </>
   );
 }

@@ -13,9 +13,11 @@ export function useEval(evalId: string) {
   });
 }
 
-/** A page of evals, newest first; read again while one of them runs. */
-export function useEvalList(filter: EvalsFilter, page: number, perPage: number) {
-  return useTenantQuery(['evals', 'list', filter, page, perPage], (client) => call(client.GET('/api/v1/evals', { params: { query: { ...filter, page, per_page: perPage } } })), {
-    refetchInterval: (query) => (query.state.data?.items.some(isRunning) ? LIVE_INTERVAL_MS : false),
-  });
+/** A page of evals, newest first; with `live`, read again while one of them runs (the list shows their progress; a list to choose from needs no more). */
+export function useEvalList(filter: EvalsFilter, page: number, perPage: number, { live = false }: { live?: boolean } = {}) {
+  return useTenantQuery(
+    ['evals', 'list', filter, page, perPage],
+    (client) => call(client.GET('/api/v1/evals', { params: { query: { ...filter, page, per_page: perPage } } })),
+    live ? { refetchInterval: (query) => (query.state.data?.items.some(isRunning) ? LIVE_INTERVAL_MS : false) } : {},
+  );
 }

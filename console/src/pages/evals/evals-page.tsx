@@ -9,6 +9,7 @@ import { formatPercent } from '../../ui/format.js';
 import { Page, Time } from '../../ui/page.js';
 import { useEvalList } from './eval-query.js';
 import { useEvalNames, type EvalNames } from './eval-names.js';
+import { AgentAndVersion, NamedOptions } from './eval-parts.js';
 import type { EvalsFilter } from './evals-search.js';
 
 const PER_PAGE = 20;
@@ -23,7 +24,7 @@ export function EvalsPage() {
   const { page = 1, ...filter } = route.useSearch();
   const navigate = useNavigate();
   const names = useEvalNames();
-  const evals = useEvalList(filter, page, PER_PAGE);
+  const evals = useEvalList(filter, page, PER_PAGE, { live: true });
   // A changed filter starts again from the first page.
   const refilter = (change: EvalsFilter) => void navigate({ to: '/evals', search: definedOnly({ ...filter, ...change }) });
   const filtered = filter.agent_id !== undefined || filter.dataset_id !== undefined;
@@ -66,33 +67,6 @@ export function EvalsPage() {
         }
       />
     </Page>
-  );
-}
-
-/**
- * The options of agents or datasets by name; one chosen in the URL but not among them (beyond the
- * first 100, or deleted) is kept as an option by its id, so the control still says what is shown.
- */
-export function NamedOptions({ chosen, choices }: { chosen: string | undefined; choices: readonly { id: string; name: string }[] | undefined }) {
-  const known = chosen === undefined || choices === undefined || choices.some((choice) => choice.id === chosen);
-  return (
-    <>
-      {known ? null : <option value={chosen}>{chosen}</option>}
-      {choices?.map((choice) => (
-        <option key={choice.id} value={choice.id}>
-          {choice.name}
-        </option>
-      ))}
-    </>
-  );
-}
-
-/** What an eval was of: its agent's name (or id) and version, its dataset's. */
-export function AgentAndVersion({ evaluation, names }: { evaluation: Eval; names: EvalNames }) {
-  return (
-    <>
-      {names.agentName(evaluation.agent_id) ?? <code>{evaluation.agent_id}</code>} <span className="muted">version {evaluation.agent_version}</span>
-    </>
   );
 }
 

@@ -10,8 +10,8 @@ import { Field } from '../../ui/form.js';
 import { FormActions } from '../../ui/form-actions.js';
 import { Page } from '../../ui/page.js';
 import { useEvalNames } from './eval-names.js';
+import { NamedOptions } from './eval-parts.js';
 import type { EvalsFilter } from './evals-search.js';
-import { NamedOptions } from './evals-page.js';
 import { newScorerDraft, SCORER_KINDS, type ScorerDraft } from './scorer-kinds.js';
 import { ScorerRows } from './scorer-rows.js';
 
