@@ -76,8 +76,8 @@ export function NamedOptions({ chosen, choices }: { chosen: string | undefined; 
 /** Which agent an eval ran: its name (or id where it is not among the choices) and the version. */
 export function AgentAndVersion({ evaluation, names }: { evaluation: Eval; names: EvalNames }) {
   return (
-    <>
+    <span>
       {names.agentName(evaluation.agent_id) ?? <code>{evaluation.agent_id}</code>} <span className="muted">version {evaluation.agent_version}</span>
-    </>
+    </span>
   );
 }

@@ -36,7 +36,7 @@ function resultColumns(scorerNames: readonly string[]): Column<EvalResult>[] {
     {
       header: 'Input',
       cell: (result) => (
-        <>
+        <span>
           <span className="eval-text">{result.input.message}</span>
           {result.input.user_id ? (
             <span className="muted">
@@ -44,7 +44,7 @@ function resultColumns(scorerNames: readonly string[]): Column<EvalResult>[] {
               as <code>{result.input.user_id}</code>
             </span>
           ) : null}
-        </>
+        </span>
       ),
     },
     { header: 'Expected', cell: (result) => (result.expected === null ? <span className="muted">—</span> : <span className="eval-text">{result.expected}</span>) },
@@ -55,12 +55,12 @@ function resultColumns(scorerNames: readonly string[]): Column<EvalResult>[] {
       header: 'Run',
       cell: (result) =>
         result.run_id ? (
-          <>
+          <span>
             <Link to="/runs/$runId" params={{ runId: result.run_id }} aria-label={`Run of item ${result.position + 1}`}>
               Run
             </Link>
             {result.run_status && result.run_status !== 'completed' ? <span className={`badge badge-${result.run_status}`}>{result.run_status}</span> : null}
-          </>
+          </span>
         ) : (
           <span className="muted">—</span>
         ),
@@ -71,10 +71,11 @@ function resultColumns(scorerNames: readonly string[]): Column<EvalResult>[] {
 /** A scorer's verdict on an item and its score; its reason, where it gave one, on hover and opened. */
 function ScoreCell({ score }: { score: Score | undefined }) {
   if (!score) return <span className="muted">—</span>;
+  // One element: a phone's stacked cell lays out each child of the cell on a row of its own.
   const verdict = (
-    <>
-      <Verdict passed={score.passed} /> <span className="score">{formatScore(score.score)}</span>
-    </>
+    <span>
+      <Verdict passed={score.passed} /> {formatScore(score.score)}
+    </span>
   );
   if (!score.reason) return verdict;
   return (
