@@ -5,6 +5,7 @@ import type { Session } from './api/session.js';
 import { agentRoutes } from './pages/agents/routes.js';
 import { authRoutes } from './pages/auth/routes.js';
 import { datasetsRoutes } from './pages/datasets/routes.js';
+import { evalsRoutes } from './pages/evals/routes.js';
 import { memoryRoutes } from './pages/memory/routes.js';
 import { runsRoutes } from './pages/runs/routes.js';
 import { settingsRoutes } from './pages/settings/routes.js';
@@ -21,7 +22,7 @@ const indexRoute = createRoute({
   },
 });
 
-const routeTree = rootRoute.addChildren([indexRoute, ...authRoutes, appRoute.addChildren([...agentRoutes, ...runsRoutes, ...datasetsRoutes, ...memoryRoutes, ...workflowsRoutes, ...webhooksRoutes, ...settingsRoutes])]);
+const routeTree = rootRoute.addChildren([indexRoute, ...authRoutes, appRoute.addChildren([...agentRoutes, ...runsRoutes, ...datasetsRoutes, ...evalsRoutes, ...memoryRoutes, ...workflowsRoutes, ...webhooksRoutes, ...settingsRoutes])]);
 
 export function createQueryClient(): QueryClient {
   return new QueryClient({

@@ -17,6 +17,7 @@ const NAVIGATION = [
   { to: '/agents', label: 'Agents' },
   { to: '/tools', label: 'Tools' },
   { to: '/datasets', label: 'Datasets' },
+  { to: '/evals', label: 'Evals' },
   { to: '/memory', label: 'Memory' },
   { to: '/workflows', label: 'Workflows' },
   { to: '/webhooks', label: 'Webhooks' },

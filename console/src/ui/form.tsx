@@ -38,3 +38,18 @@ export function formValues(form: HTMLFormElement): Record<string, string> {
   for (const [name, value] of new FormData(form)) if (typeof value === 'string') values[name] = value;
   return values;
 }
+
+/**
+ * The API's message for a group of controls as a whole (a fieldset's field: `scorers[1]`), shown
+ * in the group; the notice above the form then leaves it out. `id` ties it to the group
+ * (`aria-describedby`).
+ */
+export function GroupMessage({ id, field, error }: { id: string; field: string; error: unknown }) {
+  const message = fieldError(error, field);
+  useShowsField(error, field, message !== undefined);
+  return message ? (
+    <small id={id} className="fieldset-error">
+      {message}
+    </small>
+  ) : null;
+}

@@ -14,7 +14,9 @@ import { Field, formValues } from '../../ui/form.js';
 import { FormActions } from '../../ui/form-actions.js';
 import { JsonField } from '../../ui/json-field.js';
 import { Page, Time } from '../../ui/page.js';
+import { EvalLinks } from '../evals/eval-links.js';
 import { BulkAdd } from './bulk-add.js';
+import { useDataset } from './dataset-query.js';
 import { useDeleteDataset } from './delete-dataset.js';
 
 const LIMIT = 20;
@@ -26,7 +28,7 @@ export function DatasetPage() {
   const { cursor, back = [] } = route.useSearch();
   const navigate = useNavigate();
   const [adding, setAdding] = useState<'one' | 'many' | undefined>(undefined);
-  const dataset = useTenantQuery(['datasets', datasetId], (client) => call(client.GET('/api/v1/datasets/{dataset_id}', { params: { path: { dataset_id: datasetId } } })));
+  const dataset = useDataset(datasetId);
   const items = useTenantQuery(['datasets', datasetId, 'items', cursor ?? ''], (client) =>
     call(client.GET('/api/v1/datasets/{dataset_id}/items', { params: { path: { dataset_id: datasetId }, query: { limit: LIMIT, ...(cursor ? { cursor } : {}) } } })),
   );
@@ -43,6 +45,7 @@ export function DatasetPage() {
             <button type="button" className="secondary" onClick={() => setAdding('many')} disabled={adding === 'many'}>
               Add from CSV or JSONL
             </button>
+            <EvalLinks of={{ dataset_id: datasetId }} />
             <ConfirmButton
               label="Delete"
               question={`Delete ${dataset.data.name} and all its items?`}

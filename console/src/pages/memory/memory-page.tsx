@@ -7,6 +7,7 @@ import { Empty, QueryState } from '../../ui/feedback.js';
 import { Field } from '../../ui/form.js';
 import { EXACT_LINK } from '../../ui/links.js';
 import { Page, Pager } from '../../ui/page.js';
+import { useAgentChoices } from '../agents/agent-query.js';
 import { ItemPanel } from './item-panel.js';
 import { ItemsTable, type ShownItem } from './items-table.js';
 import { AddMemoryItem, BrowseFilters, SearchForm } from './memory-forms.js';
@@ -15,14 +16,12 @@ import type { MemorySearch } from './memory-search.js';
 import './memory.css';
 
 const PER_PAGE = 20;
-/** The agents a tenant picks from: one page of the most the API gives. */
-const AGENT_CHOICES = 100;
 const route = getRouteApi('/app/memory');
 
 export function MemoryPage() {
   const search = route.useSearch();
   const [adding, setAdding] = useState(false);
-  const agents = useTenantQuery(['agents', 'memory-choices'], (client) => call(client.GET('/api/v1/agents', { params: { query: { per_page: AGENT_CHOICES } } })));
+  const agents = useAgentChoices();
   const agent = agents.data?.agents.find((candidate) => candidate.id === search.agent_id);
   return (
     <Page

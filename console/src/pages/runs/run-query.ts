@@ -1,9 +1,7 @@
 import type { RunStatus } from '@agent-platform/client';
 import { call } from '../../api/call.js';
+import { LIVE_INTERVAL_MS } from '../../api/live.js';
 import { useTenantQuery } from '../../api/session-context.js';
-
-/** How often a live run is read again: the plan's 60 requests a minute allow no faster. */
-const LIVE_INTERVAL_MS = 2_000;
 
 /**
  * A run that is still doing something by itself. One awaiting approval is not: it changes only

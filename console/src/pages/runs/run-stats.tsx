@@ -2,7 +2,8 @@ import type { AgentRunStats } from '@agent-platform/client';
 import { call } from '../../api/call.js';
 import { useTenantQuery } from '../../api/session-context.js';
 import { QueryState } from '../../ui/feedback.js';
-import { formatDuration } from '../../ui/format.js';
+import { Figures } from '../../ui/figures.js';
+import { formatDuration, formatPercent } from '../../ui/format.js';
 import { Time } from '../../ui/page.js';
 
 /**
@@ -24,14 +25,7 @@ export function RunStats({ stats }: { stats: ReturnType<typeof useRunStats> }) {
             <p className="muted">
               Runs started from <Time value={found.since} /> to <Time value={found.until} />, whatever their status or trigger.
             </p>
-            <dl className="run-stats-figures">
-              {figures(found).map(([term, value]) => (
-                <div key={term}>
-                  <dt>{term}</dt>
-                  <dd>{value}</dd>
-                </div>
-              ))}
-            </dl>
+            <Figures className="run-stats-figures" figures={figures(found)} />
           </>
         )}
       </QueryState>
@@ -43,7 +37,7 @@ function figures(stats: AgentRunStats): [string, string][] {
   const mean = stats.feedback_mean;
   return [
     ['Runs', stats.runs.toLocaleString()],
-    ['Failure rate', `${(stats.failure_rate * 100).toFixed(1)}% (${stats.failed.toLocaleString()} failed)`],
+    ['Failure rate', `${formatPercent(stats.failure_rate)} (${stats.failed.toLocaleString()} failed)`],
     ['p50 duration', formatDuration(stats.p50_duration_ms)],
     ['p95 duration', formatDuration(stats.p95_duration_ms)],
     ['Tokens', stats.usage.total_tokens.toLocaleString()],

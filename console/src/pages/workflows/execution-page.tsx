@@ -4,6 +4,7 @@ import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { getRouteApi, Link, useNavigate } from '@tanstack/react-router';
 import { useId, useMemo, useState } from 'react';
 import { call } from '../../api/call.js';
+import { LIVE_INTERVAL_MS } from '../../api/live.js';
 import { useClient, useSession, useTenantQuery } from '../../api/session-context.js';
 import { ErrorNotice, QueryState } from '../../ui/feedback.js';
 import { ConfirmButton } from '../../ui/confirm-button.js';
@@ -16,8 +17,6 @@ import { drawnGraph } from './graph-model.js';
 import { GraphView } from './graph-view.js';
 
 const route = getRouteApi('/app/workflows/$workflowId/executions/$executionId');
-/** How often a live execution is read again: the plan's 60 requests a minute allow no faster. */
-const LIVE_INTERVAL_MS = 2_000;
 
 const isLive = (status: string | undefined) => status !== undefined && !FINAL_EXECUTION_STATUSES.includes(status);
 
