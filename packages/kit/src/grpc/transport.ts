@@ -87,8 +87,10 @@ export class Http2Transport implements ChannelTransport {
   private readonly client: Client;
   private readonly channel: ChannelInterface;
 
-  constructor(target: string) {
-    this.client = new Client(target, credentials.createInsecure(), balancedChannelOptions());
+  /** `keepaliveMs`: how often a connection with calls on it is pinged (default 30 s; tests shorten it). */
+  constructor(target: string, options: { keepaliveMs?: number } = {}) {
+    const keepalive = options.keepaliveMs === undefined ? {} : { 'grpc.keepalive_time_ms': options.keepaliveMs };
+    this.client = new Client(target, credentials.createInsecure(), { ...balancedChannelOptions(), ...keepalive });
     this.channel = this.client.getChannel();
   }
 
