@@ -133,6 +133,12 @@ describe('An eval', () => {
     // No turn of the eval was queued for extraction, though two named an end user.
     const extractions = await service.database.query(`select 1 from memory_extractions where tenant_id = $1`, [tenant.tenantId]);
     expect(extractions).toEqual([]);
+
+    // As a replica that stopped between the last score and the eval's end leaves it: ended by the next poll, with its event.
+    await service.database.query(`update evals set status = 'running', completed_at = null where id = $1`, [begun!.id]);
+    await service.database.query(`delete from outbox where payload->>'tenant_id' = $1 and payload->>'type' = 'eval.completed'`, [tenant.tenantId]);
+    await completed(service, tenant, begun!.id);
+    expect((await eventsOf(service.database, tenant.tenantId, 'eval.completed')).map((told) => told.data['eval_id'])).toEqual([begun!.id]);
   });
 
   ownDatabaseTest('scores every scorer 0 for an item whose run failed, with its reason, and completes all the same', async ({ database }) => {

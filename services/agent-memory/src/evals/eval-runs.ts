@@ -111,9 +111,13 @@ export class EvalRuns {
     if (queued > 0) this.options.wakeRuns();
   }
 
+  /** What a replica that stopped mid-way left: evals with items to start, and evals scored but not ended. */
   private async feedHungry(): Promise<void> {
     for (const evalId of await this.options.evals.hungry(FEED_PER_POLL)) {
       await this.options.inContext(() => this.feed(evalId));
+    }
+    for (const { id, tenantId } of await this.options.evals.finished(FEED_PER_POLL)) {
+      await this.options.inContext(() => this.completeIfScored(id, tenantId));
     }
   }
 

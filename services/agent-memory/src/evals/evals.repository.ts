@@ -169,6 +169,21 @@ export class EvalsRepository {
   }
 
   /**
+   * Running evals whose every result is scored: those whose last score's replica stopped before the
+   * transaction that ends the eval. Their tenants, to end them in.
+   */
+  async finished(limit: number): Promise<{ id: string; tenantId: string }[]> {
+    const rows = await this.em.fork().execute<{ id: string; tenant_id: string }[]>(
+      `select "e"."id", "e"."tenant_id" from "evals" "e"
+        where "e"."status" = 'running' and not exists (select 1 from "eval_results" "r" where "r"."eval_id" = "e"."id" and "r"."state" <> 'scored')
+        order by "e"."created_at" limit ?`,
+      [limit],
+      'all',
+    );
+    return rows.map((row) => ({ id: row.id, tenantId: row.tenant_id }));
+  }
+
+  /**
    * Results due for scoring, leased for `leaseMs`: those whose run ended (or is gone), and those
    * whose scorer's replica stopped before it stored the scores (the lease ran out).
    */
