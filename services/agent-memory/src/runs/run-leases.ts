@@ -1,6 +1,7 @@
-import { LEASED_TRIGGERS, type Actor, type LeasedTrigger } from '@agent-platform/kit';
+import type { Actor, LeasedTrigger } from '@agent-platform/kit';
 import type { EntityManager } from '@agent-platform/kit/db';
 import type { BackgroundRequest } from './runs.entity.js';
+import { LEASED_TRIGGERS_SQL } from './runs.repository.js';
 
 /** A background run a worker of this replica holds. */
 export interface ClaimedRun {
@@ -47,7 +48,7 @@ export class RunLeases {
       `update "runs" set "status" = 'running', "lease_owner" = ?, "lease_until" = now() + make_interval(secs => ?), "attempts" = "attempts" + 1
         where "id" in (
           select "id" from "runs"
-           where "trigger" in (${LEASED_TRIGGERS.map((trigger) => `'${trigger}'`).join(', ')}) and ("status" = 'queued' or ("status" = 'running' and "lease_until" < now()))
+           where "trigger" in (${LEASED_TRIGGERS_SQL}) and ("status" = 'queued' or ("status" = 'running' and "lease_until" < now()))
            order by "started_at" limit ? for update skip locked)
         returning "id", "tenant_id", "agent_id", "trigger", "actor", "request", "input", "attempts", "started_at"`,
       [owner, leaseMs / 1000, limit],

@@ -7,6 +7,9 @@ import { Run, RunStepRow, type BackgroundRequest, type RunFeedback } from './run
 /** The channel a run's progress is told on, at the commit that stores it: watchers read it then. */
 export const RUN_PROGRESS_CHANNEL = 'run_progress';
 
+/** LEASED_TRIGGERS as an SQL list, as the partial index over due runs (0017_evals) names them. */
+export const LEASED_TRIGGERS_SQL = LEASED_TRIGGERS.map((trigger) => `'${trigger}'`).join(', ');
+
 /** A run as it begins. */
 export interface NewRun {
   id: string;
@@ -356,7 +359,7 @@ export class RunsRepository {
     const rows = await this.em.execute<{ id: string }[]>(
       `update "runs" set "status" = 'failed', "error_code" = ?, "error_message" = ?, "completed_at" = ?,
               "duration_ms" = greatest(0, (extract(epoch from (?::timestamptz - "started_at")) * 1000)::int)
-        where "status" = 'running' and "started_at" < ? and "trigger" not in (${LEASED_TRIGGERS.map((trigger) => `'${trigger}'`).join(', ')})
+        where "status" = 'running' and "started_at" < ? and "trigger" not in (${LEASED_TRIGGERS_SQL})
         returning "id"`,
       [reason.code, reason.message, now, now, before],
       'all',
