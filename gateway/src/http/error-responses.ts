@@ -12,6 +12,7 @@ const GENERIC_REASONS: Record<ErrorCode, string> = {
   not_found: 'No such resource in the tenant (one of another tenant is not found either).',
   conflict: 'The state of the resource does not allow the operation.',
   payload_too_large: 'The body exceeds the body limit (1 MiB by default).',
+  unsupported_document: 'The file is of a type the platform cannot read, or is not what it claims (an encrypted PDF, a broken archive, a renamed binary).',
   rate_limit_exceeded: 'Too many requests; `retry_after` and `Retry-After` say when to try again.',
   internal_error: 'An unexpected failure; the body holds no internals.',
   upstream_error: 'The model or embedding provider failed or timed out.',

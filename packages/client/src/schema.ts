@@ -1427,7 +1427,7 @@ export interface components {
         /** @description Every failure, decisions §2. */
         Error: {
             /** @enum {string} */
-            error: "invalid_request" | "validation_error" | "unauthorized" | "insufficient_credits" | "forbidden" | "not_found" | "conflict" | "payload_too_large" | "rate_limit_exceeded" | "internal_error" | "upstream_error" | "service_unavailable";
+            error: "invalid_request" | "validation_error" | "unauthorized" | "insufficient_credits" | "forbidden" | "not_found" | "conflict" | "payload_too_large" | "unsupported_document" | "rate_limit_exceeded" | "internal_error" | "upstream_error" | "service_unavailable";
             message: string;
             details?: {
                 field: string;
@@ -13221,7 +13221,7 @@ export const pathsApiV1ToolsPostRequestBodyContentApplicationJsonTypeValues: Rea
 export const pathsApiV1ToolsTool_idPutRequestBodyContentApplicationJsonTypeValues: ReadonlyArray<FlattenedDeepRequired<paths>["/api/v1/tools/{tool_id}"]["put"]["requestBody"]["content"]["application/json"]["type"]> = ["http", "workflow", "mcp", "agent"];
 export const pathsApiV1WorkflowsWorkflow_idExecutionsGetParametersQueryStatusValues: ReadonlyArray<FlattenedDeepRequired<paths>["/api/v1/workflows/{workflow_id}/executions"]["get"]["parameters"]["query"]["status"]> = ["running", "waiting", "completed", "failed", "cancelled"];
 export const memoryTypeInputValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["MemoryTypeInput"]> = ["semantic", "episodic", "procedural"];
-export const errorErrorValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["Error"]["error"]> = ["invalid_request", "validation_error", "unauthorized", "insufficient_credits", "forbidden", "not_found", "conflict", "payload_too_large", "rate_limit_exceeded", "internal_error", "upstream_error", "service_unavailable"];
+export const errorErrorValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["Error"]["error"]> = ["invalid_request", "validation_error", "unauthorized", "insufficient_credits", "forbidden", "not_found", "conflict", "payload_too_large", "unsupported_document", "rate_limit_exceeded", "internal_error", "upstream_error", "service_unavailable"];
 export const agentMemory_extractionValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["Agent"]["memory_extraction"]> = ["off", "per_user", "shared"];
 export const memoryTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["MemoryType"]> = ["semantic", "episodic", "procedural"];
 export const memoryHistoryEntryEventValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["MemoryHistoryEntry"]["event"]> = ["ADD", "UPDATE", "DELETE"];

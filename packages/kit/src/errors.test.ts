@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { DomainError, ERROR_CODES, errorBody, grpcStatusOf, httpStatusOf, isErrorCode } from './errors.js';
 
 describe('error catalogue', () => {
-  it('maps every code of decisions §2 to its HTTP status', () => {
+  it('maps every code of decisions §2 (and §17 unsupported_document) to its HTTP status', () => {
     expect(Object.fromEntries(Object.entries(ERROR_CODES).map(([code, entry]) => [code, entry.http]))).toEqual({
       invalid_request: 400,
       validation_error: 422,
@@ -13,6 +13,7 @@ describe('error catalogue', () => {
       not_found: 404,
       conflict: 409,
       payload_too_large: 413,
+      unsupported_document: 422,
       rate_limit_exceeded: 429,
       internal_error: 500,
       upstream_error: 502,

@@ -10,6 +10,8 @@ export const ERROR_CODES = {
   not_found: { http: 404, grpc: GrpcStatus.NOT_FOUND },
   conflict: { http: 409, grpc: GrpcStatus.FAILED_PRECONDITION },
   payload_too_large: { http: 413, grpc: GrpcStatus.INVALID_ARGUMENT },
+  /** A file the platform cannot read, or that is not what it claims (decisions §17). */
+  unsupported_document: { http: 422, grpc: GrpcStatus.INVALID_ARGUMENT },
   rate_limit_exceeded: { http: 429, grpc: GrpcStatus.RESOURCE_EXHAUSTED },
   internal_error: { http: 500, grpc: GrpcStatus.INTERNAL },
   upstream_error: { http: 502, grpc: GrpcStatus.UNAVAILABLE },
