@@ -165,6 +165,7 @@ function cutLong(text: string, firstMax: number, { maxChars, overlapChars }: Req
 
 /** The last `length` characters or fewer of `text`, from the first word start among them. */
 function wordTail(text: string, length: number): string {
+  if (text.length <= length) return text;
   const from = text.length - length;
   const space = text.slice(from).search(/\s\S/);
   return space === -1 ? '' : text.slice(from + space + 1).trim();
