@@ -22,6 +22,7 @@ printTable(await benchVectorIndex({}), 'embeddings');
 await import('./agent-memory.js');
 await import('./chat-tools.js');
 await import('./memory-extraction.js');
+await import('./document-parsing.js');
 await import('./mcp.js');
 await import('./runs-list.js');
 await import('./evals.js');

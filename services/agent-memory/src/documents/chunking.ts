@@ -37,13 +37,19 @@ export function chunkText(text: string, options: ChunkOptions = {}): string[] {
   return chunkSpans(text, options).map((span) => text.slice(span.start, span.end));
 }
 
-export function chunkSpans(text: string, options: ChunkOptions = {}): ChunkSpan[] {
+/** The options with their defaults filled in; a RangeError for sizes no chunking can meet. */
+export function resolveChunkOptions(options: ChunkOptions = {}): Required<ChunkOptions> {
   const maxChars = options.maxChars ?? DEFAULT_MAX_CHARS;
   const overlapChars = options.overlapChars ?? DEFAULT_OVERLAP_CHARS;
   if (!Number.isSafeInteger(maxChars) || maxChars < 2) throw new RangeError(`maxChars must be an integer of at least 2, not ${maxChars}`);
   if (!Number.isSafeInteger(overlapChars) || overlapChars < 0 || overlapChars >= maxChars) {
     throw new RangeError(`overlapChars must be an integer from 0 to maxChars - 1, not ${overlapChars}`);
   }
+  return { maxChars, overlapChars };
+}
+
+export function chunkSpans(text: string, options: ChunkOptions = {}): ChunkSpan[] {
+  const { maxChars, overlapChars } = resolveChunkOptions(options);
 
   const spans: ChunkSpan[] = [];
   const push = (span: ChunkSpan): void => {
