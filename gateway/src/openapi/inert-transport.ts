@@ -1,5 +1,5 @@
 import { Metadata, status, type ServiceError } from '@grpc/grpc-js';
-import type { CallStream, ChannelTransport } from '@agent-platform/kit/grpc';
+import { answeredRequestStream, type CallStream, type ChannelTransport, type RequestStream } from '@agent-platform/kit/grpc';
 
 function unavailable(): ServiceError {
   return Object.assign(new Error('inert transport: no backend'), { code: status.UNAVAILABLE, details: 'inert transport: no backend', metadata: new Metadata() });
@@ -22,6 +22,10 @@ export class InertTransport implements ChannelTransport {
         return { next: () => Promise.reject(unavailable()) };
       },
     };
+  }
+
+  clientStream(): RequestStream {
+    return answeredRequestStream(Promise.reject(unavailable()));
   }
 
   close(): void {}

@@ -1,6 +1,6 @@
 import { Metadata, status as GrpcStatus, type ServiceError } from '@grpc/grpc-js';
 import { DomainError } from '@agent-platform/kit';
-import { toGrpcStatus, type AnyMethod, type CallHeaders, type CallStream, type ChannelTransport, type Principal } from '@agent-platform/kit/grpc';
+import { answeredRequestStream, toGrpcStatus, type AnyMethod, type CallHeaders, type CallStream, type ChannelTransport, type Principal, type RequestStream } from '@agent-platform/kit/grpc';
 
 /** One call the gateway made to a service, as the service received it. */
 export interface RecordedCall {
@@ -24,6 +24,7 @@ export interface RecordedCall {
  * service that cannot be reached (UNAVAILABLE without the platform's status details, as grpc-js
  * reports a refused connection); `stream` answers a server stream with these messages, then ends,
  * or fails with the first Error in it.
+ * A client stream takes `fail`, `hang` and `down`, answered without reading its messages.
  * Unary only: `holdUntil` lets the call through to the real service once the promise settles (a
  * slow service, released when the test has seen what it waits for; the caller's deadline still
  * applies); `answer` answers this message instead of the service (a defect the real one never has).
@@ -85,6 +86,16 @@ export class Upstream implements ChannelTransport {
     if ('down' in fault) return scriptedStream(method, { stream: [asUnavailable()] });
     if ('hang' in fault) return scriptedStream(method, { stream: [], endless: true });
     throw new Error(`${method.path} is a server stream; a unary-only fault does not apply`);
+  }
+
+  /** Recorded without a request: its messages are the stream's, read as the service takes them. */
+  clientStream(method: AnyMethod, headers: CallHeaders, deadline: Date): RequestStream {
+    const fault = this.record(method, undefined, headers);
+    if (!fault) return this.real.clientStream(method, headers, deadline);
+    if ('fail' in fault) return answeredRequestStream(Promise.reject(asServiceError(fault.fail)));
+    if ('down' in fault) return answeredRequestStream(Promise.reject(asUnavailable()));
+    if ('hang' in fault) return answeredRequestStream(untilDeadline(deadline));
+    throw new Error(`${method.path} is a client stream; this fault does not apply`);
   }
 
   close(): void {

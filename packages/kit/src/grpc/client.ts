@@ -3,8 +3,9 @@ import { DomainError } from '../errors.js';
 import { callHeaders, type Principal } from './metadata.js';
 import { endClientCall, startClientCall } from './observe.js';
 import { fromGrpcError, GrpcStatus, isServiceError } from './status.js';
+import { pump } from './stream.js';
 import { Http2Transport, type ChannelTransport } from './transport.js';
-import type { AnyMethod, IsStreaming, RequestOf, ResponseOf, RpcServiceDefinition } from './types.js';
+import { callKindOf, type AnyMethod, type CallKindOf, type RequestOf, type ResponseOf, type RpcServiceDefinition } from './types.js';
 
 /** Per-call context a client forwards: who is calling and which request this serves. */
 export interface OutgoingCall {
@@ -12,16 +13,23 @@ export interface OutgoingCall {
   requestId?: string;
   /** Overrides the channel's default deadline for this call. */
   deadlineMs?: number;
-  /** Server streams only: aborting cancels the call at once, even while waiting for a message. */
+  /** Streaming calls only: aborting cancels the call at once, even while waiting for a message. */
   signal?: AbortSignal;
 }
 
-/** Unary methods return a promise; server-streaming ones an async iterable of the messages. */
+/**
+ * Unary methods return a promise; server-streaming ones an async iterable of the messages;
+ * client-streaming ones take an async iterable of the requests and return a promise.
+ */
 export type PromiseClient<D extends RpcServiceDefinition> = {
-  [K in keyof D]: IsStreaming<D[K]> extends true
-    ? (request: RequestOf<D[K]>, call?: OutgoingCall) => AsyncIterable<ResponseOf<D[K]>>
-    : (request: RequestOf<D[K]>, call?: OutgoingCall) => Promise<ResponseOf<D[K]>>;
+  [K in keyof D]: ClientMethod<D[K]>;
 };
+
+type ClientMethod<M> = {
+  unary: (request: RequestOf<M>, call?: OutgoingCall) => Promise<ResponseOf<M>>;
+  serverStream: (request: RequestOf<M>, call?: OutgoingCall) => AsyncIterable<ResponseOf<M>>;
+  clientStream: (requests: AsyncIterable<RequestOf<M>>, call?: OutgoingCall) => Promise<ResponseOf<M>>;
+}[CallKindOf<M>];
 
 export interface ChannelOptions {
   /** Every call gets a deadline; this is the default. */
@@ -41,14 +49,13 @@ export class GrpcChannel {
     this.defaultDeadlineMs = options.defaultDeadlineMs ?? 5_000;
   }
 
-  /** A client whose methods return promises and reject with DomainError. */
+  /**
+   * A client whose methods reject with DomainError (all but a client stream's source's own error,
+   * see `clientStream`). A method that streams both ways throws here, naming it.
+   */
   client<D extends RpcServiceDefinition>(definition: D): PromiseClient<D> {
     const methods: Record<string, unknown> = {};
-    for (const [name, method] of Object.entries(definition)) {
-      methods[name] = method.responseStream
-        ? (request: unknown, call: OutgoingCall = {}) => this.serverStream(method, request, call)
-        : (request: unknown, call: OutgoingCall = {}) => this.unary(method, request, call);
-    }
+    for (const [name, method] of Object.entries(definition)) methods[name] = this.caller(method);
     return methods as PromiseClient<D>;
   }
 
@@ -56,18 +63,55 @@ export class GrpcChannel {
     this.transport.close();
   }
 
+  private caller(method: AnyMethod) {
+    switch (callKindOf(method)) {
+      case 'unary':
+        return (request: unknown, call: OutgoingCall = {}) => this.unary(method, request, call);
+      case 'serverStream':
+        return (request: unknown, call: OutgoingCall = {}) => this.serverStream(method, request, call);
+      case 'clientStream':
+        return (requests: AsyncIterable<unknown>, call: OutgoingCall = {}) => this.clientStream(method, requests, call);
+    }
+  }
+
   private unary(method: AnyMethod, request: unknown, call: OutgoingCall): Promise<unknown> {
     const { headers, span, deadline } = this.begin(method, call);
-    return this.transport.unary(method, request, headers, deadline).then(
-      (response) => {
-        endClientCall(span, GrpcStatus.OK);
-        return response;
+    return answerOf(span, this.transport.unary(method, request, headers, deadline));
+  }
+
+  /**
+   * Sends what `requests` yields, read only as fast as the server takes it, and answers with the
+   * server's response. However the call ends before the source does (the server answered or failed
+   * early, the deadline passed, the signal aborted), the promise settles at once and the source is
+   * closed, not read again. A source that throws cancels the call, and the promise rejects with
+   * that error as it is, not wrapped in a DomainError: it is the caller's own failure, which the
+   * caller knows how to answer (a DomainError it threw to refuse an upload, a body parser's 413);
+   * wrapped, it would become an internal_error.
+   */
+  private clientStream(method: AnyMethod, requests: AsyncIterable<unknown>, call: OutgoingCall): Promise<unknown> {
+    const { headers, span, deadline } = this.begin(method, call);
+    const stream = this.transport.clientStream(method, headers, deadline);
+    const cancel = () => stream.cancel();
+    call.signal?.addEventListener('abort', cancel, { once: true });
+    if (call.signal?.aborted) cancel();
+    const ended = new AbortController();
+    let sourceFailure: { error: unknown } | undefined;
+    void pump(requests, stream, ended.signal).then(
+      () => {
+        if (!ended.signal.aborted) stream.end();
       },
       (error: unknown) => {
-        endWithError(span, error);
-        throw isServiceError(error) ? fromGrpcError(error) : new DomainError('internal_error', 'An unexpected error occurred.', { cause: error });
+        sourceFailure = { error };
+        stream.cancel();
       },
     );
+    const answer = stream.answer.finally(() => {
+      ended.abort();
+      call.signal?.removeEventListener('abort', cancel);
+    });
+    return answerOf(span, answer).catch((error: unknown) => {
+      throw sourceFailure ? sourceFailure.error : error;
+    });
   }
 
   /**
@@ -88,7 +132,7 @@ export class GrpcChannel {
     } catch (error) {
       finished = true;
       endWithError(span, error);
-      throw isServiceError(error) ? fromGrpcError(error) : new DomainError('internal_error', 'An unexpected error occurred.', { cause: error });
+      throw domainErrorOf(error);
     } finally {
       call.signal?.removeEventListener('abort', cancel);
       if (!finished) {
@@ -104,6 +148,24 @@ export class GrpcChannel {
     const deadline = new Date(Date.now() + (call.deadlineMs ?? this.defaultDeadlineMs));
     return { headers, span, deadline };
   }
+}
+
+/** The call's answer, its span ended with the outcome; a failure rejects with its DomainError. */
+function answerOf(span: Span, answer: Promise<unknown>): Promise<unknown> {
+  return answer.then(
+    (response) => {
+      endClientCall(span, GrpcStatus.OK);
+      return response;
+    },
+    (error: unknown) => {
+      endWithError(span, error);
+      throw domainErrorOf(error);
+    },
+  );
+}
+
+function domainErrorOf(error: unknown): DomainError {
+  return isServiceError(error) ? fromGrpcError(error) : new DomainError('internal_error', 'An unexpected error occurred.', { cause: error });
 }
 
 function endWithError(span: Span, error: unknown): void {

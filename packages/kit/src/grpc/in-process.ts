@@ -1,31 +1,34 @@
 import { Metadata, status as GrpcStatus, type ServiceError, type StatusObject } from '@grpc/grpc-js';
 import { AsyncResource } from 'node:async_hooks';
 import type { CallHeaders } from './metadata.js';
+import { MessageQueue } from './message-queue.js';
 import { CALL_CANCELLED } from './status.js';
-import type { CallStream, ChannelTransport } from './transport.js';
-import type { AnyMethod } from './types.js';
+import type { MessageSink } from './stream.js';
+import { answeredRequestStream, type CallStream, type ChannelTransport, type RequestStream } from './transport.js';
+import type { AnyMethod, CallKind } from './types.js';
 
 /** How a call ended, whichever transport carried it. */
 export type Outcome<T> = { ok: true; value: T } | { ok: false; status: Partial<StatusObject> };
 
-/** Where a server stream writes: `write` answers a promise when the reader is behind. */
-export interface MessageSink {
-  write(message: unknown): Promise<void> | undefined;
-  readonly cancelled: boolean;
+export type UnaryRun = (request: unknown, headers: CallHeaders, signal: AbortSignal) => Promise<Outcome<unknown>>;
+export type ServerStreamRun = (request: unknown, headers: CallHeaders, signal: AbortSignal, sink: MessageSink) => Promise<Outcome<undefined>>;
+export type ClientStreamRun = (requests: AsyncIterable<unknown>, headers: CallHeaders, signal: AbortSignal) => Promise<Outcome<unknown>>;
+
+/** How a server runs a call of each kind, whichever transport brought it. */
+interface Runs {
+  unary: UnaryRun;
+  serverStream: ServerStreamRun;
+  clientStream: ClientStreamRun;
 }
 
-export type UnaryRun = (request: unknown, headers: CallHeaders, signal: AbortSignal) => Promise<Outcome<unknown>>;
-export type StreamRun = (request: unknown, headers: CallHeaders, signal: AbortSignal, sink: MessageSink) => Promise<Outcome<undefined>>;
+/** A method's run under the name of its kind: `{ unary: run }`, `{ clientStream: run }`, … */
+export type MethodRun = { [K in CallKind]: Pick<Runs, K> }[CallKind];
 
 interface LocalMethod {
   /** The server's own definition: its decoder reads what the caller's encoder wrote. */
   definition: AnyMethod;
-  unary?: UnaryRun;
-  stream?: StreamRun;
+  runs: Partial<Runs>;
 }
-
-// Messages a server stream may run ahead of its reader, as HTTP/2 flow control would allow.
-const STREAM_HIGH_WATER = 16;
 
 /**
  * The calls a GrpcServer takes from its own process. A call still crosses the protobuf boundary
@@ -45,8 +48,8 @@ export class InProcessCalls implements ChannelTransport {
    */
   private serverScope = new AsyncResource('InProcessCalls');
 
-  register(definition: AnyMethod, run: { unary: UnaryRun } | { stream: StreamRun }): void {
-    this.methods.set(definition.path, { definition, ...run });
+  register(definition: AnyMethod, run: MethodRun): void {
+    this.methods.set(definition.path, { definition, runs: run });
   }
 
   open(): void {
@@ -66,27 +69,39 @@ export class InProcessCalls implements ChannelTransport {
   }
 
   unary(method: AnyMethod, request: unknown, headers: CallHeaders, deadline: Date): Promise<unknown> {
-    const target = this.resolve(method, 'unary', request);
+    const target = this.resolveWithRequest(method, 'unary', request);
     if (!target.ok) return Promise.reject(serviceError(target.status));
     const { definition, run, decoded } = target.value;
-    return new Promise((resolve, reject) => {
-      const aborter = new AbortController();
-      const end = (error: ServiceError) => {
-        aborter.abort(CALL_CANCELLED);
-        reject(error);
-      };
-      const timer = setTimeout(() => end(serviceError(DEADLINE_EXCEEDED)), msUntil(deadline));
-      const done = this.serverScope.runInAsyncScope(run, undefined, decoded, headers, aborter.signal).then((outcome) => {
-        clearTimeout(timer);
-        const answer = outcome.ok ? crossWire(() => method.responseDeserialize(definition.responseSerialize(outcome.value as never))) : outcome;
-        if (answer.ok) resolve(answer.value);
-        else reject(serviceError(answer.status));
-      });
-      this.track(done, () => {
-        clearTimeout(timer);
-        end(serviceError(CUT));
-      });
-    });
+    return this.answered(method, definition, deadline, (signal) => run(decoded, headers, signal)).answer;
+  }
+
+  /**
+   * The requests go through a queue the handler reads, each crossing protobuf as it is written;
+   * a full queue makes the writer wait, as HTTP/2 flow control would.
+   */
+  clientStream(method: AnyMethod, headers: CallHeaders, deadline: Date): RequestStream {
+    const target = this.resolve(method, 'clientStream');
+    if (!target.ok) return answeredRequestStream(Promise.reject(serviceError(target.status)));
+    const { definition, run } = target.value;
+    // A handler that has read enough just stops reading; only the caller cancels.
+    const requests = new MessageQueue(() => undefined);
+    const call = this.answered(method, definition, deadline, (signal) => run(requests, headers, signal));
+    // The call ends first: the handler's waiting read rejects with the cancellation, not this error.
+    const end = (error: ServiceError) => {
+      call.end(error);
+      requests.fail(error);
+    };
+    return {
+      write: (message) => {
+        const decoded = crossRequest(method, definition, message);
+        if (decoded.ok) return requests.push(decoded.value);
+        end(serviceError(decoded.status));
+        return undefined;
+      },
+      end: () => requests.end(),
+      cancel: () => end(serviceError(CANCELLED_BY_CLIENT)),
+      answer: call.answer,
+    };
   }
 
   serverStream(method: AnyMethod, request: unknown, headers: CallHeaders, deadline: Date): CallStream {
@@ -95,7 +110,7 @@ export class InProcessCalls implements ChannelTransport {
       aborter.abort(CALL_CANCELLED);
       queue.fail(serviceError(CANCELLED_BY_CLIENT));
     });
-    const target = this.resolve(method, 'stream', request);
+    const target = this.resolveWithRequest(method, 'serverStream', request);
     if (!target.ok) {
       queue.fail(serviceError(target.status));
       return queue;
@@ -108,13 +123,10 @@ export class InProcessCalls implements ChannelTransport {
     const timer = setTimeout(() => end(serviceError(DEADLINE_EXCEEDED)), msUntil(deadline));
     const sink: MessageSink = {
       write: (message) => {
-        const answer = crossWire(() => method.responseDeserialize(definition.responseSerialize(message as never)));
+        const answer = crossResponse(method, definition, message);
         if (answer.ok) return queue.push(answer.value);
         end(serviceError(answer.status));
         return undefined;
-      },
-      get cancelled() {
-        return aborter.signal.aborted;
       },
     };
     const done = this.serverScope.runInAsyncScope(run, undefined, decoded, headers, aborter.signal, sink).then((outcome) => {
@@ -132,91 +144,60 @@ export class InProcessCalls implements ChannelTransport {
   /** The channel does not own the server: closing it leaves the server serving its other callers. */
   close(): void {}
 
-  /** The method to run and the request as the server decodes it, or the status that refuses the call. */
-  private resolve<K extends 'unary' | 'stream'>(
+  /** The method to run for a call of this kind, or the status that refuses the call. */
+  private resolve<K extends CallKind>(method: AnyMethod, kind: K): Outcome<{ definition: AnyMethod; run: Runs[K] }> {
+    if (!this.accepting) return { ok: false, status: NOT_ACCEPTING };
+    const local = this.methods.get(method.path);
+    const run = local?.runs[kind];
+    if (!local || !run) return { ok: false, status: { code: GrpcStatus.UNIMPLEMENTED, details: `The server does not implement ${method.path}.` } };
+    return { ok: true, value: { definition: local.definition, run } };
+  }
+
+  /** For a call with one request: its method to run and the request as the server decodes it. */
+  private resolveWithRequest<K extends 'unary' | 'serverStream'>(
     method: AnyMethod,
     kind: K,
     request: unknown,
-  ): Outcome<{ definition: AnyMethod; run: NonNullable<LocalMethod[K]>; decoded: unknown }> {
-    if (!this.accepting) return { ok: false, status: NOT_ACCEPTING };
-    const local = this.methods.get(method.path);
-    const run = local?.[kind];
-    if (!local || !run) return { ok: false, status: { code: GrpcStatus.UNIMPLEMENTED, details: `The server does not implement ${method.path}.` } };
-    // The same bytes as on the wire, so nothing passes here that the network would not carry.
-    const decoded = crossWire(() => local.definition.requestDeserialize(method.requestSerialize(request as never)));
+  ): Outcome<{ definition: AnyMethod; run: Runs[K]; decoded: unknown }> {
+    const target = this.resolve(method, kind);
+    if (!target.ok) return target;
+    const decoded = crossRequest(method, target.value.definition, request);
     if (!decoded.ok) return decoded;
-    return { ok: true, value: { definition: local.definition, run, decoded: decoded.value } };
+    return { ok: true, value: { ...target.value, decoded: decoded.value } };
+  }
+
+  /**
+   * Runs a call the server answers with one message (unary or client-streaming) in the server's
+   * scope; the answer crosses protobuf back to the caller. The deadline, a cut, or `end` settles
+   * the call at once with their error and aborts the handler, which the drain still waits for.
+   */
+  private answered(
+    method: AnyMethod,
+    definition: AnyMethod,
+    deadline: Date,
+    start: (signal: AbortSignal) => Promise<Outcome<unknown>>,
+  ): { answer: Promise<unknown>; end(error: ServiceError): void } {
+    const aborter = new AbortController();
+    const { promise: answer, resolve, reject } = Promise.withResolvers<unknown>();
+    const end = (error: ServiceError) => {
+      clearTimeout(timer);
+      aborter.abort(CALL_CANCELLED);
+      reject(error);
+    };
+    const timer = setTimeout(() => end(serviceError(DEADLINE_EXCEEDED)), msUntil(deadline));
+    const done = this.serverScope.runInAsyncScope(start, undefined, aborter.signal).then((outcome) => {
+      clearTimeout(timer);
+      const reply = outcome.ok ? crossResponse(method, definition, outcome.value) : outcome;
+      if (reply.ok) resolve(reply.value);
+      else reject(serviceError(reply.status));
+    });
+    this.track(done, () => end(serviceError(CUT)));
+    return { answer, end };
   }
 
   private track(done: Promise<void>, cut: () => void): void {
     this.running.set(done, cut);
     void done.finally(() => this.running.delete(done));
-  }
-}
-
-/** A server stream's messages between the handler writing them and the caller reading them. */
-class MessageQueue implements CallStream {
-  private readonly messages: unknown[] = [];
-  private finished = false;
-  private failure: ServiceError | undefined;
-  private wakeReader: (() => void) | undefined;
-  private wakeWriter: (() => void) | undefined;
-  private readonly onCancel: () => void;
-
-  constructor(onCancel: () => void) {
-    this.onCancel = onCancel;
-  }
-
-  /** Undefined while the reader keeps up; otherwise resolves once it has caught up or the call ended. */
-  push(message: unknown): Promise<void> | undefined {
-    if (this.finished) return undefined;
-    this.messages.push(message);
-    this.wake();
-    if (this.messages.length < STREAM_HIGH_WATER) return undefined;
-    return new Promise((resolve) => (this.wakeWriter = resolve));
-  }
-
-  end(): void {
-    this.finished = true;
-    this.wake();
-  }
-
-  /** Messages already written are still read; then the iteration throws `error`. */
-  fail(error: ServiceError): void {
-    if (this.finished) return;
-    this.failure = error;
-    this.end();
-  }
-
-  cancel(): void {
-    if (!this.finished) this.onCancel();
-  }
-
-  async *[Symbol.asyncIterator](): AsyncGenerator<unknown, void, undefined> {
-    for (;;) {
-      if (this.messages.length > 0) {
-        const message = this.messages.shift();
-        if (this.messages.length < STREAM_HIGH_WATER) this.releaseWriter();
-        yield message;
-        continue;
-      }
-      if (this.failure) throw this.failure;
-      if (this.finished) return;
-      await new Promise<void>((resolve) => (this.wakeReader = resolve));
-    }
-  }
-
-  private wake(): void {
-    const wake = this.wakeReader;
-    this.wakeReader = undefined;
-    wake?.();
-    if (this.finished) this.releaseWriter();
-  }
-
-  private releaseWriter(): void {
-    const release = this.wakeWriter;
-    this.wakeWriter = undefined;
-    release?.();
   }
 }
 
@@ -239,6 +220,15 @@ function crossWire<T>(convert: () => T): Outcome<T> {
   } catch (error) {
     return { ok: false, status: { code: GrpcStatus.INTERNAL, details: `A message could not be serialized: ${String(error)}` } };
   }
+}
+
+/** The same bytes as on the wire, so nothing passes here that the network would not carry. */
+function crossRequest(method: AnyMethod, definition: AnyMethod, request: unknown): Outcome<unknown> {
+  return crossWire(() => definition.requestDeserialize(method.requestSerialize(request as never)));
+}
+
+function crossResponse(method: AnyMethod, definition: AnyMethod, response: unknown): Outcome<unknown> {
+  return crossWire(() => method.responseDeserialize(definition.responseSerialize(response as never)));
 }
 
 function msUntil(deadline: Date): number {

@@ -5,5 +5,5 @@ export { servesAt } from './probe.js';
 export { PrincipalKind, type CallHeaders, type Principal } from './metadata.js';
 export { GrpcServer, requirePrincipal, type CallContext, type GrpcServerOptions, type Handlers } from './server.js';
 export { fromGrpcError, toGrpcStatus } from './status.js';
-export { Http2Transport, type CallStream, type ChannelTransport, type InProcessServing } from './transport.js';
-export type { AnyMethod, IsStreaming, RequestOf, ResponseOf, RpcServiceDefinition } from './types.js';
+export { answeredRequestStream, Http2Transport, type CallStream, type ChannelTransport, type InProcessServing, type RequestStream } from './transport.js';
+export { callKindOf, type AnyMethod, type CallKind, type CallKindOf, type RequestOf, type ResponseOf, type RpcServiceDefinition } from './types.js';

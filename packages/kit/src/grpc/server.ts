@@ -2,12 +2,13 @@ import {
   Server,
   ServerCredentials,
   type sendUnaryData,
+  type ServerReadableStream,
   type ServerUnaryCall,
   type ServerWritableStream,
   type ServiceDefinition,
   type UntypedServiceImplementation,
 } from '@grpc/grpc-js';
-import { once } from 'node:events';
+import { once, type EventEmitter } from 'node:events';
 import { context, trace } from '@opentelemetry/api';
 import { DomainError } from '../errors.js';
 import type { Logger } from '../logger.js';
@@ -15,11 +16,12 @@ import { settlesWithin } from '../timeout.js';
 import { HEALTH_CHECK_METHOD, HEALTH_SERVICE, HealthRegistry } from './health.js';
 import { fromMetadata, type CallHeaders, type Principal } from './metadata.js';
 import { startServerCall, type ServerCall } from './observe.js';
-import { InProcessCalls, type MessageSink, type Outcome, type StreamRun, type UnaryRun } from './in-process.js';
+import { InProcessCalls, type ClientStreamRun, type MethodRun, type Outcome, type ServerStreamRun, type UnaryRun } from './in-process.js';
 import { addReflection } from './reflection.js';
 import { CALL_CANCELLED, GrpcStatus, toGrpcStatus } from './status.js';
+import { pump, untilAborted, type MessageSink } from './stream.js';
 import type { ChannelTransport } from './transport.js';
-import type { IsStreaming, RequestOf, ResponseOf, RpcServiceDefinition } from './types.js';
+import { callKindOf, type AnyMethod, type CallKindOf, type RequestOf, type ResponseOf, type RpcServiceDefinition } from './types.js';
 
 /** What a handler knows about the call besides its request message. */
 export interface CallContext {
@@ -38,12 +40,20 @@ export function requirePrincipal(ctx: CallContext): Principal {
   return ctx.principal;
 }
 
-/** A unary method answers once; a server-streaming one yields its messages. */
+/**
+ * A unary method answers once; a server-streaming one yields its messages; a client-streaming one
+ * reads the caller's messages and answers once. It may answer, or fail, before reading them all;
+ * its iteration of them rejects if the call is cancelled (`ctx.signal` aborts then too).
+ */
 export type Handlers<D extends RpcServiceDefinition> = {
-  [K in keyof D]: IsStreaming<D[K]> extends true
-    ? (request: RequestOf<D[K]>, ctx: CallContext) => AsyncIterable<ResponseOf<D[K]>>
-    : (request: RequestOf<D[K]>, ctx: CallContext) => Promise<ResponseOf<D[K]>>;
+  [K in keyof D]: Handler<D[K]>;
 };
+
+type Handler<M> = {
+  unary: UnaryHandler<RequestOf<M>, ResponseOf<M>>;
+  serverStream: ServerStreamHandler<RequestOf<M>, ResponseOf<M>>;
+  clientStream: ClientStreamHandler<RequestOf<M>, ResponseOf<M>>;
+}[CallKindOf<M>];
 
 export interface GrpcServerOptions {
   logger: Logger;
@@ -84,20 +94,14 @@ export class GrpcServer {
     this.local.register(HEALTH_CHECK_METHOD, { unary: (request) => this.health.check(request) });
   }
 
+  /** Adds a service's handlers; a method that streams both ways throws, naming it. */
   add<D extends RpcServiceDefinition>(serviceName: string, definition: D, handlers: Handlers<D>): this {
+    // Every method's run first, so a refused one leaves nothing of the service registered.
+    const runs = Object.keys(definition).map((method) => ({ method, ...this.runOf(definition[method]!, handlers[method]) }));
     const implementation: UntypedServiceImplementation = {};
-    for (const method of Object.keys(definition) as (keyof D & string)[]) {
-      const methodDefinition = definition[method]!;
-      // One run per method, whichever transport brings the call: the same span, measurement and errors.
-      if (methodDefinition.responseStream) {
-        const run = this.streamRun(methodDefinition.path, handlers[method] as StreamHandler<unknown, unknown>);
-        implementation[method] = overHttp2Stream(run);
-        this.local.register(methodDefinition, { stream: run });
-      } else {
-        const run = this.unaryRun(methodDefinition.path, handlers[method] as UnaryHandler<unknown, unknown>);
-        implementation[method] = overHttp2Unary(run);
-        this.local.register(methodDefinition, { unary: run });
-      }
+    for (const { method, http2, local } of runs) {
+      implementation[method] = http2;
+      this.local.register(definition[method]!, local);
     }
     this.server.addService(definition as unknown as ServiceDefinition, implementation);
     this.health.set(serviceName, 'NOT_SERVING');
@@ -140,9 +144,28 @@ export class GrpcServer {
     }
   }
 
-  private unaryRun(path: string, handler: UnaryHandler<unknown, unknown>): UnaryRun {
+  /** One run per method, whichever transport brings the call: the same span, measurement and errors. */
+  private runOf(method: AnyMethod, handler: unknown): { http2: UntypedServiceImplementation[string]; local: MethodRun } {
+    switch (callKindOf(method)) {
+      case 'unary': {
+        const run: UnaryRun = this.answerRun(method.path, handler as UnaryHandler<unknown, unknown>);
+        return { http2: overHttp2Unary(run), local: { unary: run } };
+      }
+      case 'serverStream': {
+        const run = this.serverStreamRun(method.path, handler as ServerStreamHandler<unknown, unknown>);
+        return { http2: overHttp2ServerStream(run), local: { serverStream: run } };
+      }
+      case 'clientStream': {
+        const run = this.clientStreamRun(method.path, handler as ClientStreamHandler<unknown, unknown>);
+        return { http2: overHttp2ClientStream(run), local: { clientStream: run } };
+      }
+    }
+  }
+
+  /** A call its handler answers once: a unary call, or a client stream with its messages for the request. */
+  private answerRun<Request>(path: string, handler: (request: Request, ctx: CallContext) => Promise<unknown>) {
     const around = this.options.around ?? ((run) => run());
-    return (request, headers, signal) => {
+    return (request: Request, headers: CallHeaders, signal: AbortSignal): Promise<Outcome<unknown>> => {
       const { ctx, call } = this.begin(path, headers, signal);
       // async, so a handler that throws before returning a promise is mapped like a rejection.
       const run = async () => around(() => handler(request, ctx));
@@ -156,23 +179,22 @@ export class GrpcServer {
     };
   }
 
+  /** The handler reads the caller's messages as they arrive; once the call is cancelled, a read rejects. */
+  private clientStreamRun(path: string, handler: ClientStreamHandler<unknown, unknown>): ClientStreamRun {
+    const run = this.answerRun(path, handler);
+    return (requests, headers, signal) => run(untilAborted(requests, signal), headers, signal);
+  }
+
   /**
    * Writes what the handler yields, waiting for the caller to read when it is behind. A cancelled
    * call stops the iteration (the generator's `finally` runs), so work for a caller that went away
    * ends too.
    */
-  private streamRun(path: string, handler: StreamHandler<unknown, unknown>): StreamRun {
+  private serverStreamRun(path: string, handler: ServerStreamHandler<unknown, unknown>): ServerStreamRun {
     const around = this.options.around ?? ((run) => run());
     return (request, headers, signal, sink) => {
       const { ctx, call } = this.begin(path, headers, signal);
-      const run = async () =>
-        around(async () => {
-          for await (const message of handler(request, ctx)) {
-            if (sink.cancelled) break;
-            const behind = sink.write(message);
-            if (behind) await behind;
-          }
-        });
+      const run = async () => around(async () => pump(handler(request, ctx), sink, signal));
       return context.with(call.ctx, run).then(
         (): Outcome<undefined> => {
           call.end(GrpcStatus.OK);
@@ -220,19 +242,27 @@ export class GrpcServer {
 /** A unary call that came over HTTP/2, answered through grpc-js's callback. */
 function overHttp2Unary(run: UnaryRun): (call: ServerUnaryCall<unknown, unknown>, callback: sendUnaryData<unknown>) => void {
   return (call, callback) => {
-    void run(call.request, fromMetadata(call.metadata), cancellationOf(call)).then((outcome) => (outcome.ok ? callback(null, outcome.value) : callback(outcome.status)));
+    void run(call.request, fromMetadata(call.metadata), cancellationOf(call)).then(replyThrough(callback));
   };
 }
 
+/** A client stream that came over HTTP/2: grpc-js reads its messages only as the handler asks for them. */
+function overHttp2ClientStream(run: ClientStreamRun): (call: ServerReadableStream<unknown, unknown>, callback: sendUnaryData<unknown>) => void {
+  return (call, callback) => {
+    void run(call, fromMetadata(call.metadata), cancellationOf(call)).then(replyThrough(callback));
+  };
+}
+
+function replyThrough(callback: sendUnaryData<unknown>): (outcome: Outcome<unknown>) => void {
+  return (outcome) => (outcome.ok ? callback(null, outcome.value) : callback(outcome.status));
+}
+
 /** A server stream that came over HTTP/2: writes wait for 'drain'; a failure ends it with its status. */
-function overHttp2Stream(run: StreamRun): (call: ServerWritableStream<unknown, unknown>) => void {
+function overHttp2ServerStream(run: ServerStreamRun): (call: ServerWritableStream<unknown, unknown>) => void {
   return (call) => {
     const signal = cancellationOf(call);
     const sink: MessageSink = {
-      write: (message) => (call.write(message) ? undefined : Promise.race([once(call, 'drain'), once(signal, 'abort')]).then(() => undefined)),
-      get cancelled() {
-        return call.cancelled;
-      },
+      write: (message) => (call.write(message) ? undefined : once(call, 'drain').then(() => undefined)),
     };
     void run(call.request, fromMetadata(call.metadata), signal, sink).then((outcome) => {
       if (call.cancelled) return;
@@ -244,11 +274,12 @@ function overHttp2Stream(run: StreamRun): (call: ServerWritableStream<unknown, u
 }
 
 /** Aborted when grpc-js reports the call cancelled (the caller went away or its deadline passed). */
-function cancellationOf(call: ServerUnaryCall<unknown, unknown> | ServerWritableStream<unknown, unknown>): AbortSignal {
+function cancellationOf(call: EventEmitter): AbortSignal {
   const aborter = new AbortController();
   call.on('cancelled', () => aborter.abort(CALL_CANCELLED));
   return aborter.signal;
 }
 
 type UnaryHandler<Request, Response> = (request: Request, ctx: CallContext) => Promise<Response>;
-type StreamHandler<Request, Response> = (request: Request, ctx: CallContext) => AsyncIterable<Response>;
+type ServerStreamHandler<Request, Response> = (request: Request, ctx: CallContext) => AsyncIterable<Response>;
+type ClientStreamHandler<Request, Response> = (requests: AsyncIterable<Request>, ctx: CallContext) => Promise<Response>;

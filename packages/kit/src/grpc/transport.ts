@@ -1,12 +1,38 @@
 import { Client, credentials, status as GrpcStatus, type ChannelInterface, type ChannelOptions, type ServiceError, type StatusObject } from '@grpc/grpc-js';
 import { idempotentMethods, type MethodName } from '@agent-platform/proto/descriptor-set';
+import { once } from 'node:events';
 import { toMetadata, type CallHeaders } from './metadata.js';
 import { isServiceError, STATUS_DETAILS_KEY } from './status.js';
+import type { MessageSink } from './stream.js';
 import type { AnyMethod } from './types.js';
 
 /** A server stream as a channel reads it: the messages in order, and a way to stop early. */
 export interface CallStream extends AsyncIterable<unknown> {
   cancel(): void;
+}
+
+/**
+ * A client stream as a channel writes it: its messages (`write` answers a promise while the server
+ * is behind), their end, and the server's one answer.
+ */
+export interface RequestStream extends MessageSink {
+  /** No more messages: the server's iteration of them ends. */
+  end(): void;
+  cancel(): void;
+  /** The server's answer; a failure rejects with a grpc-js ServiceError. */
+  readonly answer: Promise<unknown>;
+}
+
+/**
+ * A client stream answered without its messages being read (a refusal, a test's fault): each write
+ * waits for that answer, so the caller reads nothing ahead of it.
+ */
+export function answeredRequestStream(answer: Promise<unknown>): RequestStream {
+  const settled = answer.then(
+    () => undefined,
+    () => undefined,
+  );
+  return { write: () => settled, end: () => undefined, cancel: () => undefined, answer };
 }
 
 /**
@@ -19,6 +45,7 @@ export interface CallStream extends AsyncIterable<unknown> {
 export interface ChannelTransport {
   unary(method: AnyMethod, request: unknown, headers: CallHeaders, deadline: Date): Promise<unknown>;
   serverStream(method: AnyMethod, request: unknown, headers: CallHeaders, deadline: Date): CallStream;
+  clientStream(method: AnyMethod, headers: CallHeaders, deadline: Date): RequestStream;
   close(): void;
 }
 
@@ -165,6 +192,26 @@ export class Http2Transport implements ChannelTransport {
   serverStream(method: AnyMethod, request: unknown, headers: CallHeaders, deadline: Date): CallStream {
     const { path, serialize, deserialize } = codecOf(method);
     return this.client.makeServerStreamRequest(path, serialize, deserialize, request, readyMetadata(headers), { deadline });
+  }
+
+  /**
+   * Through grpc-js's Client, whose writable stream buffers up to 16 messages before `write` says
+   * to wait for 'drain'; below it, HTTP/2 flow control holds a writer to its reader. (grpc-js also
+   * acknowledges the first 256 KiB of a call at once, which it keeps to send again if the call is
+   * retried.) No resend here: the messages are gone once written, and a source cannot be read twice.
+   */
+  clientStream(method: AnyMethod, headers: CallHeaders, deadline: Date): RequestStream {
+    const { path, serialize, deserialize } = codecOf(method);
+    const { promise: answer, resolve, reject } = Promise.withResolvers<unknown>();
+    const call = this.client.makeClientStreamRequest(path, serialize, deserialize, readyMetadata(headers), { deadline }, (error, response) =>
+      error ? reject(error) : resolve(response),
+    );
+    return {
+      write: (message) => (call.write(message) ? undefined : once(call, 'drain').then(() => undefined)),
+      end: () => call.end(),
+      cancel: () => call.cancel(),
+      answer,
+    };
   }
 
   close(): void {
