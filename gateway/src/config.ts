@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { drainSettings, env, parseConfig } from '@agent-platform/kit';
+import { DOCUMENT_MAX_BYTES_DEFAULT, drainSettings, env, parseConfig } from '@agent-platform/kit';
 
 /** Requests a plan may make in each fixed window; 0 means unlimited. */
 export interface PlanLimits {
@@ -77,6 +77,8 @@ const schema = z.object({
   ...drainSettings,
   TRUST_PROXY: env.boolean(false),
   BODY_LIMIT_BYTES: env.positiveInt(1_048_576),
+  /** An uploaded document's file (decisions §17); agent-memory holds it to the same bound. */
+  DOCUMENT_MAX_BYTES: env.positiveInt(DOCUMENT_MAX_BYTES_DEFAULT),
   LOG_LEVEL: env.logLevel(),
   /** The web console's built files (decisions §15); default: the @agent-platform/console package's dist/. */
   CONSOLE_DIR: z.string().min(1).optional(),

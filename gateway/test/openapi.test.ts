@@ -179,7 +179,12 @@ describe('GET /openapi.json', () => {
     ['PATCH', '/memory/{memory_id}', 'updateMemory', 'memory', '200'],
     ['GET', '/memory/{memory_id}/history', 'getMemoryHistory', 'memory', '200'],
     ['DELETE', '/memory/{memory_id}', 'deleteMemory', 'memory', '200'],
-    ['POST', '/memory/documents', 'addDocument', 'memory', '201'],
+    ['POST', '/memory/documents', 'addDocument', 'memory', '201,202'],
+    ['GET', '/memory/documents', 'listDocuments', 'memory', '200'],
+    ['GET', '/memory/documents/{document_id}', 'getDocument', 'memory', '200'],
+    ['GET', '/memory/documents/{document_id}/chunks', 'listDocumentChunks', 'memory', '200'],
+    ['GET', '/memory/documents/{document_id}/file', 'getDocumentFile', 'memory', '200'],
+    ['POST', '/memory/documents/{document_id}/refresh', 'refreshDocument', 'memory', '202'],
     ['DELETE', '/memory/documents/{document_id}', 'deleteDocument', 'memory', '200'],
     ['GET', '/tools', 'listTools', 'tools', '200'],
     ['POST', '/tools', 'createTool', 'tools', '201'],
@@ -266,7 +271,7 @@ describe('GET /openapi.json', () => {
     const stream = JSON.stringify(ok?.content?.['text/event-stream']);
     for (const event of ['tool.call', 'tool.result', 'message.delta', 'message.completed', 'event: error']) expect(stream).toContain(event);
     expect(Object.keys(doc.components.schemas['ChatMessage']?.properties ?? {}).sort()).toEqual(
-      ['content', 'created_at', 'credits', 'id', 'memories', 'model', 'role', 'run_id', 'session_id', 'status', 'tool_calls', 'usage'].sort(),
+      ['citations', 'content', 'created_at', 'credits', 'id', 'memories', 'model', 'role', 'run_id', 'session_id', 'status', 'tool_calls', 'usage'].sort(),
     );
     expect(Object.keys(doc.components.schemas['Agent']?.properties ?? {}).sort()).toEqual(
       ['config', 'created_at', 'description', 'id', 'memory_extraction', 'memory_types', 'name', 'status', 'tools', 'type', 'updated_at', 'version'].sort(),

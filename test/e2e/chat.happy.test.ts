@@ -41,6 +41,7 @@ describe('chatting with an agent (the built-in offline model)', () => {
       usage: { prompt_tokens: expect.any(Number), completion_tokens: expect.any(Number), total_tokens: expect.any(Number) },
       credits: 1,
       memories: [],
+      citations: [],
       session_id: expect.stringMatching(id('ses')),
       run_id: expect.stringMatching(id('run')),
       model: 'offline',
@@ -107,10 +108,10 @@ describe('chatting with an agent (the built-in offline model)', () => {
     const messages = expectStatus(await messagesOf());
     expect(messages).toMatchObject({ total: 4, page: 1, per_page: 20 });
     // User messages have no status, usage or calls; answers with no tool calls are completed.
-    const asked = { usage: null, status: null, tool_calls: [], tool_call_id: null, name: null, model: null, credits: null, memories: [] };
+    const asked = { usage: null, status: null, tool_calls: [], tool_call_id: null, name: null, model: null, credits: null, memories: [], citations: [] };
     const answered = { status: 'completed', tool_calls: [], tool_call_id: null, name: null };
     // An answer read back says what its reply said: model, credits and the memories it was given.
-    const asAnswered = ({ id, content, usage, model, credits, memories, run_id, created_at }: typeof first) => ({ id, role: 'assistant', content, usage, ...answered, model, credits, memories, run_id, created_at });
+    const asAnswered = ({ id, content, usage, model, credits, memories, citations, run_id, created_at }: typeof first) => ({ id, role: 'assistant', content, usage, ...answered, model, credits, memories, citations, run_id, created_at });
     // Each message names the run of its turn.
     expect(messages.items).toEqual([
       { id: expect.stringMatching(id('msg')), role: 'user', content: 'one', ...asked, run_id: first.run_id, created_at: expect.stringMatching(ISO_MS) },

@@ -78,6 +78,7 @@ describe('a streamed chat turn (stream: true)', () => {
       usage: { prompt_tokens: expect.any(Number), completion_tokens: expect.any(Number), total_tokens: expect.any(Number) },
       credits: 1,
       memories: [],
+      citations: [],
       session_id: expect.stringMatching(id('ses')),
       run_id: expect.stringMatching(id('run')),
       model: 'offline',
@@ -115,6 +116,7 @@ describe('a streamed chat turn (stream: true)', () => {
       model: streamed.model,
       credits: streamed.credits,
       memories: streamed.memories,
+      citations: streamed.citations,
       run_id: streamed.run_id,
       created_at: streamed.created_at,
     });

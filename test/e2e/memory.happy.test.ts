@@ -158,8 +158,20 @@ describe('documents', () => {
       id: expect.stringMatching(id('doc')),
       agent_id: memory.agentId,
       title: 'Device manual',
+      source: 'text',
+      status: 'ready',
+      error: null,
+      content_type: 'text/plain; charset=utf-8',
+      filename: null,
+      url: null,
+      refresh_seconds: null,
+      bytes: Buffer.byteLength(content),
       chunks: expect.any(Number),
+      pages: null,
+      metadata: { product: 'qv7' },
+      user_id: null,
       created_at: expect.stringMatching(ISO_MS),
+      refreshed_at: added.created_at,
     });
     const documentId = added.id;
     expect(added.chunks).toBeGreaterThanOrEqual(3);

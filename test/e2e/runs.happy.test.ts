@@ -48,7 +48,7 @@ describe('runs', () => {
       duration_ms: expect.any(Number),
       feedback: null,
       steps: [
-        { type: 'retrieval', started_at: expect.stringMatching(ISO_MS), duration_ms: expect.any(Number), query: 'Where is my order?', items: [] },
+        { type: 'retrieval', started_at: expect.stringMatching(ISO_MS), duration_ms: expect.any(Number), query: 'Where is my order?', items: [], citations: [] },
         {
           type: 'model',
           started_at: expect.stringMatching(ISO_MS),

@@ -89,6 +89,12 @@ export const POLICIES = {
   'GET /memory/:memory_id/history': MEMORY_READ,
   'DELETE /memory/:memory_id': MEMORY_WRITE,
   'POST /memory/documents': MEMORY_WRITE,
+  'GET /memory/documents': MEMORY_READ,
+  'GET /memory/documents/:document_id': MEMORY_READ,
+  'GET /memory/documents/:document_id/chunks': MEMORY_READ,
+  'GET /memory/documents/:document_id/file': MEMORY_READ,
+  // A refresh replaces chunks when the text changed, as adding the document wrote them.
+  'POST /memory/documents/:document_id/refresh': MEMORY_WRITE,
   'DELETE /memory/documents/:document_id': MEMORY_WRITE,
   'GET /tools': TOOLS_READ,
   'POST /tools': TOOLS_WRITE,

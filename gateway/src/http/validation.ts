@@ -68,6 +68,17 @@ export const validatorCompiler: FastifySchemaCompiler<z.ZodType> =
     return { error: requestError(result.error.issues, httpPart) };
   };
 
+/**
+ * For a route that takes a JSON body or a multipart/form-data one: the form's parser leaves the
+ * body empty (the route reads the form itself, as it streams), so an empty body passes here and
+ * the route tells a form from a missing (or JSON `null`) body; any other body is validated as everywhere.
+ */
+export const formOrJsonValidatorCompiler: FastifySchemaCompiler<z.ZodType> = (route) => {
+  const validate = validatorCompiler(route);
+  if (route.httpPart !== 'body') return validate;
+  return (data: unknown) => (data === undefined || data === null ? { value: data } : validate(data));
+};
+
 // PostgreSQL stores no NUL (U+0000) in text, so such input is refused here, at the edge, with a
 // clear answer, rather than failing deep down in a service.
 const NUL = '\u0000';

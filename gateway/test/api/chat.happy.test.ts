@@ -29,6 +29,7 @@ function offlineReply(message: string, sessionId: RegExp | string, earlierTurns 
     usage: { prompt_tokens: ANY_NUMBER, completion_tokens: ANY_NUMBER, total_tokens: ANY_NUMBER },
     credits: ANY_NUMBER,
     memories: expect.any(Array) as unknown,
+    citations: expect.any(Array) as unknown,
     session_id: typeof sessionId === 'string' ? sessionId : matching(sessionId),
     run_id: matching(/^run_/),
     model: 'offline',

@@ -99,6 +99,7 @@ describe('agents and chat', () => {
       usage: { prompt_tokens: expect.any(Number), completion_tokens: expect.any(Number), total_tokens: expect.any(Number) },
       credits: Math.max(1, Math.ceil(reply.usage.total_tokens / 1000)),
       memories: [],
+      citations: [],
       session_id: matching(/^ses_/),
       run_id: matching(/^run_/),
       model: 'offline',

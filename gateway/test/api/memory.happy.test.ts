@@ -133,7 +133,25 @@ describe('DELETE /memory/{memory_id}, POST and DELETE /memory/documents', () => 
     const added = await as(h.app, account.token, { method: 'POST', url: '/api/v1/memory/documents', payload: { agent_id: agent.id, content, metadata: { lang: 'en' } } });
     expect(added.statusCode, added.body).toBe(201);
     const document = added.json<{ id: string; chunks: number }>();
-    expect(document).toEqual({ id: matching(/^doc_[0-9A-HJKMNP-TV-Z]{26}$/), agent_id: agent.id, title: null, chunks: 1, created_at: matching(ISO_MS) });
+    expect(document).toEqual({
+      id: matching(/^doc_[0-9A-HJKMNP-TV-Z]{26}$/),
+      agent_id: agent.id,
+      title: null,
+      source: 'text',
+      status: 'ready',
+      error: null,
+      content_type: 'text/plain; charset=utf-8',
+      filename: null,
+      url: null,
+      refresh_seconds: null,
+      bytes: Buffer.byteLength(content),
+      chunks: 1,
+      pages: null,
+      metadata: { lang: 'en' },
+      user_id: null,
+      created_at: matching(ISO_MS),
+      refreshed_at: matching(ISO_MS),
+    });
 
     const found = await search(account, { agent_id: agent.id, query: 'returns within thirty days' });
     expect(found).toEqual([expect.objectContaining({ content, metadata: { lang: 'en', document_id: document.id, chunk_index: 0 } })]);
@@ -174,7 +192,7 @@ describe('sessions and consolidation of an agent', () => {
     const messages = await as(h.app, account.token, { method: 'GET', url: `${url}/${first.session_id}/messages` });
     expect(messages.json()).toEqual({
       items: [
-        { id: matching(/^msg_/), role: 'user', content: 'hello', usage: null, status: null, tool_calls: [], tool_call_id: null, name: null, model: null, credits: null, memories: [], run_id: first.run_id, created_at: matching(ISO_MS) },
+        { id: matching(/^msg_/), role: 'user', content: 'hello', usage: null, status: null, tool_calls: [], tool_call_id: null, name: null, model: null, credits: null, memories: [], citations: [], run_id: first.run_id, created_at: matching(ISO_MS) },
         {
           id: first.id,
           role: 'assistant',
@@ -187,6 +205,7 @@ describe('sessions and consolidation of an agent', () => {
           model: first.model,
           credits: first.credits,
           memories: first.memories,
+          citations: first.citations,
           run_id: first.run_id,
           created_at: first.created_at,
         },

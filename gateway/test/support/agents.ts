@@ -27,6 +27,7 @@ export interface ChatReply {
   usage: { prompt_tokens: number; completion_tokens: number; total_tokens: number };
   credits: number;
   memories: Record<string, unknown>[];
+  citations: Record<string, unknown>[];
   session_id: string;
   run_id: string;
   model: string;

@@ -13,6 +13,7 @@ const REPLY: ChatMessage = {
   usage: { prompt_tokens: 10, completion_tokens: 6, total_tokens: 16 },
   credits: 1,
   memories: [],
+  citations: [],
   session_id: 'ses_01',
   run_id: 'run_01',
   model: 'offline',

@@ -739,11 +739,12 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        get?: never;
+        /** List an agent's documents, newest first, with their status */
+        get: operations["listDocuments"];
         put?: never;
         /**
-         * Add a document to an agent's memory, chunked into semantic memory items
-         * @description Each chunk is a semantic memory item whose metadata carries document_id and chunk_index (and title, and the metadata sent). The agent must keep semantic memory (422 naming agent_id otherwise).
+         * Add a document to an agent's memory: a text, a file or a web page
+         * @description A text (`content`) is chunked now: 201 with the document `ready`. A file (multipart/form-data: `file`, `agent_id`, optional `title`, `metadata` as JSON text and `user_id`; PDF, DOCX, HTML, Markdown, plain text, CSV or JSON, up to DOCUMENT_MAX_BYTES) or a web page (`url`, optional `refresh_seconds`) answers 202 with the document `processing`: it is parsed in the background and becomes `ready` (event document.ready) or `failed` with a reason (document.failed). Chunks keep their heading path and page; table rows are never split; neighbours overlap. Each chunk is a semantic memory item carrying metadata.document_id and chunk_index.
          */
         post: operations["addDocument"];
         delete?: never;
@@ -759,11 +760,66 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        get?: never;
+        /** Get a document and its status */
+        get: operations["getDocument"];
         put?: never;
         post?: never;
-        /** Delete a document and every chunk of it */
+        /** Delete a document, every chunk of it and its original */
         delete: operations["deleteDocument"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/memory/documents/{document_id}/chunks": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A document's chunks in document order, each with its page and heading path */
+        get: operations["listDocumentChunks"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/memory/documents/{document_id}/file": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Download the original: the uploaded file, the page as last fetched, or the text */
+        get: operations["getDocumentFile"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/memory/documents/{document_id}/refresh": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Parse a document again (fetch a page again) in the background
+         * @description Answers 202 with the document `processing`; its chunks answer searches meanwhile, and change only where its text did (each change in the items' history, source `document`).
+         */
+        post: operations["refreshDocument"];
+        delete?: never;
         options?: never;
         head?: never;
         patch?: never;
@@ -1441,54 +1497,6 @@ export interface components {
          * @description ISO 8601 UTC with milliseconds, e.g. 2026-01-02T03:04:05.006Z.
          */
         Timestamp: string;
-        /** @description Model settings of an agent; only the keys that are set appear. */
-        AgentConfig: {
-            model?: string;
-            temperature?: number;
-            max_tokens?: number;
-            system_prompt?: string;
-            top_p?: number;
-            max_tool_rounds?: number;
-            memory_extraction?: boolean | "shared";
-        };
-        /** @description An AI agent with persistent memory. */
-        Agent: {
-            id: string;
-            name: string;
-            type: string;
-            description: string | null;
-            memory_types: string[];
-            config: components["schemas"]["AgentConfig"];
-            /**
-             * @description What config.memory_extraction comes to, its default resolved (decisions §14.2): per_user extracts the facts of turns that name a user_id into that end user's items, shared those of turns without one too, off nothing.
-             * @enum {string}
-             */
-            memory_extraction: "off" | "per_user" | "shared";
-            /** @description Tool ids the agent may call (decisions §12). */
-            tools: string[];
-            /** @description active */
-            status: string;
-            /** @description The version of the current settings (decisions §16): 1 at creation, the next with every change of config, tools or memory_types (a deleted tool taken off included) and every restore; name, type and description alone keep it. */
-            version: number;
-            created_at: components["schemas"]["Timestamp"];
-            updated_at: components["schemas"]["Timestamp"];
-        };
-        AgentVersionSummary: {
-            version: number;
-            created_at: components["schemas"]["Timestamp"];
-            /** @description The user whose create, update, restore or deletion of a tool made this version; null for the version 1 of an agent made before versions were kept. */
-            created_by: string | null;
-        };
-        /** @description One version of an agent's settings: memory_types, config and tools. Name, type and description are not versioned. Versions never change once made. */
-        AgentVersion: {
-            version: number;
-            created_at: components["schemas"]["Timestamp"];
-            /** @description The user whose create, update, restore or deletion of a tool made this version; null for the version 1 of an agent made before versions were kept. */
-            created_by: string | null;
-            memory_types: string[];
-            config: components["schemas"]["AgentConfig"];
-            tools: string[];
-        };
         /**
          * @description semantic, episodic or procedural.
          * @enum {string}
@@ -1551,15 +1559,6 @@ export interface components {
             user_id: string | null;
             created_at: components["schemas"]["Timestamp"];
         };
-        /** @description A document stored in an agent's memory as chunks. */
-        MemoryDocument: {
-            id: string;
-            agent_id: string;
-            title: string | null;
-            /** @description The semantic memory items made of it; each carries metadata.document_id. */
-            chunks: number;
-            created_at: components["schemas"]["Timestamp"];
-        };
         /** @description What a consolidation did. */
         MemoryConsolidation: {
             agent_id: string;
@@ -1567,6 +1566,115 @@ export interface components {
             items_in: number;
             /** @description Semantic memory items written. */
             items_out: number;
+        };
+        /** @description A document of an agent's memory: a text, a file or a web page, stored as chunks. */
+        MemoryDocument: {
+            id: string;
+            agent_id: string;
+            title: string | null;
+            /**
+             * @description text: posted as content; upload: a file; url: a web page.
+             * @enum {string}
+             */
+            source: "text" | "upload" | "url";
+            /**
+             * @description processing until parsed (again, after a refresh someone asked for); ready; failed, with error.
+             * @enum {string}
+             */
+            status: "processing" | "ready" | "failed";
+            /** @description Why it failed; or, while it stays ready, why its last refresh failed. */
+            error: string | null;
+            /** @description Of the original; null for a page not fetched yet. */
+            content_type: string | null;
+            filename: string | null;
+            url: string | null;
+            refresh_seconds: number | null;
+            /** @description Size of the original. */
+            bytes: number;
+            /** @description The semantic memory items made of it; each carries metadata.document_id. */
+            chunks: number;
+            /** @description Pages of a paginated original (PDF). */
+            pages: number | null;
+            metadata: {
+                [key: string]: unknown;
+            };
+            user_id: string | null;
+            created_at: components["schemas"]["Timestamp"];
+            /** @description When its content was last parsed (a page: fetched). */
+            refreshed_at: components["schemas"]["Timestamp"] | null;
+        };
+        DocumentChunk: {
+            /** @description The memory item holding the chunk. */
+            id: string;
+            /** @description Its place in the document, from 0 (metadata.chunk_index). */
+            position: number;
+            text: string;
+            /** @description The page it starts on (PDF). */
+            page: number | null;
+            /** @description The headings it is under, outermost first. */
+            heading: string[];
+        };
+        /** @description A document chunk a turn was given (decisions §17). */
+        Citation: {
+            /** @description The [n] the answer cites it by: its place among the turn's memories, from 1. */
+            index: number;
+            document_id: string;
+            /** @description The memory item holding the chunk (GET /memory/documents/{document_id}/chunks lists it). */
+            chunk_id: string;
+            title: string | null;
+            page: number | null;
+            /** @description The headings it is under, outermost first. */
+            heading: string[];
+            /** @description The chunk's opening words. */
+            snippet: string;
+        };
+        /** @description Model settings of an agent; only the keys that are set appear. */
+        AgentConfig: {
+            model?: string;
+            temperature?: number;
+            max_tokens?: number;
+            system_prompt?: string;
+            top_p?: number;
+            max_tool_rounds?: number;
+            memory_extraction?: boolean | "shared";
+        };
+        /** @description An AI agent with persistent memory. */
+        Agent: {
+            id: string;
+            name: string;
+            type: string;
+            description: string | null;
+            memory_types: string[];
+            config: components["schemas"]["AgentConfig"];
+            /**
+             * @description What config.memory_extraction comes to, its default resolved (decisions §14.2): per_user extracts the facts of turns that name a user_id into that end user's items, shared those of turns without one too, off nothing.
+             * @enum {string}
+             */
+            memory_extraction: "off" | "per_user" | "shared";
+            /** @description Tool ids the agent may call (decisions §12). */
+            tools: string[];
+            /** @description active */
+            status: string;
+            /** @description The version of the current settings (decisions §16): 1 at creation, the next with every change of config, tools or memory_types (a deleted tool taken off included) and every restore; name, type and description alone keep it. */
+            version: number;
+            created_at: components["schemas"]["Timestamp"];
+            updated_at: components["schemas"]["Timestamp"];
+        };
+        AgentVersionSummary: {
+            version: number;
+            created_at: components["schemas"]["Timestamp"];
+            /** @description The user whose create, update, restore or deletion of a tool made this version; null for the version 1 of an agent made before versions were kept. */
+            created_by: string | null;
+        };
+        /** @description One version of an agent's settings: memory_types, config and tools. Name, type and description are not versioned. Versions never change once made. */
+        AgentVersion: {
+            version: number;
+            created_at: components["schemas"]["Timestamp"];
+            /** @description The user whose create, update, restore or deletion of a tool made this version; null for the version 1 of an agent made before versions were kept. */
+            created_by: string | null;
+            memory_types: string[];
+            config: components["schemas"]["AgentConfig"];
+            tools: string[];
         };
         /** @description Tokens of a turn, as the model provider counts them (or a real tokenizer when it reports none). */
         TokenUsage: {
@@ -1622,6 +1730,8 @@ export interface components {
             credits: number;
             /** @description The memories put in the turn's context, most relevant first: the agent's items this turn's end user may see (decisions §14), retrieved for the user's message. */
             memories: components["schemas"]["MemorySearchResult"][];
+            /** @description The document chunks among `memories`, in the same order; the answer quotes them as [index]. */
+            citations: components["schemas"]["Citation"][];
             /** @description The session the turn belongs to; pass it back to continue the conversation. */
             session_id: string;
             /** @description The run this turn is (decisions §16): GET /runs/{run_id} shows its steps. */
@@ -1698,6 +1808,8 @@ export interface components {
                 memory_id: string;
                 score: number;
             }[];
+            /** @description The document chunks among the items, as the answer cites them (absent on runs recorded before documents were cited). */
+            citations?: components["schemas"]["Citation"][];
         } | {
             /** @constant */
             type: "model";
@@ -1846,6 +1958,8 @@ export interface components {
             credits: number | null;
             /** @description assistant messages: the memories their model round was given, most relevant first, as the chat reply's memories; empty otherwise (and on rounds stored before they were kept). */
             memories: components["schemas"]["MemorySearchResult"][];
+            /** @description The document chunks among `memories`, in the same order; the answer quotes them as [index]. */
+            citations: components["schemas"]["Citation"][];
             /** @description The run of the turn the message belongs to (GET /runs/{run_id}); null for turns stored before runs were kept. */
             run_id: string | null;
             created_at: components["schemas"]["Timestamp"];
@@ -8072,6 +8186,112 @@ export interface operations {
             };
         };
     };
+    listDocuments: {
+        parameters: {
+            query: {
+                /** @description The tenant to act in; default: your first tenant (JWT) or the key's tenant. */
+                tenant_id?: string;
+                /** @description The agent whose memory this is. */
+                agent_id: string;
+                /** @description Page number, from 1. Default 1. */
+                page?: number;
+                /** @description Items per page, 1..100. Default 20. */
+                per_page?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        items: components["schemas"]["MemoryDocument"][];
+                        total: number;
+                        page: number;
+                        per_page: number;
+                    };
+                };
+            };
+            /** @description `invalid_request`: Malformed JSON, a content type other than JSON, or a URL, query or path parameter that cannot be read. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `unauthorized`: No credential, or an invalid, expired or revoked one (with `WWW-Authenticate: Bearer`). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `forbidden`: The credential lacks the role or the API-key scope the operation needs, or names a tenant_id it is no member of. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `not_found`: No such agent. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `validation_error`: The body or the query breaks a rule; `details` names each offending field. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limit_exceeded`: Too many requests; `retry_after` and `Retry-After` say when to try again. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `internal_error`: An unexpected failure; the body holds no internals. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `service_unavailable`: A dependency (a backend service, Redis) is unavailable; retry shortly. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     addDocument: {
         parameters: {
             query?: {
@@ -8084,33 +8304,60 @@ export interface operations {
         };
         requestBody: {
             content: {
-                /**
-                 * @example {
-                 *       "agent_id": "agt_01JD0F3G4H5J6K7M8N9P0QRSTV",
-                 *       "title": "Returns policy",
-                 *       "content": "Items can be returned within 30 days of delivery…",
-                 *       "metadata": {
-                 *         "version": 3
-                 *       }
-                 *     }
-                 */
                 "application/json": {
                     /** @description The agent whose memory this is. */
                     agent_id: string;
-                    /** @description Up to 500 characters; copied into each chunk's metadata. */
+                    /** @description Up to 500 characters; copied into each chunk's metadata. Absent: the document's own title (a PDF's, a page's), else the file name or URL. */
                     title?: string;
-                    /** @description The text, 1..1,000,000 characters: chunked (with overlap) into semantic memory items. */
-                    content: string;
+                    /** @description A text, 1..1,000,000 characters: chunked (with overlap) now. Give this or url. */
+                    content?: string;
+                    /** @description A web page (http or https) to fetch in the background, through the outbound guard, and keep the main text of. Give this or content. */
+                    url?: string;
+                    /** @description With url: fetch the page again this often (60..2,592,000 seconds); its chunks change only when its text did. */
+                    refresh_seconds?: number;
                     /** @description Copied onto every chunk, beside document_id and chunk_index. */
                     metadata?: {
                         [key: string]: unknown;
                     };
+                    /** @description The end user the document belongs to: only their turns and searches see its chunks. Absent: shared by every end user. */
+                    user_id?: string;
+                };
+                /**
+                 * @example {
+                 *       "agent_id": "agt_01JD0F3G4H5J6K7M8N9P0QRSTV",
+                 *       "metadata": "{\"team\":\"support\"}",
+                 *       "file": "(the bytes of handbook.pdf)"
+                 *     }
+                 */
+                "multipart/form-data": {
+                    /** @description The agent whose memory this is. */
+                    agent_id: string;
+                    /** @description Up to 500 characters; copied into each chunk's metadata. Absent: the document's own title (a PDF's, a page's), else the file name or URL. */
+                    title?: string;
+                    /** @description A JSON object, as text: copied onto every chunk. */
+                    metadata?: string;
+                    /** @description The end user the document belongs to: only their turns and searches see its chunks. Absent: shared by every end user. */
+                    user_id?: string;
+                    /**
+                     * Format: binary
+                     * @description PDF, DOCX, HTML, Markdown, plain text, CSV or JSON, up to DOCUMENT_MAX_BYTES (20 MiB).
+                     */
+                    file: string;
                 };
             };
         };
         responses: {
-            /** @description Created: A document stored in an agent's memory as chunks. */
+            /** @description A text, chunked and stored. */
             201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MemoryDocument"];
+                };
+            };
+            /** @description A file or a page, stored and being parsed. */
+            202: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -8154,8 +8401,115 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `payload_too_large`: The body exceeds the body limit (1 MiB by default). */
+            /** @description `payload_too_large`: The file exceeds DOCUMENT_MAX_BYTES (20 MiB by default). */
             413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `unsupported_document`: A type the platform cannot read, or a file that is not what it claims: an encrypted PDF, a broken DOCX, a renamed binary. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limit_exceeded`: Too many requests; `retry_after` and `Retry-After` say when to try again. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `internal_error`: An unexpected failure; the body holds no internals. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `upstream_error`: The embedding provider failed or timed out (a text). */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `service_unavailable`: A dependency (a backend service, Redis) is unavailable; retry shortly. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getDocument: {
+        parameters: {
+            query?: {
+                /** @description The tenant to act in; default: your first tenant (JWT) or the key's tenant. */
+                tenant_id?: string;
+            };
+            header?: never;
+            path: {
+                /** @description The document's id (doc_…). */
+                document_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK: A document of an agent's memory: a text, a file or a web page, stored as chunks. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MemoryDocument"];
+                };
+            };
+            /** @description `invalid_request`: Malformed JSON, a content type other than JSON, or a URL, query or path parameter that cannot be read. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `unauthorized`: No credential, or an invalid, expired or revoked one (with `WWW-Authenticate: Bearer`). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `forbidden`: The credential lacks the role or the API-key scope the operation needs, or names a tenant_id it is no member of. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `not_found`: No such resource in the tenant (one of another tenant is not found either). */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -8183,15 +8537,6 @@ export interface operations {
             };
             /** @description `internal_error`: An unexpected failure; the body holds no internals. */
             500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description `upstream_error`: The embedding provider failed or timed out. */
-            502: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -8267,6 +8612,318 @@ export interface operations {
             };
             /** @description `not_found`: No such resource in the tenant (one of another tenant is not found either). */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `validation_error`: The body or the query breaks a rule; `details` names each offending field. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limit_exceeded`: Too many requests; `retry_after` and `Retry-After` say when to try again. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `internal_error`: An unexpected failure; the body holds no internals. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `service_unavailable`: A dependency (a backend service, Redis) is unavailable; retry shortly. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listDocumentChunks: {
+        parameters: {
+            query?: {
+                /** @description The tenant to act in; default: your first tenant (JWT) or the key's tenant. */
+                tenant_id?: string;
+                /** @description Page number, from 1. Default 1. */
+                page?: number;
+                /** @description Items per page, 1..100. Default 20. */
+                per_page?: number;
+            };
+            header?: never;
+            path: {
+                /** @description The document's id (doc_…). */
+                document_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        items: components["schemas"]["DocumentChunk"][];
+                        total: number;
+                        page: number;
+                        per_page: number;
+                    };
+                };
+            };
+            /** @description `invalid_request`: Malformed JSON, a content type other than JSON, or a URL, query or path parameter that cannot be read. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `unauthorized`: No credential, or an invalid, expired or revoked one (with `WWW-Authenticate: Bearer`). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `forbidden`: The credential lacks the role or the API-key scope the operation needs, or names a tenant_id it is no member of. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `not_found`: No such resource in the tenant (one of another tenant is not found either). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `validation_error`: The body or the query breaks a rule; `details` names each offending field. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limit_exceeded`: Too many requests; `retry_after` and `Retry-After` say when to try again. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `internal_error`: An unexpected failure; the body holds no internals. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `service_unavailable`: A dependency (a backend service, Redis) is unavailable; retry shortly. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getDocumentFile: {
+        parameters: {
+            query?: {
+                /** @description The tenant to act in; default: your first tenant (JWT) or the key's tenant. */
+                tenant_id?: string;
+            };
+            header?: never;
+            path: {
+                /** @description The document's id (doc_…). */
+                document_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The original, as an attachment, with the content type it was stored as. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/octet-stream": string;
+                };
+            };
+            /** @description `invalid_request`: Malformed JSON, a content type other than JSON, or a URL, query or path parameter that cannot be read. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `unauthorized`: No credential, or an invalid, expired or revoked one (with `WWW-Authenticate: Bearer`). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `forbidden`: The credential lacks the role or the API-key scope the operation needs, or names a tenant_id it is no member of. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `not_found`: No such resource in the tenant (one of another tenant is not found either). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `validation_error`: The body or the query breaks a rule; `details` names each offending field. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limit_exceeded`: Too many requests; `retry_after` and `Retry-After` say when to try again. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `internal_error`: An unexpected failure; the body holds no internals. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `service_unavailable`: A dependency (a backend service, Redis) is unavailable; retry shortly. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    refreshDocument: {
+        parameters: {
+            query?: {
+                /** @description The tenant to act in; default: your first tenant (JWT) or the key's tenant. */
+                tenant_id?: string;
+            };
+            header?: never;
+            path: {
+                /** @description The document's id (doc_…). */
+                document_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Accepted: A document of an agent's memory: a text, a file or a web page, stored as chunks. */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MemoryDocument"];
+                };
+            };
+            /** @description `invalid_request`: Malformed JSON, a content type other than JSON, or a URL, query or path parameter that cannot be read. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `unauthorized`: No credential, or an invalid, expired or revoked one (with `WWW-Authenticate: Bearer`). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `forbidden`: The credential lacks the role or the API-key scope the operation needs, or names a tenant_id it is no member of. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `not_found`: No such resource in the tenant (one of another tenant is not found either). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `payload_too_large`: The body exceeds the body limit (1 MiB by default). */
+            413: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -13222,10 +13879,12 @@ export const pathsApiV1ToolsTool_idPutRequestBodyContentApplicationJsonTypeValue
 export const pathsApiV1WorkflowsWorkflow_idExecutionsGetParametersQueryStatusValues: ReadonlyArray<FlattenedDeepRequired<paths>["/api/v1/workflows/{workflow_id}/executions"]["get"]["parameters"]["query"]["status"]> = ["running", "waiting", "completed", "failed", "cancelled"];
 export const memoryTypeInputValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["MemoryTypeInput"]> = ["semantic", "episodic", "procedural"];
 export const errorErrorValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["Error"]["error"]> = ["invalid_request", "validation_error", "unauthorized", "insufficient_credits", "forbidden", "not_found", "conflict", "payload_too_large", "unsupported_document", "rate_limit_exceeded", "internal_error", "upstream_error", "service_unavailable"];
-export const agentMemory_extractionValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["Agent"]["memory_extraction"]> = ["off", "per_user", "shared"];
 export const memoryTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["MemoryType"]> = ["semantic", "episodic", "procedural"];
 export const memoryHistoryEntryEventValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["MemoryHistoryEntry"]["event"]> = ["ADD", "UPDATE", "DELETE"];
 export const memoryHistoryEntrySourceValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["MemoryHistoryEntry"]["source"]> = ["api", "extraction", "consolidation", "document"];
+export const memoryDocumentSourceValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["MemoryDocument"]["source"]> = ["text", "upload", "url"];
+export const memoryDocumentStatusValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["MemoryDocument"]["status"]> = ["processing", "ready", "failed"];
+export const agentMemory_extractionValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["Agent"]["memory_extraction"]> = ["off", "per_user", "shared"];
 export const toolCallStatusValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ToolCall"]["status"]> = ["awaiting_approval", "approved", "completed", "failed", "rejected"];
 export const toolCallError_codeAnyOf0Values: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ToolCall"]["error_code"]> = ["forbidden", "unauthorized"];
 export const chatMessageStatusValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ChatMessage"]["status"]> = ["completed", "awaiting_approval"];

@@ -19,6 +19,8 @@ export const WEBHOOK_EVENT_TYPES = [
   'eval.completed',
   'memory.consolidated',
   'memory.updated',
+  'document.ready',
+  'document.failed',
   'billing.credits.low',
   'billing.purchase.completed',
 ] as const;
@@ -76,6 +78,10 @@ export interface WebhookEventData {
   };
   'memory.consolidated': { agent_id: string; memory_type: string; items_in: number; items_out: number };
   'memory.updated': { agent_id: string; session_id: string; user_id: string | null; added: number; updated: number; deleted: number };
+  /** A document (decisions §17) was parsed: first, after a refresh someone asked for, or when a page's text changed (`changed`). */
+  'document.ready': { document_id: string; agent_id: string; title: string | null; source: 'text' | 'upload' | 'url'; url: string | null; chunks: number; pages: number | null; changed: boolean };
+  /** Parsing or fetching failed for good: `status` failed (nothing stored), or ready (a refresh failed; the document keeps what it had). */
+  'document.failed': { document_id: string; agent_id: string; title: string | null; source: 'text' | 'upload' | 'url'; url: string | null; status: 'failed' | 'ready'; error: string | null };
   /** A debit took the balance from at least `threshold` to below it. */
   'billing.credits.low': { balance: number; threshold: number };
   'billing.purchase.completed': { purchase_id: string; credits: number; balance: number };

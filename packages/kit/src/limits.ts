@@ -18,6 +18,12 @@ export const DATASET_ITEMS_PER_CALL_MAX = 1_000;
 /** A dataset item's expected answer, which scorers compare an agent's output with: as long as a message. */
 export const DATASET_EXPECTED_MAX = CHAT_MESSAGE_MAX;
 
+/**
+ * The largest document original, uploaded or fetched (decisions §17), unless DOCUMENT_MAX_BYTES
+ * says otherwise: the gateway cuts an upload there, agent-memory refuses one and a page past it.
+ */
+export const DOCUMENT_MAX_BYTES_DEFAULT = 20 * 1_048_576;
+
 /** A bound as people read it in messages and documentation: 32,000. */
 export function characters(count: number): string {
   return count.toLocaleString('en');

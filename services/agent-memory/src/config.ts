@@ -1,4 +1,4 @@
-import { env, parseConfig } from '@agent-platform/kit';
+import { DOCUMENT_MAX_BYTES_DEFAULT, env, parseConfig } from '@agent-platform/kit';
 import { z } from 'zod';
 
 const natsUrl = z.url({ protocol: /^(nats|tls)$/, error: 'must be a nats:// URL' });
@@ -35,6 +35,10 @@ const schema = z
     EXTRACTION_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(4),
     RUN_RETENTION_DAYS: z.coerce.number().int().min(1).max(3_650).default(30),
     BACKGROUND_RUN_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(4),
+    DOCUMENT_MAX_BYTES: env.positiveInt(DOCUMENT_MAX_BYTES_DEFAULT),
+    DOCUMENT_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(2),
+    DOCUMENT_FETCH_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(30_000),
+    DOCUMENT_LEASE_MS: z.coerce.number().int().min(1_000).max(600_000).default(15_000),
     EXTRACTION_MAX_ATTEMPTS: z.coerce.number().int().min(1).max(20).default(5),
     EXTRACTION_RETRY_MS: z.coerce.number().int().min(10).max(600_000).default(2_000),
     LOG_LEVEL: env.logLevel(),
@@ -118,6 +122,14 @@ export interface AgentMemoryConfig {
   backgroundRunConcurrency: number;
   /** Turns whose memories this replica extracts at once (decisions §14). */
   extractionConcurrency: number;
+  /** decisions §17: the largest document original, uploaded or fetched. */
+  documentMaxBytes: number;
+  /** Documents each replica parses, embeds and stores at once. */
+  documentConcurrency: number;
+  /** A web page's whole fetch, redirects included. */
+  documentFetchTimeoutMs: number;
+  /** A replica's claim of a document, renewed every third of it while it works: how soon another takes over from a replica that died. */
+  documentLeaseMs: number;
   /** Attempts of one turn's extraction before it is left failed. */
   extractionMaxAttempts: number;
   /** Back-off after a failed extraction attempt, doubling after each (up to 5 minutes). */
@@ -163,6 +175,10 @@ export function loadAgentMemoryConfig(environment: Record<string, string | undef
     runRetentionDays: parsed.RUN_RETENTION_DAYS,
     backgroundRunConcurrency: parsed.BACKGROUND_RUN_CONCURRENCY,
     extractionConcurrency: parsed.EXTRACTION_CONCURRENCY,
+    documentMaxBytes: parsed.DOCUMENT_MAX_BYTES,
+    documentConcurrency: parsed.DOCUMENT_CONCURRENCY,
+    documentFetchTimeoutMs: parsed.DOCUMENT_FETCH_TIMEOUT_MS,
+    documentLeaseMs: parsed.DOCUMENT_LEASE_MS,
     extractionMaxAttempts: parsed.EXTRACTION_MAX_ATTEMPTS,
     extractionRetryMs: parsed.EXTRACTION_RETRY_MS,
     logLevel: parsed.LOG_LEVEL,

@@ -3,10 +3,12 @@ import { hostname } from 'node:os';
 import { IN_PROCESS_DRAIN, systemClock, type Actor, type Clock, type Drain, type Logger } from '@agent-platform/kit';
 import { assembleOnDatabase, classifyDbError, closeOrm, PgNotifications, requestContext, type Orm } from '@agent-platform/kit/db';
 import { OutboxRelay, type EventBus } from '@agent-platform/kit/events';
+import { LeasedWorkLoop } from '@agent-platform/kit/work';
 import { GrpcChannel, GrpcServer, type ChannelTransport, type InProcessServing } from '@agent-platform/kit/grpc';
 import { AgentServiceService } from '@agent-platform/proto/agents/v1/agents';
 import { ChatServiceService } from '@agent-platform/proto/agents/v1/chat';
 import { DatasetServiceService } from '@agent-platform/proto/agents/v1/datasets';
+import { DocumentServiceService } from '@agent-platform/proto/agents/v1/documents';
 import { EvalServiceService } from '@agent-platform/proto/agents/v1/evals';
 import { MemoryServiceService } from '@agent-platform/proto/agents/v1/memory';
 import { RunServiceService } from '@agent-platform/proto/agents/v1/runs';
@@ -30,6 +32,9 @@ import type { AgentMemoryConfig } from './config.js';
 import { DATASET_SERVICE_NAME, datasetHandlers } from './datasets/datasets.grpc.js';
 import { DatasetsRepository } from './datasets/datasets.repository.js';
 import { DatasetsService } from './datasets/datasets.service.js';
+import { DOCUMENT_SERVICE_NAME, documentHandlers } from './documents/documents.grpc.js';
+import { DocumentsRepository, type ClaimedDocument } from './documents/documents.repository.js';
+import { DocumentsService } from './documents/documents.service.js';
 import { EvalRuns } from './evals/eval-runs.js';
 import { EVAL_SERVICE_NAME, evalHandlers } from './evals/evals.grpc.js';
 import { EvalsRepository } from './evals/evals.repository.js';
@@ -108,6 +113,7 @@ export interface AgentMemoryDeps {
 }
 
 const EXTRACTION_POLL_INTERVAL_MS = 1_000;
+const DOCUMENT_POLL_INTERVAL_MS = 2_000;
 /** A background run's claim; renewed every third of it while the run goes on. */
 const BACKGROUND_RUN_LEASE_MS = 15_000;
 const BACKGROUND_RUN_POLL_INTERVAL_MS = 1_000;
@@ -266,12 +272,38 @@ function assemble(config: AgentMemoryConfig, deps: AgentMemoryDeps, orm: Orm): A
     feed: (evalId) => feeder.feed(evalId),
     clock,
   });
+  const documentsRepository = new DocumentsRepository(em, replica);
+  const documents = new DocumentsService({
+    em,
+    agents: agentsRepository,
+    documents: documentsRepository,
+    memory: memoryRepository,
+    memoryService: memory,
+    embedder,
+    policy,
+    http: outboundHttp,
+    maxBytes: config.documentMaxBytes,
+    fetchTimeoutMs: config.documentFetchTimeoutMs,
+    leaseMs: config.documentLeaseMs,
+    wake: () => documentWork.wake(),
+    logger: logger.child({ component: 'documents' }),
+  });
+  const documentWork = new LeasedWorkLoop<ClaimedDocument>({
+    name: 'documents',
+    claim: (limit) => documentsRepository.claim(limit, config.documentLeaseMs),
+    process: (document, signal) => around(() => documents.process(document, signal)),
+    release: (document) => documents.release(document),
+    concurrency: config.documentConcurrency,
+    pollIntervalMs: DOCUMENT_POLL_INTERVAL_MS,
+    logger,
+  });
   const consolidation = new ConsolidationService({ em, agents: agentsRepository, memory, model, keepMessages: config.consolidationKeepMessages, logger });
 
   const server = new GrpcServer({ logger, around, classifyError: classifyDbError })
     .add(AGENT_SERVICE_NAME, AgentServiceService, agentHandlers(agents))
     .add(CHAT_SERVICE_NAME, ChatServiceService, chatHandlers(chat, sessions))
     .add(MEMORY_SERVICE_NAME, MemoryServiceService, memoryHandlers(memory, consolidation))
+    .add(DOCUMENT_SERVICE_NAME, DocumentServiceService, documentHandlers(documents))
     .add(TOOL_SERVICE_NAME, ToolServiceService, toolHandlers(tools))
     .add(RUN_SERVICE_NAME, RunServiceService, runHandlers(runs, chat, () => backgroundRuns.wake()))
     .add(DATASET_SERVICE_NAME, DatasetServiceService, datasetHandlers(datasets))
@@ -303,6 +335,7 @@ function assemble(config: AgentMemoryConfig, deps: AgentMemoryDeps, orm: Orm): A
       started = true;
       await relay.start();
       extractionWorker.start();
+      documentWork.start();
       runProgress.start();
       backgroundRuns.start();
       feeder.start();
@@ -333,7 +366,7 @@ function assemble(config: AgentMemoryConfig, deps: AgentMemoryDeps, orm: Orm): A
       // within the grace; the jobs left wait for their leases to end and another replica's claim.
       // Background runs still going when the grace ends are left to their leases: another replica
       // takes them up.
-      await Promise.all([running, started ? server.stop(drain.graceMs) : undefined, extractionWorker.stop(drain.graceMs), backgroundRuns.stop(drain.graceMs), feeder.stop(drain.graceMs)]);
+      await Promise.all([running, started ? server.stop(drain.graceMs) : undefined, extractionWorker.stop(drain.graceMs), documentWork.stop(drain.graceMs), backgroundRuns.stop(drain.graceMs), feeder.stop(drain.graceMs)]);
       await runProgress.stop();
       if (started) await relay.stop();
       started = false;

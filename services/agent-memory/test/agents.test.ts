@@ -80,7 +80,7 @@ describe('DeleteAgent', () => {
     const agent = await service.createAgent(tenant);
     const call = { principal: tenant.principal };
     await service.memory.addMemory({ agentId: agent.id, memoryType: 'semantic', content: 'The customer prefers e-mail.' }, call);
-    await service.memory.addDocument({ agentId: agent.id, content: 'A handbook. '.repeat(300) }, call);
+    await service.documents.addTextDocument({ agentId: agent.id, content: 'A handbook. '.repeat(300) }, call);
     await service.chat.chat({ agentId: agent.id, message: 'Hello there' }, call);
 
     await service.agents.deleteAgent({ agentId: agent.id }, call);

@@ -115,7 +115,7 @@ describe('a turn continued after a decision', () => {
     const { reply } = await approve();
     expect(reply!.status).toBe('completed');
     expect(reply!.memories).toEqual(paused.memories);
-    expect(reply!.content).toContain('Relevant memories (1):\n1. "Refunds for this customer go to the bank account ending 1234."');
+    expect(reply!.content).toContain('Relevant memories (1):\n[1] "Refunds for this customer go to the bank account ending 1234."');
     const final = (await storedMessages()).at(-1)!;
     expect(final.id).toBe(reply!.id);
     expect(final.memories).toEqual(paused.memories);
@@ -126,6 +126,6 @@ describe('a turn continued after a decision', () => {
     await database.query(`update chat_messages set memories = null where session_id = $1`, [paused.sessionId]);
     const { reply } = await approve();
     expect(reply!.memories).toEqual(found);
-    expect(reply!.content).toContain('Relevant memories (1):\n1. "Refunds to a bank account take five days."');
+    expect(reply!.content).toContain('Relevant memories (1):\n[1] "Refunds to a bank account take five days."');
   });
 });

@@ -24,7 +24,7 @@ test('storing a large document leaves at most the configured pending list, and i
   // Distinct words in every chunk: 1 MB of pending entries (128 pages) if they were all kept pending.
   const reference = (index: number) => `ref_${index}_${(index * 7919) % 100_003}`;
   const sentences = Array.from({ length: 12_000 }, (_, index) => `Entry ${index} names ${reference(index)} and code c${index * 31}.`);
-  await service.memory.addDocument({ agentId: agent.id, content: sentences.join(' ') }, call);
+  await service.documents.addTextDocument({ agentId: agent.id, content: sentences.join(' ') }, call);
 
   expect(await pendingPages(database, 'memory_items_search_idx')).toBeLessThanOrEqual(MOST_PENDING_PAGES);
 

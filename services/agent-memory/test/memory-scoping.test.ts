@@ -184,9 +184,9 @@ describe('history and editing', () => {
   test("a document's chunks are recorded as the document's, added and deleted", async ({ service }) => {
     const tenant = newTenant();
     const agent = await service.createAgent(tenant);
-    const { document } = await service.memory.addDocument({ agentId: agent.id, content: 'Returns are accepted within thirty days.' }, { principal: tenant.principal });
+    const { document } = await service.documents.addTextDocument({ agentId: agent.id, content: 'Returns are accepted within thirty days.' }, { principal: tenant.principal });
     const { items } = await service.memory.listMemory({ agentId: agent.id, page: { page: 1, perPage: 10 } }, { principal: tenant.principal });
-    await service.memory.deleteDocument({ documentId: document!.id }, { principal: tenant.principal });
+    await service.documents.deleteDocument({ documentId: document!.id }, { principal: tenant.principal });
     const { entries } = await service.memory.getMemoryHistory({ memoryId: items[0]!.id }, { principal: tenant.principal });
     expect(entries.map((entry) => [entry.event, entry.source])).toEqual([
       ['ADD', 'document'],

@@ -99,7 +99,7 @@ describe('Documents', () => {
     const agent = await service.createAgent(tenant);
     const paragraphs = Array.from({ length: 12 }, (_, index) => `Section ${index}. ${'Refunds are processed within five working days. '.repeat(4)}`);
     paragraphs[7] = 'Section 7. The warehouse in Porto closes at 18:00 on Fridays and the code word is heliotrope.';
-    const { document } = await service.memory.addDocument({ agentId: agent.id, title: 'Handbook', content: paragraphs.join('\n\n'), metadataJson: '{"source":"wiki"}' }, call);
+    const { document } = await service.documents.addTextDocument({ agentId: agent.id, title: 'Handbook', content: paragraphs.join('\n\n'), metadataJson: '{"source":"wiki"}' }, call);
     expect(document!.chunks).toBeGreaterThan(1);
     expect(document!.id).toMatch(/^doc_/);
     const chunks = await service.memory.listMemory({ agentId: agent.id, page: { page: 1, perPage: 100 } }, call);
@@ -109,16 +109,16 @@ describe('Documents', () => {
     const found = await service.memory.searchMemory({ agentId: agent.id, query: 'heliotrope', topK: 3 }, call);
     expect(found.results[0]!.item!.content).toContain('heliotrope');
 
-    await service.memory.deleteDocument({ documentId: document!.id }, call);
+    await service.documents.deleteDocument({ documentId: document!.id }, call);
     expect((await service.memory.searchMemory({ agentId: agent.id, query: 'heliotrope', topK: 3 }, call)).results).toEqual([]);
     expect((await service.memory.listMemory({ agentId: agent.id, page: undefined }, call)).total).toBe(0);
-    await expectError(service.memory.deleteDocument({ documentId: document!.id }, call), 'not_found');
+    await expectError(service.documents.deleteDocument({ documentId: document!.id }, call), 'not_found');
   });
 
   test('refuses a document for an agent without semantic memory', async ({ service }) => {
     const tenant = newTenant();
     const agent = await service.createAgent(tenant, { memoryTypes: ['episodic'] });
-    const error = await expectError(service.memory.addDocument({ agentId: agent.id, content: 'text' }, { principal: tenant.principal }), 'validation_error');
+    const error = await expectError(service.documents.addTextDocument({ agentId: agent.id, content: 'text' }, { principal: tenant.principal }), 'validation_error');
     expect(error.details.map((detail) => detail.field)).toEqual(['agent_id']);
   });
 });

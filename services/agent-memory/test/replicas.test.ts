@@ -133,12 +133,12 @@ describe('replicas that each hold an embedded index', () => {
     try {
       // The held transaction's history entry takes the lower seq, then commits after the other one.
       const held = orm.em.fork().transactional(async (tx) => {
-        await new MemoryRepository(tx).insert(undefined, [early], { source: 'api', sessionId: null });
+        await new MemoryRepository(tx).insert([early], { source: 'api', sessionId: null });
         written();
         await committing;
       });
       await isWritten;
-      await orm.em.fork().transactional((tx) => new MemoryRepository(tx).insert(undefined, [late], { source: 'api', sessionId: null }));
+      await orm.em.fork().transactional((tx) => new MemoryRepository(tx).insert([late], { source: 'api', sessionId: null }));
       expect((await found(indexes.reader, tenant.tenantId, agent.id, late.content)).map((hit) => hit.id)).toEqual([late.id]);
       commit();
       await held;

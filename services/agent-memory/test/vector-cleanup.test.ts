@@ -19,11 +19,11 @@ test('deleting a memory item, a document or the agent removes their vectors from
   const agent = await service.createAgent(tenant);
   const { item: kept } = await service.memory.addMemory({ agentId: agent.id, memoryType: 'semantic', content: 'kept fact' }, call);
   const { item: dropped } = await service.memory.addMemory({ agentId: agent.id, memoryType: 'semantic', content: 'dropped fact' }, call);
-  const { document } = await service.memory.addDocument({ agentId: agent.id, content: 'A paragraph. '.repeat(200) }, call);
+  const { document } = await service.documents.addTextDocument({ agentId: agent.id, content: 'A paragraph. '.repeat(200) }, call);
   expect((await indexed(tenant.tenantId, agent.id)).length).toBe(2 + document!.chunks);
 
   await service.memory.deleteMemory({ memoryId: dropped!.id }, call);
-  await service.memory.deleteDocument({ documentId: document!.id }, call);
+  await service.documents.deleteDocument({ documentId: document!.id }, call);
   expect(await indexed(tenant.tenantId, agent.id)).toEqual([kept!.id]);
 
   await service.agents.deleteAgent({ agentId: agent.id }, call);

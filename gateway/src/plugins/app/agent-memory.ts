@@ -2,6 +2,7 @@ import type { PromiseClient } from '@agent-platform/kit/grpc';
 import { AgentServiceService } from '@agent-platform/proto/agents/v1/agents';
 import { ChatServiceService } from '@agent-platform/proto/agents/v1/chat';
 import { DatasetServiceService } from '@agent-platform/proto/agents/v1/datasets';
+import { DocumentServiceService } from '@agent-platform/proto/agents/v1/documents';
 import { EvalServiceService } from '@agent-platform/proto/agents/v1/evals';
 import { MemoryServiceService } from '@agent-platform/proto/agents/v1/memory';
 import { RunServiceService } from '@agent-platform/proto/agents/v1/runs';
@@ -15,8 +16,10 @@ export interface AgentMemoryClients {
   agents: PromiseClient<typeof AgentServiceService>;
   /** Chat turns (streamChat is an async iterable) and the sessions they make. */
   chat: PromiseClient<typeof ChatServiceService>;
-  /** Memory items, documents, search and consolidation. */
+  /** Memory items, search and consolidation. */
   memory: PromiseClient<typeof MemoryServiceService>;
+  /** Documents: texts, uploaded files (uploadDocument takes a stream) and web pages. */
+  documents: PromiseClient<typeof DocumentServiceService>;
   /** Tools of the principal's tenant, which agents name. */
   tools: PromiseClient<typeof ToolServiceService>;
   /** Runs of agents (decisions §16): every turn with its steps. */
@@ -36,6 +39,7 @@ export default fp(
       agents: channel.client(AgentServiceService),
       chat: channel.client(ChatServiceService),
       memory: channel.client(MemoryServiceService),
+      documents: channel.client(DocumentServiceService),
       tools: channel.client(ToolServiceService),
       runs: channel.client(RunServiceService),
       datasets: channel.client(DatasetServiceService),

@@ -3,6 +3,7 @@ import swaggerUi from '@fastify/swagger-ui';
 import fp from 'fastify-plugin';
 import { createJsonSchemaTransform, jsonSchemaTransformObject } from 'fastify-type-provider-zod';
 import { withOptionalBodies } from '../../openapi/optional-bodies.js';
+import { withUploadForms } from '../../openapi/upload-forms.js';
 import { withSuccessDescriptions } from '../../openapi/success-descriptions.js';
 import { withoutUnusedSchemas } from '../../openapi/unused-schemas.js';
 
@@ -87,7 +88,7 @@ export default fp(
         },
       },
       transform: createJsonSchemaTransform({ skipList: ['/openapi.json'] }),
-      transformObject: (document) => withOptionalBodies(withSuccessDescriptions(withoutUnusedSchemas(jsonSchemaTransformObject(document)))),
+      transformObject: (document) => withUploadForms(withOptionalBodies(withSuccessDescriptions(withoutUnusedSchemas(jsonSchemaTransformObject(document))))),
     });
     await app.register(swaggerUi, { routePrefix: '/docs' });
   },

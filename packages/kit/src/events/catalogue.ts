@@ -14,6 +14,8 @@ export const EVENT_TYPES = [
   'eval.completed',
   'memory.consolidated',
   'memory.updated',
+  'document.ready',
+  'document.failed',
   'billing.credits.low',
   'billing.purchase.completed',
 ] as const;

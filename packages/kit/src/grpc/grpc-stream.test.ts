@@ -45,7 +45,7 @@ beforeAll(async () => {
       for (const word of request.message.split(' ')) yield delta(word);
       if (request.message.startsWith('fail')) throw new DomainError('upstream_error', 'The model stopped answering.');
       if (request.message.startsWith('crash')) throw new Error('secret internals');
-      yield { completed: { id: 'msg_1', role: 'assistant', content: request.message, usage: { promptTokens: 1, completionTokens: 2, totalTokens: 3 }, sessionId: 'ses_1', model: 'offline', createdAt: new Date(0), status: 'completed', toolCalls: [], memories: [], credits: 1, runId: 'run_stream' }, runId: 'run_stream' };
+      yield { completed: { id: 'msg_1', role: 'assistant', content: request.message, usage: { promptTokens: 1, completionTokens: 2, totalTokens: 3 }, sessionId: 'ses_1', model: 'offline', createdAt: new Date(0), status: 'completed', toolCalls: [], memories: [], citations: [], credits: 1, runId: 'run_stream' }, runId: 'run_stream' };
     },
   });
   const port = await server.listen('127.0.0.1', 0);

@@ -5,6 +5,7 @@ import type { ChatReply, ChatService, TurnEvent } from './chat.service.js';
 import { keptMemory, type ToolCallView } from './context.js';
 import type { SessionsService } from './sessions.service.js';
 import { toSearchResult } from '../memory/memory.grpc.js';
+import { citationsOf } from '../documents/citations.js';
 
 export const CHAT_SERVICE_NAME = 'agentplatform.agents.v1.ChatService';
 
@@ -75,6 +76,7 @@ export function chatHandlers(chat: ChatService, sessions: SessionsService): Hand
           model: message.model ?? undefined,
           credits: message.credits ?? undefined,
           memories: (message.memories ?? []).map((used) => toSearchResult(keptMemory(request.agentId, used))),
+          citations: citationsOf(message.memories ?? []),
           runId,
         })),
         total,
@@ -118,7 +120,13 @@ function toStreamEvent(event: Exclude<TurnEvent, { started: unknown }>): Omit<St
 }
 
 function toMessage(reply: ChatReply): ChatResponse {
-  return { ...reply, role: reply.role, toolCalls: reply.toolCalls.map(toToolCall), memories: reply.memories.map(toSearchResult) };
+  return {
+    ...reply,
+    role: reply.role,
+    toolCalls: reply.toolCalls.map(toToolCall),
+    memories: reply.memories.map(toSearchResult),
+    citations: citationsOf(reply.memories.map(({ candidate }) => candidate)),
+  };
 }
 
 function toToolCall(call: ToolCallView): ToolCall {

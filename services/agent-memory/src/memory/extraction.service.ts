@@ -272,7 +272,7 @@ export class ExtractionService {
     const counts = await em.transactional(async (tx) => {
       let updated = 0;
       let deleted = 0;
-      await memory.insert(undefined, plan.add, change);
+      await memory.insert(plan.add, change);
       for (const { item, content, embedding } of plan.update) {
         if (await memory.update(job.tenantId, item.id, { content, embedding, embeddingModel: embedder.model }, change, now)) updated += 1;
       }

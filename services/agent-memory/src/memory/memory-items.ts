@@ -19,15 +19,6 @@ export interface NewMemoryItem {
   createdAt: Date;
 }
 
-export interface NewDocument {
-  id: string;
-  tenantId: string;
-  agentId: string;
-  title: string | null;
-  chunks: number;
-  createdAt: Date;
-}
-
 /** What every answer about an item shows. */
 export interface MemoryItemView {
   id: string;

@@ -32,21 +32,6 @@ export const MemoryItemSchema = defineEntity({
 export class MemoryItem extends MemoryItemSchema.class {}
 MemoryItemSchema.setClass(MemoryItem);
 
-export const DocumentSchema = defineEntity({
-  name: 'MemoryDocument',
-  tableName: 'memory_documents',
-  properties: {
-    id: p.string().primary(),
-    tenantId: p.string(),
-    agentId: p.string(),
-    title: p.text().strictNullable(),
-    chunks: p.integer(),
-    createdAt: p.datetime(),
-  },
-});
-
-export class MemoryDocument extends DocumentSchema.class {}
-DocumentSchema.setClass(MemoryDocument);
 
 export const MEMORY_EVENTS = ['ADD', 'UPDATE', 'DELETE'] as const;
 export type MemoryHistoryEvent = (typeof MEMORY_EVENTS)[number];

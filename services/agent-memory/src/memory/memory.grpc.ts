@@ -72,21 +72,6 @@ export function memoryHandlers(memory: MemoryService, consolidation: Consolidati
       };
     },
 
-    addDocument: async (request, ctx) => {
-      const document = await memory.addDocument(actorOf(ctx), {
-        agentId: request.agentId,
-        title: present(request.title),
-        content: request.content,
-        metadataJson: present(request.metadataJson),
-      });
-      return { document: { id: document.id, agentId: document.agentId, title: document.title ?? undefined, chunks: document.chunks, createdAt: document.createdAt } };
-    },
-
-    deleteDocument: async (request, ctx) => {
-      await memory.deleteDocument(actorOf(ctx), request.documentId);
-      return {};
-    },
-
     consolidateMemory: async (request, ctx) => {
       const outcome = await consolidation.consolidateAgent(actorOf(ctx), request.agentId, request.keepMessages, ctx.signal);
       return { itemsIn: outcome.itemsIn, itemsOut: outcome.itemsOut };

@@ -1,6 +1,6 @@
 import { PreparedStatement, type EntityManager, type StatementValue } from '@agent-platform/kit/db';
 import type { MemoryType } from '../agents/agents.entity.js';
-import { MemoryDocument, MemoryHistoryEntry, MemoryItem } from './memory.entity.js';
+import { MemoryHistoryEntry, MemoryItem } from './memory.entity.js';
 import {
   candidateOf,
   foundOf,
@@ -15,7 +15,6 @@ import {
   type HistoryView,
   type ItemSelection,
   type MemoryItemView,
-  type NewDocument,
   type NewMemoryItem,
 } from './memory-items.js';
 import { WordCounts } from './word-counts.js';
@@ -137,9 +136,8 @@ export class MemoryRepository {
     this.em = em;
   }
 
-  /** In the caller's transaction: a document, then its chunks or other items, each with its ADD in history. */
-  async insert(document: NewDocument | undefined, items: readonly NewMemoryItem[], change: ChangeSource): Promise<void> {
-    if (document) await this.em.insert(MemoryDocument, document);
+  /** In the caller's transaction: items (a document's chunks, say), each with its ADD in history. */
+  async insert(items: readonly NewMemoryItem[], change: ChangeSource): Promise<void> {
     if (items.length === 0) return;
     await this.em.insertMany(MemoryItem, items.map((item) => ({ ...item, embedding: toBytes(item.embedding), updatedAt: null })));
     await this.em.insertMany(
@@ -246,26 +244,39 @@ export class MemoryRepository {
     return rows[0]?.agent_id;
   }
 
+  /** In the caller's transaction: the tenant's items of `ids`, each deletion recorded. */
+  async deleteItems(tenantId: string, ids: readonly string[], change: ChangeSource, now: Date): Promise<void> {
+    if (ids.length === 0) return;
+    await this.em.execute(
+      `with "gone" as (delete from "memory_items" where "id" = any(string_to_array(?, ',')) and "tenant_id" = ? returning ${DELETED_COLUMNS}) ${RECORD_DELETIONS}`,
+      [ids.join(','), tenantId, change.source, change.sessionId, now],
+      'all',
+    );
+  }
+
   /**
    * Every item of the agent matching `selection` (with `userId`, that user's only: never the shared
-   * ones), each deletion recorded; documents left without chunks go too. Ids of the deleted items.
+   * ones), each deletion recorded; documents whose last chunks these were go too (not those still
+   * being processed, which have none yet). Ids of the deleted items.
    */
   async deleteMatching(tenantId: string, agentId: string, selection: ItemSelection, now: Date): Promise<string[]> {
     return this.em.transactional(async (em) => {
-      const rows = await em.execute<{ memory_id: string }[]>(
+      const rows = await em.execute<{ memory_id: string; document_id: string | null }[]>(
         `with "gone" as (
            delete from "memory_items" where "tenant_id" = ? and "agent_id" = ?
              and (?::text is null or "user_id" = ?::text) and (?::text is null or "memory_type" = ?::text)
-           returning ${DELETED_COLUMNS}
-         ) ${RECORD_DELETIONS}`,
+           returning ${DELETED_COLUMNS}, "document_id"
+         ), "recorded" as (${RECORD_DELETIONS})
+         select "id" as "memory_id", "document_id" from "gone"`,
         [tenantId, agentId, selection.userId ?? null, selection.userId ?? null, selection.memoryType ?? null, selection.memoryType ?? null, 'api', null, now],
         'all',
       );
-      if (rows.length > 0) {
+      const documentIds = [...new Set(rows.flatMap((row) => (row.document_id === null ? [] : [row.document_id])))];
+      if (documentIds.length > 0) {
         await em.execute(
-          `delete from "memory_documents" as d where d."tenant_id" = ? and d."agent_id" = ?
+          `delete from "memory_documents" as d where d."id" = any(string_to_array(?, ',')) and d."tenant_id" = ?
              and not exists (select 1 from "memory_items" as i where i."document_id" = d."id")`,
-          [tenantId, agentId],
+          [documentIds.join(','), tenantId],
           'run',
         );
       }

@@ -5,11 +5,10 @@ import type { AgentRecord, MemoryType } from '../agents/agents.entity.js';
 import type { AgentsRepository } from '../agents/agents.repository.js';
 import { found, hasMemoryType } from '../agents/agents.service.js';
 import type { RecentAgents } from '../agents/recent-agents.js';
-import { chunkText } from '../documents/chunking.js';
 import { cosine, type Embedder } from '../models/embedder.js';
 import type { VectorStore } from '../vectors/vector-store.js';
 import { fullTextWords, rank, type Ranked, type Scored } from './hybrid-ranking.js';
-import { checkFilter, checkMetadata, checkMinScore, checkText, checkTitle, checkTopK, checkUserId, CONTENT_MAX, DOCUMENT_MAX, type Filter } from './memory-input.js';
+import { checkFilter, checkMetadata, checkMinScore, checkText, checkTopK, checkUserId, CONTENT_MAX, type Filter } from './memory-input.js';
 import type {
   Audience,
   Candidate,
@@ -18,7 +17,6 @@ import type {
   HistoryView,
   ItemSelection,
   MemoryItemView,
-  NewDocument,
   NewMemoryItem,
 } from './memory-items.js';
 import type { MemoryRepository } from './memory.repository.js';
@@ -267,61 +265,21 @@ export class MemoryService {
     return entries;
   }
 
-  async addDocument(
-    actor: Actor,
-    request: { agentId: string; title: string | undefined; content: string; metadataJson: string | undefined },
-    now = new Date(),
-  ): Promise<NewDocument> {
-    requireAccess(actor, ACCESS.memory.write);
-    const agent = await this.agent(actor, request.agentId);
-    const errors = new FieldErrors();
-    if (!hasMemoryType(agent, 'semantic')) errors.add('agent_id', 'the agent keeps no semantic memory, where documents are stored');
-    const title = request.title === undefined ? null : checkTitle(request.title, errors);
-    checkText('content', request.content, DOCUMENT_MAX, errors);
-    const metadata = checkMetadata(request.metadataJson, errors);
-    errors.throwIfAny();
-    const chunks = chunkText(request.content);
-    const documentId = newId('document');
-    const document: NewDocument = { id: documentId, tenantId: actor.tenantId, agentId: agent.id, title, chunks: chunks.length, createdAt: now };
-    await this.store(
-      agent,
-      chunks.map((content, index) => ({
-        memoryType: 'semantic',
-        content,
-        documentId,
-        userId: null,
-        metadata: { ...metadata, document_id: documentId, chunk_index: index, ...(title ? { title } : {}) },
-      })),
-      now,
-      { source: 'document', sessionId: null },
-      { document },
-    );
-    if (chunks.length >= BULK_LOAD_ROWS) this.refreshStatistics();
-    return document;
-  }
-
-  async deleteDocument(actor: Actor, id: string, now = new Date()): Promise<void> {
-    requireAccess(actor, ACCESS.memory.write);
-    const chunkIds = await this.options.memory.deleteDocument(actor.tenantId, id, now);
-    if (chunkIds === undefined) throw DomainError.notFound('Document');
-    await this.forgetVectors(chunkIds);
-  }
-
   /**
-   * Embeds, then writes the rows (and their document, and whatever `alongside` writes, which may
-   * throw to store nothing) in one transaction, then indexes the vectors. An embedder failure
-   * stores nothing; an index failure takes the rows back out, so nothing is stored that search
-   * cannot find.
+   * Embeds, then writes the rows (and whatever `alongside` writes first, which may throw to store
+   * nothing: their document, say) in one transaction, then indexes the vectors. An embedder failure
+   * stores nothing; an index failure takes the rows (and `documentId`'s document) back out, so
+   * nothing is stored that search cannot find.
    */
   async store(
     agent: AgentRecord,
     drafts: readonly MemoryDraft[],
     now: Date,
     change: ChangeSource,
-    extra: { document?: NewDocument; alongside?: () => Promise<void> } = {},
+    extra: { documentId?: string; alongside?: () => Promise<void> } = {},
   ): Promise<MemoryItemView[]> {
     const { embedder, em, memory } = this.options;
-    const { document, alongside } = extra;
+    const { documentId, alongside } = extra;
     const embeddings = await embedder.embed(drafts.map((draft) => draft.content));
     const items: NewMemoryItem[] = drafts.map((draft, index) => ({
       id: newId('memoryItem'),
@@ -334,14 +292,14 @@ export class MemoryService {
     }));
     await em.transactional(async () => {
       await alongside?.();
-      await memory.insert(document, items, change);
+      await memory.insert(items, change);
     });
     try {
       await this.index(items);
     } catch (error) {
       await em.transactional(async (tx) => {
         await tx.execute(`delete from "memory_items" where "id" in (?)`, [items.map((item) => item.id)], 'run');
-        if (document) await tx.execute(`delete from "memory_documents" where "id" = ?`, [document.id], 'run');
+        if (documentId) await tx.execute(`delete from "memory_documents" where "id" = ?`, [documentId], 'run');
       });
       throw new DomainError('service_unavailable', 'The vector index is unavailable; nothing was stored.', { cause: error });
     }
@@ -356,11 +314,12 @@ export class MemoryService {
   }
 
   /**
-   * After a bulk load, as PostgreSQL advises: until autovacuum gets to it (a minute or more), the
-   * planner would think the table small and scan an agent's rows instead of the full-text index.
-   * In the background: the document is stored whatever happens here.
+   * After a bulk load (a document's chunks), as PostgreSQL advises: until autovacuum gets to it (a
+   * minute or more), the planner would think the table small and scan an agent's rows instead of
+   * the full-text index. In the background: what was stored stays stored whatever happens here.
    */
-  private refreshStatistics(): void {
+  loaded(rows: number): void {
+    if (rows < BULK_LOAD_ROWS) return;
     void this.options.em
       .fork()
       .execute(`analyze "memory_items"`, [], 'run')

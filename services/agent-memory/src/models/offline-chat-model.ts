@@ -185,7 +185,8 @@ function reply(messages: readonly ChatMessage[]): string {
     lines.push('I was given no relevant memories for this message.');
   } else {
     lines.push(`Relevant memories (${memories.length}):`);
-    memories.forEach((memory, index) => lines.push(`${index + 1}. "${quote(memory)}"`));
+    // Numbered as the context numbers them, so an answer's [n] is the citation of index n.
+    memories.forEach((memory, index) => lines.push(`[${index + 1}] "${quote(memory)}"`));
   }
   const results = toolResults(currentTurn(messages).after);
   if (results.length > 0) {

@@ -1,4 +1,5 @@
 // decisions §16: the steps a run records, each as the REST answer shows it.
+import { citationsOf } from '../documents/citations.js';
 import type { Ranked } from '../memory/hybrid-ranking.js';
 import type { MemoryItemView } from '../memory/memory-items.js';
 import type { ChatCompletion } from '../models/chat-model.js';
@@ -20,9 +21,18 @@ function timed(type: RunStepType, startedAt: Date, endedAt: Date, data: Record<s
   return { type, startedAt, durationMs: Math.max(0, endedAt.getTime() - startedAt.getTime()), data };
 }
 
-/** What the turn searched its memory for, and what it found with which scores. */
+/** What the turn searched its memory for, what it found with which scores, and the document chunks among them (decisions §17). */
 export function retrievalStep(query: string, found: readonly Ranked<MemoryItemView>[], startedAt: Date, endedAt: Date): NewRunStep {
-  return timed('retrieval', startedAt, endedAt, { query, items: found.map(({ candidate, score }) => ({ memory_id: candidate.id, score })) });
+  const citations = citationsOf(found.map(({ candidate }) => candidate)).map((citation) => ({
+    index: citation.index,
+    document_id: citation.documentId,
+    chunk_id: citation.chunkId,
+    title: citation.title ?? null,
+    page: citation.page ?? null,
+    heading: citation.heading,
+    snippet: citation.snippet,
+  }));
+  return timed('retrieval', startedAt, endedAt, { query, items: found.map(({ candidate, score }) => ({ memory_id: candidate.id, score })), citations });
 }
 
 /**

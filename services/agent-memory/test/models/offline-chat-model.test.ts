@@ -61,7 +61,7 @@ describe('OfflineChatModel', () => {
     const messages = conversation(systemMessage('Be brief.', memories), 'How will you contact me about my order?');
     const { content } = await model.complete({ model: 'gpt-4o', messages });
     expect(content).toContain('You said: "How will you contact me about my order?"');
-    expect(content).toContain('Relevant memories (2):\n1. "The customer prefers e-mail over phone calls."\n2. "Order ord_1234 shipped on 3 May."');
+    expect(content).toContain('Relevant memories (2):\n[1] "The customer prefers e-mail over phone calls."\n[2] "Order ord_1234 shipped on 3 May."');
     expect(content).toContain('This is the first turn of this session.');
   });
 

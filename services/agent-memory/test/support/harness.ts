@@ -8,6 +8,7 @@ import { AgentServiceService, type Agent } from '@agent-platform/proto/agents/v1
 import { ChatServiceService } from '@agent-platform/proto/agents/v1/chat';
 import { DatasetServiceService } from '@agent-platform/proto/agents/v1/datasets';
 import { EvalServiceService } from '@agent-platform/proto/agents/v1/evals';
+import { DocumentServiceService } from '@agent-platform/proto/agents/v1/documents';
 import { MemoryServiceService } from '@agent-platform/proto/agents/v1/memory';
 import { RunServiceService } from '@agent-platform/proto/agents/v1/runs';
 import { ToolServiceService } from '@agent-platform/proto/agents/v1/tools';
@@ -126,6 +127,7 @@ export interface AgentMemoryHarness {
   agents: PromiseClient<typeof AgentServiceService>;
   chat: PromiseClient<typeof ChatServiceService>;
   memory: PromiseClient<typeof MemoryServiceService>;
+  documents: PromiseClient<typeof DocumentServiceService>;
   tools: PromiseClient<typeof ToolServiceService>;
   runs: PromiseClient<typeof RunServiceService>;
   datasets: PromiseClient<typeof DatasetServiceService>;
@@ -192,6 +194,7 @@ export async function startAgentMemory(database: TestDatabase, options: HarnessO
     agents,
     chat: channel.client(ChatServiceService),
     memory: channel.client(MemoryServiceService),
+    documents: channel.client(DocumentServiceService),
     tools: channel.client(ToolServiceService),
     runs: channel.client(RunServiceService),
     datasets: channel.client(DatasetServiceService),

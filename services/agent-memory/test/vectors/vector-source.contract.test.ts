@@ -59,7 +59,7 @@ const adapters: { name: string; open: () => Promise<SourceUnderTest> }[] = [
               embeddingModel: MODEL,
               createdAt: new Date(),
             }));
-            await new MemoryRepository(em).insert(undefined, items, CHANGE);
+            await new MemoryRepository(em).insert(items, CHANGE);
           }),
         reembed: (record) => inTransaction((memory) => memory.update(record.tenantId, record.id, { embedding: record.vector }, CHANGE, new Date())),
         remove: (records) =>

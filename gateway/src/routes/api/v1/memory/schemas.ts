@@ -1,11 +1,11 @@
-import type { Document, MemoryHistoryEntry, MemoryItem } from '@agent-platform/proto/agents/v1/memory';
+import type { MemoryHistoryEntry, MemoryItem } from '@agent-platform/proto/agents/v1/memory';
 import { z } from 'zod';
 import { EndUserId, iso, isoOrNull, pathId, Paging, TenantQuery, Timestamp } from '../../../../http/schemas.js';
 
 // As for agents, the gateway checks shapes and types; the agent-memory service decides the rest
 // (content lengths, memory_type among the agent's memory_types, metadata size) and names the field.
 
-const AgentId = z.string().min(1).describe('The agent whose memory this is.');
+export const AgentId = z.string().min(1).describe('The agent whose memory this is.');
 
 /** decisions §6: the memory an agent can keep; the agent-memory service checks which its agent does. */
 export const MEMORY_TYPES = ['semantic', 'episodic', 'procedural'] as const;
@@ -19,7 +19,6 @@ export const MemoryType = z.enum(MEMORY_TYPES).describe('semantic, episodic or p
 export const Metadata = z.record(z.string(), z.unknown()).describe('A free-form JSON object (up to 16 KiB), kept with the item.');
 
 export const MemoryParams = z.object({ memory_id: pathId('memory item', 'mem') });
-export const DocumentParams = z.object({ document_id: pathId('document', 'doc') });
 
 export const AddMemoryBody = z.object({
   agent_id: AgentId,
@@ -88,15 +87,6 @@ export const ConsolidateBody = z
   .nullish()
   .meta({ examples: [{ keep_messages: 20 }] });
 
-export const AddDocumentBody = z.object({
-  agent_id: AgentId,
-  title: z.string().optional().describe('Up to 500 characters; copied into each chunk\'s metadata.'),
-  content: z.string().describe('The text, 1..1,000,000 characters: chunked (with overlap) into semantic memory items.'),
-  metadata: Metadata.optional().describe('Copied onto every chunk, beside document_id and chunk_index.'),
-}).meta({
-  examples: [{ agent_id: 'agt_01JD0F3G4H5J6K7M8N9P0QRSTV', title: 'Returns policy', content: 'Items can be returned within 30 days of delivery…', metadata: { version: 3 } }],
-});
-
 export const MemoryItemSchema = z
   .object({
     id: z.string(),
@@ -139,16 +129,6 @@ export const SearchResultSchema = z
 
 export const SearchResponse = z.object({ results: z.array(SearchResultSchema) });
 
-export const DocumentSchema = z
-  .object({
-    id: z.string(),
-    agent_id: z.string(),
-    title: z.string().nullable(),
-    chunks: z.int().describe('The semantic memory items made of it; each carries metadata.document_id.'),
-    created_at: Timestamp,
-  })
-  .meta({ id: 'MemoryDocument', description: "A document stored in an agent's memory as chunks." });
-
 export const ConsolidationSchema = z
   .object({
     agent_id: z.string(),
@@ -157,7 +137,7 @@ export const ConsolidationSchema = z
   })
   .meta({ id: 'MemoryConsolidation', description: 'What a consolidation did.' });
 
-function metadataOf(json: string): Record<string, unknown> {
+export function metadataOf(json: string): Record<string, unknown> {
   const value: unknown = json === '' ? {} : JSON.parse(json);
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
     throw new Error('agent-memory answered with metadata that is not a JSON object.');
@@ -198,17 +178,6 @@ export function historyBody(memoryId: string, entries: readonly MemoryHistoryEnt
 export function searchResultBody(result: { item?: MemoryItem | undefined; score: number }): z.output<typeof SearchResultSchema> {
   const { id, content, metadata, memory_type, user_id, created_at } = memoryItemBody(result.item);
   return { id, content, score: result.score, metadata, memory_type, user_id, created_at };
-}
-
-export function documentBody(document: Document | undefined): z.output<typeof DocumentSchema> {
-  if (!document) throw new Error('agent-memory answered without the document.');
-  return {
-    id: document.id,
-    agent_id: document.agentId,
-    title: document.title ?? null,
-    chunks: document.chunks,
-    created_at: iso(document.createdAt),
-  };
 }
 
 /** JSON text for gRPC's *_json fields; absent stays absent. */

@@ -4,6 +4,7 @@ import type { ServerSentEvent } from '../../../../http/sse.js';
 import { z } from 'zod';
 import { EndUserId, iso, isoOrNull, pathId, queryInt, queryTime, TenantQuery, Timestamp } from '../../../../http/schemas.js';
 import { AgentVersionNumber, usageBody, UsageSchema } from '../agents/_agent_id/chat/schemas.js';
+import { Citations } from '../memory/documents/schemas.js';
 
 export const RunParams = z.object({ run_id: pathId('run', 'run') });
 
@@ -52,6 +53,7 @@ const RunStepSchema = z
       ...timing,
       query: z.string().describe('What memory was searched for: the user\'s message.'),
       items: z.array(z.object({ memory_id: z.string(), score: z.number() })).describe('What was found and put in the context, most relevant first.'),
+      citations: Citations.optional().describe('The document chunks among the items, as the answer cites them (absent on runs recorded before documents were cited).'),
     }),
     z.object({
       type: z.literal('model'),

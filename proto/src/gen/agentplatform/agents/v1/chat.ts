@@ -22,6 +22,7 @@ import {
 } from "@grpc/grpc-js";
 import { Timestamp } from "../../../google/protobuf/timestamp.js";
 import { PageRequest } from "../../common/v1/common.js";
+import { Citation } from "./documents.js";
 import { SearchResult } from "./memory.js";
 
 export const protobufPackage = "agentplatform.agents.v1";
@@ -87,6 +88,8 @@ export interface ChatResponse {
   credits: number;
   /** The run this turn is (decisions §16). */
   runId: string;
+  /** The document chunks among `memories`, each with the [n] the answer cites it by (decisions §17). */
+  citations: Citation[];
 }
 
 /** A call of one of the agent's tools that a model asked for (decisions §12). */
@@ -242,7 +245,11 @@ export interface SessionMessage {
    * The run of the turn the message belongs to (decisions §16); absent for turns stored before
    * runs were kept.
    */
-  runId?: string | undefined;
+  runId?:
+    | string
+    | undefined;
+  /** Assistant messages: the document chunks among `memories` (decisions §17). */
+  citations: Citation[];
 }
 
 export interface ListSessionsRequest {
@@ -573,6 +580,7 @@ function createBaseChatResponse(): ChatResponse {
     memories: [],
     credits: 0,
     runId: "",
+    citations: [],
   };
 }
 
@@ -613,6 +621,9 @@ export const ChatResponse: MessageFns<ChatResponse> = {
     }
     if (message.runId !== "") {
       writer.uint32(98).string(message.runId);
+    }
+    for (const v of message.citations) {
+      Citation.encode(v!, writer.uint32(106).fork()).join();
     }
     return writer;
   },
@@ -726,6 +737,14 @@ export const ChatResponse: MessageFns<ChatResponse> = {
             message.runId = reader.string();
             continue;
           }
+          case 13: {
+            if (tag !== 106) {
+              break;
+            }
+
+            message.citations.push(Citation.decode(reader, reader.uint32()));
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -770,6 +789,9 @@ export const ChatResponse: MessageFns<ChatResponse> = {
         : isSet(object.run_id)
         ? globalThis.String(object.run_id)
         : "",
+      citations: globalThis.Array.isArray(object?.citations)
+        ? object.citations.map((e: any) => Citation.fromJSON(e))
+        : [],
     };
   },
 
@@ -811,6 +833,9 @@ export const ChatResponse: MessageFns<ChatResponse> = {
     if (message.runId !== "") {
       obj.runId = message.runId;
     }
+    if (message.citations?.length) {
+      obj.citations = message.citations.map((e) => Citation.toJSON(e));
+    }
     return obj;
   },
 
@@ -831,6 +856,7 @@ export const ChatResponse: MessageFns<ChatResponse> = {
     message.memories = object.memories?.map((e) => SearchResult.fromPartial(e)) || [];
     message.credits = object.credits ?? 0;
     message.runId = object.runId ?? "";
+    message.citations = object.citations?.map((e) => Citation.fromPartial(e)) || [];
     return message;
   },
 };
@@ -2298,6 +2324,7 @@ function createBaseSessionMessage(): SessionMessage {
     credits: undefined,
     memories: [],
     runId: undefined,
+    citations: [],
   };
 }
 
@@ -2341,6 +2368,9 @@ export const SessionMessage: MessageFns<SessionMessage> = {
     }
     if (message.runId !== undefined) {
       writer.uint32(106).string(message.runId);
+    }
+    for (const v of message.citations) {
+      Citation.encode(v!, writer.uint32(114).fork()).join();
     }
     return writer;
   },
@@ -2462,6 +2492,14 @@ export const SessionMessage: MessageFns<SessionMessage> = {
             message.runId = reader.string();
             continue;
           }
+          case 14: {
+            if (tag !== 114) {
+              break;
+            }
+
+            message.citations.push(Citation.decode(reader, reader.uint32()));
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -2507,6 +2545,9 @@ export const SessionMessage: MessageFns<SessionMessage> = {
         : isSet(object.run_id)
         ? globalThis.String(object.run_id)
         : undefined,
+      citations: globalThis.Array.isArray(object?.citations)
+        ? object.citations.map((e: any) => Citation.fromJSON(e))
+        : [],
     };
   },
 
@@ -2551,6 +2592,9 @@ export const SessionMessage: MessageFns<SessionMessage> = {
     if (message.runId !== undefined) {
       obj.runId = message.runId;
     }
+    if (message.citations?.length) {
+      obj.citations = message.citations.map((e) => Citation.toJSON(e));
+    }
     return obj;
   },
 
@@ -2572,6 +2616,7 @@ export const SessionMessage: MessageFns<SessionMessage> = {
     message.credits = object.credits ?? undefined;
     message.memories = object.memories?.map((e) => SearchResult.fromPartial(e)) || [];
     message.runId = object.runId ?? undefined;
+    message.citations = object.citations?.map((e) => Citation.fromPartial(e)) || [];
     return message;
   },
 };

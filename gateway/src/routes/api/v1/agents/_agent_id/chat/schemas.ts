@@ -3,6 +3,7 @@ import type { ChatResponse, StreamChatResponse, ToolCall, Usage } from '@agent-p
 import { z } from 'zod';
 import type { ServerSentEvent } from '../../../../../../http/sse.js';
 import { EndUserId, iso, isoOrNull, Timestamp } from '../../../../../../http/schemas.js';
+import { citationBody, Citations } from '../../../memory/documents/schemas.js';
 import { SearchResultSchema, searchResultBody } from '../../../memory/schemas.js';
 
 /** decisions §16: a turn may run with a past version of its agent's settings. */
@@ -74,6 +75,7 @@ export const ChatMessageSchema = z
     memories: z
       .array(SearchResultSchema)
       .describe("The memories put in the turn's context, most relevant first: the agent's items this turn's end user may see (decisions §14), retrieved for the user's message."),
+    citations: Citations,
     session_id: z.string().describe('The session the turn belongs to; pass it back to continue the conversation.'),
     run_id: z.string().describe('The run this turn is (decisions §16): GET /runs/{run_id} shows its steps.'),
     model: z.string().describe('The model that answered; "offline" for the built-in model.'),
@@ -137,6 +139,7 @@ export function chatMessageBody(reply: ChatResponse): z.output<typeof ChatMessag
     usage: usageBody(reply.usage),
     credits: reply.credits,
     memories: reply.memories.map(searchResultBody),
+    citations: reply.citations.map(citationBody),
     session_id: reply.sessionId,
     run_id: reply.runId,
     model: reply.model,

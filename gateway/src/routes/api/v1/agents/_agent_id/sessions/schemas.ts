@@ -2,6 +2,7 @@ import type { Session, SessionMessage } from '@agent-platform/proto/agents/v1/ch
 import { z } from 'zod';
 import { iso, pathId, isoOrNull, Timestamp } from '../../../../../../http/schemas.js';
 import { AgentParams } from '../../schemas.js';
+import { citationBody, Citations } from '../../../memory/documents/schemas.js';
 import { SearchResultSchema, searchResultBody } from '../../../memory/schemas.js';
 import { TOOL_CALL_STATUSES, toolCallBody, ToolCallSchema, usageBody, UsageSchema } from '../chat/schemas.js';
 
@@ -35,6 +36,7 @@ export const SessionMessageSchema = z
     memories: z
       .array(SearchResultSchema)
       .describe("assistant messages: the memories their model round was given, most relevant first, as the chat reply's memories; empty otherwise (and on rounds stored before they were kept)."),
+    citations: Citations,
     run_id: z.string().nullable().describe('The run of the turn the message belongs to (GET /runs/{run_id}); null for turns stored before runs were kept.'),
     created_at: Timestamp,
   })
@@ -63,6 +65,7 @@ export function sessionMessageBody(message: SessionMessage): z.output<typeof Ses
     model: message.model ?? null,
     credits: message.credits ?? null,
     memories: message.memories.map(searchResultBody),
+    citations: message.citations.map(citationBody),
     run_id: message.runId ?? null,
     created_at: iso(message.createdAt),
   };
