@@ -23,6 +23,7 @@ await import('./agent-memory.js');
 await import('./chat-tools.js');
 await import('./memory-extraction.js');
 await import('./document-parsing.js');
+await import('./documents-pipeline.js');
 await import('./mcp.js');
 await import('./runs-list.js');
 await import('./evals.js');
