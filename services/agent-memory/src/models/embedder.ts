@@ -1,7 +1,8 @@
 /**
  * The Embedder port: text in, unit-length vectors out, so that cosine similarity is a plain dot
  * product and scores from either vector index land in [-1, 1] the same way. Adapters:
- * `OpenAIEmbedder` (any OpenAI-compatible embeddings server) and `HashingEmbedder` (built in).
+ * `OpenAIEmbedder` (any OpenAI-compatible embeddings server), `HybridEmbedder` (built in, the
+ * default offline) and `HashingEmbedder` (built in, lexical only).
  *
  * A provider failure (unreachable, HTTP error, time-out, an answer of the wrong count, dimension
  * or with non-finite numbers) rejects with `DomainError('upstream_error', …)`; an abort through
