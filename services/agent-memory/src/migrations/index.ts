@@ -16,6 +16,7 @@ import { BackgroundRuns } from './0014-background-runs.js';
 import { UnchargedRounds } from './0015-uncharged-rounds.js';
 import { AgentTools } from './0016-agent-tools.js';
 import { Evals } from './0017-evals.js';
+import { MemoryReembedding } from './0019-memory-reembedding.js';
 
 /** Applied in this order at start. Names are stable: they are what the migrations table records. */
 export const migrations: readonly NamedMigration[] = [
@@ -36,4 +37,6 @@ export const migrations: readonly NamedMigration[] = [
   { name: '0015_uncharged_rounds', class: UnchargedRounds },
   { name: '0016_agent_tools', class: AgentTools },
   { name: '0017_evals', class: Evals },
+  // 0018: documents (another change, under way); the order is settled when both are merged.
+  { name: '0019_memory_reembedding', class: MemoryReembedding },
 ];

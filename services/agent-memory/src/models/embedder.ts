@@ -12,6 +12,12 @@ export interface Embedder {
   /** Recorded beside stored vectors: vectors of different models must never be compared. */
   readonly model: string;
   readonly dimensions: number;
+  /**
+   * Models whose stored vectors this one replaces: items of them are re-embedded in the background
+   * (memory/reembedding.ts) and found by their words meanwhile. None: items of other models are
+   * left as they are, never compared, and so never found.
+   */
+  readonly supersedes?: readonly string[];
   /** One vector per text, in order, each of length `dimensions` and L2-normalised. */
   embed(texts: readonly string[], signal?: AbortSignal): Promise<Float32Array[]>;
 }

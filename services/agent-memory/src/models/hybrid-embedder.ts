@@ -1,6 +1,6 @@
 import { stemmer } from 'stemmer';
 import { normalised, type Embedder } from './embedder.js';
-import { HASHING_DEFAULT_DIMENSIONS, HashingEmbedder, STOP_WORDS, wordTokens } from './hashing-embedder.js';
+import { HASHING_DEFAULT_DIMENSIONS, HASHING_MODEL, HashingEmbedder, STOP_WORDS, wordTokens } from './hashing-embedder.js';
 import { WORD_VECTOR_DIMENSIONS } from './word-vector-file.js';
 import { sharedWordVectors, type WordVectors } from './word-vectors.js';
 
@@ -42,6 +42,8 @@ const SEMANTIC_WEIGHT = Math.sqrt(SEMANTIC_SHARE);
 export class HybridEmbedder implements Embedder {
   readonly model = HYBRID_MODEL;
   readonly dimensions = HYBRID_DIMENSIONS;
+  /** The default offline embedder before it: what it stored is re-embedded with this one. */
+  readonly supersedes = [HASHING_MODEL];
   private readonly lexical = new HashingEmbedder({ dimensions: HASHING_DEFAULT_DIMENSIONS });
   private readonly wordVectors: () => Promise<WordVectors>;
 
