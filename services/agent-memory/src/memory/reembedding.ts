@@ -68,7 +68,12 @@ export class Reembedding {
     const { items, inContext, logger, embedder } = this.options;
     const started = performance.now();
     const total = await inContext(() => items.countLeft(this.superseded));
-    if (total > 0) logger.info({ items: total, from: this.superseded, to: embedder.model }, 're-embedding items stored under superseded models');
+    if (total === 0) {
+      // The usual start: nothing to walk the primary key for.
+      this.left = false;
+      return;
+    }
+    logger.info({ items: total, from: this.superseded, to: embedder.model }, 're-embedding items stored under superseded models');
     let moved = 0;
     while (!this.stopping.signal.aborted) {
       let batch: number;

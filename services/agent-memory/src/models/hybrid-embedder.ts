@@ -8,8 +8,9 @@ export const HYBRID_MODEL = 'hybrid-sg100-v1';
 export const HYBRID_DIMENSIONS = HASHING_DEFAULT_DIMENSIONS + WORD_VECTOR_DIMENSIONS;
 
 /**
- * Share of the cosine the word vectors carry: cos = 0.4·lexical + 0.6·semantic. More lost exact
- * wording (the lexical set's first hits), less lost paraphrases; 0.5–0.7 scored alike.
+ * Share of the cosine the word vectors carry: cos = 0.4·lexical + 0.6·semantic. On the paraphrase
+ * and lexical sets (test/fixtures) 0.5–0.7 were within a query of each other; less lost
+ * paraphrases, more lost the lexical set's first hits.
  */
 const SEMANTIC_SHARE = 0.6;
 /**
@@ -29,7 +30,8 @@ const SEMANTIC_WEIGHT = Math.sqrt(SEMANTIC_SHARE);
  * weighted mean of the text's GloVe word vectors (see `WordVectors`), so "Where did I move?" meets
  * "I moved to Porto." and "How long until my money comes back?" meets the refund policy. Each part
  * is unit length and weighted so that the whole is too and its cosine is 0.4·lexical +
- * 0.6·semantic: an exact id still counts as much as it did for `hashing`'s share of the score.
+ * 0.6·semantic. Ids and rare words keep their pull: they are the lexical part's heaviest features,
+ * have no word vector to dilute, and search's ranking counts the query words an item holds besides.
  *
  * A word is looked up as written (lower-cased), then, for compounds (e-mail, sign-in), by its parts,
  * then by its Porter stem (the most frequent word of the same stem: refunded → refund). Function

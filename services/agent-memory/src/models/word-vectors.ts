@@ -18,7 +18,13 @@ export interface WordVectors {
   readonly values: Float32Array;
   /** The row of a lower-cased word, or undefined when it is not among the rows. */
   rowOf(word: string): number | undefined;
-  /** The row of the most frequent word whose Porter stem is `stem` (refunded → refund), or undefined. */
+  /**
+   * The row of the most frequent word whose Porter stem is `stem` (refunded → refund), or
+   * undefined. Porter's stemmer (`stemmer`, which hybrid ranking uses too) rather than Porter2 or a
+   * lemmatiser: of the 50k next most frequent words, it maps 18.6 % onto a held one, as Porter2
+   * does (wink-porter2-stemmer, 5× slower per word) and twice what wink-lemmatizer's lemmas reach
+   * (which would also load 13 MB of lexicon and guess each word's part of speech).
+   */
   rowOfStem(stem: string): number | undefined;
 }
 
