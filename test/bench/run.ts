@@ -19,6 +19,7 @@ await import('./startup-and-throughput.js');
 await import('./mesh.js');
 await import('./webhook-deliveries.js');
 printTable(await benchVectorIndex({}), 'embeddings');
+await (await import('./embedder.js')).benchEmbedder();
 await import('./agent-memory.js');
 await import('./chat-tools.js');
 await import('./memory-extraction.js');

@@ -4,7 +4,7 @@
  *  - search: p50 / p95 of top-10 queries through the store, and recall@10 against brute force,
  *  - restart: close() (saves rows and graph), then open() on the saved files, until searchable
  *    by the graph again.
- * Data: 384-dimension unit vectors, seeded. 90% are "embeddings" (a point near one of 512 topics
+ * Data: 384-dimension unit vectors (BENCH_VECTOR_DIMENSIONS to choose), seeded. 90% are "embeddings" (a point near one of 512 topics
  * in a 32-dimension latent space, projected to 384 dimensions, plus isotropic noise) and 10% are
  * uniformly random (distractors); queries are half paraphrases (a stored embedding plus noise)
  * and half fresh points of a topic. `distribution: 'uniform'` (BENCH_VECTOR_DISTRIBUTION=uniform)
@@ -19,7 +19,8 @@ import { cosine, normalised } from '../../services/agent-memory/src/models/embed
 import { EmbeddedVectorStore } from '../../services/agent-memory/src/vectors/embedded-vector-store.js';
 import { type VectorRecord, type VectorSource } from '../../services/agent-memory/src/vectors/vector-store.js';
 
-const DIMENSIONS = 384;
+// The hashing embedder's width by default; BENCH_VECTOR_DIMENSIONS=484 measures the hybrid embedder's.
+const DIMENSIONS = Number(process.env.BENCH_VECTOR_DIMENSIONS ?? 384);
 const LATENT = 32;
 const TOPICS = 512;
 const TOP_K = 10;

@@ -67,7 +67,7 @@ describe('loadAgentMemoryConfig', () => {
     expect(problems(base, true)).toMatch(/^ {2}NATS_URL: /m);
   });
 
-  it('outside the all-in-one mode, refuses the offline model and the hashing embedder unless ALLOW_OFFLINE_MODEL=true (decisions §18)', () => {
+  it('outside the all-in-one mode, refuses the offline model and the offline embedder unless ALLOW_OFFLINE_MODEL=true (decisions §18)', () => {
     const distributed = { ...base, NATS_URL: 'nats://nats:4222' };
     const refused = problems(distributed, true);
     expect(refused).toMatch(/^ {2}LLM_BASE_URL: is required outside the all-in-one mode: without it every tenant is answered by the built-in offline model; set ALLOW_OFFLINE_MODEL=true to run on it anyway$/m);

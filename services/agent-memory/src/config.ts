@@ -58,7 +58,7 @@ const schema = z
   });
 
 /**
- * decisions §18: outside the all-in-one mode the built-in offline model and hashing embedder are
+ * decisions §18: outside the all-in-one mode the built-in offline model and embedder are
  * stand-ins that would answer (and charge) every tenant with an echo: refused unless said.
  */
 const distributedSchema = schema.safeExtend({ NATS_URL: natsUrl }).superRefine((value, ctx) => {
@@ -68,7 +68,7 @@ const distributedSchema = schema.safeExtend({ NATS_URL: natsUrl }).superRefine((
     ctx.addIssue({ code: 'custom', path: ['LLM_BASE_URL'], message: `is required outside the all-in-one mode: without it every tenant is answered by the built-in offline model; ${unless}` });
   }
   if (!value.EMBEDDING_BASE_URL) {
-    ctx.addIssue({ code: 'custom', path: ['EMBEDDING_BASE_URL'], message: `is required outside the all-in-one mode: without it memory is embedded by the built-in hashing embedder; ${unless}` });
+    ctx.addIssue({ code: 'custom', path: ['EMBEDDING_BASE_URL'], message: `is required outside the all-in-one mode: without it memory is embedded by the built-in offline embedder; ${unless}` });
   }
 });
 
@@ -102,7 +102,7 @@ export interface AgentMemoryConfig {
   llm: (OpenAICompatibleEndpoint & { maxTokensField: 'max_tokens' | 'max_completion_tokens' }) | undefined;
   /** Bound on a model call, and on each silence within a streamed answer, ms. */
   llmTimeoutMs: number;
-  /** An OpenAI-compatible embeddings server; undefined: the built-in hashing embedder. */
+  /** An OpenAI-compatible embeddings server; undefined: the built-in hybrid embedder. */
   embedding: (OpenAICompatibleEndpoint & { dimensions: number }) | undefined;
   /** Qdrant; undefined: the embedded index. */
   qdrant: { url: string; apiKey: string | undefined } | undefined;

@@ -47,6 +47,8 @@ import { ExtractionWorker } from './memory/extraction-worker.js';
 import { MEMORY_SERVICE_NAME, memoryHandlers } from './memory/memory.grpc.js';
 import { MemoryRepository } from './memory/memory.repository.js';
 import { MemoryService } from './memory/memory.service.js';
+import { Reembedding } from './memory/reembedding.js';
+import { ReembeddingRepository } from './memory/reembedding.repository.js';
 import { vectorSource } from './memory/vector-source.js';
 import type { ChatModel } from './models/chat-model.js';
 import type { Embedder } from './models/embedder.js';
@@ -114,6 +116,10 @@ export interface AgentMemoryDeps {
 
 const EXTRACTION_POLL_INTERVAL_MS = 1_000;
 const DOCUMENT_POLL_INTERVAL_MS = 2_000;
+/** Items re-embedded per transaction after an embedder change: some 20 ms of the offline embedder's work for 1,000-character chunks. */
+const REEMBED_BATCH_SIZE = 100;
+/** How soon a replica looks again at items other replicas hold locked (or after a failed batch). */
+const REEMBED_POLL_INTERVAL_MS = 1_000;
 /** A background run's claim; renewed every third of it while the run goes on. */
 const BACKGROUND_RUN_LEASE_MS = 15_000;
 const BACKGROUND_RUN_POLL_INTERVAL_MS = 1_000;
@@ -176,8 +182,18 @@ function assemble(config: AgentMemoryConfig, deps: AgentMemoryDeps, orm: Orm): A
   });
   const recentAgents = new RecentAgents(agentsRepository);
   const agents = new AgentsService({ em, agents: agentsRepository, versions: new AgentVersionsRepository(em), tools: toolsRepository, recentAgents, forgetVectors: (tenantId, agentId) => vectors.deleteAgent(tenantId, agentId), logger });
-  const memory = new MemoryService({ em, agents: agentsRepository, recentAgents, memory: memoryRepository, embedder, vectors, logger });
   const around = requestContext(orm);
+  const reembedding = new Reembedding({
+    em,
+    items: new ReembeddingRepository(em),
+    embedder,
+    vectors,
+    inContext: around,
+    batchSize: REEMBED_BATCH_SIZE,
+    pollIntervalMs: REEMBED_POLL_INTERVAL_MS,
+    logger: logger.child({ component: 'reembedding' }),
+  });
+  const memory = new MemoryService({ em, agents: agentsRepository, recentAgents, memory: memoryRepository, embedder, vectors, logger, notYetReembedded: () => reembedding.models });
   /** This replica, as the leases of its workers name it. */
   const replica = `${hostname()}-${process.pid}-${randomBytes(3).toString('hex')}`;
   const extractionQueue = new ExtractionRepository(em, replica);
@@ -334,6 +350,7 @@ function assemble(config: AgentMemoryConfig, deps: AgentMemoryDeps, orm: Orm): A
       const port = await server.listen(config.grpcHost, config.grpcPort);
       started = true;
       await relay.start();
+      reembedding.start();
       extractionWorker.start();
       documentWork.start();
       runProgress.start();
@@ -366,7 +383,15 @@ function assemble(config: AgentMemoryConfig, deps: AgentMemoryDeps, orm: Orm): A
       // within the grace; the jobs left wait for their leases to end and another replica's claim.
       // Background runs still going when the grace ends are left to their leases: another replica
       // takes them up.
-      await Promise.all([running, started ? server.stop(drain.graceMs) : undefined, extractionWorker.stop(drain.graceMs), documentWork.stop(drain.graceMs), backgroundRuns.stop(drain.graceMs), feeder.stop(drain.graceMs)]);
+      await Promise.all([
+        running,
+        started ? server.stop(drain.graceMs) : undefined,
+        extractionWorker.stop(drain.graceMs),
+        documentWork.stop(drain.graceMs),
+        backgroundRuns.stop(drain.graceMs),
+        feeder.stop(drain.graceMs),
+        reembedding.stop(drain.graceMs),
+      ]);
       await runProgress.stop();
       if (started) await relay.stop();
       started = false;

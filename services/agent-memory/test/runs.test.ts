@@ -433,8 +433,10 @@ describe('Background runs', () => {
     expect(done).toMatchObject({ status: 'completed', output: expect.stringContaining('lookup_order') });
     expect(done.credits).toBeGreaterThanOrEqual(2);
     // Charged like a turn, to the tenant that queued it: two model rounds. A turn is charged just
-    // after the commit its end is streamed from: the charges are waited for, not assumed.
-    await vi.waitFor(() => expect(service.credits.charges.filter((charge) => charge.tenantId === tenant.tenantId)).toHaveLength(2), { timeout: 5_000, interval: 20 });
+    // after the commit its end is streamed from: the charges are waited for, not assumed. (The
+    // memory extraction that follows the turn, for its user, is charged on its own, when it ends.)
+    const turnCharges = () => service.credits.charges.filter((charge) => charge.tenantId === tenant.tenantId && !charge.reference.startsWith('extraction-'));
+    await vi.waitFor(() => expect(turnCharges()).toHaveLength(2), { timeout: 5_000, interval: 20 });
     expect(receiver.received('/orders').at(-1)!.json).toEqual({ n: 3 });
     const [completed] = await eventsOf(service.database, tenant.tenantId, 'run.completed');
     expect(completed!.data).toMatchObject({ run_id: queued!.id, agent_id: agentId, status: 'completed', output: done.output, credits: done.credits });

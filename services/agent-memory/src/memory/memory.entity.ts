@@ -24,6 +24,12 @@ export const MemoryItemSchema = defineEntity({
     createdAt: p.datetime(),
     /** When its content or metadata last changed (and, with its content, its embedding). */
     updatedAt: p.datetime().strictNullable(),
+    /**
+     * The transaction that last re-embedded it in place with another model (memory/reembedding.ts),
+     * which the vector feed reads as it reads history entries' (re-embedding records no history:
+     * the content is unchanged); null when never re-embedded. Never written through the ORM.
+     */
+    embeddedXact: p.string().columnType('xid8').nullable().lazy(),
     /** to_tsvector('simple', content), kept by PostgreSQL for the full-text half of search. */
     searchVector: p.type('tsvector').generated("(to_tsvector('simple', \"content\")) stored").lazy().nullable(),
   },

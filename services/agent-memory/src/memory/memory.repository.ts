@@ -40,8 +40,8 @@ function filteredScopeSql(scope: string): string {
   return `${scope} and "metadata" @> ?::jsonb`;
 }
 
-function scopeSql(agentCondition: string): string {
-  return `"tenant_id" = ? and ${agentCondition} and "memory_type" = any(string_to_array(?, ',')) and "embedding_model" = ?
+function scopeSql(agentCondition: string, modelCondition = '"embedding_model" = ?'): string {
+  return `"tenant_id" = ? and ${agentCondition} and "memory_type" = any(string_to_array(?, ',')) and ${modelCondition}
   and (?::boolean or "user_id" is null or "user_id" = ?::text)`;
 }
 const FOUND_COLUMN_NAMES = ['id', 'agent_id', 'document_id', 'user_id', 'memory_type', 'content', 'metadata', 'created_at', 'updated_at'];
@@ -112,6 +112,23 @@ function wordCountSql(words: number): string {
 function byIdsSql(columns: string): (scope: string) => string {
   return (scope) => `select ${columns} from "memory_items" where ${scope} and "id" = any(string_to_array(?, ','))`;
 }
+
+/**
+ * The scope's items of other models (comma-separated in the model's marker) holding any word of
+ * the first full-text marker, at most LEXICAL_SCAN_MAX of them ranked by the second: what search
+ * finds of the items not yet re-embedded.
+ */
+const otherModelMatches = scoped<FoundRow>(
+  'memory_other_model_matches',
+  (scope) => `select ${FOUND_COLUMNS} from (
+     select ${FOUND_COLUMNS}, "search_vector" from "memory_items"
+      where ${scope} and "search_vector" @@ websearch_to_tsquery('simple', ?)
+      limit ${LEXICAL_SCAN_MAX}
+   ) as "matches"
+   order by ts_rank("search_vector", websearch_to_tsquery('simple', ?)) desc, "created_at" desc
+   limit ?`,
+  scopeSql('"agent_id" = ?', `"embedding_model" = any(string_to_array(?, ','))`),
+);
 
 const candidatesById = scoped<CandidateRow>('memory_candidates_by_id', byIdsSql(CANDIDATE_COLUMNS));
 // Without the vectors: 40 of them (toasted, sent as hex) were most of a search's read.
@@ -358,6 +375,18 @@ export class MemoryRepository {
     const { sql, values } = scopeOf(scope);
     const rows = await this.em.execute<{ id: string }[]>(rankedMatchSql(sql), [...values, matching, matching, limit], 'all');
     return rows.map((row) => row.id);
+  }
+
+  /**
+   * Items of the scope stored under `models` (not the scope's: not yet re-embedded) that hold any
+   * of `words`, best full-text rank first, without their vectors, which are of another model.
+   */
+  async otherModelMatches(scope: CandidateScope, models: readonly string[], words: readonly string[], limit: number): Promise<FoundItem[]> {
+    if (models.length === 0 || words.length === 0) return [];
+    const [statement, values] = otherModelMatches({ ...scope, embeddingModel: models.join(',') });
+    const any = words.join(' or ');
+    const rows = await statement.rows(this.em, [...values, any, any, limit]);
+    return rows.map(foundOf);
   }
 
   /** The items among `ids` (or, with `ids` undefined, every item) in the scope, vectors included. */

@@ -30,6 +30,11 @@ export interface MemoryServiceOptions {
   embedder: Embedder;
   vectors: VectorStore;
   logger: Logger;
+  /**
+   * The models of items not yet re-embedded with the embedder's (see `Reembedding`): search finds
+   * those by their words meanwhile. Default: none.
+   */
+  notYetReembedded?: () => readonly string[];
 }
 
 export interface SearchRequest {
@@ -186,6 +191,8 @@ export class MemoryService {
     };
     const exact = options.filter !== undefined && (await memory.count(scope)) <= EXACT_SCAN_MAX;
     const scored = exact ? scoredExactly(queryVector!, await memory.candidates(scope, undefined)) : await this.hybridCandidates(scope, query, queryVector!, options);
+    const models = this.options.notYetReembedded?.() ?? [];
+    if (models.length > 0) scored.push(...(await this.notYetReembedded(scope, models, query, queryVector!, options.limit, scored)));
     const ranked = rank(query, scored, { limit: options.limit, minScore: options.minScore });
     searchDuration.record((performance.now() - started) / 1000, { 'agent_memory.search.mode': exact ? 'exact' : 'hybrid' });
     return ranked;
@@ -223,6 +230,21 @@ export class MemoryService {
       const score = similarity.get(candidate.id);
       return score === undefined ? [] : [{ candidate, similarity: score }];
     });
+  }
+
+  /**
+   * While items wait to be re-embedded after an embedder change: those of them holding the query's
+   * words, scored with vectors made now from their content by the current embedder, as they will be
+   * once re-embedded (an item is found by meaning alone only then). An item re-embedded since
+   * `scored` was read is left there.
+   */
+  private async notYetReembedded(scope: CandidateScope, models: readonly string[], query: string, queryVector: Float32Array, limit: number, scored: readonly Scored[]): Promise<Scored[]> {
+    const pool = Math.max(CANDIDATES_MIN, limit * CANDIDATES_PER_RESULT);
+    const seen = new Set(scored.map((entry) => entry.candidate.id));
+    const found = (await this.options.memory.otherModelMatches(scope, models, fullTextWords(query), pool)).filter((item) => !seen.has(item.id));
+    if (found.length === 0) return [];
+    const vectors = await this.options.embedder.embed(found.map((item) => item.content));
+    return found.map((candidate, index) => ({ candidate, similarity: cosine(queryVector, vectors[index]!) }));
   }
 
   async list(actor: Actor, agentId: string, selection: ItemSelection, page: Page): Promise<{ items: MemoryItemView[]; total: number }> {

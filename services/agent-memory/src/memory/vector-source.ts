@@ -18,15 +18,19 @@ function recordOf(row: RecordRow): VectorRecord {
 }
 
 /**
- * The history entries of one agent that a snapshot could not see (written by a transaction that
- * had not committed when it was taken), joined to their items as they are now, with the snapshot
- * this statement reads at. A transaction with a lower entry `seq` may commit after one with a
- * higher, so the snapshot, not the `seq`, says what was seen.
+ * The items of one agent changed where a snapshot could not see (by a transaction that had not
+ * committed when it was taken): those with history entries, and those re-embedded in place
+ * (`embedded_xact`, which records no history), joined to the items as they are now, with the
+ * snapshot this statement reads at. A transaction with a lower entry `seq` may commit after one
+ * with a higher, so the snapshot, not the `seq`, says what was seen.
  */
 const FEED_CHANGES_SQL = `with "now" as (select pg_current_snapshot()::text as "position"),
   "changed" as (
-    select distinct "memory_id" from "memory_history"
+    select "memory_id" from "memory_history"
      where "agent_id" = ? and "tenant_id" = ? and "xact" >= pg_snapshot_xmin(?::pg_snapshot) and not pg_visible_in_snapshot("xact", ?::pg_snapshot)
+    union
+    select "id" from "memory_items"
+     where "agent_id" = ? and "tenant_id" = ? and "embedded_xact" >= pg_snapshot_xmin(?::pg_snapshot) and not pg_visible_in_snapshot("embedded_xact", ?::pg_snapshot)
   )
   select "now"."position", "changed"."memory_id", "item"."user_id", "item"."memory_type", "item"."embedding"
     from "now" left join ("changed" left join "memory_items" as "item" on "item"."id" = "changed"."memory_id" and "item"."embedding_model" = ?) on true`;
@@ -47,7 +51,8 @@ export function vectorSource(em: EntityManager, embeddingModel: string): VectorS
       return rows[0]!.position;
     },
     changes: async (tenantId, agentId, position): Promise<FeedChanges> => {
-      const rows = await em.fork().execute<FeedRow[]>(FEED_CHANGES_SQL, [agentId, tenantId, position, position, embeddingModel], 'all');
+      const unseenBy = [agentId, tenantId, position, position];
+      const rows = await em.fork().execute<FeedRow[]>(FEED_CHANGES_SQL, [...unseenBy, ...unseenBy, embeddingModel], 'all');
       const changes: FeedChanges = { position: rows[0]!.position, records: [], removed: [] };
       for (const row of rows) {
         if (row.memory_id === null) continue;

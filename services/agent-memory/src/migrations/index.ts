@@ -17,6 +17,7 @@ import { UnchargedRounds } from './0015-uncharged-rounds.js';
 import { AgentTools } from './0016-agent-tools.js';
 import { Evals } from './0017-evals.js';
 import { Documents } from './0018-documents.js';
+import { MemoryReembedding } from './0019-memory-reembedding.js';
 
 /** Applied in this order at start. Names are stable: they are what the migrations table records. */
 export const migrations: readonly NamedMigration[] = [
@@ -38,4 +39,5 @@ export const migrations: readonly NamedMigration[] = [
   { name: '0016_agent_tools', class: AgentTools },
   { name: '0017_evals', class: Evals },
   { name: '0018_documents', class: Documents },
+  { name: '0019_memory_reembedding', class: MemoryReembedding },
 ];

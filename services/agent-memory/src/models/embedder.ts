@@ -1,7 +1,8 @@
 /**
  * The Embedder port: text in, unit-length vectors out, so that cosine similarity is a plain dot
  * product and scores from either vector index land in [-1, 1] the same way. Adapters:
- * `OpenAIEmbedder` (any OpenAI-compatible embeddings server) and `HashingEmbedder` (built in).
+ * `OpenAIEmbedder` (any OpenAI-compatible embeddings server), `HybridEmbedder` (built in, the
+ * default offline) and `HashingEmbedder` (built in, lexical only).
  *
  * A provider failure (unreachable, HTTP error, time-out, an answer of the wrong count, dimension
  * or with non-finite numbers) rejects with `DomainError('upstream_error', …)`; an abort through
@@ -11,6 +12,12 @@ export interface Embedder {
   /** Recorded beside stored vectors: vectors of different models must never be compared. */
   readonly model: string;
   readonly dimensions: number;
+  /**
+   * Models whose stored vectors this one replaces: items of them are re-embedded in the background
+   * (memory/reembedding.ts) and found by their words meanwhile. None: items of other models are
+   * left as they are, never compared, and so never found.
+   */
+  readonly supersedes?: readonly string[];
   /** One vector per text, in order, each of length `dimensions` and L2-normalised. */
   embed(texts: readonly string[], signal?: AbortSignal): Promise<Float32Array[]>;
 }

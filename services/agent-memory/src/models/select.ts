@@ -1,7 +1,7 @@
 import type { AgentMemoryConfig } from '../config.js';
 import type { ChatModel } from './chat-model.js';
 import type { Embedder } from './embedder.js';
-import { HashingEmbedder } from './hashing-embedder.js';
+import { HybridEmbedder } from './hybrid-embedder.js';
 import { OfflineChatModel } from './offline-chat-model.js';
 import { OpenAIChatModel } from './openai-chat-model.js';
 import { ObservedChatModel } from './observed-chat-model.js';
@@ -20,9 +20,14 @@ export function chatModelFrom(config: AgentMemoryConfig): ChatModel {
   return new ObservedChatModel(model, { name: 'openai', address: URL.parse(config.llm.baseUrl)?.hostname });
 }
 
-/** An OpenAI-compatible embeddings server when EMBEDDING_* is set, else the built-in hashing embedder. */
+/**
+ * An OpenAI-compatible embeddings server when EMBEDDING_* is set, else the built-in hybrid
+ * embedder (lexical hashing beside word vectors). `HashingEmbedder` stays for what stored vectors
+ * of its model or a test may want; items of any model but the chosen one are re-embedded in the
+ * background (memory/reembedding.ts).
+ */
 export function embedderFrom(config: AgentMemoryConfig): Embedder {
-  if (!config.embedding) return new HashingEmbedder();
+  if (!config.embedding) return new HybridEmbedder();
   return new OpenAIEmbedder({
     baseURL: config.embedding.baseUrl,
     ...(config.embedding.apiKey === undefined ? {} : { apiKey: config.embedding.apiKey }),

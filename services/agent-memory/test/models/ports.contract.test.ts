@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ChatModel } from '../../src/models/chat-model.js';
 import type { Embedder } from '../../src/models/embedder.js';
 import { HashingEmbedder } from '../../src/models/hashing-embedder.js';
+import { HybridEmbedder } from '../../src/models/hybrid-embedder.js';
 import { OfflineChatModel } from '../../src/models/offline-chat-model.js';
 import { OpenAIChatModel } from '../../src/models/openai-chat-model.js';
 import { ObservedChatModel } from '../../src/models/observed-chat-model.js';
@@ -65,6 +66,7 @@ describe.each(chatModels)('ChatModel contract: %s', (_name, create) => {
 
 const embedders: [string, () => Embedder][] = [
   ['hashing', () => new HashingEmbedder()],
+  ['hybrid', () => new HybridEmbedder()],
   ['openai-compatible', () => new OpenAIEmbedder({ baseURL: fake.baseURL, apiKey: 'k', model: 'contract-embed', dimensions: 12, requestDimensions: true, timeoutMs: 2_000 })],
 ];
 
