@@ -1,6 +1,6 @@
 import { DomainError, type InProcessHttp } from '@agent-platform/kit';
 import type { ChannelTransport } from '@agent-platform/kit/grpc';
-import type { FastifyPluginAsync } from 'fastify';
+import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import { serializerCompiler } from 'fastify-type-provider-zod';
 import type { GatewayConfig } from './config.js';
@@ -44,6 +44,11 @@ export interface BackendTransports {
   workflowIngress?: InProcessHttp;
 }
 
+/** A multipart/form-data body: what only the routes that stream forms take past BODY_LIMIT_BYTES. */
+function isForm(request: FastifyRequest): boolean {
+  return /^multipart\/form-data\b/i.test(request.headers['content-type'] ?? '');
+}
+
 /** Bodies up to this many times the limit are drained before their 413; larger ones are cut off. */
 const OVERSIZED_BODY_DRAIN_FACTOR = 8;
 
@@ -78,7 +83,10 @@ const gatewayApp: FastifyPluginAsync<GatewayAppOptions> = async (app, options) =
   // wait for 100 Continue (fetch) then often sees EPIPE or a reset, not the answer.
   app.addHook('preParsing', async (request, _reply, payload) => {
     const declared = Number(request.headers['content-length']);
-    const limit = request.routeOptions.bodyLimit ?? options.config.BODY_LIMIT_BYTES;
+    // A route that streams forms (a document's file, decisions §17) reads larger ones; every other
+    // body keeps the route's limit, BODY_LIMIT_BYTES.
+    const formLimit = isForm(request) ? request.routeOptions.config.formBodyLimit : undefined;
+    const limit = formLimit ?? request.routeOptions.bodyLimit ?? options.config.BODY_LIMIT_BYTES;
     if (!(declared > limit) || declared > limit * OVERSIZED_BODY_DRAIN_FACTOR) return payload;
     for await (const chunk of payload) void chunk;
     throw bodyTooLarge(limit);

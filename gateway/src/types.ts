@@ -39,6 +39,8 @@ declare module 'fastify' {
   interface FastifyContextConfig {
     /** The route's row of the policy table, attached when the route is registered. */
     policy?: RoutePolicy;
+    /** A route that streams multipart/form-data uploads: the largest form it reads (other bodies keep BODY_LIMIT_BYTES). */
+    formBodyLimit?: number;
   }
 }
 

@@ -60,6 +60,26 @@ describe('POST /memory/documents refuses', () => {
     expect(expectStatus(await account.client.GET('/api/v1/memory/documents', { params: { query: { agent_id: agentId } } })).total).toBe(0);
   });
 
+  it('a JSON body over 1 MiB (413), declared or streamed without a length: only forms may be larger', async () => {
+    const { account, agentId } = await setUp();
+    const api = new Api();
+    const json = JSON.stringify({ agent_id: agentId, content: 'x'.repeat(1_100_000) });
+    expectError(await api.post('/api/v1/memory/documents', { token: account.accessToken, raw: json, contentType: 'application/json' }), 413, 'payload_too_large');
+    const streamed = new ReadableStream<Uint8Array>({
+      start(controller) {
+        controller.enqueue(new TextEncoder().encode(json));
+        controller.close();
+      },
+    });
+    const response = await api.fetch(new URL('/api/v1/memory/documents', api.baseUrl), {
+      method: 'POST',
+      headers: { authorization: `Bearer ${account.accessToken}`, 'content-type': 'application/json' },
+      body: streamed,
+      duplex: 'half',
+    });
+    expectError({ status: response.status, headers: response.headers, body: await response.json() }, 413, 'payload_too_large');
+  });
+
   it('an empty file, and a file for an agent of another tenant', async () => {
     const { agentId, post } = await setUp();
     expectError(await post(form([{ name: 'agent_id', value: agentId }, { name: 'file', filename: 'empty.txt', type: 'text/plain', value: '' }])), 422, 'unsupported_document');

@@ -35,7 +35,8 @@ const documentRoutes: FastifyPluginCallbackZod = (app, _options, done) => {
   app.post(
     '',
     {
-      bodyLimit: maxBytes + FORM_OVERHEAD_BYTES,
+      // A form streams past the body limit (busboy holds its file to DOCUMENT_MAX_BYTES); JSON keeps BODY_LIMIT_BYTES.
+      config: { formBodyLimit: maxBytes + FORM_OVERHEAD_BYTES },
       schema: {
         operationId: 'addDocument',
         tags,
