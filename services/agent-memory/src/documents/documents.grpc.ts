@@ -1,6 +1,6 @@
 import { DomainError, parsePage } from '@agent-platform/kit';
 import { actorOf, present, type Handlers } from '@agent-platform/kit/grpc';
-import type { Document, DocumentResponse, DocumentServiceService, UploadDocumentRequest } from '@agent-platform/proto/agents/v1/documents';
+import type { Document, DocumentServiceService, UploadDocumentRequest } from '@agent-platform/proto/agents/v1/documents';
 import type { DocumentRecord } from './documents.repository.js';
 import type { DocumentsService, UploadPart } from './documents.service.js';
 
@@ -84,7 +84,8 @@ async function* uploadParts(requests: AsyncIterable<UploadDocumentRequest>): Asy
   }
 }
 
-function documentResponse(document: DocumentRecord): DocumentResponse {
+/** Every answer that is one document (each RPC has its own message type of this shape). */
+function documentResponse(document: DocumentRecord): { document: Document } {
   return { document: toDocumentMessage(document) };
 }
 

@@ -84,7 +84,23 @@ export interface Citation {
   snippet: string;
 }
 
-export interface DocumentResponse {
+export interface AddTextDocumentResponse {
+  document: Document | undefined;
+}
+
+export interface UploadDocumentResponse {
+  document: Document | undefined;
+}
+
+export interface AddPageDocumentResponse {
+  document: Document | undefined;
+}
+
+export interface GetDocumentResponse {
+  document: Document | undefined;
+}
+
+export interface RefreshDocumentResponse {
   document: Document | undefined;
 }
 
@@ -731,19 +747,19 @@ export const Citation: MessageFns<Citation> = {
   },
 };
 
-function createBaseDocumentResponse(): DocumentResponse {
+function createBaseAddTextDocumentResponse(): AddTextDocumentResponse {
   return { document: undefined };
 }
 
-export const DocumentResponse: MessageFns<DocumentResponse> = {
-  encode(message: DocumentResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+export const AddTextDocumentResponse: MessageFns<AddTextDocumentResponse> = {
+  encode(message: AddTextDocumentResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
     if (message.document !== undefined) {
       Document.encode(message.document, writer.uint32(10).fork()).join();
     }
     return writer;
   },
 
-  decode(input: BinaryReader | Uint8Array, length?: number): DocumentResponse {
+  decode(input: BinaryReader | Uint8Array, length?: number): AddTextDocumentResponse {
     const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
     const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
     if (previousRecursionDepth >= 100) {
@@ -752,7 +768,7 @@ export const DocumentResponse: MessageFns<DocumentResponse> = {
     (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
     try {
       const end = length === undefined ? reader.len : reader.pos + length;
-      const message = createBaseDocumentResponse();
+      const message = createBaseAddTextDocumentResponse();
       while (reader.pos < end) {
         const tag = reader.uint32();
         switch (tag >>> 3) {
@@ -776,11 +792,11 @@ export const DocumentResponse: MessageFns<DocumentResponse> = {
     }
   },
 
-  fromJSON(object: any): DocumentResponse {
+  fromJSON(object: any): AddTextDocumentResponse {
     return { document: isSet(object.document) ? Document.fromJSON(object.document) : undefined };
   },
 
-  toJSON(message: DocumentResponse): unknown {
+  toJSON(message: AddTextDocumentResponse): unknown {
     const obj: any = {};
     if (message.document !== undefined) {
       obj.document = Document.toJSON(message.document);
@@ -788,11 +804,287 @@ export const DocumentResponse: MessageFns<DocumentResponse> = {
     return obj;
   },
 
-  create<I extends Exact<DeepPartial<DocumentResponse>, I>>(base?: I): DocumentResponse {
-    return DocumentResponse.fromPartial(base ?? ({} as any));
+  create<I extends Exact<DeepPartial<AddTextDocumentResponse>, I>>(base?: I): AddTextDocumentResponse {
+    return AddTextDocumentResponse.fromPartial(base ?? ({} as any));
   },
-  fromPartial<I extends Exact<DeepPartial<DocumentResponse>, I>>(object: I): DocumentResponse {
-    const message = createBaseDocumentResponse();
+  fromPartial<I extends Exact<DeepPartial<AddTextDocumentResponse>, I>>(object: I): AddTextDocumentResponse {
+    const message = createBaseAddTextDocumentResponse();
+    message.document = (object.document !== undefined && object.document !== null)
+      ? Document.fromPartial(object.document)
+      : undefined;
+    return message;
+  },
+};
+
+function createBaseUploadDocumentResponse(): UploadDocumentResponse {
+  return { document: undefined };
+}
+
+export const UploadDocumentResponse: MessageFns<UploadDocumentResponse> = {
+  encode(message: UploadDocumentResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.document !== undefined) {
+      Document.encode(message.document, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): UploadDocumentResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseUploadDocumentResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.document = Document.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): UploadDocumentResponse {
+    return { document: isSet(object.document) ? Document.fromJSON(object.document) : undefined };
+  },
+
+  toJSON(message: UploadDocumentResponse): unknown {
+    const obj: any = {};
+    if (message.document !== undefined) {
+      obj.document = Document.toJSON(message.document);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<UploadDocumentResponse>, I>>(base?: I): UploadDocumentResponse {
+    return UploadDocumentResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<UploadDocumentResponse>, I>>(object: I): UploadDocumentResponse {
+    const message = createBaseUploadDocumentResponse();
+    message.document = (object.document !== undefined && object.document !== null)
+      ? Document.fromPartial(object.document)
+      : undefined;
+    return message;
+  },
+};
+
+function createBaseAddPageDocumentResponse(): AddPageDocumentResponse {
+  return { document: undefined };
+}
+
+export const AddPageDocumentResponse: MessageFns<AddPageDocumentResponse> = {
+  encode(message: AddPageDocumentResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.document !== undefined) {
+      Document.encode(message.document, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): AddPageDocumentResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseAddPageDocumentResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.document = Document.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): AddPageDocumentResponse {
+    return { document: isSet(object.document) ? Document.fromJSON(object.document) : undefined };
+  },
+
+  toJSON(message: AddPageDocumentResponse): unknown {
+    const obj: any = {};
+    if (message.document !== undefined) {
+      obj.document = Document.toJSON(message.document);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<AddPageDocumentResponse>, I>>(base?: I): AddPageDocumentResponse {
+    return AddPageDocumentResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<AddPageDocumentResponse>, I>>(object: I): AddPageDocumentResponse {
+    const message = createBaseAddPageDocumentResponse();
+    message.document = (object.document !== undefined && object.document !== null)
+      ? Document.fromPartial(object.document)
+      : undefined;
+    return message;
+  },
+};
+
+function createBaseGetDocumentResponse(): GetDocumentResponse {
+  return { document: undefined };
+}
+
+export const GetDocumentResponse: MessageFns<GetDocumentResponse> = {
+  encode(message: GetDocumentResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.document !== undefined) {
+      Document.encode(message.document, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): GetDocumentResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseGetDocumentResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.document = Document.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): GetDocumentResponse {
+    return { document: isSet(object.document) ? Document.fromJSON(object.document) : undefined };
+  },
+
+  toJSON(message: GetDocumentResponse): unknown {
+    const obj: any = {};
+    if (message.document !== undefined) {
+      obj.document = Document.toJSON(message.document);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<GetDocumentResponse>, I>>(base?: I): GetDocumentResponse {
+    return GetDocumentResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<GetDocumentResponse>, I>>(object: I): GetDocumentResponse {
+    const message = createBaseGetDocumentResponse();
+    message.document = (object.document !== undefined && object.document !== null)
+      ? Document.fromPartial(object.document)
+      : undefined;
+    return message;
+  },
+};
+
+function createBaseRefreshDocumentResponse(): RefreshDocumentResponse {
+  return { document: undefined };
+}
+
+export const RefreshDocumentResponse: MessageFns<RefreshDocumentResponse> = {
+  encode(message: RefreshDocumentResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.document !== undefined) {
+      Document.encode(message.document, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): RefreshDocumentResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseRefreshDocumentResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.document = Document.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): RefreshDocumentResponse {
+    return { document: isSet(object.document) ? Document.fromJSON(object.document) : undefined };
+  },
+
+  toJSON(message: RefreshDocumentResponse): unknown {
+    const obj: any = {};
+    if (message.document !== undefined) {
+      obj.document = Document.toJSON(message.document);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<RefreshDocumentResponse>, I>>(base?: I): RefreshDocumentResponse {
+    return RefreshDocumentResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<RefreshDocumentResponse>, I>>(object: I): RefreshDocumentResponse {
+    const message = createBaseRefreshDocumentResponse();
     message.document = (object.document !== undefined && object.document !== null)
       ? Document.fromPartial(object.document)
       : undefined;
@@ -2411,8 +2703,9 @@ export const DocumentServiceService = {
     requestSerialize: (value: AddTextDocumentRequest): Buffer =>
       Buffer.from(AddTextDocumentRequest.encode(value).finish()),
     requestDeserialize: (value: Buffer): AddTextDocumentRequest => AddTextDocumentRequest.decode(value),
-    responseSerialize: (value: DocumentResponse): Buffer => Buffer.from(DocumentResponse.encode(value).finish()),
-    responseDeserialize: (value: Buffer): DocumentResponse => DocumentResponse.decode(value),
+    responseSerialize: (value: AddTextDocumentResponse): Buffer =>
+      Buffer.from(AddTextDocumentResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): AddTextDocumentResponse => AddTextDocumentResponse.decode(value),
   },
   /**
    * A file: its pieces in order and one header, before or after them (a form's fields may follow
@@ -2427,8 +2720,9 @@ export const DocumentServiceService = {
     requestSerialize: (value: UploadDocumentRequest): Buffer =>
       Buffer.from(UploadDocumentRequest.encode(value).finish()),
     requestDeserialize: (value: Buffer): UploadDocumentRequest => UploadDocumentRequest.decode(value),
-    responseSerialize: (value: DocumentResponse): Buffer => Buffer.from(DocumentResponse.encode(value).finish()),
-    responseDeserialize: (value: Buffer): DocumentResponse => DocumentResponse.decode(value),
+    responseSerialize: (value: UploadDocumentResponse): Buffer =>
+      Buffer.from(UploadDocumentResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): UploadDocumentResponse => UploadDocumentResponse.decode(value),
   },
   /**
    * A web page, fetched in the background through the outbound guard, again every
@@ -2441,8 +2735,9 @@ export const DocumentServiceService = {
     requestSerialize: (value: AddPageDocumentRequest): Buffer =>
       Buffer.from(AddPageDocumentRequest.encode(value).finish()),
     requestDeserialize: (value: Buffer): AddPageDocumentRequest => AddPageDocumentRequest.decode(value),
-    responseSerialize: (value: DocumentResponse): Buffer => Buffer.from(DocumentResponse.encode(value).finish()),
-    responseDeserialize: (value: Buffer): DocumentResponse => DocumentResponse.decode(value),
+    responseSerialize: (value: AddPageDocumentResponse): Buffer =>
+      Buffer.from(AddPageDocumentResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): AddPageDocumentResponse => AddPageDocumentResponse.decode(value),
   },
   /** Errors: not_found. */
   getDocument: {
@@ -2451,8 +2746,8 @@ export const DocumentServiceService = {
     responseStream: false as const,
     requestSerialize: (value: GetDocumentRequest): Buffer => Buffer.from(GetDocumentRequest.encode(value).finish()),
     requestDeserialize: (value: Buffer): GetDocumentRequest => GetDocumentRequest.decode(value),
-    responseSerialize: (value: DocumentResponse): Buffer => Buffer.from(DocumentResponse.encode(value).finish()),
-    responseDeserialize: (value: Buffer): DocumentResponse => DocumentResponse.decode(value),
+    responseSerialize: (value: GetDocumentResponse): Buffer => Buffer.from(GetDocumentResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): GetDocumentResponse => GetDocumentResponse.decode(value),
   },
   /** Newest first. Errors: not_found (agent). */
   listDocuments: {
@@ -2503,8 +2798,9 @@ export const DocumentServiceService = {
     requestSerialize: (value: RefreshDocumentRequest): Buffer =>
       Buffer.from(RefreshDocumentRequest.encode(value).finish()),
     requestDeserialize: (value: Buffer): RefreshDocumentRequest => RefreshDocumentRequest.decode(value),
-    responseSerialize: (value: DocumentResponse): Buffer => Buffer.from(DocumentResponse.encode(value).finish()),
-    responseDeserialize: (value: Buffer): DocumentResponse => DocumentResponse.decode(value),
+    responseSerialize: (value: RefreshDocumentResponse): Buffer =>
+      Buffer.from(RefreshDocumentResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): RefreshDocumentResponse => RefreshDocumentResponse.decode(value),
   },
   /** Removes the document, its chunks and its original. Errors: not_found. */
   deleteDocument: {
@@ -2526,21 +2822,21 @@ export interface DocumentServiceServer extends UntypedServiceImplementation {
    * Errors: validation_error (content 1..1,000,000 characters; the agent keeps no semantic
    * memory); not_found (agent).
    */
-  addTextDocument: handleUnaryCall<AddTextDocumentRequest, DocumentResponse>;
+  addTextDocument: handleUnaryCall<AddTextDocumentRequest, AddTextDocumentResponse>;
   /**
    * A file: its pieces in order and one header, before or after them (a form's fields may follow
    * its file). Answers once the file is stored, with the document `processing`.
    * Errors: payload_too_large (over DOCUMENT_MAX_BYTES); unsupported_document (a type it cannot
    * read, a file that is not what it claims, an encrypted PDF); validation_error; not_found (agent).
    */
-  uploadDocument: handleClientStreamingCall<UploadDocumentRequest, DocumentResponse>;
+  uploadDocument: handleClientStreamingCall<UploadDocumentRequest, UploadDocumentResponse>;
   /**
    * A web page, fetched in the background through the outbound guard, again every
    * refresh_seconds when given. Errors: validation_error (url, refresh_seconds); not_found (agent).
    */
-  addPageDocument: handleUnaryCall<AddPageDocumentRequest, DocumentResponse>;
+  addPageDocument: handleUnaryCall<AddPageDocumentRequest, AddPageDocumentResponse>;
   /** Errors: not_found. */
-  getDocument: handleUnaryCall<GetDocumentRequest, DocumentResponse>;
+  getDocument: handleUnaryCall<GetDocumentRequest, GetDocumentResponse>;
   /** Newest first. Errors: not_found (agent). */
   listDocuments: handleUnaryCall<ListDocumentsRequest, ListDocumentsResponse>;
   /** In document order. Errors: not_found. */
@@ -2554,7 +2850,7 @@ export interface DocumentServiceServer extends UntypedServiceImplementation {
    * Parses the document again (a web page: fetches it again) in the background.
    * Errors: not_found.
    */
-  refreshDocument: handleUnaryCall<RefreshDocumentRequest, DocumentResponse>;
+  refreshDocument: handleUnaryCall<RefreshDocumentRequest, RefreshDocumentResponse>;
   /** Removes the document, its chunks and its original. Errors: not_found. */
   deleteDocument: handleUnaryCall<DeleteDocumentRequest, DeleteDocumentResponse>;
 }
@@ -2567,18 +2863,18 @@ export interface DocumentServiceClient extends Client {
    */
   addTextDocument(
     request: AddTextDocumentRequest,
-    callback: (error: ServiceError | null, response: DocumentResponse) => void,
+    callback: (error: ServiceError | null, response: AddTextDocumentResponse) => void,
   ): ClientUnaryCall;
   addTextDocument(
     request: AddTextDocumentRequest,
     metadata: Metadata,
-    callback: (error: ServiceError | null, response: DocumentResponse) => void,
+    callback: (error: ServiceError | null, response: AddTextDocumentResponse) => void,
   ): ClientUnaryCall;
   addTextDocument(
     request: AddTextDocumentRequest,
     metadata: Metadata,
     options: Partial<CallOptions>,
-    callback: (error: ServiceError | null, response: DocumentResponse) => void,
+    callback: (error: ServiceError | null, response: AddTextDocumentResponse) => void,
   ): ClientUnaryCall;
   /**
    * A file: its pieces in order and one header, before or after them (a form's fields may follow
@@ -2587,20 +2883,20 @@ export interface DocumentServiceClient extends Client {
    * read, a file that is not what it claims, an encrypted PDF); validation_error; not_found (agent).
    */
   uploadDocument(
-    callback: (error: ServiceError | null, response: DocumentResponse) => void,
+    callback: (error: ServiceError | null, response: UploadDocumentResponse) => void,
   ): ClientWritableStream<UploadDocumentRequest>;
   uploadDocument(
     metadata: Metadata,
-    callback: (error: ServiceError | null, response: DocumentResponse) => void,
+    callback: (error: ServiceError | null, response: UploadDocumentResponse) => void,
   ): ClientWritableStream<UploadDocumentRequest>;
   uploadDocument(
     options: Partial<CallOptions>,
-    callback: (error: ServiceError | null, response: DocumentResponse) => void,
+    callback: (error: ServiceError | null, response: UploadDocumentResponse) => void,
   ): ClientWritableStream<UploadDocumentRequest>;
   uploadDocument(
     metadata: Metadata,
     options: Partial<CallOptions>,
-    callback: (error: ServiceError | null, response: DocumentResponse) => void,
+    callback: (error: ServiceError | null, response: UploadDocumentResponse) => void,
   ): ClientWritableStream<UploadDocumentRequest>;
   /**
    * A web page, fetched in the background through the outbound guard, again every
@@ -2608,34 +2904,34 @@ export interface DocumentServiceClient extends Client {
    */
   addPageDocument(
     request: AddPageDocumentRequest,
-    callback: (error: ServiceError | null, response: DocumentResponse) => void,
+    callback: (error: ServiceError | null, response: AddPageDocumentResponse) => void,
   ): ClientUnaryCall;
   addPageDocument(
     request: AddPageDocumentRequest,
     metadata: Metadata,
-    callback: (error: ServiceError | null, response: DocumentResponse) => void,
+    callback: (error: ServiceError | null, response: AddPageDocumentResponse) => void,
   ): ClientUnaryCall;
   addPageDocument(
     request: AddPageDocumentRequest,
     metadata: Metadata,
     options: Partial<CallOptions>,
-    callback: (error: ServiceError | null, response: DocumentResponse) => void,
+    callback: (error: ServiceError | null, response: AddPageDocumentResponse) => void,
   ): ClientUnaryCall;
   /** Errors: not_found. */
   getDocument(
     request: GetDocumentRequest,
-    callback: (error: ServiceError | null, response: DocumentResponse) => void,
+    callback: (error: ServiceError | null, response: GetDocumentResponse) => void,
   ): ClientUnaryCall;
   getDocument(
     request: GetDocumentRequest,
     metadata: Metadata,
-    callback: (error: ServiceError | null, response: DocumentResponse) => void,
+    callback: (error: ServiceError | null, response: GetDocumentResponse) => void,
   ): ClientUnaryCall;
   getDocument(
     request: GetDocumentRequest,
     metadata: Metadata,
     options: Partial<CallOptions>,
-    callback: (error: ServiceError | null, response: DocumentResponse) => void,
+    callback: (error: ServiceError | null, response: GetDocumentResponse) => void,
   ): ClientUnaryCall;
   /** Newest first. Errors: not_found (agent). */
   listDocuments(
@@ -2688,18 +2984,18 @@ export interface DocumentServiceClient extends Client {
    */
   refreshDocument(
     request: RefreshDocumentRequest,
-    callback: (error: ServiceError | null, response: DocumentResponse) => void,
+    callback: (error: ServiceError | null, response: RefreshDocumentResponse) => void,
   ): ClientUnaryCall;
   refreshDocument(
     request: RefreshDocumentRequest,
     metadata: Metadata,
-    callback: (error: ServiceError | null, response: DocumentResponse) => void,
+    callback: (error: ServiceError | null, response: RefreshDocumentResponse) => void,
   ): ClientUnaryCall;
   refreshDocument(
     request: RefreshDocumentRequest,
     metadata: Metadata,
     options: Partial<CallOptions>,
-    callback: (error: ServiceError | null, response: DocumentResponse) => void,
+    callback: (error: ServiceError | null, response: RefreshDocumentResponse) => void,
   ): ClientUnaryCall;
   /** Removes the document, its chunks and its original. Errors: not_found. */
   deleteDocument(
