@@ -1,4 +1,5 @@
 import type { AgentPlatformClient, MemoryDocument } from '@agent-platform/client';
+import { request as httpRequest } from 'node:http';
 import { startReceiver, type Receiver } from '@agent-platform/kit/testing';
 import { afterAll, beforeAll, describe, expect, inject, it, vi } from 'vitest';
 import { DOCUMENT_TITLE, encryptedPdf, htmlPageWithChrome, multiPagePdf, pngBytes, RETURNS_TABLE, sampleCsv, sampleDocx } from '../../services/agent-memory/test/fixtures/documents.js';
@@ -136,6 +137,36 @@ describe('documents', () => {
       ['UPDATE', 'document'],
     ]);
     expect(history[1]!.new_content).toContain('60 days');
+  });
+
+  it('an upload that arrives in small, uneven pieces is stored byte for byte', async () => {
+    const { account, agentId } = await setUp();
+    // Incompressible padding: enough bytes that the stream to agent-memory pushes back while they arrive.
+    const pdf = await multiPagePdf({ pages: 2, paddingBytes: 2 * 1_048_576 });
+    const boundary = 'pieces-boundary-4f2a';
+    const head = `--${boundary}\r\nContent-Disposition: form-data; name="agent_id"\r\n\r\n${agentId}\r\n--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="pieces.pdf"\r\nContent-Type: application/pdf\r\n\r\n`;
+    const body = Buffer.concat([Buffer.from(head), pdf, Buffer.from(`\r\n--${boundary}--\r\n`)]);
+    const url = new URL('/api/v1/memory/documents', new Api().baseUrl);
+    const answer = await new Promise<{ status: number; body: string }>((resolve, reject) => {
+      const request = httpRequest(url, { method: 'POST', headers: { authorization: `Bearer ${account.accessToken}`, 'content-type': `multipart/form-data; boundary=${boundary}`, 'content-length': String(body.length) } }, (response) => {
+        const parts: Buffer[] = [];
+        response.on('data', (part: Buffer) => parts.push(part));
+        response.on('end', () => resolve({ status: response.statusCode ?? 0, body: Buffer.concat(parts).toString() }));
+      });
+      request.on('error', reject);
+      // Pieces of 1 to 97 bytes with a larger one now and then, a pause every 64: boundaries split every which way.
+      void (async () => {
+        for (let offset = 0, size = 1, piece = 0; offset < body.length; offset += size, size = ((size * 31) % 97) + 1 + (piece % 50 === 0 ? 4_000 : 0), piece += 1) {
+          if (!request.write(body.subarray(offset, offset + size))) await new Promise((resolve) => request.once('drain', resolve));
+          if (piece % 64 === 0) await new Promise((resolve) => setImmediate(resolve));
+        }
+        request.end();
+      })();
+    });
+    expect(answer.status, answer.body).toBe(202);
+    const document = JSON.parse(answer.body) as MemoryDocument;
+    const file = await download(account, document.id);
+    expect(Buffer.from(await file.arrayBuffer()).equals(pdf)).toBe(true);
   });
 
   it('refuses a file over the limit (413), an encrypted PDF and a renamed binary (422 unsupported_document); another tenant gets 404 for the file', async () => {

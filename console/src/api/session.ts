@@ -35,7 +35,8 @@ export class Session {
   private refreshing: Promise<boolean> | undefined;
   private readonly listeners = new Set<Listener>();
 
-  constructor(private readonly baseUrl: string) {
+  /** The platform's address, without `/api/v1`. */
+  constructor(readonly baseUrl: string) {
     this.publicClient = createClient({ baseUrl });
     this.client = createClient({ baseUrl, fetch: (request) => this.send(request) });
     this.state = { status: storage.get(REFRESH_TOKEN_KEY) ? 'restoring' : 'signed-out', user: undefined, tenantId: storage.get(TENANT_KEY) };
@@ -87,22 +88,36 @@ export class Session {
     this.update({ status: 'signed-in', user: data, tenantId });
   }
 
+  /**
+   * What every call carries, added to a request: the tenant to its address, the token to its
+   * headers. The client's transport uses it, and so does what the client cannot send (an upload
+   * through XMLHttpRequest, whose progress fetch does not report).
+   */
+  authorise(url: URL, headers: Headers): void {
+    const tenantId = this.state.tenantId;
+    if (tenantId && !UNSCOPED_PATHS.test(url.pathname) && !url.searchParams.has('tenant_id')) url.searchParams.set('tenant_id', tenantId);
+    if (this.accessToken) headers.set('Authorization', `Bearer ${this.accessToken}`);
+  }
+
+  /** After a 401: one refresh of the token (shared with any under way); whether the request is worth sending again. */
+  async renewAfterUnauthorised(): Promise<boolean> {
+    if (storage.get(REFRESH_TOKEN_KEY) === undefined) return false;
+    return this.refresh();
+  }
+
   /** The client's transport: the current token and tenant on every call; one refresh and retry on a 401. */
   private async send(request: Request): Promise<Response> {
     // Read once, so the retry can send it again (browsers stream request bodies only over HTTP/2).
     const body = request.body ? await request.arrayBuffer() : undefined;
     const response = await fetch(this.authorised(request, body));
-    if (response.status !== 401 || storage.get(REFRESH_TOKEN_KEY) === undefined) return response;
-    if (!(await this.refresh())) return response;
+    if (response.status !== 401 || !(await this.renewAfterUnauthorised())) return response;
     return fetch(this.authorised(request, body));
   }
 
   private authorised(request: Request, body: ArrayBuffer | undefined): Request {
     const url = new URL(request.url);
-    const tenantId = this.state.tenantId;
-    if (tenantId && !UNSCOPED_PATHS.test(url.pathname) && !url.searchParams.has('tenant_id')) url.searchParams.set('tenant_id', tenantId);
     const headers = new Headers(request.headers);
-    if (this.accessToken) headers.set('Authorization', `Bearer ${this.accessToken}`);
+    this.authorise(url, headers);
     return new Request(url, { method: request.method, headers, body: body ?? null, signal: request.signal });
   }
 

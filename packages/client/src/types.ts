@@ -81,6 +81,10 @@ export type MemoryItem = Schemas['MemoryItem'];
 export type MemoryType = Schemas['MemoryType'];
 export type MemorySearchResult = Schemas['MemorySearchResult'];
 export type MemoryDocument = Schemas['MemoryDocument'];
+/** A piece of a document as stored in memory, with the page it starts on and the headings it is under. */
+export type DocumentChunk = Schemas['DocumentChunk'];
+/** A document chunk a chat turn was given, and the [n] its answer cites it by (decisions §17). */
+export type Citation = Schemas['Citation'];
 /** A PATCH of a memory item: new content (re-embedded) and/or metadata. */
 export type MemoryUpdate = RequestBody<'/api/v1/memory/{memory_id}', 'patch'>;
 /** One change of a memory item (decisions §14.3): ADD, UPDATE or DELETE, and what made it. */

@@ -1,4 +1,4 @@
-import type { ChatMessage, ChatSessionMessage, ChatStreamEvent, MemoryItem, Run, TokenUsage, ToolCall } from '@agent-platform/client';
+import type { ChatMessage, ChatSessionMessage, ChatStreamEvent, Citation, MemoryItem, Run, TokenUsage, ToolCall } from '@agent-platform/client';
 
 /** `requested`: announced by the stream (tool.call), not yet answered by a result. */
 export type CallStatus = ToolCall['status'] | 'requested';
@@ -32,6 +32,8 @@ export interface Turn {
   credits: number | undefined;
   /** The memories the turn was given, once known (its reply's, or its stored rounds'). */
   memories: ChatMessage['memories'] | undefined;
+  /** The document chunks among those memories, which the reply cites as [index]. */
+  citations: Citation[] | undefined;
   /**
    * The server's first instant known of the turn (its user message's, or its reply's): memory
    * changed from then until the next turn's anchor is what this turn taught the agent.
@@ -47,7 +49,7 @@ let turnCount = 0;
 
 export function startTurn(userMessage: string): Turn {
   turnCount += 1;
-  return { key: `live-${turnCount}`, userMessage, calls: [], text: '', phase: 'streaming', usage: undefined, model: undefined, error: undefined, credits: undefined, memories: undefined, anchor: undefined, runId: undefined, feedback: undefined };
+  return { key: `live-${turnCount}`, userMessage, calls: [], text: '', phase: 'streaming', usage: undefined, model: undefined, error: undefined, credits: undefined, memories: undefined, citations: undefined, anchor: undefined, runId: undefined, feedback: undefined };
 }
 
 /** The turn after one streamed event. */
@@ -87,6 +89,7 @@ function completeTurn(turn: Turn, reply: ChatMessage): Turn {
     error: undefined,
     credits: reply.credits,
     memories: reply.memories,
+    citations: reply.citations,
     anchor: turn.anchor ?? reply.created_at,
   };
 }
@@ -126,6 +129,7 @@ export function historyTurns(messages: readonly ChatSessionMessage[]): Turn[] {
       error: undefined,
       credits: undefined,
       memories: undefined,
+      citations: undefined,
       anchor: message.created_at,
       runId: message.run_id ?? undefined,
       feedback: undefined,
@@ -144,10 +148,11 @@ export function historyTurns(messages: readonly ChatSessionMessage[]): Turn[] {
       if (message.content) current.text = message.content;
       if (message.status === 'awaiting_approval') current.phase = 'awaiting_approval';
       if (message.usage) current.usage = addUsage(current.usage, message.usage);
-      // As the live turn showed them: the last round's model, every round's credits, the memories given.
+      // As the live turn showed them: the last round's model, every round's credits, the memories given and the chunks among them.
       if (message.model !== null) current.model = message.model;
       if (message.credits !== null) current.credits = (current.credits ?? 0) + message.credits;
       current.memories = message.memories;
+      current.citations = message.citations;
     }
   }
   // A turn is awaiting while any of its calls still is (an earlier assistant message may be).

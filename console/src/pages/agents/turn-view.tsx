@@ -4,6 +4,7 @@ import { useId, useState } from 'react';
 import { ErrorNotice } from '../../ui/feedback.js';
 import { RunFeedback } from '../runs/run-feedback.js';
 import { showJson, type CallView, type LearnedFact, type Turn } from './chat-turns.js';
+import { TurnCitations } from './turn-citations.js';
 
 const STATUS_LABELS: Record<CallView['status'], string> = {
   requested: 'requested',
@@ -56,6 +57,7 @@ export function TurnView({
       {turn.phase === 'awaiting_approval' ? <p className="turn-note">Waiting for a decision on a tool call before it continues.</p> : null}
       {turn.phase === 'stopped' ? <p className="turn-note">Stopped before the reply was complete: open the session again to see what was stored.</p> : null}
       <TurnError error={turn.error} />
+      {turn.citations ? <TurnCitations citations={turn.citations} /> : null}
       {turn.memories ? <MemoriesUsed memories={turn.memories} /> : null}
       {facts ? <FactsLearned facts={facts} learning={learning} /> : null}
       <TurnFacts turn={turn} />

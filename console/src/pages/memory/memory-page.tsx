@@ -8,15 +8,23 @@ import { Field } from '../../ui/form.js';
 import { EXACT_LINK } from '../../ui/links.js';
 import { Page, Pager } from '../../ui/page.js';
 import { useAgentChoices } from '../agents/agent-query.js';
+import { DocumentsTab } from './documents-tab.js';
 import { ItemPanel } from './item-panel.js';
 import { ItemsTable, type ShownItem } from './items-table.js';
 import { AddMemoryItem, BrowseFilters, SearchForm } from './memory-forms.js';
 import { parseMetadataFilter, type MetadataFilter } from './memory-input.js';
-import type { MemorySearch } from './memory-search.js';
+import type { MemorySearch, MemoryView } from './memory-search.js';
 import './memory.css';
 
 const PER_PAGE = 20;
 const route = getRouteApi('/app/memory');
+
+/** The page's tabs, in order: Browse is the page without a view. */
+const TABS: readonly { label: string; view: MemoryView | undefined }[] = [
+  { label: 'Browse', view: undefined },
+  { label: 'Search', view: 'search' },
+  { label: 'Documents', view: 'documents' },
+];
 
 export function MemoryPage() {
   const search = route.useSearch();
@@ -59,7 +67,7 @@ function AgentMemory({ agents, agentId, agent, adding, closeAdding }: { agents: 
   const search = route.useSearch();
   const navigate = useNavigate();
   const searching = search.view === 'search';
-  const list = useMemoryList(search, agentId, !searching);
+  const list = useMemoryList(search, agentId, search.view === undefined);
   const found = useMemorySearch(search, agentId, searching);
   const memoryTypes = agent?.memory_types ?? [...MEMORY_TYPES];
   const shown: ShownItem[] | undefined = searching ? found.query.data?.results : list.data?.items;
@@ -85,19 +93,27 @@ function AgentMemory({ agents, agentId, agent, adding, closeAdding }: { agents: 
       </Field>
       {adding && agent ? <AddMemoryItem agent={agent} onDone={closeAdding} /> : null}
       <nav className="tabs" aria-label="Memory views">
-        <Link to="/memory" search={filters} className={searching ? undefined : 'active'} aria-current={searching ? undefined : 'page'} {...EXACT_LINK}>
-          Browse
-        </Link>
-        <Link to="/memory" search={{ ...filters, view: 'search' }} className={searching ? 'active' : undefined} aria-current={searching ? 'page' : undefined} {...EXACT_LINK}>
-          Search
-        </Link>
+        {TABS.map(({ label, view }) => (
+          <Link
+            key={label}
+            to="/memory"
+            // Browse and Search share their filters; the documents list has none.
+            search={view === 'documents' ? { agent_id: agentId, view } : { ...filters, view }}
+            className={search.view === view ? 'active' : undefined}
+            aria-current={search.view === view ? 'page' : undefined}
+            {...EXACT_LINK}
+          >
+            {label}
+          </Link>
+        ))}
       </nav>
+      {search.view === 'documents' ? <DocumentsTab agentId={agentId} agent={agent} page={search.page ?? 1} /> : null}
       {searching ? (
         <SearchForm search={search} memoryTypes={memoryTypes} error={found.error} onRepeat={() => void found.query.refetch()} />
-      ) : (
+      ) : search.view === undefined ? (
         <BrowseFilters search={search} memoryTypes={memoryTypes} error={list.error} />
-      )}
-      {search.item ? <ItemPanel key={search.item} itemId={search.item} item={shown?.find((item) => item.id === search.item)} /> : null}
+      ) : null}
+      {search.item && search.view !== 'documents' ? <ItemPanel key={search.item} itemId={search.item} item={shown?.find((item) => item.id === search.item)} /> : null}
       {searching ? (
         <>
           {search.q === undefined ? (
@@ -116,7 +132,7 @@ function AgentMemory({ agents, agentId, agent, adding, closeAdding }: { agents: 
             </QueryState>
           )}
         </>
-      ) : (
+      ) : search.view === undefined ? (
         <>
           <QueryState query={list} loadingLabel="Loading memory…">
             {(page) =>
@@ -132,7 +148,7 @@ function AgentMemory({ agents, agentId, agent, adding, closeAdding }: { agents: 
                 ) : (
                   <Empty title="No memory yet">
                     <p>
-                      An agent's memory fills as it works: after each chat turn the facts the user told it are extracted into semantic memory, documents added through the API are stored as
+                      An agent's memory fills as it works: after each chat turn the facts the user told it are extracted into semantic memory, documents (the Documents tab) are stored as
                       chunks, and items can be added here or with <code>POST /api/v1/memory</code>.
                     </p>
                   </Empty>
@@ -146,7 +162,7 @@ function AgentMemory({ agents, agentId, agent, adding, closeAdding }: { agents: 
             }
           </QueryState>
         </>
-      )}
+      ) : null}
     </>
   );
 }

@@ -5,13 +5,18 @@ export function isMemoryType(value: unknown): value is MemoryType {
   return MEMORY_TYPES.some((memoryType) => memoryType === value);
 }
 
+/** The memory page's tabs besides Browse (no `view`): search, and the agent's documents. */
+export const MEMORY_VIEWS = ['search', 'documents'] as const;
+export type MemoryView = (typeof MEMORY_VIEWS)[number];
+
 /**
  * What the memory page shows, all in the URL so a view can be linked and reloaded: the agent,
- * the tab (browse or search), the filters both share, the search itself and the item opened.
+ * the tab (browse, search or documents), the filters browse and search share, the search itself,
+ * the item opened, and the page of the list shown (items, or documents).
  */
 export interface MemorySearch {
   agent_id?: string;
-  view?: 'search';
+  view?: MemoryView;
   memory_type?: MemoryType;
   user_id?: string;
   page?: number;
@@ -28,7 +33,7 @@ export interface MemorySearch {
 export function validateMemorySearch(search: Record<string, unknown>): MemorySearch {
   return definedOnly<MemorySearch>({
     agent_id: optionalText(search.agent_id),
-    view: search.view === 'search' ? 'search' : undefined,
+    view: MEMORY_VIEWS.find((view) => view === search.view),
     memory_type: isMemoryType(search.memory_type) ? search.memory_type : undefined,
     user_id: optionalText(search.user_id),
     page: pageNumber(search.page),
