@@ -3,7 +3,7 @@ import type { OutgoingCall, PromiseClient } from '@agent-platform/kit/grpc';
 import { startReceiver, type Answer, type Receiver } from '@agent-platform/kit/testing';
 import type { Document, DocumentServiceService, UploadDocumentRequest } from '@agent-platform/proto/agents/v1/documents';
 import { afterAll, beforeAll, describe, expect, vi } from 'vitest';
-import { brokenDocx, DOCUMENT_TITLE, encryptedPdf, htmlPageWithChrome, multiPagePdf, pngBytes, RETURNS_TABLE, sampleCsv, sampleDocx, sampleMarkdown } from './fixtures/documents.js';
+import { brokenDocx, DOCUMENT_TITLE, encryptedPdf, imageOnlyPdf, htmlPageWithChrome, multiPagePdf, pngBytes, RETURNS_TABLE, sampleCsv, sampleDocx, sampleMarkdown } from './fixtures/documents.js';
 import { agentMemoryTest, eventsOf, expectError, newTenant, type AgentMemoryHarness, type TestTenant } from './support/harness.js';
 
 // Pages are served from 127.0.0.1, which the platform refuses unless told it may reach private networks.
@@ -136,6 +136,17 @@ describe('uploaded files', () => {
     expect((await service.documents.listDocuments({ agentId: agent.id, page: undefined }, call)).total).toBe(0);
     const [stored] = await service.database.query<{ count: string }>(`select count(*) from document_files where tenant_id = $1`, [tenant.tenantId]);
     expect(stored?.count).toBe('0');
+  });
+
+  test('a PDF with no text (a scan) fails with the reason, and document.failed', async ({ service }) => {
+    const tenant = newTenant();
+    const call = tenantCall(tenant);
+    const agent = await service.createAgent(tenant);
+    const { document } = await service.documents.uploadDocument(uploadOf(await imageOnlyPdf(), { agentId: agent.id, filename: 'scan.pdf', contentType: 'application/pdf' }), call);
+    const failed = await settled(service.documents, call, document!.id);
+    expect(failed).toMatchObject({ status: 'failed', chunks: 0, error: expect.stringContaining('no text') });
+    const [event] = await eventsOf(service.database, tenant.tenantId, 'document.failed');
+    expect(event?.data).toMatchObject({ document_id: document!.id, status: 'failed' });
   });
 
   test("another tenant's document, chunks, original and refresh are not_found; deleting takes the original too", async ({ service }) => {

@@ -262,6 +262,8 @@ export class DocumentsService {
         chunks = chunkDocument(parsedDocument);
         parsed = parsedDocument;
       }
+      // Nothing to search or cite: failed, with why, rather than ready and empty.
+      if (chunks.length === 0) throw new DomainError('unsupported_document', 'The document has no text to keep (a scanned PDF is only images; it needs text recognition first).');
     } catch (error) {
       await this.failed(document, error, now);
       return;
