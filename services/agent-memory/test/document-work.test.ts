@@ -3,7 +3,8 @@ import { once } from 'node:events';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { promisify } from 'node:util';
-import { createLogger } from '@agent-platform/kit';
+import { Readable } from 'node:stream';
+import { createLogger, DomainError } from '@agent-platform/kit';
 import { GrpcChannel, type OutgoingCall, type PromiseClient } from '@agent-platform/kit/grpc';
 import { OutboundHttp, OutboundPolicy, systemResolver } from '@agent-platform/kit/security';
 import { spawnChildService, startReceiver } from '@agent-platform/kit/testing';
@@ -13,6 +14,8 @@ import { describe, expect, onTestFinished, test, vi } from 'vitest';
 import { openDatabase } from '../src/database.js';
 import { DocumentsRepository } from '../src/documents/documents.repository.js';
 import { fetchPage, PageFetchError } from '../src/documents/page-fetch.js';
+import type { Embedder } from '../src/models/embedder.js';
+import { HashingEmbedder } from '../src/models/hashing-embedder.js';
 import { eventsOf, newTenant, ownDatabaseTest, startAgentMemory } from './support/harness.js';
 
 const PACKAGE_DIR = new URL('..', import.meta.url).pathname;
@@ -90,6 +93,29 @@ describe('work on documents across replicas', () => {
     expect(events.map((event) => event.data['changed'])).toEqual([true, true]);
     const { chunks } = await first.documents.listDocumentChunks({ documentId: document!.id, page: undefined }, call);
     expect(chunks.map((chunk) => chunk.text)).toEqual([expect.stringContaining('45 days')]);
+  });
+
+  ownDatabaseTest('an embedding provider that fails leaves the document processing with the reason, and a later try makes it ready', { timeout: 30_000 }, async ({ database }) => {
+    const hashing = new HashingEmbedder();
+    let failures = 1;
+    const flaky: Embedder = {
+      model: hashing.model,
+      dimensions: hashing.dimensions,
+      embed: (texts, signal) => (failures-- > 0 ? Promise.reject(new DomainError('upstream_error', 'The embedding provider answered 503.')) : hashing.embed(texts, signal)),
+    };
+    const service = await startAgentMemory(database, { env, embedder: flaky });
+    onTestFinished(() => service.stop());
+    const tenant = newTenant();
+    const call = { principal: tenant.principal };
+    const agent = await service.createAgent(tenant);
+    const upload = Readable.from([{ data: Buffer.from('# Returns\n\nRefunds within 30 days.\n') }, { header: { agentId: agent.id, filename: 'returns.md', contentType: 'text/markdown' } }]);
+    const { document } = await service.documents.uploadDocument(upload, call);
+    const waiting = await settled(service.documents, call, document!.id, (current) => current.error !== undefined);
+    expect(waiting).toMatchObject({ status: 'processing', error: 'The embedding provider answered 503.' });
+    const ready = await settled(service.documents, call, document!.id, (current) => current.status === 'ready');
+    expect(ready).toMatchObject({ chunks: 1 });
+    expect(ready.error).toBeUndefined();
+    expect(await eventsOf(database, tenant.tenantId, 'document.failed')).toEqual([]);
   });
 
   ownDatabaseTest('a replica killed while it fetches a page leaves it to another, which stores it once', { timeout: 60_000 }, async ({ database }) => {

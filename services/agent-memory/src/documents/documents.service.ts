@@ -285,7 +285,14 @@ export class DocumentsService {
       dueAt: nextDue(document, now),
     };
     const changed = hash !== document.contentHash;
-    const writes = changed ? await this.chunkWrites(document, { ...document, title }, chunks, now) : undefined;
+    let writes: Awaited<ReturnType<DocumentsService['chunkWrites']>> | undefined;
+    try {
+      // Embeds the new text: a provider that fails is a passing failure, tried again later.
+      writes = changed ? await this.chunkWrites(document, { ...document, title }, chunks, now) : undefined;
+    } catch (error) {
+      await this.failed(document, error, now);
+      return;
+    }
     const finished = await this.options.em.transactional(async (tx) => {
       const record = await this.options.documents.finish(document, outcome, now);
       if (!record) return undefined;
