@@ -441,6 +441,16 @@ describe('Background runs', () => {
     const [completed] = await eventsOf(service.database, tenant.tenantId, 'run.completed');
     expect(completed!.data).toMatchObject({ run_id: queued!.id, agent_id: agentId, status: 'completed', output: done.output, credits: done.credits });
 
+    // Watched anew once it has ended, it still opens with the run as it is, then every step and the end.
+    const again = await eventsOfRun(service, tenant, queued!.id);
+    expect(again.map((event) => [event.type, event.id ?? null])).toEqual([
+      ['run.status', null],
+      ['run.step', 1],
+      ['run.step', 2],
+      ['run.step', 3],
+      ['run.step', 4],
+      ['run.completed', 5],
+    ]);
     const resumed = await eventsOfRun(service, tenant, queued!.id, 3);
     expect(resumed.map((event) => [event.type, event.id])).toEqual([
       ['run.step', 4],

@@ -78,6 +78,12 @@ export class RunsService {
     let last = after;
     while (!signal.aborted) {
       const ended = ENDED.includes(run.status);
+      // A new watch opens with the run as it is, before any step it already has (docs/api.md:
+      // first run.status); a resumed one tells only what came after.
+      if (after === 0 && reported === undefined) {
+        reported = run.status;
+        yield { id: undefined, type: 'run.status', run, step: undefined };
+      }
       // Read after the status: steps stored with an end are committed with it, so none is missed.
       for (const step of await this.options.runs.streamedSteps(run.id, last)) {
         last = step.seq;
