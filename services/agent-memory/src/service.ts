@@ -3,7 +3,6 @@ import { hostname } from 'node:os';
 import { IN_PROCESS_DRAIN, systemClock, type Actor, type Clock, type Drain, type Logger } from '@agent-platform/kit';
 import { assembleOnDatabase, classifyDbError, closeOrm, PgNotifications, requestContext, type Orm } from '@agent-platform/kit/db';
 import { OutboxRelay, type EventBus } from '@agent-platform/kit/events';
-import { LeasedWorkLoop } from '@agent-platform/kit/work';
 import { GrpcChannel, GrpcServer, type ChannelTransport, type InProcessServing } from '@agent-platform/kit/grpc';
 import { AgentServiceService } from '@agent-platform/proto/agents/v1/agents';
 import { ChatServiceService } from '@agent-platform/proto/agents/v1/chat';
@@ -33,8 +32,7 @@ import { DATASET_SERVICE_NAME, datasetHandlers } from './datasets/datasets.grpc.
 import { DatasetsRepository } from './datasets/datasets.repository.js';
 import { DatasetsService } from './datasets/datasets.service.js';
 import { DOCUMENT_SERVICE_NAME, documentHandlers } from './documents/documents.grpc.js';
-import { DocumentsRepository, type ClaimedDocument } from './documents/documents.repository.js';
-import { DocumentsService } from './documents/documents.service.js';
+import { assembleDocuments } from './documents/assemble.js';
 import { EvalRuns } from './evals/eval-runs.js';
 import { EVAL_SERVICE_NAME, evalHandlers } from './evals/evals.grpc.js';
 import { EvalsRepository } from './evals/evals.repository.js';
@@ -115,7 +113,6 @@ export interface AgentMemoryDeps {
 }
 
 const EXTRACTION_POLL_INTERVAL_MS = 1_000;
-const DOCUMENT_POLL_INTERVAL_MS = 2_000;
 /** Items re-embedded per transaction after an embedder change: some 20 ms of the offline embedder's work for 1,000-character chunks. */
 const REEMBED_BATCH_SIZE = 100;
 /** How soon a replica looks again at items other replicas hold locked (or after a failed batch). */
@@ -288,29 +285,17 @@ function assemble(config: AgentMemoryConfig, deps: AgentMemoryDeps, orm: Orm): A
     feed: (evalId) => feeder.feed(evalId),
     clock,
   });
-  const documentsRepository = new DocumentsRepository(em, replica);
-  const documents = new DocumentsService({
+  const { documents, workers: documentWorkers } = assembleDocuments({
     em,
+    replica,
     agents: agentsRepository,
-    documents: documentsRepository,
     memory: memoryRepository,
     memoryService: memory,
     embedder,
     policy,
     http: outboundHttp,
-    maxBytes: config.documentMaxBytes,
-    fetchTimeoutMs: config.documentFetchTimeoutMs,
-    leaseMs: config.documentLeaseMs,
-    wake: () => documentWork.wake(),
-    logger: logger.child({ component: 'documents' }),
-  });
-  const documentWork = new LeasedWorkLoop<ClaimedDocument>({
-    name: 'documents',
-    claim: (limit) => documentsRepository.claim(limit, config.documentLeaseMs),
-    process: (document, signal) => around(() => documents.process(document, signal)),
-    release: (document) => documents.release(document),
-    concurrency: config.documentConcurrency,
-    pollIntervalMs: DOCUMENT_POLL_INTERVAL_MS,
+    config,
+    inContext: around,
     logger,
   });
   const consolidation = new ConsolidationService({ em, agents: agentsRepository, memory, model, keepMessages: config.consolidationKeepMessages, logger });
@@ -352,7 +337,7 @@ function assemble(config: AgentMemoryConfig, deps: AgentMemoryDeps, orm: Orm): A
       await relay.start();
       reembedding.start();
       extractionWorker.start();
-      documentWork.start();
+      documentWorkers.start();
       runProgress.start();
       backgroundRuns.start();
       feeder.start();
@@ -387,7 +372,7 @@ function assemble(config: AgentMemoryConfig, deps: AgentMemoryDeps, orm: Orm): A
         running,
         started ? server.stop(drain.graceMs) : undefined,
         extractionWorker.stop(drain.graceMs),
-        documentWork.stop(drain.graceMs),
+        documentWorkers.stop(drain.graceMs),
         backgroundRuns.stop(drain.graceMs),
         feeder.stop(drain.graceMs),
         reembedding.stop(drain.graceMs),
