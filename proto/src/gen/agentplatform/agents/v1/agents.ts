@@ -2405,9 +2405,15 @@ export const AgentServiceService = {
     path: "/agentplatform.agents.v1.AgentService/CreateAgent" as const,
     requestStream: false as const,
     responseStream: false as const,
-    requestSerialize: (value: CreateAgentRequest): Buffer => Buffer.from(CreateAgentRequest.encode(value).finish()),
+    requestSerialize: (value: CreateAgentRequest): Buffer => {
+      const bytes = CreateAgentRequest.encode(value).finish();
+      return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+    },
     requestDeserialize: (value: Buffer): CreateAgentRequest => CreateAgentRequest.decode(value),
-    responseSerialize: (value: CreateAgentResponse): Buffer => Buffer.from(CreateAgentResponse.encode(value).finish()),
+    responseSerialize: (value: CreateAgentResponse): Buffer => {
+      const bytes = CreateAgentResponse.encode(value).finish();
+      return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+    },
     responseDeserialize: (value: Buffer): CreateAgentResponse => CreateAgentResponse.decode(value),
   },
   /** Newest first. */
@@ -2415,18 +2421,30 @@ export const AgentServiceService = {
     path: "/agentplatform.agents.v1.AgentService/ListAgents" as const,
     requestStream: false as const,
     responseStream: false as const,
-    requestSerialize: (value: ListAgentsRequest): Buffer => Buffer.from(ListAgentsRequest.encode(value).finish()),
+    requestSerialize: (value: ListAgentsRequest): Buffer => {
+      const bytes = ListAgentsRequest.encode(value).finish();
+      return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+    },
     requestDeserialize: (value: Buffer): ListAgentsRequest => ListAgentsRequest.decode(value),
-    responseSerialize: (value: ListAgentsResponse): Buffer => Buffer.from(ListAgentsResponse.encode(value).finish()),
+    responseSerialize: (value: ListAgentsResponse): Buffer => {
+      const bytes = ListAgentsResponse.encode(value).finish();
+      return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+    },
     responseDeserialize: (value: Buffer): ListAgentsResponse => ListAgentsResponse.decode(value),
   },
   getAgent: {
     path: "/agentplatform.agents.v1.AgentService/GetAgent" as const,
     requestStream: false as const,
     responseStream: false as const,
-    requestSerialize: (value: GetAgentRequest): Buffer => Buffer.from(GetAgentRequest.encode(value).finish()),
+    requestSerialize: (value: GetAgentRequest): Buffer => {
+      const bytes = GetAgentRequest.encode(value).finish();
+      return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+    },
     requestDeserialize: (value: Buffer): GetAgentRequest => GetAgentRequest.decode(value),
-    responseSerialize: (value: GetAgentResponse): Buffer => Buffer.from(GetAgentResponse.encode(value).finish()),
+    responseSerialize: (value: GetAgentResponse): Buffer => {
+      const bytes = GetAgentResponse.encode(value).finish();
+      return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+    },
     responseDeserialize: (value: Buffer): GetAgentResponse => GetAgentResponse.decode(value),
   },
   /**
@@ -2437,9 +2455,15 @@ export const AgentServiceService = {
     path: "/agentplatform.agents.v1.AgentService/UpdateAgent" as const,
     requestStream: false as const,
     responseStream: false as const,
-    requestSerialize: (value: UpdateAgentRequest): Buffer => Buffer.from(UpdateAgentRequest.encode(value).finish()),
+    requestSerialize: (value: UpdateAgentRequest): Buffer => {
+      const bytes = UpdateAgentRequest.encode(value).finish();
+      return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+    },
     requestDeserialize: (value: Buffer): UpdateAgentRequest => UpdateAgentRequest.decode(value),
-    responseSerialize: (value: UpdateAgentResponse): Buffer => Buffer.from(UpdateAgentResponse.encode(value).finish()),
+    responseSerialize: (value: UpdateAgentResponse): Buffer => {
+      const bytes = UpdateAgentResponse.encode(value).finish();
+      return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+    },
     responseDeserialize: (value: Buffer): UpdateAgentResponse => UpdateAgentResponse.decode(value),
   },
   /** Deletes the agent with its sessions, messages, memory items, documents, vectors and versions. */
@@ -2447,9 +2471,15 @@ export const AgentServiceService = {
     path: "/agentplatform.agents.v1.AgentService/DeleteAgent" as const,
     requestStream: false as const,
     responseStream: false as const,
-    requestSerialize: (value: DeleteAgentRequest): Buffer => Buffer.from(DeleteAgentRequest.encode(value).finish()),
+    requestSerialize: (value: DeleteAgentRequest): Buffer => {
+      const bytes = DeleteAgentRequest.encode(value).finish();
+      return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+    },
     requestDeserialize: (value: Buffer): DeleteAgentRequest => DeleteAgentRequest.decode(value),
-    responseSerialize: (value: DeleteAgentResponse): Buffer => Buffer.from(DeleteAgentResponse.encode(value).finish()),
+    responseSerialize: (value: DeleteAgentResponse): Buffer => {
+      const bytes = DeleteAgentResponse.encode(value).finish();
+      return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+    },
     responseDeserialize: (value: Buffer): DeleteAgentResponse => DeleteAgentResponse.decode(value),
   },
   /**
@@ -2461,11 +2491,15 @@ export const AgentServiceService = {
     path: "/agentplatform.agents.v1.AgentService/ListAgentVersions" as const,
     requestStream: false as const,
     responseStream: false as const,
-    requestSerialize: (value: ListAgentVersionsRequest): Buffer =>
-      Buffer.from(ListAgentVersionsRequest.encode(value).finish()),
+    requestSerialize: (value: ListAgentVersionsRequest): Buffer => {
+      const bytes = ListAgentVersionsRequest.encode(value).finish();
+      return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+    },
     requestDeserialize: (value: Buffer): ListAgentVersionsRequest => ListAgentVersionsRequest.decode(value),
-    responseSerialize: (value: ListAgentVersionsResponse): Buffer =>
-      Buffer.from(ListAgentVersionsResponse.encode(value).finish()),
+    responseSerialize: (value: ListAgentVersionsResponse): Buffer => {
+      const bytes = ListAgentVersionsResponse.encode(value).finish();
+      return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+    },
     responseDeserialize: (value: Buffer): ListAgentVersionsResponse => ListAgentVersionsResponse.decode(value),
   },
   /**
@@ -2476,11 +2510,15 @@ export const AgentServiceService = {
     path: "/agentplatform.agents.v1.AgentService/GetAgentVersion" as const,
     requestStream: false as const,
     responseStream: false as const,
-    requestSerialize: (value: GetAgentVersionRequest): Buffer =>
-      Buffer.from(GetAgentVersionRequest.encode(value).finish()),
+    requestSerialize: (value: GetAgentVersionRequest): Buffer => {
+      const bytes = GetAgentVersionRequest.encode(value).finish();
+      return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+    },
     requestDeserialize: (value: Buffer): GetAgentVersionRequest => GetAgentVersionRequest.decode(value),
-    responseSerialize: (value: GetAgentVersionResponse): Buffer =>
-      Buffer.from(GetAgentVersionResponse.encode(value).finish()),
+    responseSerialize: (value: GetAgentVersionResponse): Buffer => {
+      const bytes = GetAgentVersionResponse.encode(value).finish();
+      return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+    },
     responseDeserialize: (value: Buffer): GetAgentVersionResponse => GetAgentVersionResponse.decode(value),
   },
   /**
@@ -2494,11 +2532,15 @@ export const AgentServiceService = {
     path: "/agentplatform.agents.v1.AgentService/RestoreAgentVersion" as const,
     requestStream: false as const,
     responseStream: false as const,
-    requestSerialize: (value: RestoreAgentVersionRequest): Buffer =>
-      Buffer.from(RestoreAgentVersionRequest.encode(value).finish()),
+    requestSerialize: (value: RestoreAgentVersionRequest): Buffer => {
+      const bytes = RestoreAgentVersionRequest.encode(value).finish();
+      return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+    },
     requestDeserialize: (value: Buffer): RestoreAgentVersionRequest => RestoreAgentVersionRequest.decode(value),
-    responseSerialize: (value: RestoreAgentVersionResponse): Buffer =>
-      Buffer.from(RestoreAgentVersionResponse.encode(value).finish()),
+    responseSerialize: (value: RestoreAgentVersionResponse): Buffer => {
+      const bytes = RestoreAgentVersionResponse.encode(value).finish();
+      return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+    },
     responseDeserialize: (value: Buffer): RestoreAgentVersionResponse => RestoreAgentVersionResponse.decode(value),
   },
 } as const;

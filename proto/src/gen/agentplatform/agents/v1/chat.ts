@@ -3156,9 +3156,15 @@ export const ChatServiceService = {
     path: "/agentplatform.agents.v1.ChatService/Chat" as const,
     requestStream: false as const,
     responseStream: false as const,
-    requestSerialize: (value: ChatRequest): Buffer => Buffer.from(ChatRequest.encode(value).finish()),
+    requestSerialize: (value: ChatRequest): Buffer => {
+      const bytes = ChatRequest.encode(value).finish();
+      return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+    },
     requestDeserialize: (value: Buffer): ChatRequest => ChatRequest.decode(value),
-    responseSerialize: (value: ChatResponse): Buffer => Buffer.from(ChatResponse.encode(value).finish()),
+    responseSerialize: (value: ChatResponse): Buffer => {
+      const bytes = ChatResponse.encode(value).finish();
+      return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+    },
     responseDeserialize: (value: Buffer): ChatResponse => ChatResponse.decode(value),
   },
   /**
@@ -3169,9 +3175,15 @@ export const ChatServiceService = {
     path: "/agentplatform.agents.v1.ChatService/StreamChat" as const,
     requestStream: false as const,
     responseStream: true as const,
-    requestSerialize: (value: StreamChatRequest): Buffer => Buffer.from(StreamChatRequest.encode(value).finish()),
+    requestSerialize: (value: StreamChatRequest): Buffer => {
+      const bytes = StreamChatRequest.encode(value).finish();
+      return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+    },
     requestDeserialize: (value: Buffer): StreamChatRequest => StreamChatRequest.decode(value),
-    responseSerialize: (value: StreamChatResponse): Buffer => Buffer.from(StreamChatResponse.encode(value).finish()),
+    responseSerialize: (value: StreamChatResponse): Buffer => {
+      const bytes = StreamChatResponse.encode(value).finish();
+      return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+    },
     responseDeserialize: (value: Buffer): StreamChatResponse => StreamChatResponse.decode(value),
   },
   /** Newest first. */
@@ -3179,10 +3191,15 @@ export const ChatServiceService = {
     path: "/agentplatform.agents.v1.ChatService/ListSessions" as const,
     requestStream: false as const,
     responseStream: false as const,
-    requestSerialize: (value: ListSessionsRequest): Buffer => Buffer.from(ListSessionsRequest.encode(value).finish()),
+    requestSerialize: (value: ListSessionsRequest): Buffer => {
+      const bytes = ListSessionsRequest.encode(value).finish();
+      return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+    },
     requestDeserialize: (value: Buffer): ListSessionsRequest => ListSessionsRequest.decode(value),
-    responseSerialize: (value: ListSessionsResponse): Buffer =>
-      Buffer.from(ListSessionsResponse.encode(value).finish()),
+    responseSerialize: (value: ListSessionsResponse): Buffer => {
+      const bytes = ListSessionsResponse.encode(value).finish();
+      return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+    },
     responseDeserialize: (value: Buffer): ListSessionsResponse => ListSessionsResponse.decode(value),
   },
   /** Oldest first. Errors: not_found (agent or session). */
@@ -3190,11 +3207,15 @@ export const ChatServiceService = {
     path: "/agentplatform.agents.v1.ChatService/ListSessionMessages" as const,
     requestStream: false as const,
     responseStream: false as const,
-    requestSerialize: (value: ListSessionMessagesRequest): Buffer =>
-      Buffer.from(ListSessionMessagesRequest.encode(value).finish()),
+    requestSerialize: (value: ListSessionMessagesRequest): Buffer => {
+      const bytes = ListSessionMessagesRequest.encode(value).finish();
+      return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+    },
     requestDeserialize: (value: Buffer): ListSessionMessagesRequest => ListSessionMessagesRequest.decode(value),
-    responseSerialize: (value: ListSessionMessagesResponse): Buffer =>
-      Buffer.from(ListSessionMessagesResponse.encode(value).finish()),
+    responseSerialize: (value: ListSessionMessagesResponse): Buffer => {
+      const bytes = ListSessionMessagesResponse.encode(value).finish();
+      return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+    },
     responseDeserialize: (value: Buffer): ListSessionMessagesResponse => ListSessionMessagesResponse.decode(value),
   },
   /** Forgets the session and its messages. Errors: not_found. */
@@ -3202,10 +3223,15 @@ export const ChatServiceService = {
     path: "/agentplatform.agents.v1.ChatService/DeleteSession" as const,
     requestStream: false as const,
     responseStream: false as const,
-    requestSerialize: (value: DeleteSessionRequest): Buffer => Buffer.from(DeleteSessionRequest.encode(value).finish()),
+    requestSerialize: (value: DeleteSessionRequest): Buffer => {
+      const bytes = DeleteSessionRequest.encode(value).finish();
+      return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+    },
     requestDeserialize: (value: Buffer): DeleteSessionRequest => DeleteSessionRequest.decode(value),
-    responseSerialize: (value: DeleteSessionResponse): Buffer =>
-      Buffer.from(DeleteSessionResponse.encode(value).finish()),
+    responseSerialize: (value: DeleteSessionResponse): Buffer => {
+      const bytes = DeleteSessionResponse.encode(value).finish();
+      return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+    },
     responseDeserialize: (value: Buffer): DeleteSessionResponse => DeleteSessionResponse.decode(value),
   },
   /**
@@ -3217,11 +3243,15 @@ export const ChatServiceService = {
     path: "/agentplatform.agents.v1.ChatService/DecideToolCall" as const,
     requestStream: false as const,
     responseStream: false as const,
-    requestSerialize: (value: DecideToolCallRequest): Buffer =>
-      Buffer.from(DecideToolCallRequest.encode(value).finish()),
+    requestSerialize: (value: DecideToolCallRequest): Buffer => {
+      const bytes = DecideToolCallRequest.encode(value).finish();
+      return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+    },
     requestDeserialize: (value: Buffer): DecideToolCallRequest => DecideToolCallRequest.decode(value),
-    responseSerialize: (value: DecideToolCallResponse): Buffer =>
-      Buffer.from(DecideToolCallResponse.encode(value).finish()),
+    responseSerialize: (value: DecideToolCallResponse): Buffer => {
+      const bytes = DecideToolCallResponse.encode(value).finish();
+      return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+    },
     responseDeserialize: (value: Buffer): DecideToolCallResponse => DecideToolCallResponse.decode(value),
   },
   /** The same, streamed as StreamChat is: the call's result, then the continued turn's events. */
@@ -3229,11 +3259,15 @@ export const ChatServiceService = {
     path: "/agentplatform.agents.v1.ChatService/StreamDecideToolCall" as const,
     requestStream: false as const,
     responseStream: true as const,
-    requestSerialize: (value: StreamDecideToolCallRequest): Buffer =>
-      Buffer.from(StreamDecideToolCallRequest.encode(value).finish()),
+    requestSerialize: (value: StreamDecideToolCallRequest): Buffer => {
+      const bytes = StreamDecideToolCallRequest.encode(value).finish();
+      return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+    },
     requestDeserialize: (value: Buffer): StreamDecideToolCallRequest => StreamDecideToolCallRequest.decode(value),
-    responseSerialize: (value: StreamDecideToolCallResponse): Buffer =>
-      Buffer.from(StreamDecideToolCallResponse.encode(value).finish()),
+    responseSerialize: (value: StreamDecideToolCallResponse): Buffer => {
+      const bytes = StreamDecideToolCallResponse.encode(value).finish();
+      return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+    },
     responseDeserialize: (value: Buffer): StreamDecideToolCallResponse => StreamDecideToolCallResponse.decode(value),
   },
 } as const;

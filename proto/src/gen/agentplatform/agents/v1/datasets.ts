@@ -1840,10 +1840,15 @@ export const DatasetServiceService = {
     path: "/agentplatform.agents.v1.DatasetService/CreateDataset" as const,
     requestStream: false as const,
     responseStream: false as const,
-    requestSerialize: (value: CreateDatasetRequest): Buffer => Buffer.from(CreateDatasetRequest.encode(value).finish()),
+    requestSerialize: (value: CreateDatasetRequest): Buffer => {
+      const bytes = CreateDatasetRequest.encode(value).finish();
+      return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+    },
     requestDeserialize: (value: Buffer): CreateDatasetRequest => CreateDatasetRequest.decode(value),
-    responseSerialize: (value: CreateDatasetResponse): Buffer =>
-      Buffer.from(CreateDatasetResponse.encode(value).finish()),
+    responseSerialize: (value: CreateDatasetResponse): Buffer => {
+      const bytes = CreateDatasetResponse.encode(value).finish();
+      return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+    },
     responseDeserialize: (value: Buffer): CreateDatasetResponse => CreateDatasetResponse.decode(value),
   },
   /** Newest first. */
@@ -1851,19 +1856,30 @@ export const DatasetServiceService = {
     path: "/agentplatform.agents.v1.DatasetService/ListDatasets" as const,
     requestStream: false as const,
     responseStream: false as const,
-    requestSerialize: (value: ListDatasetsRequest): Buffer => Buffer.from(ListDatasetsRequest.encode(value).finish()),
+    requestSerialize: (value: ListDatasetsRequest): Buffer => {
+      const bytes = ListDatasetsRequest.encode(value).finish();
+      return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+    },
     requestDeserialize: (value: Buffer): ListDatasetsRequest => ListDatasetsRequest.decode(value),
-    responseSerialize: (value: ListDatasetsResponse): Buffer =>
-      Buffer.from(ListDatasetsResponse.encode(value).finish()),
+    responseSerialize: (value: ListDatasetsResponse): Buffer => {
+      const bytes = ListDatasetsResponse.encode(value).finish();
+      return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+    },
     responseDeserialize: (value: Buffer): ListDatasetsResponse => ListDatasetsResponse.decode(value),
   },
   getDataset: {
     path: "/agentplatform.agents.v1.DatasetService/GetDataset" as const,
     requestStream: false as const,
     responseStream: false as const,
-    requestSerialize: (value: GetDatasetRequest): Buffer => Buffer.from(GetDatasetRequest.encode(value).finish()),
+    requestSerialize: (value: GetDatasetRequest): Buffer => {
+      const bytes = GetDatasetRequest.encode(value).finish();
+      return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+    },
     requestDeserialize: (value: Buffer): GetDatasetRequest => GetDatasetRequest.decode(value),
-    responseSerialize: (value: GetDatasetResponse): Buffer => Buffer.from(GetDatasetResponse.encode(value).finish()),
+    responseSerialize: (value: GetDatasetResponse): Buffer => {
+      const bytes = GetDatasetResponse.encode(value).finish();
+      return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+    },
     responseDeserialize: (value: Buffer): GetDatasetResponse => GetDatasetResponse.decode(value),
   },
   /** Its items go with it, in the same transaction. */
@@ -1871,10 +1887,15 @@ export const DatasetServiceService = {
     path: "/agentplatform.agents.v1.DatasetService/DeleteDataset" as const,
     requestStream: false as const,
     responseStream: false as const,
-    requestSerialize: (value: DeleteDatasetRequest): Buffer => Buffer.from(DeleteDatasetRequest.encode(value).finish()),
+    requestSerialize: (value: DeleteDatasetRequest): Buffer => {
+      const bytes = DeleteDatasetRequest.encode(value).finish();
+      return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+    },
     requestDeserialize: (value: Buffer): DeleteDatasetRequest => DeleteDatasetRequest.decode(value),
-    responseSerialize: (value: DeleteDatasetResponse): Buffer =>
-      Buffer.from(DeleteDatasetResponse.encode(value).finish()),
+    responseSerialize: (value: DeleteDatasetResponse): Buffer => {
+      const bytes = DeleteDatasetResponse.encode(value).finish();
+      return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+    },
     responseDeserialize: (value: Buffer): DeleteDatasetResponse => DeleteDatasetResponse.decode(value),
   },
   /**
@@ -1888,11 +1909,15 @@ export const DatasetServiceService = {
     path: "/agentplatform.agents.v1.DatasetService/AddDatasetItems" as const,
     requestStream: false as const,
     responseStream: false as const,
-    requestSerialize: (value: AddDatasetItemsRequest): Buffer =>
-      Buffer.from(AddDatasetItemsRequest.encode(value).finish()),
+    requestSerialize: (value: AddDatasetItemsRequest): Buffer => {
+      const bytes = AddDatasetItemsRequest.encode(value).finish();
+      return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+    },
     requestDeserialize: (value: Buffer): AddDatasetItemsRequest => AddDatasetItemsRequest.decode(value),
-    responseSerialize: (value: AddDatasetItemsResponse): Buffer =>
-      Buffer.from(AddDatasetItemsResponse.encode(value).finish()),
+    responseSerialize: (value: AddDatasetItemsResponse): Buffer => {
+      const bytes = AddDatasetItemsResponse.encode(value).finish();
+      return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+    },
     responseDeserialize: (value: Buffer): AddDatasetItemsResponse => AddDatasetItemsResponse.decode(value),
   },
   /**
@@ -1903,11 +1928,15 @@ export const DatasetServiceService = {
     path: "/agentplatform.agents.v1.DatasetService/ListDatasetItems" as const,
     requestStream: false as const,
     responseStream: false as const,
-    requestSerialize: (value: ListDatasetItemsRequest): Buffer =>
-      Buffer.from(ListDatasetItemsRequest.encode(value).finish()),
+    requestSerialize: (value: ListDatasetItemsRequest): Buffer => {
+      const bytes = ListDatasetItemsRequest.encode(value).finish();
+      return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+    },
     requestDeserialize: (value: Buffer): ListDatasetItemsRequest => ListDatasetItemsRequest.decode(value),
-    responseSerialize: (value: ListDatasetItemsResponse): Buffer =>
-      Buffer.from(ListDatasetItemsResponse.encode(value).finish()),
+    responseSerialize: (value: ListDatasetItemsResponse): Buffer => {
+      const bytes = ListDatasetItemsResponse.encode(value).finish();
+      return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+    },
     responseDeserialize: (value: Buffer): ListDatasetItemsResponse => ListDatasetItemsResponse.decode(value),
   },
   /** Errors: not_found (the dataset, or no such item in it). */
@@ -1915,11 +1944,15 @@ export const DatasetServiceService = {
     path: "/agentplatform.agents.v1.DatasetService/DeleteDatasetItem" as const,
     requestStream: false as const,
     responseStream: false as const,
-    requestSerialize: (value: DeleteDatasetItemRequest): Buffer =>
-      Buffer.from(DeleteDatasetItemRequest.encode(value).finish()),
+    requestSerialize: (value: DeleteDatasetItemRequest): Buffer => {
+      const bytes = DeleteDatasetItemRequest.encode(value).finish();
+      return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+    },
     requestDeserialize: (value: Buffer): DeleteDatasetItemRequest => DeleteDatasetItemRequest.decode(value),
-    responseSerialize: (value: DeleteDatasetItemResponse): Buffer =>
-      Buffer.from(DeleteDatasetItemResponse.encode(value).finish()),
+    responseSerialize: (value: DeleteDatasetItemResponse): Buffer => {
+      const bytes = DeleteDatasetItemResponse.encode(value).finish();
+      return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+    },
     responseDeserialize: (value: Buffer): DeleteDatasetItemResponse => DeleteDatasetItemResponse.decode(value),
   },
 } as const;

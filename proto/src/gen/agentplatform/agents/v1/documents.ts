@@ -2700,11 +2700,15 @@ export const DocumentServiceService = {
     path: "/agentplatform.agents.v1.DocumentService/AddTextDocument" as const,
     requestStream: false as const,
     responseStream: false as const,
-    requestSerialize: (value: AddTextDocumentRequest): Buffer =>
-      Buffer.from(AddTextDocumentRequest.encode(value).finish()),
+    requestSerialize: (value: AddTextDocumentRequest): Buffer => {
+      const bytes = AddTextDocumentRequest.encode(value).finish();
+      return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+    },
     requestDeserialize: (value: Buffer): AddTextDocumentRequest => AddTextDocumentRequest.decode(value),
-    responseSerialize: (value: AddTextDocumentResponse): Buffer =>
-      Buffer.from(AddTextDocumentResponse.encode(value).finish()),
+    responseSerialize: (value: AddTextDocumentResponse): Buffer => {
+      const bytes = AddTextDocumentResponse.encode(value).finish();
+      return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+    },
     responseDeserialize: (value: Buffer): AddTextDocumentResponse => AddTextDocumentResponse.decode(value),
   },
   /**
@@ -2717,11 +2721,15 @@ export const DocumentServiceService = {
     path: "/agentplatform.agents.v1.DocumentService/UploadDocument" as const,
     requestStream: true as const,
     responseStream: false as const,
-    requestSerialize: (value: UploadDocumentRequest): Buffer =>
-      Buffer.from(UploadDocumentRequest.encode(value).finish()),
+    requestSerialize: (value: UploadDocumentRequest): Buffer => {
+      const bytes = UploadDocumentRequest.encode(value).finish();
+      return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+    },
     requestDeserialize: (value: Buffer): UploadDocumentRequest => UploadDocumentRequest.decode(value),
-    responseSerialize: (value: UploadDocumentResponse): Buffer =>
-      Buffer.from(UploadDocumentResponse.encode(value).finish()),
+    responseSerialize: (value: UploadDocumentResponse): Buffer => {
+      const bytes = UploadDocumentResponse.encode(value).finish();
+      return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+    },
     responseDeserialize: (value: Buffer): UploadDocumentResponse => UploadDocumentResponse.decode(value),
   },
   /**
@@ -2732,11 +2740,15 @@ export const DocumentServiceService = {
     path: "/agentplatform.agents.v1.DocumentService/AddPageDocument" as const,
     requestStream: false as const,
     responseStream: false as const,
-    requestSerialize: (value: AddPageDocumentRequest): Buffer =>
-      Buffer.from(AddPageDocumentRequest.encode(value).finish()),
+    requestSerialize: (value: AddPageDocumentRequest): Buffer => {
+      const bytes = AddPageDocumentRequest.encode(value).finish();
+      return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+    },
     requestDeserialize: (value: Buffer): AddPageDocumentRequest => AddPageDocumentRequest.decode(value),
-    responseSerialize: (value: AddPageDocumentResponse): Buffer =>
-      Buffer.from(AddPageDocumentResponse.encode(value).finish()),
+    responseSerialize: (value: AddPageDocumentResponse): Buffer => {
+      const bytes = AddPageDocumentResponse.encode(value).finish();
+      return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+    },
     responseDeserialize: (value: Buffer): AddPageDocumentResponse => AddPageDocumentResponse.decode(value),
   },
   /** Errors: not_found. */
@@ -2744,9 +2756,15 @@ export const DocumentServiceService = {
     path: "/agentplatform.agents.v1.DocumentService/GetDocument" as const,
     requestStream: false as const,
     responseStream: false as const,
-    requestSerialize: (value: GetDocumentRequest): Buffer => Buffer.from(GetDocumentRequest.encode(value).finish()),
+    requestSerialize: (value: GetDocumentRequest): Buffer => {
+      const bytes = GetDocumentRequest.encode(value).finish();
+      return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+    },
     requestDeserialize: (value: Buffer): GetDocumentRequest => GetDocumentRequest.decode(value),
-    responseSerialize: (value: GetDocumentResponse): Buffer => Buffer.from(GetDocumentResponse.encode(value).finish()),
+    responseSerialize: (value: GetDocumentResponse): Buffer => {
+      const bytes = GetDocumentResponse.encode(value).finish();
+      return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+    },
     responseDeserialize: (value: Buffer): GetDocumentResponse => GetDocumentResponse.decode(value),
   },
   /** Newest first. Errors: not_found (agent). */
@@ -2754,10 +2772,15 @@ export const DocumentServiceService = {
     path: "/agentplatform.agents.v1.DocumentService/ListDocuments" as const,
     requestStream: false as const,
     responseStream: false as const,
-    requestSerialize: (value: ListDocumentsRequest): Buffer => Buffer.from(ListDocumentsRequest.encode(value).finish()),
+    requestSerialize: (value: ListDocumentsRequest): Buffer => {
+      const bytes = ListDocumentsRequest.encode(value).finish();
+      return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+    },
     requestDeserialize: (value: Buffer): ListDocumentsRequest => ListDocumentsRequest.decode(value),
-    responseSerialize: (value: ListDocumentsResponse): Buffer =>
-      Buffer.from(ListDocumentsResponse.encode(value).finish()),
+    responseSerialize: (value: ListDocumentsResponse): Buffer => {
+      const bytes = ListDocumentsResponse.encode(value).finish();
+      return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+    },
     responseDeserialize: (value: Buffer): ListDocumentsResponse => ListDocumentsResponse.decode(value),
   },
   /** In document order. Errors: not_found. */
@@ -2765,11 +2788,15 @@ export const DocumentServiceService = {
     path: "/agentplatform.agents.v1.DocumentService/ListDocumentChunks" as const,
     requestStream: false as const,
     responseStream: false as const,
-    requestSerialize: (value: ListDocumentChunksRequest): Buffer =>
-      Buffer.from(ListDocumentChunksRequest.encode(value).finish()),
+    requestSerialize: (value: ListDocumentChunksRequest): Buffer => {
+      const bytes = ListDocumentChunksRequest.encode(value).finish();
+      return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+    },
     requestDeserialize: (value: Buffer): ListDocumentChunksRequest => ListDocumentChunksRequest.decode(value),
-    responseSerialize: (value: ListDocumentChunksResponse): Buffer =>
-      Buffer.from(ListDocumentChunksResponse.encode(value).finish()),
+    responseSerialize: (value: ListDocumentChunksResponse): Buffer => {
+      const bytes = ListDocumentChunksResponse.encode(value).finish();
+      return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+    },
     responseDeserialize: (value: Buffer): ListDocumentChunksResponse => ListDocumentChunksResponse.decode(value),
   },
   /**
@@ -2780,11 +2807,15 @@ export const DocumentServiceService = {
     path: "/agentplatform.agents.v1.DocumentService/ReadDocumentFile" as const,
     requestStream: false as const,
     responseStream: true as const,
-    requestSerialize: (value: ReadDocumentFileRequest): Buffer =>
-      Buffer.from(ReadDocumentFileRequest.encode(value).finish()),
+    requestSerialize: (value: ReadDocumentFileRequest): Buffer => {
+      const bytes = ReadDocumentFileRequest.encode(value).finish();
+      return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+    },
     requestDeserialize: (value: Buffer): ReadDocumentFileRequest => ReadDocumentFileRequest.decode(value),
-    responseSerialize: (value: ReadDocumentFileResponse): Buffer =>
-      Buffer.from(ReadDocumentFileResponse.encode(value).finish()),
+    responseSerialize: (value: ReadDocumentFileResponse): Buffer => {
+      const bytes = ReadDocumentFileResponse.encode(value).finish();
+      return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+    },
     responseDeserialize: (value: Buffer): ReadDocumentFileResponse => ReadDocumentFileResponse.decode(value),
   },
   /**
@@ -2795,11 +2826,15 @@ export const DocumentServiceService = {
     path: "/agentplatform.agents.v1.DocumentService/RefreshDocument" as const,
     requestStream: false as const,
     responseStream: false as const,
-    requestSerialize: (value: RefreshDocumentRequest): Buffer =>
-      Buffer.from(RefreshDocumentRequest.encode(value).finish()),
+    requestSerialize: (value: RefreshDocumentRequest): Buffer => {
+      const bytes = RefreshDocumentRequest.encode(value).finish();
+      return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+    },
     requestDeserialize: (value: Buffer): RefreshDocumentRequest => RefreshDocumentRequest.decode(value),
-    responseSerialize: (value: RefreshDocumentResponse): Buffer =>
-      Buffer.from(RefreshDocumentResponse.encode(value).finish()),
+    responseSerialize: (value: RefreshDocumentResponse): Buffer => {
+      const bytes = RefreshDocumentResponse.encode(value).finish();
+      return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+    },
     responseDeserialize: (value: Buffer): RefreshDocumentResponse => RefreshDocumentResponse.decode(value),
   },
   /** Removes the document, its chunks and its original. Errors: not_found. */
@@ -2807,11 +2842,15 @@ export const DocumentServiceService = {
     path: "/agentplatform.agents.v1.DocumentService/DeleteDocument" as const,
     requestStream: false as const,
     responseStream: false as const,
-    requestSerialize: (value: DeleteDocumentRequest): Buffer =>
-      Buffer.from(DeleteDocumentRequest.encode(value).finish()),
+    requestSerialize: (value: DeleteDocumentRequest): Buffer => {
+      const bytes = DeleteDocumentRequest.encode(value).finish();
+      return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+    },
     requestDeserialize: (value: Buffer): DeleteDocumentRequest => DeleteDocumentRequest.decode(value),
-    responseSerialize: (value: DeleteDocumentResponse): Buffer =>
-      Buffer.from(DeleteDocumentResponse.encode(value).finish()),
+    responseSerialize: (value: DeleteDocumentResponse): Buffer => {
+      const bytes = DeleteDocumentResponse.encode(value).finish();
+      return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+    },
     responseDeserialize: (value: Buffer): DeleteDocumentResponse => DeleteDocumentResponse.decode(value),
   },
 } as const;

@@ -2821,9 +2821,15 @@ export const EvalServiceService = {
     path: "/agentplatform.agents.v1.EvalService/CreateEval" as const,
     requestStream: false as const,
     responseStream: false as const,
-    requestSerialize: (value: CreateEvalRequest): Buffer => Buffer.from(CreateEvalRequest.encode(value).finish()),
+    requestSerialize: (value: CreateEvalRequest): Buffer => {
+      const bytes = CreateEvalRequest.encode(value).finish();
+      return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+    },
     requestDeserialize: (value: Buffer): CreateEvalRequest => CreateEvalRequest.decode(value),
-    responseSerialize: (value: CreateEvalResponse): Buffer => Buffer.from(CreateEvalResponse.encode(value).finish()),
+    responseSerialize: (value: CreateEvalResponse): Buffer => {
+      const bytes = CreateEvalResponse.encode(value).finish();
+      return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+    },
     responseDeserialize: (value: Buffer): CreateEvalResponse => CreateEvalResponse.decode(value),
   },
   /** With its progress and summary. Errors: not_found. */
@@ -2831,9 +2837,15 @@ export const EvalServiceService = {
     path: "/agentplatform.agents.v1.EvalService/GetEval" as const,
     requestStream: false as const,
     responseStream: false as const,
-    requestSerialize: (value: GetEvalRequest): Buffer => Buffer.from(GetEvalRequest.encode(value).finish()),
+    requestSerialize: (value: GetEvalRequest): Buffer => {
+      const bytes = GetEvalRequest.encode(value).finish();
+      return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+    },
     requestDeserialize: (value: Buffer): GetEvalRequest => GetEvalRequest.decode(value),
-    responseSerialize: (value: GetEvalResponse): Buffer => Buffer.from(GetEvalResponse.encode(value).finish()),
+    responseSerialize: (value: GetEvalResponse): Buffer => {
+      const bytes = GetEvalResponse.encode(value).finish();
+      return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+    },
     responseDeserialize: (value: Buffer): GetEvalResponse => GetEvalResponse.decode(value),
   },
   /** Newest first, optionally of one agent or one dataset. */
@@ -2841,9 +2853,15 @@ export const EvalServiceService = {
     path: "/agentplatform.agents.v1.EvalService/ListEvals" as const,
     requestStream: false as const,
     responseStream: false as const,
-    requestSerialize: (value: ListEvalsRequest): Buffer => Buffer.from(ListEvalsRequest.encode(value).finish()),
+    requestSerialize: (value: ListEvalsRequest): Buffer => {
+      const bytes = ListEvalsRequest.encode(value).finish();
+      return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+    },
     requestDeserialize: (value: Buffer): ListEvalsRequest => ListEvalsRequest.decode(value),
-    responseSerialize: (value: ListEvalsResponse): Buffer => Buffer.from(ListEvalsResponse.encode(value).finish()),
+    responseSerialize: (value: ListEvalsResponse): Buffer => {
+      const bytes = ListEvalsResponse.encode(value).finish();
+      return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+    },
     responseDeserialize: (value: Buffer): ListEvalsResponse => ListEvalsResponse.decode(value),
   },
   /** Per item, in the dataset's order when the eval began. Errors: not_found; validation_error (limit, cursor). */
@@ -2851,11 +2869,15 @@ export const EvalServiceService = {
     path: "/agentplatform.agents.v1.EvalService/ListEvalResults" as const,
     requestStream: false as const,
     responseStream: false as const,
-    requestSerialize: (value: ListEvalResultsRequest): Buffer =>
-      Buffer.from(ListEvalResultsRequest.encode(value).finish()),
+    requestSerialize: (value: ListEvalResultsRequest): Buffer => {
+      const bytes = ListEvalResultsRequest.encode(value).finish();
+      return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+    },
     requestDeserialize: (value: Buffer): ListEvalResultsRequest => ListEvalResultsRequest.decode(value),
-    responseSerialize: (value: ListEvalResultsResponse): Buffer =>
-      Buffer.from(ListEvalResultsResponse.encode(value).finish()),
+    responseSerialize: (value: ListEvalResultsResponse): Buffer => {
+      const bytes = ListEvalResultsResponse.encode(value).finish();
+      return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+    },
     responseDeserialize: (value: Buffer): ListEvalResultsResponse => ListEvalResultsResponse.decode(value),
   },
   /**
@@ -2866,10 +2888,15 @@ export const EvalServiceService = {
     path: "/agentplatform.agents.v1.EvalService/CompareEvals" as const,
     requestStream: false as const,
     responseStream: false as const,
-    requestSerialize: (value: CompareEvalsRequest): Buffer => Buffer.from(CompareEvalsRequest.encode(value).finish()),
+    requestSerialize: (value: CompareEvalsRequest): Buffer => {
+      const bytes = CompareEvalsRequest.encode(value).finish();
+      return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+    },
     requestDeserialize: (value: Buffer): CompareEvalsRequest => CompareEvalsRequest.decode(value),
-    responseSerialize: (value: CompareEvalsResponse): Buffer =>
-      Buffer.from(CompareEvalsResponse.encode(value).finish()),
+    responseSerialize: (value: CompareEvalsResponse): Buffer => {
+      const bytes = CompareEvalsResponse.encode(value).finish();
+      return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+    },
     responseDeserialize: (value: Buffer): CompareEvalsResponse => CompareEvalsResponse.decode(value),
   },
 } as const;

@@ -2220,9 +2220,15 @@ export const MemoryServiceService = {
     path: "/agentplatform.agents.v1.MemoryService/AddMemory" as const,
     requestStream: false as const,
     responseStream: false as const,
-    requestSerialize: (value: AddMemoryRequest): Buffer => Buffer.from(AddMemoryRequest.encode(value).finish()),
+    requestSerialize: (value: AddMemoryRequest): Buffer => {
+      const bytes = AddMemoryRequest.encode(value).finish();
+      return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+    },
     requestDeserialize: (value: Buffer): AddMemoryRequest => AddMemoryRequest.decode(value),
-    responseSerialize: (value: AddMemoryResponse): Buffer => Buffer.from(AddMemoryResponse.encode(value).finish()),
+    responseSerialize: (value: AddMemoryResponse): Buffer => {
+      const bytes = AddMemoryResponse.encode(value).finish();
+      return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+    },
     responseDeserialize: (value: Buffer): AddMemoryResponse => AddMemoryResponse.decode(value),
   },
   /**
@@ -2234,10 +2240,15 @@ export const MemoryServiceService = {
     path: "/agentplatform.agents.v1.MemoryService/SearchMemory" as const,
     requestStream: false as const,
     responseStream: false as const,
-    requestSerialize: (value: SearchMemoryRequest): Buffer => Buffer.from(SearchMemoryRequest.encode(value).finish()),
+    requestSerialize: (value: SearchMemoryRequest): Buffer => {
+      const bytes = SearchMemoryRequest.encode(value).finish();
+      return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+    },
     requestDeserialize: (value: Buffer): SearchMemoryRequest => SearchMemoryRequest.decode(value),
-    responseSerialize: (value: SearchMemoryResponse): Buffer =>
-      Buffer.from(SearchMemoryResponse.encode(value).finish()),
+    responseSerialize: (value: SearchMemoryResponse): Buffer => {
+      const bytes = SearchMemoryResponse.encode(value).finish();
+      return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+    },
     responseDeserialize: (value: Buffer): SearchMemoryResponse => SearchMemoryResponse.decode(value),
   },
   /** Newest first. Errors: not_found (agent). */
@@ -2245,9 +2256,15 @@ export const MemoryServiceService = {
     path: "/agentplatform.agents.v1.MemoryService/ListMemory" as const,
     requestStream: false as const,
     responseStream: false as const,
-    requestSerialize: (value: ListMemoryRequest): Buffer => Buffer.from(ListMemoryRequest.encode(value).finish()),
+    requestSerialize: (value: ListMemoryRequest): Buffer => {
+      const bytes = ListMemoryRequest.encode(value).finish();
+      return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+    },
     requestDeserialize: (value: Buffer): ListMemoryRequest => ListMemoryRequest.decode(value),
-    responseSerialize: (value: ListMemoryResponse): Buffer => Buffer.from(ListMemoryResponse.encode(value).finish()),
+    responseSerialize: (value: ListMemoryResponse): Buffer => {
+      const bytes = ListMemoryResponse.encode(value).finish();
+      return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+    },
     responseDeserialize: (value: Buffer): ListMemoryResponse => ListMemoryResponse.decode(value),
   },
   /**
@@ -2258,10 +2275,15 @@ export const MemoryServiceService = {
     path: "/agentplatform.agents.v1.MemoryService/UpdateMemory" as const,
     requestStream: false as const,
     responseStream: false as const,
-    requestSerialize: (value: UpdateMemoryRequest): Buffer => Buffer.from(UpdateMemoryRequest.encode(value).finish()),
+    requestSerialize: (value: UpdateMemoryRequest): Buffer => {
+      const bytes = UpdateMemoryRequest.encode(value).finish();
+      return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+    },
     requestDeserialize: (value: Buffer): UpdateMemoryRequest => UpdateMemoryRequest.decode(value),
-    responseSerialize: (value: UpdateMemoryResponse): Buffer =>
-      Buffer.from(UpdateMemoryResponse.encode(value).finish()),
+    responseSerialize: (value: UpdateMemoryResponse): Buffer => {
+      const bytes = UpdateMemoryResponse.encode(value).finish();
+      return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+    },
     responseDeserialize: (value: Buffer): UpdateMemoryResponse => UpdateMemoryResponse.decode(value),
   },
   /** Errors: not_found. */
@@ -2269,10 +2291,15 @@ export const MemoryServiceService = {
     path: "/agentplatform.agents.v1.MemoryService/DeleteMemory" as const,
     requestStream: false as const,
     responseStream: false as const,
-    requestSerialize: (value: DeleteMemoryRequest): Buffer => Buffer.from(DeleteMemoryRequest.encode(value).finish()),
+    requestSerialize: (value: DeleteMemoryRequest): Buffer => {
+      const bytes = DeleteMemoryRequest.encode(value).finish();
+      return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+    },
     requestDeserialize: (value: Buffer): DeleteMemoryRequest => DeleteMemoryRequest.decode(value),
-    responseSerialize: (value: DeleteMemoryResponse): Buffer =>
-      Buffer.from(DeleteMemoryResponse.encode(value).finish()),
+    responseSerialize: (value: DeleteMemoryResponse): Buffer => {
+      const bytes = DeleteMemoryResponse.encode(value).finish();
+      return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+    },
     responseDeserialize: (value: Buffer): DeleteMemoryResponse => DeleteMemoryResponse.decode(value),
   },
   /**
@@ -2283,11 +2310,15 @@ export const MemoryServiceService = {
     path: "/agentplatform.agents.v1.MemoryService/DeleteMemoryItems" as const,
     requestStream: false as const,
     responseStream: false as const,
-    requestSerialize: (value: DeleteMemoryItemsRequest): Buffer =>
-      Buffer.from(DeleteMemoryItemsRequest.encode(value).finish()),
+    requestSerialize: (value: DeleteMemoryItemsRequest): Buffer => {
+      const bytes = DeleteMemoryItemsRequest.encode(value).finish();
+      return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+    },
     requestDeserialize: (value: Buffer): DeleteMemoryItemsRequest => DeleteMemoryItemsRequest.decode(value),
-    responseSerialize: (value: DeleteMemoryItemsResponse): Buffer =>
-      Buffer.from(DeleteMemoryItemsResponse.encode(value).finish()),
+    responseSerialize: (value: DeleteMemoryItemsResponse): Buffer => {
+      const bytes = DeleteMemoryItemsResponse.encode(value).finish();
+      return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+    },
     responseDeserialize: (value: Buffer): DeleteMemoryItemsResponse => DeleteMemoryItemsResponse.decode(value),
   },
   /** An item's changes, oldest first; kept after the item is deleted. Errors: not_found. */
@@ -2295,11 +2326,15 @@ export const MemoryServiceService = {
     path: "/agentplatform.agents.v1.MemoryService/GetMemoryHistory" as const,
     requestStream: false as const,
     responseStream: false as const,
-    requestSerialize: (value: GetMemoryHistoryRequest): Buffer =>
-      Buffer.from(GetMemoryHistoryRequest.encode(value).finish()),
+    requestSerialize: (value: GetMemoryHistoryRequest): Buffer => {
+      const bytes = GetMemoryHistoryRequest.encode(value).finish();
+      return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+    },
     requestDeserialize: (value: Buffer): GetMemoryHistoryRequest => GetMemoryHistoryRequest.decode(value),
-    responseSerialize: (value: GetMemoryHistoryResponse): Buffer =>
-      Buffer.from(GetMemoryHistoryResponse.encode(value).finish()),
+    responseSerialize: (value: GetMemoryHistoryResponse): Buffer => {
+      const bytes = GetMemoryHistoryResponse.encode(value).finish();
+      return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+    },
     responseDeserialize: (value: Buffer): GetMemoryHistoryResponse => GetMemoryHistoryResponse.decode(value),
   },
   /**
@@ -2310,11 +2345,15 @@ export const MemoryServiceService = {
     path: "/agentplatform.agents.v1.MemoryService/ConsolidateMemory" as const,
     requestStream: false as const,
     responseStream: false as const,
-    requestSerialize: (value: ConsolidateMemoryRequest): Buffer =>
-      Buffer.from(ConsolidateMemoryRequest.encode(value).finish()),
+    requestSerialize: (value: ConsolidateMemoryRequest): Buffer => {
+      const bytes = ConsolidateMemoryRequest.encode(value).finish();
+      return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+    },
     requestDeserialize: (value: Buffer): ConsolidateMemoryRequest => ConsolidateMemoryRequest.decode(value),
-    responseSerialize: (value: ConsolidateMemoryResponse): Buffer =>
-      Buffer.from(ConsolidateMemoryResponse.encode(value).finish()),
+    responseSerialize: (value: ConsolidateMemoryResponse): Buffer => {
+      const bytes = ConsolidateMemoryResponse.encode(value).finish();
+      return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+    },
     responseDeserialize: (value: Buffer): ConsolidateMemoryResponse => ConsolidateMemoryResponse.decode(value),
   },
 } as const;

@@ -2536,9 +2536,15 @@ export const RunServiceService = {
     path: "/agentplatform.agents.v1.RunService/GetRun" as const,
     requestStream: false as const,
     responseStream: false as const,
-    requestSerialize: (value: GetRunRequest): Buffer => Buffer.from(GetRunRequest.encode(value).finish()),
+    requestSerialize: (value: GetRunRequest): Buffer => {
+      const bytes = GetRunRequest.encode(value).finish();
+      return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+    },
     requestDeserialize: (value: Buffer): GetRunRequest => GetRunRequest.decode(value),
-    responseSerialize: (value: GetRunResponse): Buffer => Buffer.from(GetRunResponse.encode(value).finish()),
+    responseSerialize: (value: GetRunResponse): Buffer => {
+      const bytes = GetRunResponse.encode(value).finish();
+      return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+    },
     responseDeserialize: (value: Buffer): GetRunResponse => GetRunResponse.decode(value),
   },
   /**
@@ -2549,9 +2555,15 @@ export const RunServiceService = {
     path: "/agentplatform.agents.v1.RunService/ListRuns" as const,
     requestStream: false as const,
     responseStream: false as const,
-    requestSerialize: (value: ListRunsRequest): Buffer => Buffer.from(ListRunsRequest.encode(value).finish()),
+    requestSerialize: (value: ListRunsRequest): Buffer => {
+      const bytes = ListRunsRequest.encode(value).finish();
+      return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+    },
     requestDeserialize: (value: Buffer): ListRunsRequest => ListRunsRequest.decode(value),
-    responseSerialize: (value: ListRunsResponse): Buffer => Buffer.from(ListRunsResponse.encode(value).finish()),
+    responseSerialize: (value: ListRunsResponse): Buffer => {
+      const bytes = ListRunsResponse.encode(value).finish();
+      return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+    },
     responseDeserialize: (value: Buffer): ListRunsResponse => ListRunsResponse.decode(value),
   },
   /**
@@ -2562,11 +2574,15 @@ export const RunServiceService = {
     path: "/agentplatform.agents.v1.RunService/SetRunFeedback" as const,
     requestStream: false as const,
     responseStream: false as const,
-    requestSerialize: (value: SetRunFeedbackRequest): Buffer =>
-      Buffer.from(SetRunFeedbackRequest.encode(value).finish()),
+    requestSerialize: (value: SetRunFeedbackRequest): Buffer => {
+      const bytes = SetRunFeedbackRequest.encode(value).finish();
+      return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+    },
     requestDeserialize: (value: Buffer): SetRunFeedbackRequest => SetRunFeedbackRequest.decode(value),
-    responseSerialize: (value: SetRunFeedbackResponse): Buffer =>
-      Buffer.from(SetRunFeedbackResponse.encode(value).finish()),
+    responseSerialize: (value: SetRunFeedbackResponse): Buffer => {
+      const bytes = SetRunFeedbackResponse.encode(value).finish();
+      return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+    },
     responseDeserialize: (value: Buffer): SetRunFeedbackResponse => SetRunFeedbackResponse.decode(value),
   },
   /** An agent's runs summed over a time range. Errors: not_found (the agent); validation_error. */
@@ -2574,11 +2590,15 @@ export const RunServiceService = {
     path: "/agentplatform.agents.v1.RunService/GetAgentRunStats" as const,
     requestStream: false as const,
     responseStream: false as const,
-    requestSerialize: (value: GetAgentRunStatsRequest): Buffer =>
-      Buffer.from(GetAgentRunStatsRequest.encode(value).finish()),
+    requestSerialize: (value: GetAgentRunStatsRequest): Buffer => {
+      const bytes = GetAgentRunStatsRequest.encode(value).finish();
+      return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+    },
     requestDeserialize: (value: Buffer): GetAgentRunStatsRequest => GetAgentRunStatsRequest.decode(value),
-    responseSerialize: (value: GetAgentRunStatsResponse): Buffer =>
-      Buffer.from(GetAgentRunStatsResponse.encode(value).finish()),
+    responseSerialize: (value: GetAgentRunStatsResponse): Buffer => {
+      const bytes = GetAgentRunStatsResponse.encode(value).finish();
+      return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+    },
     responseDeserialize: (value: Buffer): GetAgentRunStatsResponse => GetAgentRunStatsResponse.decode(value),
   },
   /**
@@ -2590,9 +2610,15 @@ export const RunServiceService = {
     path: "/agentplatform.agents.v1.RunService/StartRun" as const,
     requestStream: false as const,
     responseStream: false as const,
-    requestSerialize: (value: StartRunRequest): Buffer => Buffer.from(StartRunRequest.encode(value).finish()),
+    requestSerialize: (value: StartRunRequest): Buffer => {
+      const bytes = StartRunRequest.encode(value).finish();
+      return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+    },
     requestDeserialize: (value: Buffer): StartRunRequest => StartRunRequest.decode(value),
-    responseSerialize: (value: StartRunResponse): Buffer => Buffer.from(StartRunResponse.encode(value).finish()),
+    responseSerialize: (value: StartRunResponse): Buffer => {
+      const bytes = StartRunResponse.encode(value).finish();
+      return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+    },
     responseDeserialize: (value: Buffer): StartRunResponse => StartRunResponse.decode(value),
   },
   /**
@@ -2603,9 +2629,15 @@ export const RunServiceService = {
     path: "/agentplatform.agents.v1.RunService/CancelRun" as const,
     requestStream: false as const,
     responseStream: false as const,
-    requestSerialize: (value: CancelRunRequest): Buffer => Buffer.from(CancelRunRequest.encode(value).finish()),
+    requestSerialize: (value: CancelRunRequest): Buffer => {
+      const bytes = CancelRunRequest.encode(value).finish();
+      return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+    },
     requestDeserialize: (value: Buffer): CancelRunRequest => CancelRunRequest.decode(value),
-    responseSerialize: (value: CancelRunResponse): Buffer => Buffer.from(CancelRunResponse.encode(value).finish()),
+    responseSerialize: (value: CancelRunResponse): Buffer => {
+      const bytes = CancelRunResponse.encode(value).finish();
+      return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+    },
     responseDeserialize: (value: Buffer): CancelRunResponse => CancelRunResponse.decode(value),
   },
   /**
@@ -2616,9 +2648,15 @@ export const RunServiceService = {
     path: "/agentplatform.agents.v1.RunService/WatchRun" as const,
     requestStream: false as const,
     responseStream: true as const,
-    requestSerialize: (value: WatchRunRequest): Buffer => Buffer.from(WatchRunRequest.encode(value).finish()),
+    requestSerialize: (value: WatchRunRequest): Buffer => {
+      const bytes = WatchRunRequest.encode(value).finish();
+      return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+    },
     requestDeserialize: (value: Buffer): WatchRunRequest => WatchRunRequest.decode(value),
-    responseSerialize: (value: WatchRunResponse): Buffer => Buffer.from(WatchRunResponse.encode(value).finish()),
+    responseSerialize: (value: WatchRunResponse): Buffer => {
+      const bytes = WatchRunResponse.encode(value).finish();
+      return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+    },
     responseDeserialize: (value: Buffer): WatchRunResponse => WatchRunResponse.decode(value),
   },
 } as const;

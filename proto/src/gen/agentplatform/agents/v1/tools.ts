@@ -1553,9 +1553,15 @@ export const ToolServiceService = {
     path: "/agentplatform.agents.v1.ToolService/CreateTool" as const,
     requestStream: false as const,
     responseStream: false as const,
-    requestSerialize: (value: CreateToolRequest): Buffer => Buffer.from(CreateToolRequest.encode(value).finish()),
+    requestSerialize: (value: CreateToolRequest): Buffer => {
+      const bytes = CreateToolRequest.encode(value).finish();
+      return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+    },
     requestDeserialize: (value: Buffer): CreateToolRequest => CreateToolRequest.decode(value),
-    responseSerialize: (value: CreateToolResponse): Buffer => Buffer.from(CreateToolResponse.encode(value).finish()),
+    responseSerialize: (value: CreateToolResponse): Buffer => {
+      const bytes = CreateToolResponse.encode(value).finish();
+      return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+    },
     responseDeserialize: (value: Buffer): CreateToolResponse => CreateToolResponse.decode(value),
   },
   /** Newest first. */
@@ -1563,18 +1569,30 @@ export const ToolServiceService = {
     path: "/agentplatform.agents.v1.ToolService/ListTools" as const,
     requestStream: false as const,
     responseStream: false as const,
-    requestSerialize: (value: ListToolsRequest): Buffer => Buffer.from(ListToolsRequest.encode(value).finish()),
+    requestSerialize: (value: ListToolsRequest): Buffer => {
+      const bytes = ListToolsRequest.encode(value).finish();
+      return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+    },
     requestDeserialize: (value: Buffer): ListToolsRequest => ListToolsRequest.decode(value),
-    responseSerialize: (value: ListToolsResponse): Buffer => Buffer.from(ListToolsResponse.encode(value).finish()),
+    responseSerialize: (value: ListToolsResponse): Buffer => {
+      const bytes = ListToolsResponse.encode(value).finish();
+      return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+    },
     responseDeserialize: (value: Buffer): ListToolsResponse => ListToolsResponse.decode(value),
   },
   getTool: {
     path: "/agentplatform.agents.v1.ToolService/GetTool" as const,
     requestStream: false as const,
     responseStream: false as const,
-    requestSerialize: (value: GetToolRequest): Buffer => Buffer.from(GetToolRequest.encode(value).finish()),
+    requestSerialize: (value: GetToolRequest): Buffer => {
+      const bytes = GetToolRequest.encode(value).finish();
+      return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+    },
     requestDeserialize: (value: Buffer): GetToolRequest => GetToolRequest.decode(value),
-    responseSerialize: (value: GetToolResponse): Buffer => Buffer.from(GetToolResponse.encode(value).finish()),
+    responseSerialize: (value: GetToolResponse): Buffer => {
+      const bytes = GetToolResponse.encode(value).finish();
+      return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+    },
     responseDeserialize: (value: Buffer): GetToolResponse => GetToolResponse.decode(value),
   },
   /**
@@ -1586,9 +1604,15 @@ export const ToolServiceService = {
     path: "/agentplatform.agents.v1.ToolService/ReplaceTool" as const,
     requestStream: false as const,
     responseStream: false as const,
-    requestSerialize: (value: ReplaceToolRequest): Buffer => Buffer.from(ReplaceToolRequest.encode(value).finish()),
+    requestSerialize: (value: ReplaceToolRequest): Buffer => {
+      const bytes = ReplaceToolRequest.encode(value).finish();
+      return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+    },
     requestDeserialize: (value: Buffer): ReplaceToolRequest => ReplaceToolRequest.decode(value),
-    responseSerialize: (value: ReplaceToolResponse): Buffer => Buffer.from(ReplaceToolResponse.encode(value).finish()),
+    responseSerialize: (value: ReplaceToolResponse): Buffer => {
+      const bytes = ReplaceToolResponse.encode(value).finish();
+      return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+    },
     responseDeserialize: (value: Buffer): ReplaceToolResponse => ReplaceToolResponse.decode(value),
   },
   /** Removes the tool from every agent of the tenant that names it, in the same transaction. */
@@ -1596,9 +1620,15 @@ export const ToolServiceService = {
     path: "/agentplatform.agents.v1.ToolService/DeleteTool" as const,
     requestStream: false as const,
     responseStream: false as const,
-    requestSerialize: (value: DeleteToolRequest): Buffer => Buffer.from(DeleteToolRequest.encode(value).finish()),
+    requestSerialize: (value: DeleteToolRequest): Buffer => {
+      const bytes = DeleteToolRequest.encode(value).finish();
+      return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+    },
     requestDeserialize: (value: Buffer): DeleteToolRequest => DeleteToolRequest.decode(value),
-    responseSerialize: (value: DeleteToolResponse): Buffer => Buffer.from(DeleteToolResponse.encode(value).finish()),
+    responseSerialize: (value: DeleteToolResponse): Buffer => {
+      const bytes = DeleteToolResponse.encode(value).finish();
+      return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+    },
     responseDeserialize: (value: Buffer): DeleteToolResponse => DeleteToolResponse.decode(value),
   },
   /**
@@ -1610,9 +1640,15 @@ export const ToolServiceService = {
     path: "/agentplatform.agents.v1.ToolService/RefreshTool" as const,
     requestStream: false as const,
     responseStream: false as const,
-    requestSerialize: (value: RefreshToolRequest): Buffer => Buffer.from(RefreshToolRequest.encode(value).finish()),
+    requestSerialize: (value: RefreshToolRequest): Buffer => {
+      const bytes = RefreshToolRequest.encode(value).finish();
+      return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+    },
     requestDeserialize: (value: Buffer): RefreshToolRequest => RefreshToolRequest.decode(value),
-    responseSerialize: (value: RefreshToolResponse): Buffer => Buffer.from(RefreshToolResponse.encode(value).finish()),
+    responseSerialize: (value: RefreshToolResponse): Buffer => {
+      const bytes = RefreshToolResponse.encode(value).finish();
+      return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+    },
     responseDeserialize: (value: Buffer): RefreshToolResponse => RefreshToolResponse.decode(value),
   },
 } as const;

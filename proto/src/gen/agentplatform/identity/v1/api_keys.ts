@@ -742,10 +742,15 @@ export const ApiKeyServiceService = {
     path: "/agentplatform.identity.v1.ApiKeyService/CreateApiKey" as const,
     requestStream: false as const,
     responseStream: false as const,
-    requestSerialize: (value: CreateApiKeyRequest): Buffer => Buffer.from(CreateApiKeyRequest.encode(value).finish()),
+    requestSerialize: (value: CreateApiKeyRequest): Buffer => {
+      const bytes = CreateApiKeyRequest.encode(value).finish();
+      return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+    },
     requestDeserialize: (value: Buffer): CreateApiKeyRequest => CreateApiKeyRequest.decode(value),
-    responseSerialize: (value: CreateApiKeyResponse): Buffer =>
-      Buffer.from(CreateApiKeyResponse.encode(value).finish()),
+    responseSerialize: (value: CreateApiKeyResponse): Buffer => {
+      const bytes = CreateApiKeyResponse.encode(value).finish();
+      return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+    },
     responseDeserialize: (value: Buffer): CreateApiKeyResponse => CreateApiKeyResponse.decode(value),
   },
   /** Newest first; revoked keys are not listed. */
@@ -753,9 +758,15 @@ export const ApiKeyServiceService = {
     path: "/agentplatform.identity.v1.ApiKeyService/ListApiKeys" as const,
     requestStream: false as const,
     responseStream: false as const,
-    requestSerialize: (value: ListApiKeysRequest): Buffer => Buffer.from(ListApiKeysRequest.encode(value).finish()),
+    requestSerialize: (value: ListApiKeysRequest): Buffer => {
+      const bytes = ListApiKeysRequest.encode(value).finish();
+      return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+    },
     requestDeserialize: (value: Buffer): ListApiKeysRequest => ListApiKeysRequest.decode(value),
-    responseSerialize: (value: ListApiKeysResponse): Buffer => Buffer.from(ListApiKeysResponse.encode(value).finish()),
+    responseSerialize: (value: ListApiKeysResponse): Buffer => {
+      const bytes = ListApiKeysResponse.encode(value).finish();
+      return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+    },
     responseDeserialize: (value: Buffer): ListApiKeysResponse => ListApiKeysResponse.decode(value),
   },
   /** Errors: not_found for an unknown key, a revoked one, or one of another tenant. */
@@ -763,10 +774,15 @@ export const ApiKeyServiceService = {
     path: "/agentplatform.identity.v1.ApiKeyService/RevokeApiKey" as const,
     requestStream: false as const,
     responseStream: false as const,
-    requestSerialize: (value: RevokeApiKeyRequest): Buffer => Buffer.from(RevokeApiKeyRequest.encode(value).finish()),
+    requestSerialize: (value: RevokeApiKeyRequest): Buffer => {
+      const bytes = RevokeApiKeyRequest.encode(value).finish();
+      return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+    },
     requestDeserialize: (value: Buffer): RevokeApiKeyRequest => RevokeApiKeyRequest.decode(value),
-    responseSerialize: (value: RevokeApiKeyResponse): Buffer =>
-      Buffer.from(RevokeApiKeyResponse.encode(value).finish()),
+    responseSerialize: (value: RevokeApiKeyResponse): Buffer => {
+      const bytes = RevokeApiKeyResponse.encode(value).finish();
+      return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+    },
     responseDeserialize: (value: Buffer): RevokeApiKeyResponse => RevokeApiKeyResponse.decode(value),
   },
 } as const;

@@ -1923,9 +1923,15 @@ export const AuthServiceService = {
     path: "/agentplatform.identity.v1.AuthService/Register" as const,
     requestStream: false as const,
     responseStream: false as const,
-    requestSerialize: (value: RegisterRequest): Buffer => Buffer.from(RegisterRequest.encode(value).finish()),
+    requestSerialize: (value: RegisterRequest): Buffer => {
+      const bytes = RegisterRequest.encode(value).finish();
+      return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+    },
     requestDeserialize: (value: Buffer): RegisterRequest => RegisterRequest.decode(value),
-    responseSerialize: (value: RegisterResponse): Buffer => Buffer.from(RegisterResponse.encode(value).finish()),
+    responseSerialize: (value: RegisterResponse): Buffer => {
+      const bytes = RegisterResponse.encode(value).finish();
+      return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+    },
     responseDeserialize: (value: Buffer): RegisterResponse => RegisterResponse.decode(value),
   },
   /** Errors: unauthorized, with one message for an unknown e-mail and a wrong password alike. */
@@ -1933,9 +1939,15 @@ export const AuthServiceService = {
     path: "/agentplatform.identity.v1.AuthService/Login" as const,
     requestStream: false as const,
     responseStream: false as const,
-    requestSerialize: (value: LoginRequest): Buffer => Buffer.from(LoginRequest.encode(value).finish()),
+    requestSerialize: (value: LoginRequest): Buffer => {
+      const bytes = LoginRequest.encode(value).finish();
+      return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+    },
     requestDeserialize: (value: Buffer): LoginRequest => LoginRequest.decode(value),
-    responseSerialize: (value: LoginResponse): Buffer => Buffer.from(LoginResponse.encode(value).finish()),
+    responseSerialize: (value: LoginResponse): Buffer => {
+      const bytes = LoginResponse.encode(value).finish();
+      return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+    },
     responseDeserialize: (value: Buffer): LoginResponse => LoginResponse.decode(value),
   },
   /**
@@ -1946,9 +1958,15 @@ export const AuthServiceService = {
     path: "/agentplatform.identity.v1.AuthService/Refresh" as const,
     requestStream: false as const,
     responseStream: false as const,
-    requestSerialize: (value: RefreshRequest): Buffer => Buffer.from(RefreshRequest.encode(value).finish()),
+    requestSerialize: (value: RefreshRequest): Buffer => {
+      const bytes = RefreshRequest.encode(value).finish();
+      return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+    },
     requestDeserialize: (value: Buffer): RefreshRequest => RefreshRequest.decode(value),
-    responseSerialize: (value: RefreshResponse): Buffer => Buffer.from(RefreshResponse.encode(value).finish()),
+    responseSerialize: (value: RefreshResponse): Buffer => {
+      const bytes = RefreshResponse.encode(value).finish();
+      return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+    },
     responseDeserialize: (value: Buffer): RefreshResponse => RefreshResponse.decode(value),
   },
   /** The public keys that verify access tokens, newest first. The gateway verifies tokens locally. */
@@ -1956,9 +1974,15 @@ export const AuthServiceService = {
     path: "/agentplatform.identity.v1.AuthService/GetJwks" as const,
     requestStream: false as const,
     responseStream: false as const,
-    requestSerialize: (value: GetJwksRequest): Buffer => Buffer.from(GetJwksRequest.encode(value).finish()),
+    requestSerialize: (value: GetJwksRequest): Buffer => {
+      const bytes = GetJwksRequest.encode(value).finish();
+      return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+    },
     requestDeserialize: (value: Buffer): GetJwksRequest => GetJwksRequest.decode(value),
-    responseSerialize: (value: GetJwksResponse): Buffer => Buffer.from(GetJwksResponse.encode(value).finish()),
+    responseSerialize: (value: GetJwksResponse): Buffer => {
+      const bytes = GetJwksResponse.encode(value).finish();
+      return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+    },
     responseDeserialize: (value: Buffer): GetJwksResponse => GetJwksResponse.decode(value),
   },
   /**
@@ -1969,11 +1993,15 @@ export const AuthServiceService = {
     path: "/agentplatform.identity.v1.AuthService/AuthenticateApiKey" as const,
     requestStream: false as const,
     responseStream: false as const,
-    requestSerialize: (value: AuthenticateApiKeyRequest): Buffer =>
-      Buffer.from(AuthenticateApiKeyRequest.encode(value).finish()),
+    requestSerialize: (value: AuthenticateApiKeyRequest): Buffer => {
+      const bytes = AuthenticateApiKeyRequest.encode(value).finish();
+      return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+    },
     requestDeserialize: (value: Buffer): AuthenticateApiKeyRequest => AuthenticateApiKeyRequest.decode(value),
-    responseSerialize: (value: AuthenticateApiKeyResponse): Buffer =>
-      Buffer.from(AuthenticateApiKeyResponse.encode(value).finish()),
+    responseSerialize: (value: AuthenticateApiKeyResponse): Buffer => {
+      const bytes = AuthenticateApiKeyResponse.encode(value).finish();
+      return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+    },
     responseDeserialize: (value: Buffer): AuthenticateApiKeyResponse => AuthenticateApiKeyResponse.decode(value),
   },
   /**
@@ -1986,10 +2014,15 @@ export const AuthServiceService = {
     path: "/agentplatform.identity.v1.AuthService/ConfirmApiKey" as const,
     requestStream: false as const,
     responseStream: false as const,
-    requestSerialize: (value: ConfirmApiKeyRequest): Buffer => Buffer.from(ConfirmApiKeyRequest.encode(value).finish()),
+    requestSerialize: (value: ConfirmApiKeyRequest): Buffer => {
+      const bytes = ConfirmApiKeyRequest.encode(value).finish();
+      return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+    },
     requestDeserialize: (value: Buffer): ConfirmApiKeyRequest => ConfirmApiKeyRequest.decode(value),
-    responseSerialize: (value: ConfirmApiKeyResponse): Buffer =>
-      Buffer.from(ConfirmApiKeyResponse.encode(value).finish()),
+    responseSerialize: (value: ConfirmApiKeyResponse): Buffer => {
+      const bytes = ConfirmApiKeyResponse.encode(value).finish();
+      return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+    },
     responseDeserialize: (value: Buffer): ConfirmApiKeyResponse => ConfirmApiKeyResponse.decode(value),
   },
   /**
@@ -2003,11 +2036,15 @@ export const AuthServiceService = {
     path: "/agentplatform.identity.v1.AuthService/ResolveMembership" as const,
     requestStream: false as const,
     responseStream: false as const,
-    requestSerialize: (value: ResolveMembershipRequest): Buffer =>
-      Buffer.from(ResolveMembershipRequest.encode(value).finish()),
+    requestSerialize: (value: ResolveMembershipRequest): Buffer => {
+      const bytes = ResolveMembershipRequest.encode(value).finish();
+      return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+    },
     requestDeserialize: (value: Buffer): ResolveMembershipRequest => ResolveMembershipRequest.decode(value),
-    responseSerialize: (value: ResolveMembershipResponse): Buffer =>
-      Buffer.from(ResolveMembershipResponse.encode(value).finish()),
+    responseSerialize: (value: ResolveMembershipResponse): Buffer => {
+      const bytes = ResolveMembershipResponse.encode(value).finish();
+      return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+    },
     responseDeserialize: (value: Buffer): ResolveMembershipResponse => ResolveMembershipResponse.decode(value),
   },
   /**
@@ -2018,10 +2055,15 @@ export const AuthServiceService = {
     path: "/agentplatform.identity.v1.AuthService/GetTenantPlan" as const,
     requestStream: false as const,
     responseStream: false as const,
-    requestSerialize: (value: GetTenantPlanRequest): Buffer => Buffer.from(GetTenantPlanRequest.encode(value).finish()),
+    requestSerialize: (value: GetTenantPlanRequest): Buffer => {
+      const bytes = GetTenantPlanRequest.encode(value).finish();
+      return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+    },
     requestDeserialize: (value: Buffer): GetTenantPlanRequest => GetTenantPlanRequest.decode(value),
-    responseSerialize: (value: GetTenantPlanResponse): Buffer =>
-      Buffer.from(GetTenantPlanResponse.encode(value).finish()),
+    responseSerialize: (value: GetTenantPlanResponse): Buffer => {
+      const bytes = GetTenantPlanResponse.encode(value).finish();
+      return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+    },
     responseDeserialize: (value: Buffer): GetTenantPlanResponse => GetTenantPlanResponse.decode(value),
   },
 } as const;

@@ -996,9 +996,15 @@ export const BillingServiceService = {
     path: "/agentplatform.identity.v1.BillingService/GetCredits" as const,
     requestStream: false as const,
     responseStream: false as const,
-    requestSerialize: (value: GetCreditsRequest): Buffer => Buffer.from(GetCreditsRequest.encode(value).finish()),
+    requestSerialize: (value: GetCreditsRequest): Buffer => {
+      const bytes = GetCreditsRequest.encode(value).finish();
+      return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+    },
     requestDeserialize: (value: Buffer): GetCreditsRequest => GetCreditsRequest.decode(value),
-    responseSerialize: (value: GetCreditsResponse): Buffer => Buffer.from(GetCreditsResponse.encode(value).finish()),
+    responseSerialize: (value: GetCreditsResponse): Buffer => {
+      const bytes = GetCreditsResponse.encode(value).finish();
+      return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+    },
     responseDeserialize: (value: Buffer): GetCreditsResponse => GetCreditsResponse.decode(value),
   },
   /** Newest first. */
@@ -1006,11 +1012,15 @@ export const BillingServiceService = {
     path: "/agentplatform.identity.v1.BillingService/ListTransactions" as const,
     requestStream: false as const,
     responseStream: false as const,
-    requestSerialize: (value: ListTransactionsRequest): Buffer =>
-      Buffer.from(ListTransactionsRequest.encode(value).finish()),
+    requestSerialize: (value: ListTransactionsRequest): Buffer => {
+      const bytes = ListTransactionsRequest.encode(value).finish();
+      return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+    },
     requestDeserialize: (value: Buffer): ListTransactionsRequest => ListTransactionsRequest.decode(value),
-    responseSerialize: (value: ListTransactionsResponse): Buffer =>
-      Buffer.from(ListTransactionsResponse.encode(value).finish()),
+    responseSerialize: (value: ListTransactionsResponse): Buffer => {
+      const bytes = ListTransactionsResponse.encode(value).finish();
+      return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+    },
     responseDeserialize: (value: Buffer): ListTransactionsResponse => ListTransactionsResponse.decode(value),
   },
   /**
@@ -1021,11 +1031,15 @@ export const BillingServiceService = {
     path: "/agentplatform.identity.v1.BillingService/CreatePurchase" as const,
     requestStream: false as const,
     responseStream: false as const,
-    requestSerialize: (value: CreatePurchaseRequest): Buffer =>
-      Buffer.from(CreatePurchaseRequest.encode(value).finish()),
+    requestSerialize: (value: CreatePurchaseRequest): Buffer => {
+      const bytes = CreatePurchaseRequest.encode(value).finish();
+      return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+    },
     requestDeserialize: (value: Buffer): CreatePurchaseRequest => CreatePurchaseRequest.decode(value),
-    responseSerialize: (value: CreatePurchaseResponse): Buffer =>
-      Buffer.from(CreatePurchaseResponse.encode(value).finish()),
+    responseSerialize: (value: CreatePurchaseResponse): Buffer => {
+      const bytes = CreatePurchaseResponse.encode(value).finish();
+      return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+    },
     responseDeserialize: (value: Buffer): CreatePurchaseResponse => CreatePurchaseResponse.decode(value),
   },
   /**
@@ -1037,10 +1051,15 @@ export const BillingServiceService = {
     path: "/agentplatform.identity.v1.BillingService/DebitCredits" as const,
     requestStream: false as const,
     responseStream: false as const,
-    requestSerialize: (value: DebitCreditsRequest): Buffer => Buffer.from(DebitCreditsRequest.encode(value).finish()),
+    requestSerialize: (value: DebitCreditsRequest): Buffer => {
+      const bytes = DebitCreditsRequest.encode(value).finish();
+      return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+    },
     requestDeserialize: (value: Buffer): DebitCreditsRequest => DebitCreditsRequest.decode(value),
-    responseSerialize: (value: DebitCreditsResponse): Buffer =>
-      Buffer.from(DebitCreditsResponse.encode(value).finish()),
+    responseSerialize: (value: DebitCreditsResponse): Buffer => {
+      const bytes = DebitCreditsResponse.encode(value).finish();
+      return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+    },
     responseDeserialize: (value: Buffer): DebitCreditsResponse => DebitCreditsResponse.decode(value),
   },
 } as const;

@@ -1111,11 +1111,15 @@ export const UserServiceService = {
     path: "/agentplatform.identity.v1.UserService/GetCurrentUser" as const,
     requestStream: false as const,
     responseStream: false as const,
-    requestSerialize: (value: GetCurrentUserRequest): Buffer =>
-      Buffer.from(GetCurrentUserRequest.encode(value).finish()),
+    requestSerialize: (value: GetCurrentUserRequest): Buffer => {
+      const bytes = GetCurrentUserRequest.encode(value).finish();
+      return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+    },
     requestDeserialize: (value: Buffer): GetCurrentUserRequest => GetCurrentUserRequest.decode(value),
-    responseSerialize: (value: GetCurrentUserResponse): Buffer =>
-      Buffer.from(GetCurrentUserResponse.encode(value).finish()),
+    responseSerialize: (value: GetCurrentUserResponse): Buffer => {
+      const bytes = GetCurrentUserResponse.encode(value).finish();
+      return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+    },
     responseDeserialize: (value: Buffer): GetCurrentUserResponse => GetCurrentUserResponse.decode(value),
   },
 } as const;
@@ -1163,9 +1167,15 @@ export const MemberServiceService = {
     path: "/agentplatform.identity.v1.MemberService/ListMembers" as const,
     requestStream: false as const,
     responseStream: false as const,
-    requestSerialize: (value: ListMembersRequest): Buffer => Buffer.from(ListMembersRequest.encode(value).finish()),
+    requestSerialize: (value: ListMembersRequest): Buffer => {
+      const bytes = ListMembersRequest.encode(value).finish();
+      return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+    },
     requestDeserialize: (value: Buffer): ListMembersRequest => ListMembersRequest.decode(value),
-    responseSerialize: (value: ListMembersResponse): Buffer => Buffer.from(ListMembersResponse.encode(value).finish()),
+    responseSerialize: (value: ListMembersResponse): Buffer => {
+      const bytes = ListMembersResponse.encode(value).finish();
+      return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+    },
     responseDeserialize: (value: Buffer): ListMembersResponse => ListMembersResponse.decode(value),
   },
   /**
@@ -1176,9 +1186,15 @@ export const MemberServiceService = {
     path: "/agentplatform.identity.v1.MemberService/AddMember" as const,
     requestStream: false as const,
     responseStream: false as const,
-    requestSerialize: (value: AddMemberRequest): Buffer => Buffer.from(AddMemberRequest.encode(value).finish()),
+    requestSerialize: (value: AddMemberRequest): Buffer => {
+      const bytes = AddMemberRequest.encode(value).finish();
+      return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+    },
     requestDeserialize: (value: Buffer): AddMemberRequest => AddMemberRequest.decode(value),
-    responseSerialize: (value: AddMemberResponse): Buffer => Buffer.from(AddMemberResponse.encode(value).finish()),
+    responseSerialize: (value: AddMemberResponse): Buffer => {
+      const bytes = AddMemberResponse.encode(value).finish();
+      return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+    },
     responseDeserialize: (value: Buffer): AddMemberResponse => AddMemberResponse.decode(value),
   },
   /** Errors: not_found, forbidden (changing an owner's role), validation_error (role). */
@@ -1186,10 +1202,15 @@ export const MemberServiceService = {
     path: "/agentplatform.identity.v1.MemberService/UpdateMember" as const,
     requestStream: false as const,
     responseStream: false as const,
-    requestSerialize: (value: UpdateMemberRequest): Buffer => Buffer.from(UpdateMemberRequest.encode(value).finish()),
+    requestSerialize: (value: UpdateMemberRequest): Buffer => {
+      const bytes = UpdateMemberRequest.encode(value).finish();
+      return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+    },
     requestDeserialize: (value: Buffer): UpdateMemberRequest => UpdateMemberRequest.decode(value),
-    responseSerialize: (value: UpdateMemberResponse): Buffer =>
-      Buffer.from(UpdateMemberResponse.encode(value).finish()),
+    responseSerialize: (value: UpdateMemberResponse): Buffer => {
+      const bytes = UpdateMemberResponse.encode(value).finish();
+      return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+    },
     responseDeserialize: (value: Buffer): UpdateMemberResponse => UpdateMemberResponse.decode(value),
   },
   /** Errors: not_found, forbidden (removing an owner). */
@@ -1197,10 +1218,15 @@ export const MemberServiceService = {
     path: "/agentplatform.identity.v1.MemberService/RemoveMember" as const,
     requestStream: false as const,
     responseStream: false as const,
-    requestSerialize: (value: RemoveMemberRequest): Buffer => Buffer.from(RemoveMemberRequest.encode(value).finish()),
+    requestSerialize: (value: RemoveMemberRequest): Buffer => {
+      const bytes = RemoveMemberRequest.encode(value).finish();
+      return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+    },
     requestDeserialize: (value: Buffer): RemoveMemberRequest => RemoveMemberRequest.decode(value),
-    responseSerialize: (value: RemoveMemberResponse): Buffer =>
-      Buffer.from(RemoveMemberResponse.encode(value).finish()),
+    responseSerialize: (value: RemoveMemberResponse): Buffer => {
+      const bytes = RemoveMemberResponse.encode(value).finish();
+      return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+    },
     responseDeserialize: (value: Buffer): RemoveMemberResponse => RemoveMemberResponse.decode(value),
   },
 } as const;

@@ -2832,10 +2832,15 @@ export const WebhookServiceService = {
     path: "/agentplatform.webhooks.v1.WebhookService/CreateWebhook" as const,
     requestStream: false as const,
     responseStream: false as const,
-    requestSerialize: (value: CreateWebhookRequest): Buffer => Buffer.from(CreateWebhookRequest.encode(value).finish()),
+    requestSerialize: (value: CreateWebhookRequest): Buffer => {
+      const bytes = CreateWebhookRequest.encode(value).finish();
+      return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+    },
     requestDeserialize: (value: Buffer): CreateWebhookRequest => CreateWebhookRequest.decode(value),
-    responseSerialize: (value: CreateWebhookResponse): Buffer =>
-      Buffer.from(CreateWebhookResponse.encode(value).finish()),
+    responseSerialize: (value: CreateWebhookResponse): Buffer => {
+      const bytes = CreateWebhookResponse.encode(value).finish();
+      return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+    },
     responseDeserialize: (value: Buffer): CreateWebhookResponse => CreateWebhookResponse.decode(value),
   },
   /** Newest first. */
@@ -2843,19 +2848,30 @@ export const WebhookServiceService = {
     path: "/agentplatform.webhooks.v1.WebhookService/ListWebhooks" as const,
     requestStream: false as const,
     responseStream: false as const,
-    requestSerialize: (value: ListWebhooksRequest): Buffer => Buffer.from(ListWebhooksRequest.encode(value).finish()),
+    requestSerialize: (value: ListWebhooksRequest): Buffer => {
+      const bytes = ListWebhooksRequest.encode(value).finish();
+      return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+    },
     requestDeserialize: (value: Buffer): ListWebhooksRequest => ListWebhooksRequest.decode(value),
-    responseSerialize: (value: ListWebhooksResponse): Buffer =>
-      Buffer.from(ListWebhooksResponse.encode(value).finish()),
+    responseSerialize: (value: ListWebhooksResponse): Buffer => {
+      const bytes = ListWebhooksResponse.encode(value).finish();
+      return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+    },
     responseDeserialize: (value: Buffer): ListWebhooksResponse => ListWebhooksResponse.decode(value),
   },
   getWebhook: {
     path: "/agentplatform.webhooks.v1.WebhookService/GetWebhook" as const,
     requestStream: false as const,
     responseStream: false as const,
-    requestSerialize: (value: GetWebhookRequest): Buffer => Buffer.from(GetWebhookRequest.encode(value).finish()),
+    requestSerialize: (value: GetWebhookRequest): Buffer => {
+      const bytes = GetWebhookRequest.encode(value).finish();
+      return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+    },
     requestDeserialize: (value: Buffer): GetWebhookRequest => GetWebhookRequest.decode(value),
-    responseSerialize: (value: GetWebhookResponse): Buffer => Buffer.from(GetWebhookResponse.encode(value).finish()),
+    responseSerialize: (value: GetWebhookResponse): Buffer => {
+      const bytes = GetWebhookResponse.encode(value).finish();
+      return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+    },
     responseDeserialize: (value: Buffer): GetWebhookResponse => GetWebhookResponse.decode(value),
   },
   /** Partial update: only the fields present change. Errors as CreateWebhook, and not_found. */
@@ -2863,10 +2879,15 @@ export const WebhookServiceService = {
     path: "/agentplatform.webhooks.v1.WebhookService/UpdateWebhook" as const,
     requestStream: false as const,
     responseStream: false as const,
-    requestSerialize: (value: UpdateWebhookRequest): Buffer => Buffer.from(UpdateWebhookRequest.encode(value).finish()),
+    requestSerialize: (value: UpdateWebhookRequest): Buffer => {
+      const bytes = UpdateWebhookRequest.encode(value).finish();
+      return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+    },
     requestDeserialize: (value: Buffer): UpdateWebhookRequest => UpdateWebhookRequest.decode(value),
-    responseSerialize: (value: UpdateWebhookResponse): Buffer =>
-      Buffer.from(UpdateWebhookResponse.encode(value).finish()),
+    responseSerialize: (value: UpdateWebhookResponse): Buffer => {
+      const bytes = UpdateWebhookResponse.encode(value).finish();
+      return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+    },
     responseDeserialize: (value: Buffer): UpdateWebhookResponse => UpdateWebhookResponse.decode(value),
   },
   /** Deletes the endpoint; pending deliveries to it are dropped. */
@@ -2874,10 +2895,15 @@ export const WebhookServiceService = {
     path: "/agentplatform.webhooks.v1.WebhookService/DeleteWebhook" as const,
     requestStream: false as const,
     responseStream: false as const,
-    requestSerialize: (value: DeleteWebhookRequest): Buffer => Buffer.from(DeleteWebhookRequest.encode(value).finish()),
+    requestSerialize: (value: DeleteWebhookRequest): Buffer => {
+      const bytes = DeleteWebhookRequest.encode(value).finish();
+      return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+    },
     requestDeserialize: (value: Buffer): DeleteWebhookRequest => DeleteWebhookRequest.decode(value),
-    responseSerialize: (value: DeleteWebhookResponse): Buffer =>
-      Buffer.from(DeleteWebhookResponse.encode(value).finish()),
+    responseSerialize: (value: DeleteWebhookResponse): Buffer => {
+      const bytes = DeleteWebhookResponse.encode(value).finish();
+      return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+    },
     responseDeserialize: (value: Buffer): DeleteWebhookResponse => DeleteWebhookResponse.decode(value),
   },
   /** A `failed` (or disabled) endpoint becomes `active` again; idempotent on an active one. */
@@ -2885,10 +2911,15 @@ export const WebhookServiceService = {
     path: "/agentplatform.webhooks.v1.WebhookService/EnableWebhook" as const,
     requestStream: false as const,
     responseStream: false as const,
-    requestSerialize: (value: EnableWebhookRequest): Buffer => Buffer.from(EnableWebhookRequest.encode(value).finish()),
+    requestSerialize: (value: EnableWebhookRequest): Buffer => {
+      const bytes = EnableWebhookRequest.encode(value).finish();
+      return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+    },
     requestDeserialize: (value: Buffer): EnableWebhookRequest => EnableWebhookRequest.decode(value),
-    responseSerialize: (value: EnableWebhookResponse): Buffer =>
-      Buffer.from(EnableWebhookResponse.encode(value).finish()),
+    responseSerialize: (value: EnableWebhookResponse): Buffer => {
+      const bytes = EnableWebhookResponse.encode(value).finish();
+      return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+    },
     responseDeserialize: (value: Buffer): EnableWebhookResponse => EnableWebhookResponse.decode(value),
   },
   /**
@@ -2899,10 +2930,15 @@ export const WebhookServiceService = {
     path: "/agentplatform.webhooks.v1.WebhookService/RotateSecret" as const,
     requestStream: false as const,
     responseStream: false as const,
-    requestSerialize: (value: RotateSecretRequest): Buffer => Buffer.from(RotateSecretRequest.encode(value).finish()),
+    requestSerialize: (value: RotateSecretRequest): Buffer => {
+      const bytes = RotateSecretRequest.encode(value).finish();
+      return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+    },
     requestDeserialize: (value: Buffer): RotateSecretRequest => RotateSecretRequest.decode(value),
-    responseSerialize: (value: RotateSecretResponse): Buffer =>
-      Buffer.from(RotateSecretResponse.encode(value).finish()),
+    responseSerialize: (value: RotateSecretResponse): Buffer => {
+      const bytes = RotateSecretResponse.encode(value).finish();
+      return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+    },
     responseDeserialize: (value: Buffer): RotateSecretResponse => RotateSecretResponse.decode(value),
   },
   /**
@@ -2913,9 +2949,15 @@ export const WebhookServiceService = {
     path: "/agentplatform.webhooks.v1.WebhookService/TestWebhook" as const,
     requestStream: false as const,
     responseStream: false as const,
-    requestSerialize: (value: TestWebhookRequest): Buffer => Buffer.from(TestWebhookRequest.encode(value).finish()),
+    requestSerialize: (value: TestWebhookRequest): Buffer => {
+      const bytes = TestWebhookRequest.encode(value).finish();
+      return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+    },
     requestDeserialize: (value: Buffer): TestWebhookRequest => TestWebhookRequest.decode(value),
-    responseSerialize: (value: TestWebhookResponse): Buffer => Buffer.from(TestWebhookResponse.encode(value).finish()),
+    responseSerialize: (value: TestWebhookResponse): Buffer => {
+      const bytes = TestWebhookResponse.encode(value).finish();
+      return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+    },
     responseDeserialize: (value: Buffer): TestWebhookResponse => TestWebhookResponse.decode(value),
   },
   /** Newest first, cursor-paged. */
@@ -2923,11 +2965,15 @@ export const WebhookServiceService = {
     path: "/agentplatform.webhooks.v1.WebhookService/ListDeliveries" as const,
     requestStream: false as const,
     responseStream: false as const,
-    requestSerialize: (value: ListDeliveriesRequest): Buffer =>
-      Buffer.from(ListDeliveriesRequest.encode(value).finish()),
+    requestSerialize: (value: ListDeliveriesRequest): Buffer => {
+      const bytes = ListDeliveriesRequest.encode(value).finish();
+      return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+    },
     requestDeserialize: (value: Buffer): ListDeliveriesRequest => ListDeliveriesRequest.decode(value),
-    responseSerialize: (value: ListDeliveriesResponse): Buffer =>
-      Buffer.from(ListDeliveriesResponse.encode(value).finish()),
+    responseSerialize: (value: ListDeliveriesResponse): Buffer => {
+      const bytes = ListDeliveriesResponse.encode(value).finish();
+      return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+    },
     responseDeserialize: (value: Buffer): ListDeliveriesResponse => ListDeliveriesResponse.decode(value),
   },
   /**
@@ -2938,9 +2984,15 @@ export const WebhookServiceService = {
     path: "/agentplatform.webhooks.v1.WebhookService/GetDelivery" as const,
     requestStream: false as const,
     responseStream: false as const,
-    requestSerialize: (value: GetDeliveryRequest): Buffer => Buffer.from(GetDeliveryRequest.encode(value).finish()),
+    requestSerialize: (value: GetDeliveryRequest): Buffer => {
+      const bytes = GetDeliveryRequest.encode(value).finish();
+      return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+    },
     requestDeserialize: (value: Buffer): GetDeliveryRequest => GetDeliveryRequest.decode(value),
-    responseSerialize: (value: GetDeliveryResponse): Buffer => Buffer.from(GetDeliveryResponse.encode(value).finish()),
+    responseSerialize: (value: GetDeliveryResponse): Buffer => {
+      const bytes = GetDeliveryResponse.encode(value).finish();
+      return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+    },
     responseDeserialize: (value: Buffer): GetDeliveryResponse => GetDeliveryResponse.decode(value),
   },
   /**
@@ -2951,10 +3003,15 @@ export const WebhookServiceService = {
     path: "/agentplatform.webhooks.v1.WebhookService/RetryDelivery" as const,
     requestStream: false as const,
     responseStream: false as const,
-    requestSerialize: (value: RetryDeliveryRequest): Buffer => Buffer.from(RetryDeliveryRequest.encode(value).finish()),
+    requestSerialize: (value: RetryDeliveryRequest): Buffer => {
+      const bytes = RetryDeliveryRequest.encode(value).finish();
+      return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+    },
     requestDeserialize: (value: Buffer): RetryDeliveryRequest => RetryDeliveryRequest.decode(value),
-    responseSerialize: (value: RetryDeliveryResponse): Buffer =>
-      Buffer.from(RetryDeliveryResponse.encode(value).finish()),
+    responseSerialize: (value: RetryDeliveryResponse): Buffer => {
+      const bytes = RetryDeliveryResponse.encode(value).finish();
+      return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+    },
     responseDeserialize: (value: Buffer): RetryDeliveryResponse => RetryDeliveryResponse.decode(value),
   },
 } as const;

@@ -4355,11 +4355,15 @@ export const WorkflowServiceService = {
     path: "/agentplatform.workflows.v1.WorkflowService/CreateWorkflow" as const,
     requestStream: false as const,
     responseStream: false as const,
-    requestSerialize: (value: CreateWorkflowRequest): Buffer =>
-      Buffer.from(CreateWorkflowRequest.encode(value).finish()),
+    requestSerialize: (value: CreateWorkflowRequest): Buffer => {
+      const bytes = CreateWorkflowRequest.encode(value).finish();
+      return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+    },
     requestDeserialize: (value: Buffer): CreateWorkflowRequest => CreateWorkflowRequest.decode(value),
-    responseSerialize: (value: CreateWorkflowResponse): Buffer =>
-      Buffer.from(CreateWorkflowResponse.encode(value).finish()),
+    responseSerialize: (value: CreateWorkflowResponse): Buffer => {
+      const bytes = CreateWorkflowResponse.encode(value).finish();
+      return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+    },
     responseDeserialize: (value: Buffer): CreateWorkflowResponse => CreateWorkflowResponse.decode(value),
   },
   /** Newest first. */
@@ -4367,19 +4371,30 @@ export const WorkflowServiceService = {
     path: "/agentplatform.workflows.v1.WorkflowService/ListWorkflows" as const,
     requestStream: false as const,
     responseStream: false as const,
-    requestSerialize: (value: ListWorkflowsRequest): Buffer => Buffer.from(ListWorkflowsRequest.encode(value).finish()),
+    requestSerialize: (value: ListWorkflowsRequest): Buffer => {
+      const bytes = ListWorkflowsRequest.encode(value).finish();
+      return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+    },
     requestDeserialize: (value: Buffer): ListWorkflowsRequest => ListWorkflowsRequest.decode(value),
-    responseSerialize: (value: ListWorkflowsResponse): Buffer =>
-      Buffer.from(ListWorkflowsResponse.encode(value).finish()),
+    responseSerialize: (value: ListWorkflowsResponse): Buffer => {
+      const bytes = ListWorkflowsResponse.encode(value).finish();
+      return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+    },
     responseDeserialize: (value: Buffer): ListWorkflowsResponse => ListWorkflowsResponse.decode(value),
   },
   getWorkflow: {
     path: "/agentplatform.workflows.v1.WorkflowService/GetWorkflow" as const,
     requestStream: false as const,
     responseStream: false as const,
-    requestSerialize: (value: GetWorkflowRequest): Buffer => Buffer.from(GetWorkflowRequest.encode(value).finish()),
+    requestSerialize: (value: GetWorkflowRequest): Buffer => {
+      const bytes = GetWorkflowRequest.encode(value).finish();
+      return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+    },
     requestDeserialize: (value: Buffer): GetWorkflowRequest => GetWorkflowRequest.decode(value),
-    responseSerialize: (value: GetWorkflowResponse): Buffer => Buffer.from(GetWorkflowResponse.encode(value).finish()),
+    responseSerialize: (value: GetWorkflowResponse): Buffer => {
+      const bytes = GetWorkflowResponse.encode(value).finish();
+      return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+    },
     responseDeserialize: (value: Buffer): GetWorkflowResponse => GetWorkflowResponse.decode(value),
   },
   /**
@@ -4391,11 +4406,15 @@ export const WorkflowServiceService = {
     path: "/agentplatform.workflows.v1.WorkflowService/UpdateWorkflow" as const,
     requestStream: false as const,
     responseStream: false as const,
-    requestSerialize: (value: UpdateWorkflowRequest): Buffer =>
-      Buffer.from(UpdateWorkflowRequest.encode(value).finish()),
+    requestSerialize: (value: UpdateWorkflowRequest): Buffer => {
+      const bytes = UpdateWorkflowRequest.encode(value).finish();
+      return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+    },
     requestDeserialize: (value: Buffer): UpdateWorkflowRequest => UpdateWorkflowRequest.decode(value),
-    responseSerialize: (value: UpdateWorkflowResponse): Buffer =>
-      Buffer.from(UpdateWorkflowResponse.encode(value).finish()),
+    responseSerialize: (value: UpdateWorkflowResponse): Buffer => {
+      const bytes = UpdateWorkflowResponse.encode(value).finish();
+      return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+    },
     responseDeserialize: (value: Buffer): UpdateWorkflowResponse => UpdateWorkflowResponse.decode(value),
   },
   /** Deletes the workflow with its executions; running ones stop at their next node. */
@@ -4403,11 +4422,15 @@ export const WorkflowServiceService = {
     path: "/agentplatform.workflows.v1.WorkflowService/DeleteWorkflow" as const,
     requestStream: false as const,
     responseStream: false as const,
-    requestSerialize: (value: DeleteWorkflowRequest): Buffer =>
-      Buffer.from(DeleteWorkflowRequest.encode(value).finish()),
+    requestSerialize: (value: DeleteWorkflowRequest): Buffer => {
+      const bytes = DeleteWorkflowRequest.encode(value).finish();
+      return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+    },
     requestDeserialize: (value: Buffer): DeleteWorkflowRequest => DeleteWorkflowRequest.decode(value),
-    responseSerialize: (value: DeleteWorkflowResponse): Buffer =>
-      Buffer.from(DeleteWorkflowResponse.encode(value).finish()),
+    responseSerialize: (value: DeleteWorkflowResponse): Buffer => {
+      const bytes = DeleteWorkflowResponse.encode(value).finish();
+      return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+    },
     responseDeserialize: (value: Buffer): DeleteWorkflowResponse => DeleteWorkflowResponse.decode(value),
   },
   /** active | draft → paused; idempotent on paused. */
@@ -4415,10 +4438,15 @@ export const WorkflowServiceService = {
     path: "/agentplatform.workflows.v1.WorkflowService/PauseWorkflow" as const,
     requestStream: false as const,
     responseStream: false as const,
-    requestSerialize: (value: PauseWorkflowRequest): Buffer => Buffer.from(PauseWorkflowRequest.encode(value).finish()),
+    requestSerialize: (value: PauseWorkflowRequest): Buffer => {
+      const bytes = PauseWorkflowRequest.encode(value).finish();
+      return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+    },
     requestDeserialize: (value: Buffer): PauseWorkflowRequest => PauseWorkflowRequest.decode(value),
-    responseSerialize: (value: PauseWorkflowResponse): Buffer =>
-      Buffer.from(PauseWorkflowResponse.encode(value).finish()),
+    responseSerialize: (value: PauseWorkflowResponse): Buffer => {
+      const bytes = PauseWorkflowResponse.encode(value).finish();
+      return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+    },
     responseDeserialize: (value: Buffer): PauseWorkflowResponse => PauseWorkflowResponse.decode(value),
   },
   /** draft | paused → active; idempotent on active. */
@@ -4426,11 +4454,15 @@ export const WorkflowServiceService = {
     path: "/agentplatform.workflows.v1.WorkflowService/ResumeWorkflow" as const,
     requestStream: false as const,
     responseStream: false as const,
-    requestSerialize: (value: ResumeWorkflowRequest): Buffer =>
-      Buffer.from(ResumeWorkflowRequest.encode(value).finish()),
+    requestSerialize: (value: ResumeWorkflowRequest): Buffer => {
+      const bytes = ResumeWorkflowRequest.encode(value).finish();
+      return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+    },
     requestDeserialize: (value: Buffer): ResumeWorkflowRequest => ResumeWorkflowRequest.decode(value),
-    responseSerialize: (value: ResumeWorkflowResponse): Buffer =>
-      Buffer.from(ResumeWorkflowResponse.encode(value).finish()),
+    responseSerialize: (value: ResumeWorkflowResponse): Buffer => {
+      const bytes = ResumeWorkflowResponse.encode(value).finish();
+      return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+    },
     responseDeserialize: (value: Buffer): ResumeWorkflowResponse => ResumeWorkflowResponse.decode(value),
   },
   /**
@@ -4442,11 +4474,15 @@ export const WorkflowServiceService = {
     path: "/agentplatform.workflows.v1.WorkflowService/ListWorkflowVersions" as const,
     requestStream: false as const,
     responseStream: false as const,
-    requestSerialize: (value: ListWorkflowVersionsRequest): Buffer =>
-      Buffer.from(ListWorkflowVersionsRequest.encode(value).finish()),
+    requestSerialize: (value: ListWorkflowVersionsRequest): Buffer => {
+      const bytes = ListWorkflowVersionsRequest.encode(value).finish();
+      return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+    },
     requestDeserialize: (value: Buffer): ListWorkflowVersionsRequest => ListWorkflowVersionsRequest.decode(value),
-    responseSerialize: (value: ListWorkflowVersionsResponse): Buffer =>
-      Buffer.from(ListWorkflowVersionsResponse.encode(value).finish()),
+    responseSerialize: (value: ListWorkflowVersionsResponse): Buffer => {
+      const bytes = ListWorkflowVersionsResponse.encode(value).finish();
+      return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+    },
     responseDeserialize: (value: Buffer): ListWorkflowVersionsResponse => ListWorkflowVersionsResponse.decode(value),
   },
   /**
@@ -4457,11 +4493,15 @@ export const WorkflowServiceService = {
     path: "/agentplatform.workflows.v1.WorkflowService/GetWorkflowVersion" as const,
     requestStream: false as const,
     responseStream: false as const,
-    requestSerialize: (value: GetWorkflowVersionRequest): Buffer =>
-      Buffer.from(GetWorkflowVersionRequest.encode(value).finish()),
+    requestSerialize: (value: GetWorkflowVersionRequest): Buffer => {
+      const bytes = GetWorkflowVersionRequest.encode(value).finish();
+      return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+    },
     requestDeserialize: (value: Buffer): GetWorkflowVersionRequest => GetWorkflowVersionRequest.decode(value),
-    responseSerialize: (value: GetWorkflowVersionResponse): Buffer =>
-      Buffer.from(GetWorkflowVersionResponse.encode(value).finish()),
+    responseSerialize: (value: GetWorkflowVersionResponse): Buffer => {
+      const bytes = GetWorkflowVersionResponse.encode(value).finish();
+      return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+    },
     responseDeserialize: (value: Buffer): GetWorkflowVersionResponse => GetWorkflowVersionResponse.decode(value),
   },
   /**
@@ -4474,11 +4514,15 @@ export const WorkflowServiceService = {
     path: "/agentplatform.workflows.v1.WorkflowService/RestoreWorkflowVersion" as const,
     requestStream: false as const,
     responseStream: false as const,
-    requestSerialize: (value: RestoreWorkflowVersionRequest): Buffer =>
-      Buffer.from(RestoreWorkflowVersionRequest.encode(value).finish()),
+    requestSerialize: (value: RestoreWorkflowVersionRequest): Buffer => {
+      const bytes = RestoreWorkflowVersionRequest.encode(value).finish();
+      return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+    },
     requestDeserialize: (value: Buffer): RestoreWorkflowVersionRequest => RestoreWorkflowVersionRequest.decode(value),
-    responseSerialize: (value: RestoreWorkflowVersionResponse): Buffer =>
-      Buffer.from(RestoreWorkflowVersionResponse.encode(value).finish()),
+    responseSerialize: (value: RestoreWorkflowVersionResponse): Buffer => {
+      const bytes = RestoreWorkflowVersionResponse.encode(value).finish();
+      return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+    },
     responseDeserialize: (value: Buffer): RestoreWorkflowVersionResponse =>
       RestoreWorkflowVersionResponse.decode(value),
   },
@@ -4734,21 +4778,30 @@ export const ExecutionServiceService = {
     path: "/agentplatform.workflows.v1.ExecutionService/ExecuteWorkflow" as const,
     requestStream: false as const,
     responseStream: false as const,
-    requestSerialize: (value: ExecuteWorkflowRequest): Buffer =>
-      Buffer.from(ExecuteWorkflowRequest.encode(value).finish()),
+    requestSerialize: (value: ExecuteWorkflowRequest): Buffer => {
+      const bytes = ExecuteWorkflowRequest.encode(value).finish();
+      return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+    },
     requestDeserialize: (value: Buffer): ExecuteWorkflowRequest => ExecuteWorkflowRequest.decode(value),
-    responseSerialize: (value: ExecuteWorkflowResponse): Buffer =>
-      Buffer.from(ExecuteWorkflowResponse.encode(value).finish()),
+    responseSerialize: (value: ExecuteWorkflowResponse): Buffer => {
+      const bytes = ExecuteWorkflowResponse.encode(value).finish();
+      return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+    },
     responseDeserialize: (value: Buffer): ExecuteWorkflowResponse => ExecuteWorkflowResponse.decode(value),
   },
   getExecution: {
     path: "/agentplatform.workflows.v1.ExecutionService/GetExecution" as const,
     requestStream: false as const,
     responseStream: false as const,
-    requestSerialize: (value: GetExecutionRequest): Buffer => Buffer.from(GetExecutionRequest.encode(value).finish()),
+    requestSerialize: (value: GetExecutionRequest): Buffer => {
+      const bytes = GetExecutionRequest.encode(value).finish();
+      return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+    },
     requestDeserialize: (value: Buffer): GetExecutionRequest => GetExecutionRequest.decode(value),
-    responseSerialize: (value: GetExecutionResponse): Buffer =>
-      Buffer.from(GetExecutionResponse.encode(value).finish()),
+    responseSerialize: (value: GetExecutionResponse): Buffer => {
+      const bytes = GetExecutionResponse.encode(value).finish();
+      return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+    },
     responseDeserialize: (value: Buffer): GetExecutionResponse => GetExecutionResponse.decode(value),
   },
   /** Newest first, cursor-paged, optionally one status only. */
@@ -4756,11 +4809,15 @@ export const ExecutionServiceService = {
     path: "/agentplatform.workflows.v1.ExecutionService/ListExecutions" as const,
     requestStream: false as const,
     responseStream: false as const,
-    requestSerialize: (value: ListExecutionsRequest): Buffer =>
-      Buffer.from(ListExecutionsRequest.encode(value).finish()),
+    requestSerialize: (value: ListExecutionsRequest): Buffer => {
+      const bytes = ListExecutionsRequest.encode(value).finish();
+      return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+    },
     requestDeserialize: (value: Buffer): ListExecutionsRequest => ListExecutionsRequest.decode(value),
-    responseSerialize: (value: ListExecutionsResponse): Buffer =>
-      Buffer.from(ListExecutionsResponse.encode(value).finish()),
+    responseSerialize: (value: ListExecutionsResponse): Buffer => {
+      const bytes = ListExecutionsResponse.encode(value).finish();
+      return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+    },
     responseDeserialize: (value: Buffer): ListExecutionsResponse => ListExecutionsResponse.decode(value),
   },
   /**
@@ -4771,11 +4828,15 @@ export const ExecutionServiceService = {
     path: "/agentplatform.workflows.v1.ExecutionService/CancelExecution" as const,
     requestStream: false as const,
     responseStream: false as const,
-    requestSerialize: (value: CancelExecutionRequest): Buffer =>
-      Buffer.from(CancelExecutionRequest.encode(value).finish()),
+    requestSerialize: (value: CancelExecutionRequest): Buffer => {
+      const bytes = CancelExecutionRequest.encode(value).finish();
+      return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+    },
     requestDeserialize: (value: Buffer): CancelExecutionRequest => CancelExecutionRequest.decode(value),
-    responseSerialize: (value: CancelExecutionResponse): Buffer =>
-      Buffer.from(CancelExecutionResponse.encode(value).finish()),
+    responseSerialize: (value: CancelExecutionResponse): Buffer => {
+      const bytes = CancelExecutionResponse.encode(value).finish();
+      return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+    },
     responseDeserialize: (value: Buffer): CancelExecutionResponse => CancelExecutionResponse.decode(value),
   },
   /**
@@ -4786,11 +4847,15 @@ export const ExecutionServiceService = {
     path: "/agentplatform.workflows.v1.ExecutionService/RetryExecution" as const,
     requestStream: false as const,
     responseStream: false as const,
-    requestSerialize: (value: RetryExecutionRequest): Buffer =>
-      Buffer.from(RetryExecutionRequest.encode(value).finish()),
+    requestSerialize: (value: RetryExecutionRequest): Buffer => {
+      const bytes = RetryExecutionRequest.encode(value).finish();
+      return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+    },
     requestDeserialize: (value: Buffer): RetryExecutionRequest => RetryExecutionRequest.decode(value),
-    responseSerialize: (value: RetryExecutionResponse): Buffer =>
-      Buffer.from(RetryExecutionResponse.encode(value).finish()),
+    responseSerialize: (value: RetryExecutionResponse): Buffer => {
+      const bytes = RetryExecutionResponse.encode(value).finish();
+      return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+    },
     responseDeserialize: (value: Buffer): RetryExecutionResponse => RetryExecutionResponse.decode(value),
   },
   /**
@@ -4804,11 +4869,15 @@ export const ExecutionServiceService = {
     path: "/agentplatform.workflows.v1.ExecutionService/DecideApproval" as const,
     requestStream: false as const,
     responseStream: false as const,
-    requestSerialize: (value: DecideApprovalRequest): Buffer =>
-      Buffer.from(DecideApprovalRequest.encode(value).finish()),
+    requestSerialize: (value: DecideApprovalRequest): Buffer => {
+      const bytes = DecideApprovalRequest.encode(value).finish();
+      return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+    },
     requestDeserialize: (value: Buffer): DecideApprovalRequest => DecideApprovalRequest.decode(value),
-    responseSerialize: (value: DecideApprovalResponse): Buffer =>
-      Buffer.from(DecideApprovalResponse.encode(value).finish()),
+    responseSerialize: (value: DecideApprovalResponse): Buffer => {
+      const bytes = DecideApprovalResponse.encode(value).finish();
+      return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+    },
     responseDeserialize: (value: Buffer): DecideApprovalResponse => DecideApprovalResponse.decode(value),
   },
 } as const;
@@ -4979,11 +5048,15 @@ export const InboundServiceService = {
     path: "/agentplatform.workflows.v1.InboundService/ResolveInbound" as const,
     requestStream: false as const,
     responseStream: false as const,
-    requestSerialize: (value: ResolveInboundRequest): Buffer =>
-      Buffer.from(ResolveInboundRequest.encode(value).finish()),
+    requestSerialize: (value: ResolveInboundRequest): Buffer => {
+      const bytes = ResolveInboundRequest.encode(value).finish();
+      return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+    },
     requestDeserialize: (value: Buffer): ResolveInboundRequest => ResolveInboundRequest.decode(value),
-    responseSerialize: (value: ResolveInboundResponse): Buffer =>
-      Buffer.from(ResolveInboundResponse.encode(value).finish()),
+    responseSerialize: (value: ResolveInboundResponse): Buffer => {
+      const bytes = ResolveInboundResponse.encode(value).finish();
+      return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+    },
     responseDeserialize: (value: Buffer): ResolveInboundResponse => ResolveInboundResponse.decode(value),
   },
 } as const;

@@ -490,9 +490,15 @@ export const HealthService = {
     path: "/grpc.health.v1.Health/Check" as const,
     requestStream: false as const,
     responseStream: false as const,
-    requestSerialize: (value: HealthCheckRequest): Buffer => Buffer.from(HealthCheckRequest.encode(value).finish()),
+    requestSerialize: (value: HealthCheckRequest): Buffer => {
+      const bytes = HealthCheckRequest.encode(value).finish();
+      return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+    },
     requestDeserialize: (value: Buffer): HealthCheckRequest => HealthCheckRequest.decode(value),
-    responseSerialize: (value: HealthCheckResponse): Buffer => Buffer.from(HealthCheckResponse.encode(value).finish()),
+    responseSerialize: (value: HealthCheckResponse): Buffer => {
+      const bytes = HealthCheckResponse.encode(value).finish();
+      return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+    },
     responseDeserialize: (value: Buffer): HealthCheckResponse => HealthCheckResponse.decode(value),
   },
   /**
@@ -516,9 +522,15 @@ export const HealthService = {
     path: "/grpc.health.v1.Health/Watch" as const,
     requestStream: false as const,
     responseStream: true as const,
-    requestSerialize: (value: HealthCheckRequest): Buffer => Buffer.from(HealthCheckRequest.encode(value).finish()),
+    requestSerialize: (value: HealthCheckRequest): Buffer => {
+      const bytes = HealthCheckRequest.encode(value).finish();
+      return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+    },
     requestDeserialize: (value: Buffer): HealthCheckRequest => HealthCheckRequest.decode(value),
-    responseSerialize: (value: HealthCheckResponse): Buffer => Buffer.from(HealthCheckResponse.encode(value).finish()),
+    responseSerialize: (value: HealthCheckResponse): Buffer => {
+      const bytes = HealthCheckResponse.encode(value).finish();
+      return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+    },
     responseDeserialize: (value: Buffer): HealthCheckResponse => HealthCheckResponse.decode(value),
   },
   /**
@@ -538,9 +550,15 @@ export const HealthService = {
     path: "/grpc.health.v1.Health/List" as const,
     requestStream: false as const,
     responseStream: false as const,
-    requestSerialize: (value: HealthListRequest): Buffer => Buffer.from(HealthListRequest.encode(value).finish()),
+    requestSerialize: (value: HealthListRequest): Buffer => {
+      const bytes = HealthListRequest.encode(value).finish();
+      return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+    },
     requestDeserialize: (value: Buffer): HealthListRequest => HealthListRequest.decode(value),
-    responseSerialize: (value: HealthListResponse): Buffer => Buffer.from(HealthListResponse.encode(value).finish()),
+    responseSerialize: (value: HealthListResponse): Buffer => {
+      const bytes = HealthListResponse.encode(value).finish();
+      return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+    },
     responseDeserialize: (value: Buffer): HealthListResponse => HealthListResponse.decode(value),
   },
 } as const;
