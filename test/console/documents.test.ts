@@ -61,9 +61,7 @@ describe('documents in the console', () => {
       await checkPage(page, 'documents-empty');
 
       // A padded PDF sent slowly: its bar is seen part way before the upload ends. The network is
-      // set back only once it has ended: once, under the whole suite's load, a PDF whose network
-      // changed mid-upload was stored as something else (whether Chrome's emulation or the
-      // platform is at fault is not known).
+      // set back only once it has ended (uploads under a changing network: upload-stress.test.ts).
       const pdf = await multiPagePdf({ pages: 3, paddingBytes: 256 * 1024 });
       const cdp = await context.newCDPSession(page);
       await cdp.send('Network.enable');
