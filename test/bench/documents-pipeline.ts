@@ -3,7 +3,8 @@
  *  - in the mesh (each part its own process, as Kubernetes runs it): a 100-page PDF from its upload
  *    to `ready` (parsed, chunked, embedded with the offline embedder, indexed), target ≤ 10 s; and
  *    the gateway's RSS growth while a 20 MiB file streams through it, target < 30 MiB (its peak
- *    resident set, sampled every 10 ms from /proc, against its level just before);
+ *    resident set, sampled every 10 ms from /proc, against its level just before), then while a
+ *    second one does (docs/performance.md, "Documents", says why they differ);
  *  - in the local mode (`pnpm start`): POST /memory/search over an agent with 1,000 uploaded
  *    documents, beside a bare route, at 50 connections (today's search targets: ≥ 500 req/s,
  *    p99 ≤ 150 ms, hold over 100k items, so over these).
@@ -49,6 +50,19 @@ function rssKiB(pid: number): number {
   return Number(/^VmRSS:\s+(\d+)/m.exec(status)?.[1] ?? Number.NaN);
 }
 
+/** The peak growth of a process's resident set, sampled every 10 ms, while `run` runs. */
+async function rssGrowthOver(pid: number, run: () => Promise<unknown>): Promise<{ beforeMiB: number; growthMiB: number }> {
+  const before = rssKiB(pid);
+  let peak = before;
+  const sampler = setInterval(() => (peak = Math.max(peak, rssKiB(pid))), 10);
+  try {
+    await run();
+  } finally {
+    clearInterval(sampler);
+  }
+  return { beforeMiB: before / 1024, growthMiB: (Math.max(peak, rssKiB(pid)) - before) / 1024 };
+}
+
 async function inTheMesh(): Promise<void> {
   const platform = await startDistributedPlatform({ env: UNLIMITED });
   try {
@@ -66,17 +80,13 @@ async function inTheMesh(): Promise<void> {
 
     const gateway = platform.mesh.replicas.find((replica) => replica.part === 'gateway')!.process.child.pid!;
     const file = Buffer.alloc(20 * MIB - 64 * 1024, 'Refunds are accepted within 30 days of delivery.\n');
-    const before = rssKiB(gateway);
-    let peak = before;
-    const sampler = setInterval(() => (peak = Math.max(peak, rssKiB(gateway))), 10);
-    try {
-      await upload(platform.baseUrl, accessToken, agent.id, { bytes: file, name: 'large.txt', type: 'text/plain' });
-    } finally {
-      clearInterval(sampler);
-    }
-    const growthMiB = (peak - before) / 1024;
-    console.log(`a ${(file.length / MIB).toFixed(1)} MiB upload through the gateway: its RSS ${(before / 1024).toFixed(0)} MiB before, peak +${growthMiB.toFixed(1)} MiB`);
-    recordFigure('gateway RSS growth, 20 MiB upload', { value: growthMiB, unit: 'MiB', better: 'lower', target: 30 });
+    const first = await rssGrowthOver(gateway, () => upload(platform.baseUrl, accessToken, agent.id, { bytes: file, name: 'large.txt', type: 'text/plain' }));
+    console.log(`a ${(file.length / MIB).toFixed(1)} MiB upload through the gateway: its RSS ${first.beforeMiB.toFixed(0)} MiB before, peak +${first.growthMiB.toFixed(1)} MiB`);
+    recordFigure('gateway RSS growth, 20 MiB upload', { value: first.growthMiB, unit: 'MiB', better: 'lower', target: 30 });
+    // The same again: what V8 and malloc took for the first they keep and use again.
+    const second = await rssGrowthOver(gateway, () => upload(platform.baseUrl, accessToken, agent.id, { bytes: file, name: 'large-again.txt', type: 'text/plain' }));
+    console.log(`the next one: RSS ${second.beforeMiB.toFixed(0)} MiB before, peak +${second.growthMiB.toFixed(1)} MiB`);
+    recordFigure('gateway RSS growth, a second 20 MiB upload', { value: second.growthMiB, unit: 'MiB', better: 'lower' });
   } finally {
     await platform.stop();
   }
