@@ -5,6 +5,7 @@ import type { OutboundHttp } from '@agent-platform/kit/security';
 import type { Embedder } from '../models/embedder.js';
 import { embeddedText } from '../memory/embedded-text.js';
 import type { NewMemoryItem } from '../memory/memory-items.js';
+import type { MemoryBulkDeleteRepository } from '../memory/memory-bulk-delete.repository.js';
 import type { MemoryRepository } from '../memory/memory.repository.js';
 import type { MemoryService } from '../memory/memory.service.js';
 import { chunkMetadata, contentHash, DOCUMENT_CHANGE, textChunks } from './document-chunks.js';
@@ -16,6 +17,7 @@ export interface DocumentWorkOptions {
   em: EntityManager;
   documents: DocumentsRepository;
   memory: MemoryRepository;
+  bulkDeletes: MemoryBulkDeleteRepository;
   /** Keeps the vector index in step with the chunks written. */
   memoryService: MemoryService;
   embedder: Embedder;
@@ -149,7 +151,7 @@ export class DocumentWork {
    * Only new embedded text is embedded, before the transaction.
    */
   private async chunkWrites(claimed: ClaimedDocument, document: DocumentRecord, chunks: readonly DocumentChunk[], now: Date) {
-    const { documents, memory, memoryService, embedder } = this.options;
+    const { documents, memory, bulkDeletes, memoryService, embedder } = this.options;
     const stored = await documents.chunks(document.tenantId, document.id);
     const storedAt = new Map(stored.map((chunk) => [chunk.position, chunk]));
     const textOf = (content: string, metadata: Record<string, unknown>) => embeddedText({ content, documentId: document.id, metadata });
@@ -184,7 +186,7 @@ export class DocumentWork {
         }
         await memory.insert(added, DOCUMENT_CHANGE);
         addedRows = added.length;
-        await memory.deleteItems(document.tenantId, removed, DOCUMENT_CHANGE, now);
+        await bulkDeletes.deleteItems(document.tenantId, removed, DOCUMENT_CHANGE, now);
       },
       /** After the commit: an index that fails leaves the rows, which search still finds by their words and stored vectors. */
       indexed: async () => {

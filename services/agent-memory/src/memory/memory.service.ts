@@ -20,6 +20,8 @@ import type {
   MemoryItemView,
   NewMemoryItem,
 } from './memory-items.js';
+import type { MemoryBulkDeleteRepository } from './memory-bulk-delete.repository.js';
+import type { MemoryHistoryRepository } from './memory-history.repository.js';
 import type { MemoryRepository } from './memory.repository.js';
 
 export interface MemoryServiceOptions {
@@ -28,6 +30,8 @@ export interface MemoryServiceOptions {
   /** The agent of each search: read at most once in a while (a search changes nothing). */
   recentAgents: RecentAgents;
   memory: MemoryRepository;
+  history: MemoryHistoryRepository;
+  bulkDeletes: MemoryBulkDeleteRepository;
   embedder: Embedder;
   vectors: VectorStore;
   logger: Logger;
@@ -280,7 +284,7 @@ export class MemoryService {
       errors.add('memory_type', `must be one of the agent's memory_types: ${agent.memoryTypes.join(', ')}`);
     }
     errors.throwIfAny();
-    const ids = await this.options.memory.deleteMatching(actor.tenantId, agent.id, selection, now);
+    const ids = await this.options.bulkDeletes.deleteMatching(actor.tenantId, agent.id, selection, now);
     await this.forgetVectors(ids);
     return ids.length;
   }
@@ -288,7 +292,7 @@ export class MemoryService {
   /** Oldest first, kept after the item is deleted; 404 when the tenant never had it. */
   async history(actor: Actor, memoryId: string): Promise<HistoryView[]> {
     requireAccess(actor, ACCESS.memory.read);
-    const entries = await this.options.memory.history(actor.tenantId, memoryId);
+    const entries = await this.options.history.history(actor.tenantId, memoryId);
     if (entries.length === 0) throw DomainError.notFound('Memory item');
     return entries;
   }
