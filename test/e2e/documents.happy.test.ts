@@ -107,6 +107,9 @@ describe('documents', () => {
     expect(first).toMatchObject({ document_id: accepted.id, title: DOCUMENT_TITLE, chunk_id: expect.stringMatching(id('mem')) });
     expect(reply.content).toContain(`[${first!.index}]`);
     expect(reply.memories[first!.index - 1]?.id).toBe(first!.chunk_id);
+    // The run's retrieval step records its citations in agent-memory, the reply's are mapped by the gateway: one shape.
+    const run = expectStatus(await client.GET('/api/v1/runs/{run_id}', { params: { path: { run_id: reply.run_id } } }));
+    expect(run.steps.find((step) => step.type === 'retrieval')).toMatchObject({ citations: reply.citations });
   });
 
   it('DOCX and CSV uploads and an HTML page become ready; a page is fetched again on refresh and its change is in the history', async () => {

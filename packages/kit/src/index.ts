@@ -20,6 +20,7 @@ export { isLeasedTrigger, LEASED_TRIGGERS, RUN_STATUSES, RUN_STEP_TYPES, RUN_TRI
 export { settlesWithin, timedSignal, TimeoutError, untilAborted, withTimeout, type TimedSignal } from './timeout.js';
 export { systemClock, type Clock } from './clock.js';
 export { backoffDelay, type RetryBackoff } from './backoff.js';
+export { citationBody } from './citations.js';
 export { characters, CHAT_MESSAGE_MAX, DATASET_EXPECTED_MAX, DATASET_ITEMS_PER_CALL_MAX, DECISION_COMMENT_MAX, DOCUMENT_MAX_BYTES_DEFAULT, END_USER_ID_MAX } from './limits.js';
 export { freePort } from './free-port.js';
 export { activeTraceId, createLogger, type Logger, type LoggerSettings } from './logger.js';

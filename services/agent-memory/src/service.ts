@@ -43,6 +43,8 @@ import { ExtractionRepository } from './memory/extraction.repository.js';
 import { ExtractionService } from './memory/extraction.service.js';
 import { ExtractionWorker } from './memory/extraction-worker.js';
 import { MEMORY_SERVICE_NAME, memoryHandlers } from './memory/memory.grpc.js';
+import { MemoryBulkDeleteRepository } from './memory/memory-bulk-delete.repository.js';
+import { MemoryHistoryRepository } from './memory/memory-history.repository.js';
 import { MemoryRepository } from './memory/memory.repository.js';
 import { MemoryService } from './memory/memory.service.js';
 import { Reembedding } from './memory/reembedding.js';
@@ -156,6 +158,7 @@ function assemble(config: AgentMemoryConfig, deps: AgentMemoryDeps, orm: Orm): A
   const agentsRepository = new AgentsRepository(em);
   const toolsRepository = new ToolsRepository(em);
   const memoryRepository = new MemoryRepository(em);
+  const memoryBulkDeletes = new MemoryBulkDeleteRepository(em);
   const chatRepository = new ChatRepository(em);
   const runsRepository = new RunsRepository(em);
   const policy = new OutboundPolicy({ allowPrivateNetworks: config.allowPrivateNetworkUrls, ...(deps.resolveHost ? { resolve: deps.resolveHost } : {}) });
@@ -190,7 +193,7 @@ function assemble(config: AgentMemoryConfig, deps: AgentMemoryDeps, orm: Orm): A
     pollIntervalMs: REEMBED_POLL_INTERVAL_MS,
     logger: logger.child({ component: 'reembedding' }),
   });
-  const memory = new MemoryService({ em, agents: agentsRepository, recentAgents, memory: memoryRepository, embedder, vectors, logger, notYetReembedded: () => reembedding.models });
+  const memory = new MemoryService({ em, agents: agentsRepository, recentAgents, memory: memoryRepository, history: new MemoryHistoryRepository(em), bulkDeletes: memoryBulkDeletes, embedder, vectors, logger, notYetReembedded: () => reembedding.models });
   /** This replica, as the leases of its workers name it. */
   const replica = `${hostname()}-${process.pid}-${randomBytes(3).toString('hex')}`;
   const extractionQueue = new ExtractionRepository(em, replica);
@@ -290,6 +293,7 @@ function assemble(config: AgentMemoryConfig, deps: AgentMemoryDeps, orm: Orm): A
     replica,
     agents: agentsRepository,
     memory: memoryRepository,
+    bulkDeletes: memoryBulkDeletes,
     memoryService: memory,
     embedder,
     policy,

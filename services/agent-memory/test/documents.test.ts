@@ -1,37 +1,12 @@
-import { Readable } from 'node:stream';
-import type { OutgoingCall, PromiseClient } from '@agent-platform/kit/grpc';
+import type { OutgoingCall } from '@agent-platform/kit/grpc';
 import { startReceiver, type Answer, type Receiver } from '@agent-platform/kit/testing';
-import type { Document, DocumentServiceService, UploadDocumentRequest } from '@agent-platform/proto/agents/v1/documents';
-import { afterAll, beforeAll, describe, expect, vi } from 'vitest';
+import { afterAll, beforeAll, describe, expect } from 'vitest';
 import { brokenDocx, DOCUMENT_TITLE, encryptedPdf, imageOnlyPdf, htmlPageWithChrome, multiPagePdf, pngBytes, RETURNS_TABLE, sampleCsv, sampleDocx, sampleMarkdown } from './fixtures/documents.js';
-import { agentMemoryTest, eventsOf, expectError, newTenant, type AgentMemoryHarness, type TestTenant } from './support/harness.js';
+import { allChunks, settled, tenantCall, uploadOf } from './support/documents.js';
+import { agentMemoryTest, eventsOf, expectError, newTenant, type AgentMemoryHarness } from './support/harness.js';
 
 // Pages are served from 127.0.0.1, which the platform refuses unless told it may reach private networks.
 const test = agentMemoryTest({ env: { ALLOW_PRIVATE_NETWORK_URLS: 'true', DOCUMENT_MAX_BYTES: String(2 * 1_048_576) } });
-
-/** An upload as the gateway sends it: the file in pieces, then the header from the form's fields. */
-function uploadOf(file: Buffer | string, header: { agentId: string; filename: string; contentType: string; title?: string; metadataJson?: string; userId?: string }): AsyncIterable<UploadDocumentRequest> {
-  const bytes = typeof file === 'string' ? Buffer.from(file) : file;
-  const messages: UploadDocumentRequest[] = [];
-  for (let offset = 0; offset < bytes.length; offset += 64 * 1024) messages.push({ data: bytes.subarray(offset, offset + 64 * 1024) });
-  return Readable.from([...messages, { header }]);
-}
-
-/** The document once its background work is done: its status, polled as a client would. */
-async function settled(documents: PromiseClient<typeof DocumentServiceService>, call: OutgoingCall, documentId: string): Promise<Document> {
-  return vi.waitFor(
-    async () => {
-      const { document } = await documents.getDocument({ documentId }, call);
-      expect(document?.status, documentId).not.toBe('processing');
-      return document!;
-    },
-    { timeout: 20_000, interval: 50 },
-  );
-}
-
-async function allChunks(service: AgentMemoryHarness, call: OutgoingCall, documentId: string) {
-  return (await service.documents.listDocumentChunks({ documentId, page: { page: 1, perPage: 100 } }, call)).chunks;
-}
 
 async function downloaded(service: AgentMemoryHarness, call: OutgoingCall, documentId: string): Promise<{ head: { contentType: string; bytes: number } | undefined; bytes: Buffer }> {
   let head: { contentType: string; bytes: number } | undefined;
@@ -41,10 +16,6 @@ async function downloaded(service: AgentMemoryHarness, call: OutgoingCall, docum
     if (message.data) parts.push(message.data);
   }
   return { head, bytes: Buffer.concat(parts) };
-}
-
-function tenantCall(tenant: TestTenant): OutgoingCall {
-  return { principal: tenant.principal };
 }
 
 describe('text documents', () => {

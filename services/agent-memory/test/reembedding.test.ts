@@ -6,24 +6,26 @@ import { HASHING_MODEL, HashingEmbedder } from '../src/models/hashing-embedder.j
 import { HYBRID_MODEL, HybridEmbedder } from '../src/models/hybrid-embedder.js';
 import { EmbeddedVectorStore } from '../src/vectors/embedded-vector-store.js';
 import { FollowingVectorStore } from '../src/vectors/following-vector-store.js';
+import { DOCUMENT_TITLE, sampleMarkdown } from './fixtures/documents.js';
 import { PARAPHRASE_ITEMS } from './fixtures/paraphrase.js';
+import { settled, uploadOf } from './support/documents.js';
 import { logger, newTenant, ownDatabaseTest as test, startAgentMemory, type AgentMemoryHarness } from './support/harness.js';
 
 // Issue 43: memory stored under the `hashing` embedder, then a service started with the hybrid one
 // (the default): the items are re-embedded in the background, found by their words meanwhile and
 // by meaning after, on every replica.
 
-/** The hybrid embedder, recording every text it is asked to embed. */
+/** An embedder (the hybrid one by default), recording every text it is asked to embed. */
 class RecordingEmbedder implements Embedder {
-  readonly model = HYBRID_MODEL;
+  readonly model: string;
   readonly dimensions: number;
-  readonly supersedes: readonly string[];
+  readonly supersedes: readonly string[] | undefined;
   readonly texts: string[] = [];
-  private readonly inner = new HybridEmbedder();
 
-  constructor() {
-    this.dimensions = this.inner.dimensions;
-    this.supersedes = this.inner.supersedes;
+  constructor(private readonly inner: Embedder = new HybridEmbedder()) {
+    this.model = inner.model;
+    this.dimensions = inner.dimensions;
+    this.supersedes = inner.supersedes;
   }
 
   embed(texts: readonly string[], signal?: AbortSignal): Promise<Float32Array[]> {
@@ -104,6 +106,29 @@ describe('re-embedding after the embedder changed', () => {
     expect(history).toEqual([{ event: 'ADD', count: String(ids.length) }]);
     const unmarked = await database.query<{ count: string }>(`select count(*) as "count" from "memory_items" where "id" = any($1) and "embedded_xact" is null`, [ids]);
     expect(unmarked).toEqual([{ count: '0' }]);
+  });
+
+  test('a document chunk is re-embedded from the text it was first embedded from: its heading path, then its body', async ({ database, onTestFinished }) => {
+    const first = new RecordingEmbedder(new HashingEmbedder());
+    const old = await startAgentMemory(database, { embedder: first });
+    const tenant = newTenant();
+    const call = { principal: tenant.principal };
+    let agentId: string;
+    try {
+      const agent = await old.createAgent(tenant, { memoryTypes: ['semantic'] });
+      agentId = agent.id;
+      const { document } = await old.documents.uploadDocument(uploadOf(sampleMarkdown(), { agentId, filename: 'returns.md', contentType: 'text/markdown' }), call);
+      expect((await settled(old.documents, call, document!.id)).status).toBe('ready');
+    } finally {
+      await old.stop();
+    }
+    expect(first.texts.filter((text) => text.startsWith(`${DOCUMENT_TITLE} › Refund window\n\nRefunds are accepted`))).toHaveLength(1);
+
+    const again = new RecordingEmbedder();
+    const service = await startAgentMemory(database, { embedder: again });
+    onTestFinished(() => service.stop());
+    await untilReembedded(database, agentId, first.texts.length);
+    expect([...again.texts].sort()).toEqual([...first.texts].sort());
   });
 
   test('replicas share the items without embedding one twice, and each index learns of the others\' through the feed', async ({ database, onTestFinished }) => {

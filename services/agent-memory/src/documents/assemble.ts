@@ -4,6 +4,7 @@ import type { OutboundHttp, OutboundPolicy } from '@agent-platform/kit/security'
 import { LeasedWorkLoop } from '@agent-platform/kit/work';
 import type { AgentsRepository } from '../agents/agents.repository.js';
 import type { AgentMemoryConfig } from '../config.js';
+import type { MemoryBulkDeleteRepository } from '../memory/memory-bulk-delete.repository.js';
 import type { MemoryRepository } from '../memory/memory.repository.js';
 import type { MemoryService } from '../memory/memory.service.js';
 import type { Embedder } from '../models/embedder.js';
@@ -23,6 +24,7 @@ export function assembleDocuments(deps: {
   replica: string;
   agents: AgentsRepository;
   memory: MemoryRepository;
+  bulkDeletes: MemoryBulkDeleteRepository;
   memoryService: MemoryService;
   embedder: Embedder;
   policy: OutboundPolicy;
@@ -38,6 +40,7 @@ export function assembleDocuments(deps: {
     em,
     documents: repository,
     memory: deps.memory,
+    bulkDeletes: deps.bulkDeletes,
     memoryService: deps.memoryService,
     embedder: deps.embedder,
     http: deps.http,
@@ -59,7 +62,7 @@ export function assembleDocuments(deps: {
     em,
     agents: deps.agents,
     documents: repository,
-    memory: deps.memory,
+    bulkDeletes: deps.bulkDeletes,
     memoryService: deps.memoryService,
     policy: deps.policy,
     maxBytes: config.documentMaxBytes,

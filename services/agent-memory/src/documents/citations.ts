@@ -1,4 +1,5 @@
 import type { Citation } from '@agent-platform/proto/agents/v1/documents';
+import { headingOf } from '../memory/embedded-text.js';
 
 /** How much of a chunk a citation shows. */
 const SNIPPET_MAX = 240;
@@ -9,7 +10,7 @@ const SNIPPET_MAX = 240;
  */
 export function citationsOf(memories: readonly { id: string; content: string; metadata: Record<string, unknown> }[]): Citation[] {
   return memories.flatMap((memory, position) => {
-    const { document_id: documentId, title, page, heading } = memory.metadata;
+    const { document_id: documentId, title, page } = memory.metadata;
     if (typeof documentId !== 'string') return [];
     return [
       {
@@ -18,7 +19,7 @@ export function citationsOf(memories: readonly { id: string; content: string; me
         chunkId: memory.id,
         title: typeof title === 'string' ? title : undefined,
         page: typeof page === 'number' && Number.isSafeInteger(page) ? page : undefined,
-        heading: Array.isArray(heading) ? heading.filter((part): part is string => typeof part === 'string') : [],
+        heading: headingOf(memory.metadata),
         snippet: snippetOf(memory.content),
       },
     ];

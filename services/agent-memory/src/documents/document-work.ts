@@ -3,7 +3,9 @@ import type { EntityManager } from '@agent-platform/kit/db';
 import { newEvent, recordEvent } from '@agent-platform/kit/events';
 import type { OutboundHttp } from '@agent-platform/kit/security';
 import type { Embedder } from '../models/embedder.js';
+import { embeddedText } from '../memory/embedded-text.js';
 import type { NewMemoryItem } from '../memory/memory-items.js';
+import type { MemoryBulkDeleteRepository } from '../memory/memory-bulk-delete.repository.js';
 import type { MemoryRepository } from '../memory/memory.repository.js';
 import type { MemoryService } from '../memory/memory.service.js';
 import { chunkMetadata, contentHash, DOCUMENT_CHANGE, textChunks } from './document-chunks.js';
@@ -15,6 +17,7 @@ export interface DocumentWorkOptions {
   em: EntityManager;
   documents: DocumentsRepository;
   memory: MemoryRepository;
+  bulkDeletes: MemoryBulkDeleteRepository;
   /** Keeps the vector index in step with the chunks written. */
   memoryService: MemoryService;
   embedder: Embedder;
@@ -142,15 +145,21 @@ export class DocumentWork {
   }
 
   /**
-   * The writes that turn the stored chunks into `chunks`, position by position: a chunk whose text
-   * is the same stays (its metadata follows), a changed one is updated in place (an UPDATE in its
-   * history), extra ones are added or deleted. Only new text is embedded, before the transaction.
+   * The writes that turn the stored chunks into `chunks`, position by position: a chunk whose
+   * embedded text (its text under its heading path) is the same stays (its metadata follows), a
+   * changed one is updated in place (an UPDATE in its history), extra ones are added or deleted.
+   * Only new embedded text is embedded, before the transaction.
    */
   private async chunkWrites(claimed: ClaimedDocument, document: DocumentRecord, chunks: readonly DocumentChunk[], now: Date) {
-    const { documents, memory, memoryService, embedder } = this.options;
+    const { documents, memory, bulkDeletes, memoryService, embedder } = this.options;
     const stored = await documents.chunks(document.tenantId, document.id);
     const storedAt = new Map(stored.map((chunk) => [chunk.position, chunk]));
-    const rewritten = chunks.filter((chunk) => storedAt.get(chunk.position)?.content !== chunk.text);
+    const textOf = (content: string, metadata: Record<string, unknown>) => embeddedText({ content, documentId: document.id, metadata });
+    const rewritten = chunks.flatMap((chunk) => {
+      const text = textOf(chunk.text, chunkMetadata(document, chunk));
+      const old = storedAt.get(chunk.position);
+      return old && textOf(old.content, old.metadata) === text ? [] : [{ position: chunk.position, text }];
+    });
     const embeddings = rewritten.length === 0 ? [] : await embedder.embed(rewritten.map((chunk) => chunk.text));
     const vectors = new Map(rewritten.map((chunk, index) => [chunk.position, embeddings[index]!]));
     const positions = new Set(chunks.map((chunk) => chunk.position));
@@ -177,7 +186,7 @@ export class DocumentWork {
         }
         await memory.insert(added, DOCUMENT_CHANGE);
         addedRows = added.length;
-        await memory.deleteItems(document.tenantId, removed, DOCUMENT_CHANGE, now);
+        await bulkDeletes.deleteItems(document.tenantId, removed, DOCUMENT_CHANGE, now);
       },
       /** After the commit: an index that fails leaves the rows, which search still finds by their words and stored vectors. */
       indexed: async () => {

@@ -1,4 +1,6 @@
 import type { EntityManager } from '@agent-platform/kit/db';
+import { headingOf } from '../memory/embedded-text.js';
+import { metadataOf } from '../memory/memory-items.js';
 
 export type DocumentSource = 'text' | 'upload' | 'url';
 export type DocumentStatus = 'processing' | 'ready' | 'failed';
@@ -40,6 +42,8 @@ export interface StoredChunk {
   content: string;
   page: number | null;
   heading: string[];
+  /** Its item's metadata, which the page and heading are read from. */
+  metadata: Record<string, unknown>;
 }
 
 interface DocumentRow {
@@ -82,7 +86,7 @@ function recordOf(row: DocumentRow): DocumentRecord {
     url: row.url,
     refreshSeconds: row.refresh_seconds,
     refreshedAt: row.refreshed_at && new Date(row.refreshed_at),
-    metadata: typeof row.metadata === 'string' ? (JSON.parse(row.metadata) as Record<string, unknown>) : row.metadata,
+    metadata: metadataOf(row.metadata),
     userId: row.user_id,
     chunks: row.chunks,
     createdAt: new Date(row.created_at),
@@ -181,13 +185,14 @@ export class DocumentsRepository {
       'all',
     );
     return rows.map((row) => {
-      const metadata = typeof row.metadata === 'string' ? (JSON.parse(row.metadata) as Record<string, unknown>) : row.metadata;
+      const metadata = metadataOf(row.metadata);
       return {
         id: row.id,
         content: row.content,
         position: Number(metadata['chunk_index'] ?? 0),
         page: typeof metadata['page'] === 'number' ? metadata['page'] : null,
-        heading: Array.isArray(metadata['heading']) ? metadata['heading'].filter((part): part is string => typeof part === 'string') : [],
+        heading: headingOf(metadata),
+        metadata,
       };
     });
   }

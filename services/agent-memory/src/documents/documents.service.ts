@@ -5,7 +5,7 @@ import type { AgentRecord } from '../agents/agents.entity.js';
 import type { AgentsRepository } from '../agents/agents.repository.js';
 import { found, hasMemoryType } from '../agents/agents.service.js';
 import { checkMetadata, checkText, checkTitle, checkUserId, DOCUMENT_MAX } from '../memory/memory-input.js';
-import type { MemoryRepository } from '../memory/memory.repository.js';
+import type { MemoryBulkDeleteRepository } from '../memory/memory-bulk-delete.repository.js';
 import type { MemoryService } from '../memory/memory.service.js';
 import { chunkMetadata, contentHash, DOCUMENT_CHANGE, textChunks } from './document-chunks.js';
 import type { DocumentRecord, DocumentsRepository, StoredChunk } from './documents.repository.js';
@@ -15,7 +15,7 @@ export interface DocumentsServiceOptions {
   em: EntityManager;
   agents: AgentsRepository;
   documents: DocumentsRepository;
-  memory: MemoryRepository;
+  bulkDeletes: MemoryBulkDeleteRepository;
   /** Stores a text's chunks and keeps the vector index in step. */
   memoryService: MemoryService;
   /** Checks a page's URL when it is given (the workers' fetch checks every address it dials). */
@@ -209,7 +209,7 @@ export class DocumentsService {
 
   async delete(actor: Actor, id: string, now = new Date()): Promise<void> {
     requireAccess(actor, ACCESS.memory.write);
-    const chunkIds = await this.options.memory.deleteDocument(actor.tenantId, id, now);
+    const chunkIds = await this.options.bulkDeletes.deleteDocument(actor.tenantId, id, now);
     if (chunkIds === undefined) throw DomainError.notFound('Document');
     await this.options.memoryService.forgetVectors(chunkIds);
   }

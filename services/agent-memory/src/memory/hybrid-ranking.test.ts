@@ -78,6 +78,14 @@ describe('rank', () => {
     expect(ranked[2]!.score).toBeCloseTo(1 - VECTOR_WEIGHT, 6);
   });
 
+  it("counts the words of a document chunk's heading path, which its content does not hold", () => {
+    const section = candidate('mem_chunk', 'Money goes back within five days.', 0);
+    const chunk: Scored = { ...section, candidate: { ...section.candidate, documentId: 'doc_1', metadata: { heading: ['Returns', 'Refund policy'] } } };
+    const [ranked] = rank('refund policy', [chunk], { limit: 1, minScore: 0 });
+    expect(ranked!.candidate.content).toBe('Money goes back within five days.');
+    expect(ranked!.score).toBeCloseTo(1 - VECTOR_WEIGHT, 6);
+  });
+
   it('drops results under min_score and keeps at most limit; ties go to the newest', () => {
     const older = candidate('mem_old', 'same', 1, new Date(1_000));
     const newer = candidate('mem_new', 'same', 1, new Date(2_000));

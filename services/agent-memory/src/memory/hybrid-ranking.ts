@@ -1,5 +1,6 @@
 import { stemmer } from 'stemmer';
 import { STOP_WORDS } from '../models/hashing-embedder.js';
+import { embeddedText } from './embedded-text.js';
 import type { FoundItem, MemoryItemView } from './memory-items.js';
 
 /**
@@ -116,7 +117,7 @@ export function rank(query: string, candidates: readonly Scored[], options: { li
   const coverageOfQuery = coverageOf(meaningfulWords(query));
   return candidates
     .map(({ candidate, similarity }) => {
-      const score = VECTOR_WEIGHT * Math.max(0, Math.min(1, similarity)) + LEXICAL_WEIGHT * coverageOfQuery(candidate.content);
+      const score = VECTOR_WEIGHT * Math.max(0, Math.min(1, similarity)) + LEXICAL_WEIGHT * coverageOfQuery(embeddedText(candidate));
       return { candidate, score: Math.round(score * 1e6) / 1e6 };
     })
     .filter((ranked) => ranked.score >= options.minScore)

@@ -114,7 +114,6 @@ export function fromBytes(bytes: Buffer): Float32Array {
   return new Float32Array(copy.buffer);
 }
 
-
 export function candidateOf(row: CandidateRow): Candidate {
   return { ...foundOf(row), embedding: fromBytes(row.embedding) };
 }
@@ -127,10 +126,15 @@ export function foundOf(row: FoundRow): FoundItem {
     userId: row.user_id,
     memoryType: row.memory_type,
     content: row.content,
-    metadata: typeof row.metadata === 'string' ? (JSON.parse(row.metadata) as Record<string, unknown>) : row.metadata,
+    metadata: metadataOf(row.metadata),
     createdAt: new Date(row.created_at),
     updatedAt: row.updated_at === null ? null : new Date(row.updated_at),
   };
+}
+
+/** A metadata column as read: an object, or its JSON where the driver leaves jsonb as text. */
+export function metadataOf(column: Record<string, unknown> | string): Record<string, unknown> {
+  return typeof column === 'string' ? (JSON.parse(column) as Record<string, unknown>) : column;
 }
 
 export function viewOf(item: MemoryItemView | MemoryItem): MemoryItemView {

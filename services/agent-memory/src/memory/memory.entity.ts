@@ -1,5 +1,6 @@
 import { defineEntity, p } from '@mikro-orm/postgresql';
 import { MEMORY_TYPES } from '../agents/agents.entity.js';
+import { SEARCH_VECTOR_SQL } from '../migrations/0020-chunk-headings-searched.js';
 
 /**
  * One memory of an agent. Its embedding is kept here too (float32, little-endian), so the vector
@@ -30,8 +31,8 @@ export const MemoryItemSchema = defineEntity({
      * the content is unchanged); null when never re-embedded. Never written through the ORM.
      */
     embeddedXact: p.string().columnType('xid8').nullable().lazy(),
-    /** to_tsvector('simple', content), kept by PostgreSQL for the full-text half of search. */
-    searchVector: p.type('tsvector').generated("(to_tsvector('simple', \"content\")) stored").lazy().nullable(),
+    /** The words of the item's embedded text (a chunk's heading path, then its content), kept by PostgreSQL for the full-text half of search. */
+    searchVector: p.type('tsvector').generated(`${SEARCH_VECTOR_SQL} stored`).lazy().nullable(),
   },
 });
 

@@ -1,6 +1,7 @@
 import { PreparedStatement, type EntityManager, type StatementValue } from '@agent-platform/kit/db';
 import type { MemoryType } from '../agents/agents.entity.js';
-import { MemoryHistoryEntry, MemoryItem } from './memory.entity.js';
+import { MemoryItem } from './memory.entity.js';
+import { DELETED_COLUMNS, MemoryHistoryRepository, RECORD_DELETIONS, RECORD_UPDATE } from './memory-history.repository.js';
 import {
   candidateOf,
   foundOf,
@@ -12,7 +13,6 @@ import {
   type ChangeSource,
   type FoundItem,
   type FoundRow,
-  type HistoryView,
   type ItemSelection,
   type MemoryItemView,
   type NewMemoryItem,
@@ -136,41 +136,25 @@ const foundById = scoped<FoundRow>('memory_found_by_id', byIdsSql(FOUND_COLUMNS)
 const candidatesInScope = scoped<CandidateRow>('memory_candidates_in_scope', (scope) => `select ${CANDIDATE_COLUMNS} from "memory_items" where ${scope}`);
 const countInScope = scoped<{ count: string }>('memory_count_in_scope', (scope) => `select count(*) as "count" from "memory_items" where ${scope}`);
 
-/** Rows a history entry of each deleted item is made from, and the ids to drop from the index. */
-const DELETED_COLUMNS = `"id", "tenant_id", "agent_id", "content"`;
-
-/** `with "gone" as (<delete … returning DELETED_COLUMNS>)`: records each deleted item's DELETE in its history. */
-const RECORD_DELETIONS = `insert into "memory_history" ("tenant_id", "agent_id", "memory_id", "event", "old_content", "source", "session_id", "created_at")
-  select "tenant_id", "agent_id", "id", 'DELETE', "content", ?, ?, ? from "gone"
-  returning "memory_id", "agent_id"`;
-
-/** Memory items, their history and documents. Every statement is scoped by tenant and agent. */
+/**
+ * Memory items one at a time, and search over them (their history: memory-history.repository.ts;
+ * deletions of many: memory-bulk-delete.repository.ts). Every statement is scoped by tenant and agent.
+ */
 export class MemoryRepository {
   private readonly em: EntityManager;
+  private readonly history: MemoryHistoryRepository;
   private readonly wordCounts = new WordCounts();
 
   constructor(em: EntityManager) {
     this.em = em;
+    this.history = new MemoryHistoryRepository(em);
   }
 
   /** In the caller's transaction: items (a document's chunks, say), each with its ADD in history. */
   async insert(items: readonly NewMemoryItem[], change: ChangeSource): Promise<void> {
     if (items.length === 0) return;
     await this.em.insertMany(MemoryItem, items.map((item) => ({ ...item, embedding: toBytes(item.embedding), updatedAt: null })));
-    await this.em.insertMany(
-      MemoryHistoryEntry,
-      items.map((item) => ({
-        tenantId: item.tenantId,
-        agentId: item.agentId,
-        memoryId: item.id,
-        event: 'ADD' as const,
-        oldContent: null,
-        newContent: item.content,
-        source: change.source,
-        sessionId: change.sessionId,
-        createdAt: item.createdAt,
-      })),
-    );
+    await this.history.recordAdditions(items, change);
   }
 
   /** Newest first; with `userId`, that end user's items only. */
@@ -181,17 +165,7 @@ export class MemoryRepository {
     limit: number,
     offset: number,
   ): Promise<{ items: MemoryItemView[]; total: number }> {
-    // A session changes few items: their ids first (memory_history_session_idx), then the page of them.
-    const changedBySession =
-      selection.sessionId === undefined
-        ? undefined
-        : (
-            await this.em.execute<{ memory_id: string }[]>(
-              `select distinct "memory_id" from "memory_history" where "session_id" = ? and "tenant_id" = ? and "agent_id" = ?`,
-              [selection.sessionId, tenantId, agentId],
-              'all',
-            )
-          ).map((row) => row.memory_id);
+    const changedBySession = selection.sessionId === undefined ? undefined : await this.history.changedIn(tenantId, agentId, selection.sessionId);
     const where = {
       tenantId,
       agentId,
@@ -229,10 +203,7 @@ export class MemoryRepository {
          from "old" where "item"."id" = "old"."id"
          returning ${QUALIFIED_CANDIDATE_COLUMNS}, "item"."tenant_id", "old"."content" as "old_content"
        ),
-       "recorded" as (
-         insert into "memory_history" ("tenant_id", "agent_id", "memory_id", "event", "old_content", "new_content", "source", "session_id", "created_at")
-         select "tenant_id", "agent_id", "id", 'UPDATE', "old_content", "content", ?, ?, ? from "changed"
-       )
+       "recorded" as (${RECORD_UPDATE})
        select * from "changed"`,
       [
         id,
@@ -259,65 +230,6 @@ export class MemoryRepository {
       'all',
     );
     return rows[0]?.agent_id;
-  }
-
-  /** In the caller's transaction: the tenant's items of `ids`, each deletion recorded. */
-  async deleteItems(tenantId: string, ids: readonly string[], change: ChangeSource, now: Date): Promise<void> {
-    if (ids.length === 0) return;
-    await this.em.execute(
-      `with "gone" as (delete from "memory_items" where "id" = any(string_to_array(?, ',')) and "tenant_id" = ? returning ${DELETED_COLUMNS}) ${RECORD_DELETIONS}`,
-      [ids.join(','), tenantId, change.source, change.sessionId, now],
-      'all',
-    );
-  }
-
-  /**
-   * Every item of the agent matching `selection` (with `userId`, that user's only: never the shared
-   * ones), each deletion recorded; documents whose last chunks these were go too (not those still
-   * being processed, which have none yet). Ids of the deleted items.
-   */
-  async deleteMatching(tenantId: string, agentId: string, selection: ItemSelection, now: Date): Promise<string[]> {
-    return this.em.transactional(async (em) => {
-      const rows = await em.execute<{ memory_id: string; document_id: string | null }[]>(
-        `with "gone" as (
-           delete from "memory_items" where "tenant_id" = ? and "agent_id" = ?
-             and (?::text is null or "user_id" = ?::text) and (?::text is null or "memory_type" = ?::text)
-           returning ${DELETED_COLUMNS}, "document_id"
-         ), "recorded" as (${RECORD_DELETIONS})
-         select "id" as "memory_id", "document_id" from "gone"`,
-        [tenantId, agentId, selection.userId ?? null, selection.userId ?? null, selection.memoryType ?? null, selection.memoryType ?? null, 'api', null, now],
-        'all',
-      );
-      const documentIds = [...new Set(rows.flatMap((row) => (row.document_id === null ? [] : [row.document_id])))];
-      if (documentIds.length > 0) {
-        await em.execute(
-          `delete from "memory_documents" as d where d."id" = any(string_to_array(?, ',')) and d."tenant_id" = ?
-             and not exists (select 1 from "memory_items" as i where i."document_id" = d."id")`,
-          [documentIds.join(','), tenantId],
-          'run',
-        );
-      }
-      return rows.map((row) => row.memory_id);
-    });
-  }
-
-  /** Ids of the removed chunks (each deletion recorded), or undefined when the document was not the tenant's. */
-  async deleteDocument(tenantId: string, id: string, now: Date): Promise<string[] | undefined> {
-    return this.em.transactional(async (em) => {
-      const chunks = await em.execute<{ memory_id: string }[]>(
-        `with "gone" as (delete from "memory_items" where "document_id" = ? and "tenant_id" = ? returning ${DELETED_COLUMNS}) ${RECORD_DELETIONS}`,
-        [id, tenantId, 'document', null, now],
-        'all',
-      );
-      const removed = await em.execute<{ id: string }[]>(`delete from "memory_documents" where "id" = ? and "tenant_id" = ? returning "id"`, [id, tenantId], 'all');
-      return removed.length === 0 ? undefined : chunks.map((chunk) => chunk.memory_id);
-    });
-  }
-
-  /** Oldest first; empty when the tenant never had the item. */
-  async history(tenantId: string, memoryId: string): Promise<HistoryView[]> {
-    const entries = await this.em.find(MemoryHistoryEntry, { tenantId, memoryId }, { orderBy: { seq: 'asc' } });
-    return entries.map(({ memoryId: id, event, oldContent, newContent, source, sessionId, createdAt }) => ({ memoryId: id, event, oldContent, newContent, source, sessionId, createdAt }));
   }
 
   /**

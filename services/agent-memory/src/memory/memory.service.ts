@@ -7,6 +7,7 @@ import { found, hasMemoryType } from '../agents/agents.service.js';
 import type { RecentAgents } from '../agents/recent-agents.js';
 import { cosine, type Embedder } from '../models/embedder.js';
 import type { VectorStore } from '../vectors/vector-store.js';
+import { embeddedText } from './embedded-text.js';
 import { fullTextWords, rank, type Ranked, type Scored } from './hybrid-ranking.js';
 import { checkFilter, checkMetadata, checkMinScore, checkText, checkTopK, checkUserId, CONTENT_MAX, type Filter } from './memory-input.js';
 import type {
@@ -19,6 +20,8 @@ import type {
   MemoryItemView,
   NewMemoryItem,
 } from './memory-items.js';
+import type { MemoryBulkDeleteRepository } from './memory-bulk-delete.repository.js';
+import type { MemoryHistoryRepository } from './memory-history.repository.js';
 import type { MemoryRepository } from './memory.repository.js';
 
 export interface MemoryServiceOptions {
@@ -27,6 +30,8 @@ export interface MemoryServiceOptions {
   /** The agent of each search: read at most once in a while (a search changes nothing). */
   recentAgents: RecentAgents;
   memory: MemoryRepository;
+  history: MemoryHistoryRepository;
+  bulkDeletes: MemoryBulkDeleteRepository;
   embedder: Embedder;
   vectors: VectorStore;
   logger: Logger;
@@ -122,25 +127,30 @@ export class MemoryService {
   }
 
   /**
-   * Changes one stored item: re-embeds new content first (a provider failure changes nothing),
-   * then writes the row and its history in one transaction, then the index. Undefined when the
-   * item was deleted meanwhile.
+   * Changes one stored item: re-embeds it first when its embedded text changes (new content, or a
+   * chunk's new heading path; a provider failure changes nothing), then writes the row and its
+   * history in one transaction, then the index. Undefined when the item was deleted meanwhile.
    */
   async change(
     tenantId: string,
-    item: { id: string; agentId: string; memoryType: MemoryType; userId: string | null; content: string },
+    item: Pick<Candidate, 'id' | 'agentId' | 'memoryType' | 'userId' | 'content' | 'documentId' | 'metadata'>,
     change: { content?: string; metadata?: Record<string, unknown> },
     source: ChangeSource,
     now: Date,
   ): Promise<MemoryItemView | undefined> {
     const { embedder, em, memory } = this.options;
     const newContent = change.content !== undefined && change.content !== item.content ? change.content : undefined;
-    const embedding = newContent === undefined ? undefined : (await embedder.embed([newContent]))[0]!;
+    const text = embeddedText({ documentId: item.documentId, content: newContent ?? item.content, metadata: change.metadata ?? item.metadata });
+    const embedding = text === embeddedText(item) ? undefined : (await embedder.embed([text]))[0]!;
     return em.transactional(async () => {
       const updated = await memory.update(
         tenantId,
         item.id,
-        { ...(newContent === undefined ? {} : { content: newContent, embedding, embeddingModel: embedder.model }), ...(change.metadata ? { metadata: change.metadata } : {}) },
+        {
+          ...(newContent === undefined ? {} : { content: newContent }),
+          ...(embedding === undefined ? {} : { embedding, embeddingModel: embedder.model }),
+          ...(change.metadata ? { metadata: change.metadata } : {}),
+        },
         source,
         now,
       );
@@ -234,16 +244,16 @@ export class MemoryService {
 
   /**
    * While items wait to be re-embedded after an embedder change: those of them holding the query's
-   * words, scored with vectors made now from their content by the current embedder, as they will be
-   * once re-embedded (an item is found by meaning alone only then). An item re-embedded since
-   * `scored` was read is left there.
+   * words, scored with vectors made now from their embedded text by the current embedder, as they
+   * will be once re-embedded (an item is found by meaning alone only then). An item re-embedded
+   * since `scored` was read is left there.
    */
   private async notYetReembedded(scope: CandidateScope, models: readonly string[], query: string, queryVector: Float32Array, limit: number, scored: readonly Scored[]): Promise<Scored[]> {
     const pool = Math.max(CANDIDATES_MIN, limit * CANDIDATES_PER_RESULT);
     const seen = new Set(scored.map((entry) => entry.candidate.id));
     const found = (await this.options.memory.otherModelMatches(scope, models, fullTextWords(query), pool)).filter((item) => !seen.has(item.id));
     if (found.length === 0) return [];
-    const vectors = await this.options.embedder.embed(found.map((item) => item.content));
+    const vectors = await this.options.embedder.embed(found.map(embeddedText));
     return found.map((candidate, index) => ({ candidate, similarity: cosine(queryVector, vectors[index]!) }));
   }
 
@@ -274,7 +284,7 @@ export class MemoryService {
       errors.add('memory_type', `must be one of the agent's memory_types: ${agent.memoryTypes.join(', ')}`);
     }
     errors.throwIfAny();
-    const ids = await this.options.memory.deleteMatching(actor.tenantId, agent.id, selection, now);
+    const ids = await this.options.bulkDeletes.deleteMatching(actor.tenantId, agent.id, selection, now);
     await this.forgetVectors(ids);
     return ids.length;
   }
@@ -282,7 +292,7 @@ export class MemoryService {
   /** Oldest first, kept after the item is deleted; 404 when the tenant never had it. */
   async history(actor: Actor, memoryId: string): Promise<HistoryView[]> {
     requireAccess(actor, ACCESS.memory.read);
-    const entries = await this.options.memory.history(actor.tenantId, memoryId);
+    const entries = await this.options.history.history(actor.tenantId, memoryId);
     if (entries.length === 0) throw DomainError.notFound('Memory item');
     return entries;
   }
@@ -302,7 +312,7 @@ export class MemoryService {
   ): Promise<MemoryItemView[]> {
     const { embedder, em, memory } = this.options;
     const { documentId, alongside } = extra;
-    const embeddings = await embedder.embed(drafts.map((draft) => draft.content));
+    const embeddings = await embedder.embed(drafts.map(embeddedText));
     const items: NewMemoryItem[] = drafts.map((draft, index) => ({
       id: newId('memoryItem'),
       tenantId: agent.tenantId,

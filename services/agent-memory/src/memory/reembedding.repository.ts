@@ -1,15 +1,17 @@
 import type { EntityManager } from '@agent-platform/kit/db';
 import type { MemoryType } from '../agents/agents.entity.js';
-import { toBytes } from './memory-items.js';
+import { metadataOf, toBytes } from './memory-items.js';
 
-/** An item stored under a model the current embedder supersedes, locked by this replica's transaction. */
+/** An item stored under a model the current embedder supersedes, locked by this replica's transaction; what its embedded text is made of. */
 export interface StaleItem {
   id: string;
   tenantId: string;
   agentId: string;
   userId: string | null;
   memoryType: MemoryType;
+  documentId: string | null;
   content: string;
+  metadata: Record<string, unknown>;
 }
 
 interface StaleRow {
@@ -18,7 +20,9 @@ interface StaleRow {
   agent_id: string;
   user_id: string | null;
   memory_type: MemoryType;
+  document_id: string | null;
   content: string;
+  metadata: Record<string, unknown> | string;
 }
 
 /**
@@ -53,13 +57,22 @@ export class ReembeddingRepository {
    */
   async claim(models: readonly string[], after: string, limit: number): Promise<StaleItem[]> {
     const rows = await this.em.execute<StaleRow[]>(
-      `select "id", "tenant_id", "agent_id", "user_id", "memory_type", "content" from "memory_items"
+      `select "id", "tenant_id", "agent_id", "user_id", "memory_type", "document_id", "content", "metadata" from "memory_items"
         where "embedding_model" = any(string_to_array(?, ',')) and "id" > ?
         order by "id" limit ? for update skip locked`,
       [models.join(','), after, limit],
       'all',
     );
-    return rows.map((row) => ({ id: row.id, tenantId: row.tenant_id, agentId: row.agent_id, userId: row.user_id, memoryType: row.memory_type, content: row.content }));
+    return rows.map((row) => ({
+      id: row.id,
+      tenantId: row.tenant_id,
+      agentId: row.agent_id,
+      userId: row.user_id,
+      memoryType: row.memory_type,
+      documentId: row.document_id,
+      content: row.content,
+      metadata: metadataOf(row.metadata),
+    }));
   }
 
   /**

@@ -3,6 +3,7 @@ import { settlesWithin, type Logger } from '@agent-platform/kit';
 import type { EntityManager } from '@agent-platform/kit/db';
 import type { Embedder } from '../models/embedder.js';
 import type { VectorStore } from '../vectors/vector-store.js';
+import { embeddedText } from './embedded-text.js';
 import type { ReembeddingRepository } from './reembedding.repository.js';
 
 export interface ReembeddingOptions {
@@ -27,8 +28,8 @@ export interface ReembeddingOptions {
  * `ReembeddingRepository`). Other replicas' indexes learn of each batch through the vector feed.
  *
  * Until this replica sees none left, `models` names them, and search finds those items by their
- * words, scored with a vector made from their content on the spot (memory.service.ts): an item
- * is found meanwhile as it will be once re-embedded, except by meaning alone.
+ * words, scored with a vector made from their embedded text on the spot (memory.service.ts): an
+ * item is found meanwhile as it will be once re-embedded, except by meaning alone.
  *
  * Items written with a superseded model after it finished (a replica of the previous release, in
  * a rolling upgrade) are re-embedded at the next start.
@@ -108,10 +109,7 @@ export class Reembedding {
     return em.transactional(async () => {
       const claimed = await items.claim(this.superseded, this.after, batchSize);
       if (claimed.length === 0) return 0;
-      const embeddings = await embedder.embed(
-        claimed.map((item) => item.content),
-        this.stopping.signal,
-      );
+      const embeddings = await embedder.embed(claimed.map(embeddedText), this.stopping.signal);
       await items.store(
         claimed.map((item, index) => ({ id: item.id, embedding: embeddings[index]! })),
         embedder.model,

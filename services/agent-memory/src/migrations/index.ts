@@ -18,6 +18,7 @@ import { AgentTools } from './0016-agent-tools.js';
 import { Evals } from './0017-evals.js';
 import { Documents } from './0018-documents.js';
 import { MemoryReembedding } from './0019-memory-reembedding.js';
+import { ChunkHeadingsSearched } from './0020-chunk-headings-searched.js';
 
 /** Applied in this order at start. Names are stable: they are what the migrations table records. */
 export const migrations: readonly NamedMigration[] = [
@@ -40,4 +41,5 @@ export const migrations: readonly NamedMigration[] = [
   { name: '0017_evals', class: Evals },
   { name: '0018_documents', class: Documents },
   { name: '0019_memory_reembedding', class: MemoryReembedding },
+  { name: '0020_chunk_headings_searched', class: ChunkHeadingsSearched },
 ];

@@ -4,7 +4,7 @@ import type { Ranked } from '../memory/hybrid-ranking.js';
 import type { MemoryItemView } from '../memory/memory-items.js';
 import type { ChatCompletion } from '../models/chat-model.js';
 import { fitResult } from '../tools/tool-result.js';
-import type { RunStepType } from '@agent-platform/kit';
+import { citationBody, type RunStepType } from '@agent-platform/kit';
 
 /** A tool step's arguments, result and error are cut to this many bytes of JSON each. */
 export const STEP_VALUE_MAX_BYTES = 4_096;
@@ -23,15 +23,7 @@ function timed(type: RunStepType, startedAt: Date, endedAt: Date, data: Record<s
 
 /** What the turn searched its memory for, what it found with which scores, and the document chunks among them (decisions §17). */
 export function retrievalStep(query: string, found: readonly Ranked<MemoryItemView>[], startedAt: Date, endedAt: Date): NewRunStep {
-  const citations = citationsOf(found.map(({ candidate }) => candidate)).map((citation) => ({
-    index: citation.index,
-    document_id: citation.documentId,
-    chunk_id: citation.chunkId,
-    title: citation.title ?? null,
-    page: citation.page ?? null,
-    heading: citation.heading,
-    snippet: citation.snippet,
-  }));
+  const citations = citationsOf(found.map(({ candidate }) => candidate)).map(citationBody);
   return timed('retrieval', startedAt, endedAt, { query, items: found.map(({ candidate, score }) => ({ memory_id: candidate.id, score })), citations });
 }
 

@@ -1,4 +1,4 @@
-import type { Citation, Document, DocumentChunk } from '@agent-platform/proto/agents/v1/documents';
+import type { Document, DocumentChunk } from '@agent-platform/proto/agents/v1/documents';
 import { z } from 'zod';
 import { EndUserId, iso, isoOrNull, pathId, Paging, TenantQuery, Timestamp } from '../../../../../http/schemas.js';
 import { AgentId, Metadata, metadataOf } from '../schemas.js';
@@ -128,15 +128,3 @@ export const CitationSchema = z
 
 /** Shown beside `memories` wherever a turn's answer is. */
 export const Citations = z.array(CitationSchema).describe('The document chunks among `memories`, in the same order; the answer quotes them as [index].');
-
-export function citationBody(citation: Citation): z.output<typeof CitationSchema> {
-  return {
-    index: citation.index,
-    document_id: citation.documentId,
-    chunk_id: citation.chunkId,
-    title: citation.title ?? null,
-    page: citation.page ?? null,
-    heading: citation.heading,
-    snippet: citation.snippet,
-  };
-}

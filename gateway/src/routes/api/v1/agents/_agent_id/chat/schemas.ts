@@ -1,9 +1,9 @@
-import { characters, CHAT_MESSAGE_MAX } from '@agent-platform/kit';
+import { characters, CHAT_MESSAGE_MAX, citationBody } from '@agent-platform/kit';
 import type { ChatResponse, StreamChatResponse, ToolCall, Usage } from '@agent-platform/proto/agents/v1/chat';
 import { z } from 'zod';
 import type { ServerSentEvent } from '../../../../../../http/sse.js';
 import { EndUserId, iso, isoOrNull, Timestamp } from '../../../../../../http/schemas.js';
-import { citationBody, Citations } from '../../../memory/documents/schemas.js';
+import { Citations } from '../../../memory/documents/schemas.js';
 import { SearchResultSchema, searchResultBody } from '../../../memory/schemas.js';
 
 /** decisions §16: a turn may run with a past version of its agent's settings. */

@@ -1,8 +1,9 @@
+import { citationBody } from '@agent-platform/kit';
 import type { Session, SessionMessage } from '@agent-platform/proto/agents/v1/chat';
 import { z } from 'zod';
 import { iso, pathId, isoOrNull, Timestamp } from '../../../../../../http/schemas.js';
 import { AgentParams } from '../../schemas.js';
-import { citationBody, Citations } from '../../../memory/documents/schemas.js';
+import { Citations } from '../../../memory/documents/schemas.js';
 import { SearchResultSchema, searchResultBody } from '../../../memory/schemas.js';
 import { TOOL_CALL_STATUSES, toolCallBody, ToolCallSchema, usageBody, UsageSchema } from '../chat/schemas.js';
 
