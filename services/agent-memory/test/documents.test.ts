@@ -140,6 +140,23 @@ describe('uploaded files', () => {
     const [stored] = await service.database.query<{ count: string }>(`select count(*) from document_files where document_id = $1`, [documentId]);
     expect(stored?.count).toBe('0');
   });
+  test('no worker claims an upload before its original is stored: the document and its file are written in one transaction', async ({ service }) => {
+    // The original's row made slow to write, longer than the workers' poll (every 2 s): as a
+    // 20 MiB original is. Written apart, a worker claimed the document meanwhile, read an empty
+    // file and failed it as having no text.
+    await service.database.query(`create function slow_original() returns trigger language plpgsql as $$ begin perform pg_sleep(2.5); return new; end $$`);
+    await service.database.query(`create trigger slow_original before insert on document_files for each row execute function slow_original()`);
+    try {
+      const tenant = newTenant();
+      const call = tenantCall(tenant);
+      const agent = await service.createAgent(tenant);
+      const { document } = await service.documents.uploadDocument(uploadOf('Refunds are accepted within 30 days of delivery.', { agentId: agent.id, filename: 'refunds.txt', contentType: 'text/plain' }), call);
+      expect(await settled(service.documents, call, document!.id)).toMatchObject({ status: 'ready', chunks: 1 });
+    } finally {
+      await service.database.query(`drop trigger slow_original on document_files`);
+      await service.database.query(`drop function slow_original()`);
+    }
+  });
 });
 
 describe('web pages', () => {

@@ -125,7 +125,11 @@ export class DocumentsRepository {
     this.replica = replica;
   }
 
-  /** In the caller's transaction: the document and its original; `dueAt` set: work for the workers from then. */
+  /**
+   * In the caller's transaction: the document and its original; `dueAt` set: work for the workers
+   * from then. Two statements: outside a transaction a worker could claim the document before its
+   * original was written (a 20 MiB one takes long enough) and read an empty file.
+   */
   async insert(document: DocumentRecord, original: Buffer, work: { dueAt: Date | null; contentHash: string | null }): Promise<void> {
     await this.em.execute(
       `insert into "memory_documents" ("id", "tenant_id", "agent_id", "title", "source", "status", "error", "content_type", "filename", "bytes", "pages",

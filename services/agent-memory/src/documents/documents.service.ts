@@ -135,7 +135,7 @@ export class DocumentsService {
       { title, metadata, userId, source: 'upload', contentType, filename: header.filename || null, bytes: original.length, url: null, refreshSeconds: null },
       now,
     );
-    await this.options.documents.insert(document, original, { dueAt: now, contentHash: null });
+    await this.options.em.transactional(() => this.options.documents.insert(document, original, { dueAt: now, contentHash: null }));
     this.options.wake();
     return document;
   }
@@ -159,7 +159,7 @@ export class DocumentsService {
     }
     errors.throwIfAny();
     const document = this.newDocument(actor, agent, { title, metadata, userId, source: 'url', contentType: null, filename: null, bytes: 0, url, refreshSeconds }, now);
-    await this.options.documents.insert(document, Buffer.alloc(0), { dueAt: now, contentHash: null });
+    await this.options.em.transactional(() => this.options.documents.insert(document, Buffer.alloc(0), { dueAt: now, contentHash: null }));
     this.options.wake();
     return document;
   }
