@@ -4,9 +4,9 @@
  *    each loaded twice, alternating, from a load generator in a third process: the ratio is what
  *    to compare, with the garbage-collection pauses of the platform's main thread over those rounds;
  *  - the overhead of a chat turn with the offline model (everything but a real model): p50, p95;
- *  - restart time with BENCH_MEMORY_ITEMS items stored (default 100,000; documents of ~1,250
- *    chunks each), and the platform's RSS after it (measured first, so the load runs on an index
- *    loaded from its files, not one still building).
+ *  - restart time with BENCH_MEMORY_ITEMS items stored (default 100,000; documents of ~1,600
+ *    chunks each, on varied subjects: documents.ts), and the platform's RSS after it (measured
+ *    first, so the load runs on an index loaded from its files, not one still building).
  * Run: node --conditions=agent-platform-source --import tsx test/bench/agent-memory.ts   (BENCH_MEMORY_ITEMS=10000 for a quick run)
  * BENCH_MEMORY_DATA_DIR keeps the platform's data there: the next run (of this checkout or
  * another) stores nothing and searches the same memory. Runs that each store their own differed by

@@ -16,7 +16,7 @@ import { recordFigure } from './figures.js';
 import { CONNECTIONS, describeLoad, LOAD_SECONDS, QUICK, runLoad, type LoadOptions, type LoadResult } from './load.js';
 import { dataOf, signIn, startPlatform } from './platform.js';
 
-/** Documents of ~1,250 chunks each: the agent's memory holds about this many items times 1,250. */
+/** Documents of ~1,600 chunks each: the agent's memory holds about this many items times 1,600. */
 const DOCUMENTS = Number(process.env.BENCH_MCP_DOCUMENTS ?? (QUICK ? 1 : 4));
 const UNLIMITED = { RATE_LIMITS: 'free:0/0,pro:0/0,enterprise:0/0' };
 const TARGET = 0.8;

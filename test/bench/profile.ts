@@ -97,7 +97,7 @@ const existing = dataOf(await client.GET('/api/v1/agents'), 'listing agents').ag
 const createAgent = async (): Promise<string> =>
   dataOf(await client.POST('/api/v1/agents', { body: { name: 'Profile', type: 'assistant', memory_types: ['semantic', 'episodic'] } }), 'creating an agent').id;
 const agentId = existing ?? (await createAgent());
-// BENCH_PROFILE_DOCUMENTS=n stores n documents of ~1 MB (~1,250 items each) first, for search at
+// BENCH_PROFILE_DOCUMENTS=n stores n documents of ~1 MB (~1,600 items each) first, for search at
 // scale (once: an agent kept in BENCH_PROFILE_DATA_DIR already has them).
 for (let index = 0; !existing && index < Number(process.env.BENCH_PROFILE_DOCUMENTS ?? 0); index += 1) {
   dataOf(await client.POST('/api/v1/memory/documents', { body: { agent_id: agentId, content: documentText(index) } }), 'storing a document');

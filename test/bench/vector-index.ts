@@ -18,6 +18,7 @@ import { fileURLToPath } from 'node:url';
 import { cosine, normalised } from '../../services/agent-memory/src/models/embedder.js';
 import { EmbeddedVectorStore } from '../../services/agent-memory/src/vectors/embedded-vector-store.js';
 import { type VectorRecord, type VectorSource } from '../../services/agent-memory/src/vectors/vector-store.js';
+import { seededRandom } from './seeded-random.js';
 
 // The hashing embedder's width by default; BENCH_VECTOR_DIMENSIONS=484 measures the hybrid embedder's.
 const DIMENSIONS = Number(process.env.BENCH_VECTOR_DIMENSIONS ?? 384);
@@ -43,17 +44,6 @@ export interface VectorIndexBenchRow {
   recallAt10: number;
   closeMs: number;
   restartMs: number;
-}
-
-/** mulberry32: small, fast and seedable, so every run measures the same vectors. */
-function seededRandom(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = Math.imul(state ^ (state >>> 15), state | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 function generator(seed: number) {
