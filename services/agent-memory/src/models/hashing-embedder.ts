@@ -1,4 +1,4 @@
-import { normalised, type Embedder } from './embedder.js';
+import { embedInSlices, normalised, type Embedder } from './embedder.js';
 
 export const HASHING_MODEL = 'hashing';
 export const HASHING_DEFAULT_DIMENSIONS = 384;
@@ -53,10 +53,7 @@ export class HashingEmbedder implements Embedder {
   }
 
   embed(texts: readonly string[], signal?: AbortSignal): Promise<Float32Array[]> {
-    return new Promise((resolve) => {
-      signal?.throwIfAborted();
-      resolve(texts.map((text) => this.embedOne(text)));
-    });
+    return embedInSlices(texts, (text) => this.embedOne(text), signal);
   }
 
   embedOne(text: string): Float32Array {

@@ -1,5 +1,5 @@
 import { stemmer } from 'stemmer';
-import { normalised, type Embedder } from './embedder.js';
+import { embedInSlices, normalised, type Embedder } from './embedder.js';
 import { HASHING_DEFAULT_DIMENSIONS, HASHING_MODEL, HashingEmbedder, STOP_WORDS, wordTokens } from './hashing-embedder.js';
 import { WORD_VECTOR_DIMENSIONS } from './word-vector-file.js';
 import { sharedWordVectors, type WordVectors } from './word-vectors.js';
@@ -59,7 +59,7 @@ export class HybridEmbedder implements Embedder {
     if (texts.length === 0) return [];
     const words = await this.wordVectors();
     signal?.throwIfAborted();
-    return texts.map((text) => this.embedOne(text, words));
+    return embedInSlices(texts, (text) => this.embedOne(text, words), signal);
   }
 
   embedOne(text: string, words: WordVectors): Float32Array {

@@ -93,4 +93,13 @@ describe.each(embedders)('Embedder contract: %s', (_name, create) => {
     const reason = new Error('gone');
     await expect(create().embed(texts, AbortSignal.abort(reason))).rejects.toBe(reason);
   });
+
+  it("lets the process's other work run while it embeds a document's many chunks", async () => {
+    const chunks = Array.from({ length: 1_000 }, (_, index) => `Chunk ${index}: refunds for order ord_${index} are handled within ${index % 30} days.`);
+    const embedding = create().embed(chunks);
+    let otherWorkRan = false;
+    setImmediate(() => (otherWorkRan = true));
+    expect(await embedding).toHaveLength(chunks.length);
+    expect(otherWorkRan).toBe(true);
+  });
 });
