@@ -1,4 +1,4 @@
-import { seededRandom } from './seeded-random.js';
+import { seededRandom } from '@agent-platform/kit/testing';
 import { TOPICS, type Topic } from './topics.js';
 
 /** Just under the 1,000,000-character limit of a document. */

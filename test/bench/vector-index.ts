@@ -18,7 +18,7 @@ import { fileURLToPath } from 'node:url';
 import { cosine, normalised } from '../../services/agent-memory/src/models/embedder.js';
 import { EmbeddedVectorStore } from '../../services/agent-memory/src/vectors/embedded-vector-store.js';
 import { type VectorRecord, type VectorSource } from '../../services/agent-memory/src/vectors/vector-store.js';
-import { seededRandom } from './seeded-random.js';
+import { seededRandom } from '@agent-platform/kit/testing';
 
 // The hashing embedder's width by default; BENCH_VECTOR_DIMENSIONS=484 measures the hybrid embedder's.
 const DIMENSIONS = Number(process.env.BENCH_VECTOR_DIMENSIONS ?? 384);

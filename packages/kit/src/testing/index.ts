@@ -12,3 +12,4 @@ export { migratedSchemaDrift, schemaDrift } from './schema.js';
 export { spawnChildService, type ChildService } from './child-service.js';
 export { startReceiver, type Answer, type Answerer, type ReceivedRequest, type Receiver, type RequestMatch, type WaitOptions } from './receiver.js';
 export { ManualClock } from './manual-clock.js';
+export { seededRandom } from './seeded-random.js';

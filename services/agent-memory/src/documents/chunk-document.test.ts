@@ -1,16 +1,7 @@
+import { seededRandom } from '@agent-platform/kit/testing';
 import { describe, expect, it } from 'vitest';
 import { chunkDocument, type DocumentBlock, type DocumentChunk, type ParsedDocument } from './parsing.js';
 
-/** A small seeded generator (mulberry32): the property cases are random but reproducible. */
-function random(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = Math.imul(state ^ (state >>> 15), state | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const WORDS = ['refund', 'parcel', 'invoice', 'warranty', 'courier', 'Lisbon', 'customer', 'delivery', 'naïve', '東京'];
 
@@ -31,7 +22,7 @@ const row = (text: string, tableHeader?: string): DocumentBlock => ({ kind: 'tab
  * three times maxChars, tables whose rows are marked `row-N` (one in a while longer than maxChars).
  */
 function randomDocument(seed: number, maxChars: number): { parsed: ParsedDocument; paths: Map<DocumentBlock, string[]> } {
-  const next = random(seed);
+  const next = seededRandom(seed);
   const blocks: DocumentBlock[] = [];
   const paths = new Map<DocumentBlock, string[]>();
   let path: { level: number; text: string }[] = [];

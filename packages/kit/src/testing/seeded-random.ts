@@ -1,4 +1,4 @@
-/** mulberry32: small, fast and seedable, so every run measures the same data. Numbers in [0, 1). */
+/** mulberry32: small, fast and seedable, so a test or a bench sees the same data every run. Numbers in [0, 1). */
 export function seededRandom(seed: number): () => number {
   let state = seed >>> 0;
   return () => {
