@@ -33,6 +33,9 @@ describe('uploads from a browser whose network changes under them', () => {
       const mismatches: string[] = [];
       try {
         for (let next = 0; next < UPLOADS; next += AT_ONCE) {
+          // Each batch starts throttled, so the timer's next change comes before it can end.
+          await cdp.send('Network.emulateNetworkConditions', { offline: false, latency: 20, downloadThroughput: -1, uploadThroughput: 96 * 1024 });
+          throttled = true;
           const changesBefore = changes;
           const batch = files.slice(next, next + AT_ONCE).map((bytes, offset) => ({ index: next + offset, base64: bytes.toString('base64') }));
           const answers = await page.evaluate(
@@ -49,7 +52,7 @@ describe('uploads from a browser whose network changes under them', () => {
             { batch, token: tokens!.access_token, agentId: agent!.id },
           );
           // The sentinel that the network changed while this batch was on its way.
-          expect(changes - changesBefore).toBeGreaterThan(1);
+          expect(changes - changesBefore).toBeGreaterThan(0);
           for (const answer of answers) {
             if (answer.status !== 202) {
               mismatches.push(`upload ${answer.index}: ${answer.status} ${answer.body}`);

@@ -1,19 +1,9 @@
+import { seededRandom } from '@agent-platform/kit/testing';
 import { describe, expect, it } from 'vitest';
 import { chunkSpans, chunkText, type ChunkSpan } from './chunking.js';
 
 const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 
-/** A small seeded generator (mulberry32): the property cases are random but reproducible. */
-function random(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 function sentence(words: number, next: () => number): string {
   const vocabulary = ['invoice', 'INV-20931', 'shipped', 'the', 'a', 'customer', 'Straße', '東京', 'naïve', 'é', 'data'];
@@ -63,7 +53,7 @@ describe('chunkText', () => {
   });
 
   it('cuts after a sentence when there are no paragraphs, and overlaps by about overlapChars', () => {
-    const next = random(7);
+    const next = seededRandom(7);
     const text = Array.from({ length: 60 }, () => sentence(12, next)).join(' ');
     const spans = chunkSpans(text, { maxChars: 500, overlapChars: 100 });
     expect(spans.length).toBeGreaterThan(3);
@@ -123,7 +113,7 @@ describe('chunkText', () => {
   });
 
   it('covers every character in order, whatever the text and options (property)', () => {
-    const next = random(20_931);
+    const next = seededRandom(20_931);
     const pieces = ['word', ' ', '  ', '\n', '\r\n', '\n\n', '\r\n\r\n', '.', '! ', '😀', 'é', '東京', '\t', 'x'.repeat(40), ' '.repeat(60), 'INV-20931'];
     for (let round = 0; round < 400; round += 1) {
       const length = Math.floor(next() * 120);

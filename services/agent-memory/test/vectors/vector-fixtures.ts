@@ -6,17 +6,8 @@ import { newId } from '@agent-platform/kit';
 import { cosine, normalised } from '../../src/models/embedder.js';
 import { type VectorRecord, type VectorSource, type VectorStoreLogger } from '../../src/vectors/vector-store.js';
 
-/** A seeded generator (mulberry32), so a failing case can be replayed. */
-export function seededRandom(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+/** A seeded generator, so a failing case can be replayed. */
+export { seededRandom } from '@agent-platform/kit/testing';
 
 /** A direction drawn uniformly on the unit sphere. */
 export function randomUnit(random: () => number, dimensions: number): Float32Array {
