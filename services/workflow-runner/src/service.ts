@@ -135,7 +135,7 @@ function assemble(config: WorkflowRunnerConfig, deps: WorkflowRunnerDeps, orm: O
   let started = false;
   let ingressServing = false;
   let unobserveBacklog: (() => void) | undefined;
-  const ingressDrain = new HttpDrain(ingress.server);
+  const ingressDrain = new HttpDrain(ingress.server, { awaitClientsClosing: true });
   return {
     inProcess: server.inProcess(),
     inProcessIngress: inProcessIngress(ingress, () => ingressServing),

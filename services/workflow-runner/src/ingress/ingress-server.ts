@@ -12,13 +12,23 @@ export interface IngressOptions {
 /** Where the gateway's `/hooks/*` lands (untouched: method, headers, raw body). */
 export const INGRESS_PREFIX = '/hooks';
 
+/** How long an idle connection to the ingress stays open, as advertised to its callers. */
+const INGRESS_KEEP_ALIVE_MS = 5_000;
+
 /**
  * The runner's small HTTP ingress for inbound webhooks. Bodies are read raw whatever their content
  * type and parsed here, so a sender's bytes reach the workflow as sent; answers follow decisions §2.
  */
 export function buildIngress(options: IngressOptions): FastifyInstance {
-  // Draining serves what still arrives (HttpDrain in service.ts), never a 503 for closing.
-  const app = Fastify({ bodyLimit: options.bodyLimitBytes, logger: false, return503OnClosing: false });
+  const app = Fastify({
+    bodyLimit: options.bodyLimitBytes,
+    logger: false,
+    // Draining serves what still arrives (HttpDrain in service.ts), never a 503 for closing.
+    return503OnClosing: false,
+    // Node's default, not Fastify's 72 s (kept for cloud load balancers, which this has none of):
+    // the gateway closes an idle connection 2 s before this, and a drain waits for that.
+    keepAliveTimeout: INGRESS_KEEP_ALIVE_MS,
+  });
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('*', { parseAs: 'buffer' }, (_request, body, done) => done(null, body));
   app.addHook('onRequest', httpServerTelemetry.onRequest);
