@@ -127,6 +127,8 @@ function skipSpace(text: string, offset: number): number {
   return index;
 }
 
+/** What `/\s/` matches, without a string and a regular expression per character for ASCII. */
 function isSpace(code: number): boolean {
+  if (code < 0x80) return code === 0x20 || (code >= 0x09 && code <= 0x0d);
   return /\s/.test(String.fromCharCode(code));
 }

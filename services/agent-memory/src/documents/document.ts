@@ -39,9 +39,15 @@ export function unsupportedDocument(message: string, cause?: unknown): DomainErr
   return new DomainError('unsupported_document', message, cause === undefined ? {} : { cause });
 }
 
+/**
+ * Runs of white space (line breaks included) that are not already one space. Matching every
+ * space, as `/\s+/` does, replaced each word gap of a 20 MiB text with itself: 50 times slower.
+ */
+const SPACE_TO_COLLAPSE = /\s{2,}|[^\S ]/g;
+
 /** Runs of white space (line breaks included) as one space, trimmed. */
 export function collapseSpace(text: string): string {
-  return text.replace(/\s+/g, ' ').trim();
+  return text.replace(SPACE_TO_COLLAPSE, ' ').trim();
 }
 
 /** Code keeps its lines and indentation; only trailing spaces and blank lines around it go. */
