@@ -39,6 +39,7 @@ const schema = z
     DOCUMENT_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(2),
     DOCUMENT_FETCH_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(30_000),
     DOCUMENT_LEASE_MS: z.coerce.number().int().min(1_000).max(600_000).default(15_000),
+    DOCUMENT_READ_MEMORY_MB: z.coerce.number().int().min(64).max(16_384).default(256),
     EXTRACTION_MAX_ATTEMPTS: z.coerce.number().int().min(1).max(20).default(5),
     EXTRACTION_RETRY_MS: z.coerce.number().int().min(10).max(600_000).default(2_000),
     LOG_LEVEL: env.logLevel(),
@@ -128,6 +129,8 @@ export interface AgentMemoryConfig {
   documentConcurrency: number;
   /** A web page's whole fetch, redirects included. */
   documentFetchTimeoutMs: number;
+  /** The heap a reading thread may grow to while it parses and chunks one document. */
+  documentReadMemoryMb: number;
   /** A replica's claim of a document, renewed every third of it while it works: how soon another takes over from a replica that died. */
   documentLeaseMs: number;
   /** Attempts of one turn's extraction before it is left failed. */
@@ -179,6 +182,7 @@ export function loadAgentMemoryConfig(environment: Record<string, string | undef
     documentConcurrency: parsed.DOCUMENT_CONCURRENCY,
     documentFetchTimeoutMs: parsed.DOCUMENT_FETCH_TIMEOUT_MS,
     documentLeaseMs: parsed.DOCUMENT_LEASE_MS,
+    documentReadMemoryMb: parsed.DOCUMENT_READ_MEMORY_MB,
     extractionMaxAttempts: parsed.EXTRACTION_MAX_ATTEMPTS,
     extractionRetryMs: parsed.EXTRACTION_RETRY_MS,
     logLevel: parsed.LOG_LEVEL,

@@ -288,7 +288,7 @@ function assemble(config: AgentMemoryConfig, deps: AgentMemoryDeps, orm: Orm): A
     feed: (evalId) => feeder.feed(evalId),
     clock,
   });
-  const { documents, workers: documentWorkers } = assembleDocuments({
+  const { documents, workers: documentWorkers, reader: documentReader } = assembleDocuments({
     em,
     replica,
     agents: agentsRepository,
@@ -381,7 +381,7 @@ function assemble(config: AgentMemoryConfig, deps: AgentMemoryDeps, orm: Orm): A
         feeder.stop(drain.graceMs),
         reembedding.stop(drain.graceMs),
       ]);
-      await runProgress.stop();
+      await Promise.all([runProgress.stop(), documentReader.close()]);
       if (started) await relay.stop();
       started = false;
       identity?.close();

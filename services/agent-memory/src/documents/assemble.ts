@@ -8,6 +8,7 @@ import type { MemoryBulkDeleteRepository } from '../memory/memory-bulk-delete.re
 import type { MemoryRepository } from '../memory/memory.repository.js';
 import type { MemoryService } from '../memory/memory.service.js';
 import type { Embedder } from '../models/embedder.js';
+import { DocumentReader } from './document-reader.js';
 import { DocumentWork } from './document-work.js';
 import { DocumentsRepository, type ClaimedDocument } from './documents.repository.js';
 import { DocumentsService } from './documents.service.js';
@@ -15,8 +16,9 @@ import { DocumentsService } from './documents.service.js';
 const DOCUMENT_POLL_INTERVAL_MS = 2_000;
 
 /**
- * Documents wired for the composition root: the service the RPCs call, and this replica's workers,
- * which it wakes when a document is due now and which poll for what other replicas queued.
+ * Documents wired for the composition root: the service the RPCs call, this replica's workers,
+ * which it wakes when a document is due now and which poll for what other replicas queued, and
+ * the threads they read originals on (closed after the workers stop).
  */
 export function assembleDocuments(deps: {
   em: EntityManager;
@@ -29,13 +31,14 @@ export function assembleDocuments(deps: {
   embedder: Embedder;
   policy: OutboundPolicy;
   http: OutboundHttp;
-  config: Pick<AgentMemoryConfig, 'documentMaxBytes' | 'documentFetchTimeoutMs' | 'documentLeaseMs' | 'documentConcurrency'>;
+  config: Pick<AgentMemoryConfig, 'documentMaxBytes' | 'documentFetchTimeoutMs' | 'documentLeaseMs' | 'documentConcurrency' | 'documentReadMemoryMb'>;
   /** Runs a worker's job in a database context of its own. */
   inContext: <T>(run: () => Promise<T>) => Promise<T>;
   logger: Logger;
-}): { documents: DocumentsService; workers: LeasedWorkLoop<ClaimedDocument> } {
+}): { documents: DocumentsService; workers: LeasedWorkLoop<ClaimedDocument>; reader: DocumentReader } {
   const { em, config, logger } = deps;
   const repository = new DocumentsRepository(em, deps.replica);
+  const reader = new DocumentReader({ threads: config.documentConcurrency, memoryMb: config.documentReadMemoryMb, logger });
   const work = new DocumentWork({
     em,
     documents: repository,
@@ -43,6 +46,7 @@ export function assembleDocuments(deps: {
     bulkDeletes: deps.bulkDeletes,
     memoryService: deps.memoryService,
     embedder: deps.embedder,
+    reader,
     http: deps.http,
     maxBytes: config.documentMaxBytes,
     fetchTimeoutMs: config.documentFetchTimeoutMs,
@@ -68,5 +72,5 @@ export function assembleDocuments(deps: {
     maxBytes: config.documentMaxBytes,
     wake: () => workers.wake(),
   });
-  return { documents, workers };
+  return { documents, workers, reader };
 }

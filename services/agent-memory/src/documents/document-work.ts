@@ -8,10 +8,12 @@ import type { NewMemoryItem } from '../memory/memory-items.js';
 import type { MemoryBulkDeleteRepository } from '../memory/memory-bulk-delete.repository.js';
 import type { MemoryRepository } from '../memory/memory.repository.js';
 import type { MemoryService } from '../memory/memory.service.js';
-import { chunkMetadata, contentHash, DOCUMENT_CHANGE, textChunks } from './document-chunks.js';
+import { chunkMetadata, contentHash, DOCUMENT_CHANGE } from './document-chunks.js';
 import type { ClaimedDocument, DocumentOutcome, DocumentRecord, DocumentsRepository } from './documents.repository.js';
 import { fetchPage, PageFetchError } from './page-fetch.js';
-import { chunkDocument, inspectDocument, parseDocument, type DocumentChunk, type DocumentFormat } from './parsing.js';
+import type { DocumentReader } from './document-reader.js';
+import type { DocumentChunk } from './parsing.js';
+import type { Original, ReadDocument } from './reading.js';
 
 export interface DocumentWorkOptions {
   em: EntityManager;
@@ -21,6 +23,8 @@ export interface DocumentWorkOptions {
   /** Keeps the vector index in step with the chunks written. */
   memoryService: MemoryService;
   embedder: Embedder;
+  /** Reads originals into chunks, off the service's thread. */
+  reader: DocumentReader;
   /** Dials every address through the outbound guard. */
   http: OutboundHttp;
   /** DOCUMENT_MAX_BYTES: the largest page fetched. */
@@ -65,36 +69,29 @@ export class DocumentWork {
   }
 
   private async work(document: ClaimedDocument, signal: AbortSignal, now: Date): Promise<void> {
-    let original: { bytes: Buffer; contentType: string | null; format: DocumentFormat | 'plain_text' };
-    let chunks: DocumentChunk[];
-    let parsed: { title: string | null; pages: number | null };
+    let original: Original & { bytes: Buffer };
+    let read: ReadDocument;
     try {
       if (document.attempt > MAX_ATTEMPTS) throw new PageFetchError(`gave up after ${MAX_ATTEMPTS} attempts`, false);
       original = await this.original(document, signal);
-      if (original.format === 'plain_text') {
-        chunks = textChunks(original.bytes.toString('utf8'));
-        parsed = { title: null, pages: null };
-      } else {
-        const parsedDocument = await parseDocument({ bytes: original.bytes, format: original.format, ...(document.url ? { url: document.url } : {}) });
-        chunks = chunkDocument(parsedDocument);
-        parsed = parsedDocument;
-      }
+      read = await this.options.reader.read(original, signal);
       // Nothing to search or cite: failed, with why, rather than ready and empty.
-      if (chunks.length === 0) throw new DomainError('unsupported_document', 'The document has no text to keep (a scanned PDF is only images; it needs text recognition first).');
+      if (read.chunks.length === 0) throw new DomainError('unsupported_document', 'The document has no text to keep (a scanned PDF is only images; it needs text recognition first).');
     } catch (error) {
       await this.failed(document, error, now);
       return;
     }
+    const { chunks } = read;
     const hash = contentHash(chunks);
-    const title = document.title ?? parsed.title ?? document.filename ?? document.url;
-    const fetched = document.source === 'url' ? { contentType: original.contentType ?? undefined, bytes: original.bytes.length } : {};
+    const title = document.title ?? read.title ?? document.filename ?? document.url;
+    const fetched = document.source === 'url' ? { contentType: read.contentType ?? undefined, bytes: original.bytes.length } : {};
     const outcome: DocumentOutcome = {
       status: 'ready',
       error: null,
       resetAttempts: true,
       ...(document.title === null ? { title } : {}),
       chunks: chunks.length,
-      pages: parsed.pages,
+      pages: read.pages,
       ...(fetched.contentType === undefined ? {} : { contentType: fetched.contentType }),
       ...(fetched.bytes === undefined ? {} : { bytes: fetched.bytes }),
       contentHash: hash,
@@ -131,17 +128,14 @@ export class DocumentWork {
     return this.options.documents.release(document);
   }
 
-  /** The original to parse, and its format: a page fetched now, a stored file, a stored text. */
-  private async original(document: ClaimedDocument, signal: AbortSignal): Promise<{ bytes: Buffer; contentType: string | null; format: DocumentFormat | 'plain_text' }> {
+  /** The original to read: a page fetched now, a stored file, a stored text. */
+  private async original(document: ClaimedDocument, signal: AbortSignal): Promise<Original & { bytes: Buffer }> {
     if (document.source === 'url') {
       const page = await fetchPage(this.options.http, document.url!, { timeoutMs: this.options.fetchTimeoutMs, maxBytes: this.options.maxBytes, signal });
-      const { format, contentType } = await inspectDocument({ bytes: page.bytes, contentType: page.contentType, filename: new URL(page.url).pathname });
-      return { bytes: page.bytes, contentType, format };
+      return { bytes: page.bytes, kind: 'file', contentType: page.contentType, filename: new URL(page.url).pathname, url: document.url! };
     }
     const bytes = await this.options.documents.file(document.id);
-    if (document.source === 'text') return { bytes, contentType: document.contentType, format: 'plain_text' };
-    const { format } = await inspectDocument({ bytes, contentType: document.contentType ?? '', filename: document.filename ?? '' });
-    return { bytes, contentType: document.contentType, format };
+    return { bytes, kind: document.source === 'text' ? 'text' : 'file', contentType: document.contentType ?? '', filename: document.filename ?? '' };
   }
 
   /**

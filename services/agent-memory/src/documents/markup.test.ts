@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { brokenDocx, DOCUMENT_TITLE, htmlPageWithChrome, pageSentence, RETURNS_TABLE, sampleDocx, sampleMarkdown } from '../../test/fixtures/documents.js';
+import { markdownBlocks, markdownSegments } from './markdown.js';
 import { parseDocument, type DocumentBlock } from './parsing.js';
 
 const text = (value: string): Uint8Array => new TextEncoder().encode(value);
@@ -103,5 +104,35 @@ describe('parseDocument: Markdown', () => {
     const { blocks } = await parseDocument({ bytes: text('- Parcels\n  - Small parcels\n\n- Letters\n\n  Sent the same day.\n'), format: 'markdown' });
 
     expect(outline(blocks)).toEqual(['list_item: Parcels', 'list_item: Small parcels', 'list_item: Letters', 'list_item: Sent the same day.']);
+  });
+
+  it('reads a long file a segment at a time, each cut before a heading, as it reads it whole', () => {
+    // Everything a cut before a heading line could break: code and raw HTML holding heading-like
+    // lines, a list and a quote a heading ends, a reference defined after its use, a setext heading.
+    const document = [
+      `# Guide\n\nSee [the returns page][returns] first.\n`,
+      '```\n# not a heading: code\n\n# nor this\n```\n',
+      '~~~~md\n## still code\n~~~\n# still code, the fence needs four\n~~~~\n',
+      '<!--\n# a comment\n\n-->\n',
+      '<pre>\nkeep\n\n# as written\n</pre>\n',
+      '## Lists\n\n- first\n- second\n',
+      '## Quotes\n\n> quoted\nlazily continued\n',
+      'Setext heading\n--------------\n\nUnder it.\n',
+      '### Table\n\n| Item | Days |\n| --- | --- |\n| Shoes | 30 |\n',
+      '[returns]: https://shop.example/returns\n',
+      sampleMarkdown(),
+    ].join('\n');
+    expect(markdownSegments(document, 1).length).toBeGreaterThanOrEqual(6);
+    expect(markdownSegments(document, 1).join('')).toBe(document);
+
+    const whole = markdownBlocks(document, Number.POSITIVE_INFINITY);
+    expect(markdownBlocks(document, 1)).toEqual(whole);
+    expect(outline(whole).slice(0, 2)).toEqual(['heading 1: Guide', 'paragraph: See the returns page first.']);
+    expect(whole.filter((block) => block.kind === 'code').map((block) => block.text)).toEqual([
+      '# not a heading: code\n\n# nor this',
+      '## still code\n~~~\n# still code, the fence needs four',
+      'keep\n\n# as written',
+      'tracking: PT774120\ncarrier: CTT',
+    ]);
   });
 });

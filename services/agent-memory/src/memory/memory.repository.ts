@@ -136,6 +136,9 @@ const foundById = scoped<FoundRow>('memory_found_by_id', byIdsSql(FOUND_COLUMNS)
 const candidatesInScope = scoped<CandidateRow>('memory_candidates_in_scope', (scope) => `select ${CANDIDATE_COLUMNS} from "memory_items" where ${scope}`);
 const countInScope = scoped<{ count: string }>('memory_count_in_scope', (scope) => `select count(*) as "count" from "memory_items" where ${scope}`);
 
+/** Items one statement inserts: a few MB of SQL for a document's chunks. */
+const INSERT_BATCH_ROWS = 500;
+
 /**
  * Memory items one at a time, and search over them (their history: memory-history.repository.ts;
  * deletions of many: memory-bulk-delete.repository.ts). Every statement is scoped by tenant and agent.
@@ -150,11 +153,18 @@ export class MemoryRepository {
     this.history = new MemoryHistoryRepository(em);
   }
 
-  /** In the caller's transaction: items (a document's chunks, say), each with its ADD in history. */
+  /**
+   * In the caller's transaction: items (a document's chunks, say), each with its ADD in history,
+   * INSERT_BATCH_ROWS to a statement. The ORM writes a statement's values into its text: one
+   * statement of a 20 MiB text's 26,666 chunks was about 100 MB of SQL, and building it held the
+   * service's thread for seconds.
+   */
   async insert(items: readonly NewMemoryItem[], change: ChangeSource): Promise<void> {
-    if (items.length === 0) return;
-    await this.em.insertMany(MemoryItem, items.map((item) => ({ ...item, embedding: toBytes(item.embedding), updatedAt: null })));
-    await this.history.recordAdditions(items, change);
+    for (let from = 0; from < items.length; from += INSERT_BATCH_ROWS) {
+      const batch = items.slice(from, from + INSERT_BATCH_ROWS);
+      await this.em.insertMany(MemoryItem, batch.map((item) => ({ ...item, embedding: toBytes(item.embedding), updatedAt: null })));
+      await this.history.recordAdditions(batch, change);
+    }
   }
 
   /** Newest first; with `userId`, that end user's items only. */

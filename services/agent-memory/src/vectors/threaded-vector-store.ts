@@ -13,6 +13,7 @@
  */
 import { Worker } from 'node:worker_threads';
 import { DomainError } from '@agent-platform/kit';
+import { threadEntry } from '../thread-entry.js';
 import { observeIndexStats, unobserveIndexStats, type VectorIndexStats } from './embedded-vector-store.js';
 import { type FromThread, type SourceMethod, type ThreadCalls, type ThreadOptions, type ToThread, transferableError } from './vector-thread-protocol.js';
 import type { AgentRef, SimilarityQuery, VectorHit, VectorQuery, VectorRecord, VectorSource, VectorStore, VectorStoreLogger } from './vector-store.js';
@@ -27,12 +28,6 @@ export interface ThreadedVectorStoreOptions extends ThreadOptions {
 type Answer = { resolve: (value: unknown) => void; reject: (error: unknown) => void };
 
 const REOPEN_DELAY_MS = 1_000;
-
-/** Where the thread's code is: beside this file, as TypeScript (run through tsx) or as built JavaScript. */
-function threadEntry(): { url: URL; execArgv: string[] } {
-  const typescript = import.meta.url.endsWith('.ts');
-  return { url: new URL(typescript ? './vector-thread.ts' : './vector-thread.js', import.meta.url), execArgv: typescript ? ['--import', 'tsx'] : [] };
-}
 
 export class ThreadedVectorStore implements VectorStore {
   readonly kind = 'embedded';
@@ -135,8 +130,8 @@ export class ThreadedVectorStore implements VectorStore {
   /** Starts a thread and opens its store on the source; a thread that cannot open is stopped. */
   private async openThread(): Promise<void> {
     const { logger: _logger, reopenDelayMs: _reopenDelayMs, ...threadOptions } = this.options;
-    const entry = threadEntry();
-    const thread = new Worker(entry.url, { workerData: threadOptions satisfies ThreadOptions, execArgv: entry.execArgv, name: 'vector-index' });
+    const entry = threadEntry('vector-thread', import.meta.url);
+    const thread = new Worker(entry.url, { workerData: threadOptions satisfies ThreadOptions, ...(entry.execArgv === undefined ? {} : { execArgv: entry.execArgv }), name: 'vector-index' });
     thread.on('message', (message: FromThread) => this.receive(thread, message));
     thread.on('error', (error: Error) => this.options.logger?.error({ err: error }, 'vector index thread failed'));
     thread.on('exit', (code) => this.exited(thread, code));
