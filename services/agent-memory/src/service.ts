@@ -46,6 +46,7 @@ import { MEMORY_SERVICE_NAME, memoryHandlers } from './memory/memory.grpc.js';
 import { MemoryBulkDeleteRepository } from './memory/memory-bulk-delete.repository.js';
 import { MemoryHistoryRepository } from './memory/memory-history.repository.js';
 import { MemoryRepository } from './memory/memory.repository.js';
+import { MemorySearchRepository } from './memory/memory-search.repository.js';
 import { MemoryService } from './memory/memory.service.js';
 import { Reembedding } from './memory/reembedding.js';
 import { ReembeddingRepository } from './memory/reembedding.repository.js';
@@ -193,7 +194,7 @@ function assemble(config: AgentMemoryConfig, deps: AgentMemoryDeps, orm: Orm): A
     pollIntervalMs: REEMBED_POLL_INTERVAL_MS,
     logger: logger.child({ component: 'reembedding' }),
   });
-  const memory = new MemoryService({ em, agents: agentsRepository, recentAgents, memory: memoryRepository, history: new MemoryHistoryRepository(em), bulkDeletes: memoryBulkDeletes, embedder, vectors, logger, notYetReembedded: () => reembedding.models });
+  const memory = new MemoryService({ em, agents: agentsRepository, recentAgents, memory: memoryRepository, search: new MemorySearchRepository(em), history: new MemoryHistoryRepository(em), bulkDeletes: memoryBulkDeletes, embedder, vectors, logger, notYetReembedded: () => reembedding.models });
   /** This replica, as the leases of its workers name it. */
   const replica = `${hostname()}-${process.pid}-${randomBytes(3).toString('hex')}`;
   const extractionQueue = new ExtractionRepository(em, replica);

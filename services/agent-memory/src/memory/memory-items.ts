@@ -141,3 +141,11 @@ export function viewOf(item: MemoryItemView | MemoryItem): MemoryItemView {
   const { id, agentId, memoryType, content, metadata, userId, createdAt, updatedAt } = item;
   return { id, agentId, memoryType, content, metadata, userId, createdAt, updatedAt };
 }
+
+/** The columns read of an item: without its vector (found), with it (a candidate to score). */
+const FOUND_COLUMN_NAMES = ['id', 'agent_id', 'document_id', 'user_id', 'memory_type', 'content', 'metadata', 'created_at', 'updated_at'];
+const CANDIDATE_COLUMN_NAMES = [...FOUND_COLUMN_NAMES, 'embedding'];
+export const FOUND_COLUMNS = FOUND_COLUMN_NAMES.map((name) => `"${name}"`).join(', ');
+export const CANDIDATE_COLUMNS = CANDIDATE_COLUMN_NAMES.map((name) => `"${name}"`).join(', ');
+/** The same, of the row an update names "item" (beside other tables' columns of the same names). */
+export const QUALIFIED_CANDIDATE_COLUMNS = CANDIDATE_COLUMN_NAMES.map((name) => `"item"."${name}"`).join(', ');

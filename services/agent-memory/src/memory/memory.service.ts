@@ -23,6 +23,7 @@ import type {
 import type { MemoryBulkDeleteRepository } from './memory-bulk-delete.repository.js';
 import type { MemoryHistoryRepository } from './memory-history.repository.js';
 import type { MemoryRepository } from './memory.repository.js';
+import type { MemorySearchRepository } from './memory-search.repository.js';
 
 export interface MemoryServiceOptions {
   em: EntityManager;
@@ -30,6 +31,7 @@ export interface MemoryServiceOptions {
   /** The agent of each search: read at most once in a while (a search changes nothing). */
   recentAgents: RecentAgents;
   memory: MemoryRepository;
+  search: MemorySearchRepository;
   history: MemoryHistoryRepository;
   bulkDeletes: MemoryBulkDeleteRepository;
   embedder: Embedder;
@@ -188,7 +190,7 @@ export class MemoryService {
     query: string,
     options: { limit: number; minScore: number; filter: Filter | undefined; memoryTypes: readonly string[]; audience: Audience | undefined },
   ): Promise<Ranked[]> {
-    const { embedder, memory } = this.options;
+    const { embedder, search } = this.options;
     const started = performance.now();
     const [queryVector] = await embedder.embed([query]);
     const scope: CandidateScope = {
@@ -199,8 +201,8 @@ export class MemoryService {
       audience: options.audience,
       embeddingModel: embedder.model,
     };
-    const exact = options.filter !== undefined && (await memory.count(scope)) <= EXACT_SCAN_MAX;
-    const scored = exact ? scoredExactly(queryVector!, await memory.candidates(scope, undefined)) : await this.hybridCandidates(scope, query, queryVector!, options);
+    const exact = options.filter !== undefined && (await search.count(scope)) <= EXACT_SCAN_MAX;
+    const scored = exact ? scoredExactly(queryVector!, await search.candidates(scope, undefined)) : await this.hybridCandidates(scope, query, queryVector!, options);
     const models = this.options.notYetReembedded?.() ?? [];
     if (models.length > 0) scored.push(...(await this.notYetReembedded(scope, models, query, queryVector!, options.limit, scored)));
     const ranked = rank(query, scored, { limit: options.limit, minScore: options.minScore });
@@ -214,7 +216,7 @@ export class MemoryService {
    * answer); an item the index lacks (a crash between the two) is scored from its stored vector.
    */
   private async hybridCandidates(scope: CandidateScope, query: string, queryVector: Float32Array, options: { limit: number; filter: Filter | undefined }): Promise<Scored[]> {
-    const { vectors, memory } = this.options;
+    const { vectors, search } = this.options;
     const owner = { tenantId: scope.tenantId, agentId: scope.agentId };
     const pool = Math.max(CANDIDATES_MIN, options.limit * CANDIDATES_PER_RESULT);
     const [nearest, lexical] = await Promise.all([
@@ -225,17 +227,17 @@ export class MemoryService {
         memoryTypes: scope.memoryTypes,
         ...(scope.audience ? { audience: scope.audience } : {}),
       }),
-      memory.lexicalMatches(scope, fullTextWords(query), pool),
+      search.lexicalMatches(scope, fullTextWords(query), pool),
     ]);
     const similarity = new Map(nearest.map((hit) => [hit.id, hit.score]));
     const lexicalOnly = lexical.filter((id) => !similarity.has(id));
     const [found, lexicalHits] = await Promise.all([
-      memory.found(scope, [...similarity.keys(), ...lexicalOnly]),
+      search.found(scope, [...similarity.keys(), ...lexicalOnly]),
       lexicalOnly.length === 0 ? [] : vectors.similarities({ ...owner, vector: queryVector, ids: lexicalOnly }),
     ]);
     for (const hit of lexicalHits) similarity.set(hit.id, hit.score);
     const unindexed = found.filter((item) => !similarity.has(item.id)).map((item) => item.id);
-    for (const { candidate, similarity: score } of scoredExactly(queryVector, await memory.candidates(scope, unindexed))) similarity.set(candidate.id, score);
+    for (const { candidate, similarity: score } of scoredExactly(queryVector, await search.candidates(scope, unindexed))) similarity.set(candidate.id, score);
     return found.flatMap((candidate) => {
       const score = similarity.get(candidate.id);
       return score === undefined ? [] : [{ candidate, similarity: score }];
@@ -251,7 +253,7 @@ export class MemoryService {
   private async notYetReembedded(scope: CandidateScope, models: readonly string[], query: string, queryVector: Float32Array, limit: number, scored: readonly Scored[]): Promise<Scored[]> {
     const pool = Math.max(CANDIDATES_MIN, limit * CANDIDATES_PER_RESULT);
     const seen = new Set(scored.map((entry) => entry.candidate.id));
-    const found = (await this.options.memory.otherModelMatches(scope, models, fullTextWords(query), pool)).filter((item) => !seen.has(item.id));
+    const found = (await this.options.search.otherModelMatches(scope, models, fullTextWords(query), pool)).filter((item) => !seen.has(item.id));
     if (found.length === 0) return [];
     const vectors = await this.options.embedder.embed(found.map(embeddedText));
     return found.map((candidate, index) => ({ candidate, similarity: cosine(queryVector, vectors[index]!) }));
