@@ -1,4 +1,4 @@
-import type { PromiseClient } from '@agent-platform/kit/grpc';
+import { sendingBytesUncopied, type PromiseClient } from '@agent-platform/kit/grpc';
 import { AgentServiceService } from '@agent-platform/proto/agents/v1/agents';
 import { ChatServiceService } from '@agent-platform/proto/agents/v1/chat';
 import { DatasetServiceService } from '@agent-platform/proto/agents/v1/datasets';
@@ -31,6 +31,9 @@ export interface AgentMemoryClients {
   health: HealthClient;
 }
 
+/** An upload's pieces (`data`, field 2 of UploadDocumentRequest) cross to agent-memory uncopied. */
+const DocumentService = sendingBytesUncopied(DocumentServiceService, 'uploadDocument', { name: 'data', number: 2 });
+
 /** Typed clients of the agent-memory service over its own channel. */
 export default fp(
   (app, options: BackendPluginOptions, done) => {
@@ -39,7 +42,7 @@ export default fp(
       agents: channel.client(AgentServiceService),
       chat: channel.client(ChatServiceService),
       memory: channel.client(MemoryServiceService),
-      documents: channel.client(DocumentServiceService),
+      documents: channel.client(DocumentService),
       tools: channel.client(ToolServiceService),
       runs: channel.client(RunServiceService),
       datasets: channel.client(DatasetServiceService),

@@ -6,6 +6,7 @@ import { CALL_CANCELLED } from './status.js';
 import type { MessageSink } from './stream.js';
 import { answeredRequestStream, type CallStream, type ChannelTransport, type RequestStream } from './transport.js';
 import type { AnyMethod, CallKind } from './types.js';
+import { wholeMessage } from './uncopied-bytes.js';
 
 /** How a call ended, whichever transport carried it. */
 export type Outcome<T> = { ok: true; value: T } | { ok: false; status: Partial<StatusObject> };
@@ -224,7 +225,7 @@ function crossWire<T>(convert: () => T): Outcome<T> {
 
 /** The same bytes as on the wire, so nothing passes here that the network would not carry. */
 function crossRequest(method: AnyMethod, definition: AnyMethod, request: unknown): Outcome<unknown> {
-  return crossWire(() => definition.requestDeserialize(method.requestSerialize(request as never)));
+  return crossWire(() => definition.requestDeserialize(wholeMessage(method.requestSerialize(request as never))));
 }
 
 function crossResponse(method: AnyMethod, definition: AnyMethod, response: unknown): Outcome<unknown> {

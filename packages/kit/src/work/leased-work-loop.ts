@@ -161,7 +161,9 @@ export class LeasedWorkLoop<T> {
     try {
       await this.options.process(item, this.shutdown.signal);
     } catch (error) {
-      this.log.error({ err: error }, 'processing an item failed; it is retried when its lease expires');
+      // Given up at a stop that ran past its grace, as asked: not a fault of the item's.
+      if (this.shutdown.signal.aborted) this.log.warn({ err: error }, 'processing an item stopped with the process; it is retried when its lease expires');
+      else this.log.error({ err: error }, 'processing an item failed; it is retried when its lease expires');
     }
   }
 

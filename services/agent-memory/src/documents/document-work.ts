@@ -102,7 +102,7 @@ export class DocumentWork {
     let writes: Awaited<ReturnType<DocumentWork['chunkWrites']>> | undefined;
     try {
       // Embeds the new text: a provider that fails is a passing failure, tried again later.
-      writes = changed ? await this.chunkWrites(document, { ...document, title }, chunks, now) : undefined;
+      writes = changed ? await this.chunkWrites(document, { ...document, title }, chunks, now, signal) : undefined;
     } catch (error) {
       await this.failed(document, error, now);
       return;
@@ -144,7 +144,7 @@ export class DocumentWork {
    * changed one is updated in place (an UPDATE in its history), extra ones are added or deleted.
    * Only new embedded text is embedded, before the transaction.
    */
-  private async chunkWrites(claimed: ClaimedDocument, document: DocumentRecord, chunks: readonly DocumentChunk[], now: Date) {
+  private async chunkWrites(claimed: ClaimedDocument, document: DocumentRecord, chunks: readonly DocumentChunk[], now: Date, signal: AbortSignal) {
     const { documents, memory, bulkDeletes, memoryService, embedder } = this.options;
     const stored = await documents.chunks(document.tenantId, document.id);
     const storedAt = new Map(stored.map((chunk) => [chunk.position, chunk]));
@@ -154,7 +154,7 @@ export class DocumentWork {
       const old = storedAt.get(chunk.position);
       return old && textOf(old.content, old.metadata) === text ? [] : [{ position: chunk.position, text }];
     });
-    const embeddings = rewritten.length === 0 ? [] : await embedder.embed(rewritten.map((chunk) => chunk.text));
+    const embeddings = rewritten.length === 0 ? [] : await embedder.embed(rewritten.map((chunk) => chunk.text), signal);
     const vectors = new Map(rewritten.map((chunk, index) => [chunk.position, embeddings[index]!]));
     const positions = new Set(chunks.map((chunk) => chunk.position));
     const removed = stored.filter((chunk) => !positions.has(chunk.position)).map((chunk) => chunk.id);

@@ -51,19 +51,25 @@ export function cosine(a: Float32Array, b: Float32Array): number {
 }
 
 /**
- * Texts embedded on this thread at a time by the built-in embedders, between which other work
- * runs: ~200 a slice is ~40 ms at their ~5,000 a second. All at once, a 20 MiB text's 26,000
- * chunks held the event loop for ~5 s, past every caller's deadline.
+ * How long the built-in embedders embed on this thread before they let other work run. All at
+ * once, a 20 MiB text's 26,666 chunks held the event loop for ~5 s, past every caller's deadline.
+ * Slices are measured in time, not texts, as texts' lengths differ: a search asked meanwhile waits
+ * out a slice at each of its steps (in slices of 200 chunks, ~40 ms each here).
  */
-export const EMBED_SLICE = 200;
+export const EMBED_SLICE_MS = 8;
 
-/** `embedOne` over the texts, a slice at a time, yielding to the event loop between slices. */
+/** `embedOne` over the texts, yielding to the event loop whenever it has worked EMBED_SLICE_MS. */
 export async function embedInSlices(texts: readonly string[], embedOne: (text: string) => Float32Array, signal: AbortSignal | undefined): Promise<Float32Array[]> {
+  signal?.throwIfAborted();
   const vectors: Float32Array[] = [];
-  for (let start = 0; start < texts.length; start += EMBED_SLICE) {
-    if (start > 0) await setImmediate();
-    signal?.throwIfAborted();
-    for (let index = start; index < Math.min(texts.length, start + EMBED_SLICE); index += 1) vectors.push(embedOne(texts[index]!));
+  let sliceStarted = performance.now();
+  for (const text of texts) {
+    if (performance.now() - sliceStarted >= EMBED_SLICE_MS) {
+      await setImmediate();
+      signal?.throwIfAborted();
+      sliceStarted = performance.now();
+    }
+    vectors.push(embedOne(text));
   }
   return vectors;
 }

@@ -95,7 +95,8 @@ describe.each(embedders)('Embedder contract: %s', (_name, create) => {
   });
 
   it("lets the process's other work run while it embeds a document's many chunks", async () => {
-    const chunks = Array.from({ length: 1_000 }, (_, index) => `Chunk ${index}: refunds for order ord_${index} are handled within ${index % 30} days.`);
+    // Enough to take longer than one slice (EMBED_SLICE_MS) on a machine several times this one's speed.
+    const chunks = Array.from({ length: 5_000 }, (_, index) => `Chunk ${index}: refunds for order ord_${index} are handled within ${index % 30} days.`);
     const embedding = create().embed(chunks);
     let otherWorkRan = false;
     setImmediate(() => (otherWorkRan = true));
