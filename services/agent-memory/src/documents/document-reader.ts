@@ -14,10 +14,13 @@ export interface DocumentReaderOptions {
 }
 
 /**
- * A thread no document has needed for this long stops, and gives its memory back: a 20 MiB
- * text's thread kept ~230 MB of heap, which the embedding and indexing that follow need.
+ * Originals up to this size are read on threads kept warm: starting a thread (its parsers
+ * loaded) took 340–500 ms, three times the reading of a 100-page PDF. Larger ones are read on a
+ * thread that stops a second after: a 20 MiB text's thread kept ~230 MB of heap, which the
+ * embedding and indexing that follow need.
  */
-const THREAD_IDLE_MS = 1_000;
+const WARM_MAX_BYTES = 2 * 1_048_576;
+const COLD_THREAD_IDLE_MS = 1_000;
 /**
  * A thread's young generation. Threads share the process's V8 flags, and the service's 64 MB
  * semi-spaces (for request latency, docs/performance.md) would let each take ~200 MB more.
@@ -31,28 +34,20 @@ const THREAD_YOUNG_GENERATION_MB = 32;
  * memory: a document that needs more fails as too large, and the thread is replaced.
  */
 export class DocumentReader {
-  private readonly pool: Piscina<Original, ReadOutcome>;
+  /** One thread always started, more while documents come in at once. */
+  private readonly warm: Piscina<Original, ReadOutcome>;
+  private readonly cold: Piscina<Original, ReadOutcome>;
 
   constructor(private readonly options: DocumentReaderOptions) {
-    const entry = threadEntry('reading-thread', import.meta.url);
-    this.pool = new Piscina({
-      filename: entry.url.href,
-      ...(entry.execArgv === undefined ? {} : { execArgv: entry.execArgv }),
-      minThreads: 0,
-      maxThreads: options.threads,
-      idleTimeout: THREAD_IDLE_MS,
-      resourceLimits: { maxOldGenerationSizeMb: options.memoryMb, maxYoungGenerationSizeMb: THREAD_YOUNG_GENERATION_MB },
-    });
-    // A thread that fails with no read of its own to fail (it could not start, say): the read
-    // that was waiting for it fails on its own and its document is tried again.
-    this.pool.on('error', (error: unknown) => options.logger.error({ err: error }, 'a document reading thread failed'));
+    this.warm = this.pool({ minThreads: 1, maxThreads: options.threads });
+    this.cold = this.pool({ minThreads: 0, maxThreads: options.threads, idleTimeout: COLD_THREAD_IDLE_MS });
   }
 
   /** The original's chunks; DomainError('unsupported_document') for one that cannot be read. */
   async read(original: Original, signal: AbortSignal): Promise<ReadDocument> {
     let outcome: ReadOutcome;
     try {
-      outcome = await this.pool.run(original, { signal });
+      outcome = await (original.bytes.byteLength <= WARM_MAX_BYTES ? this.warm : this.cold).run(original, { signal });
     } catch (error) {
       if ((error as { code?: unknown }).code === 'ERR_WORKER_OUT_OF_MEMORY') {
         throw unsupportedDocument(`Reading the document takes more than ${this.options.memoryMb} MiB of memory; split it into smaller files.`, error);
@@ -64,7 +59,21 @@ export class DocumentReader {
   }
 
   /** Stops the threads; a read in progress is abandoned (its document's lease brings it back). */
-  close(): Promise<void> {
-    return this.pool.destroy();
+  async close(): Promise<void> {
+    await Promise.all([this.warm.destroy(), this.cold.destroy()]);
+  }
+
+  private pool(threads: { minThreads: number; maxThreads: number; idleTimeout?: number }): Piscina<Original, ReadOutcome> {
+    const entry = threadEntry('reading-thread', import.meta.url);
+    const pool = new Piscina<Original, ReadOutcome>({
+      filename: entry.url.href,
+      ...(entry.execArgv === undefined ? {} : { execArgv: entry.execArgv }),
+      ...threads,
+      resourceLimits: { maxOldGenerationSizeMb: this.options.memoryMb, maxYoungGenerationSizeMb: THREAD_YOUNG_GENERATION_MB },
+    });
+    // A thread that fails with no read of its own to fail (it could not start, say): the read
+    // that was waiting for it fails on its own and its document is tried again.
+    pool.on('error', (error: unknown) => this.options.logger.error({ err: error }, 'a document reading thread failed'));
+    return pool;
   }
 }
