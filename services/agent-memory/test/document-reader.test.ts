@@ -27,6 +27,14 @@ describe('DocumentReader', () => {
     expect(text.chunks.map((chunk) => chunk.text)).toEqual(['# Not a heading\n\nRefunds take 30 days.']);
   });
 
+  it('keeps its threads for the next small documents rather than starting one for each', async () => {
+    const page = (index: number) => ({ bytes: Buffer.from(`# Page ${index}\n\nRefunds take ${index} days.`), kind: 'file' as const, contentType: 'text/markdown', filename: `${index}.md` });
+    await Promise.all([reader.read(page(0), reading), reader.read(page(1), reading)]);
+    const started = reader.threadsStarted;
+    for (let pair = 1; pair <= 5; pair += 1) await Promise.all([reader.read(page(2 * pair), reading), reader.read(page(2 * pair + 1), reading)]);
+    expect(reader.threadsStarted).toBe(started);
+  });
+
   it('answers a document it cannot read as unsupported_document, with why', async () => {
     const read = reader.read({ bytes: randomBinary(4_096), kind: 'file', contentType: 'text/plain', filename: 'notes.txt' }, reading);
     await expect(read).rejects.toMatchObject({ code: 'unsupported_document', message: expect.stringMatching(/not valid UTF-8|binary/) });

@@ -22,6 +22,11 @@ export interface DocumentReaderOptions {
 const WARM_MAX_BYTES = 2 * 1_048_576;
 const COLD_THREAD_IDLE_MS = 1_000;
 /**
+ * A warm thread beyond the first stays this long without work. piscina's default, 0, stopped it
+ * after each document: 1,000 small uploads, two at a time, started a thread for every other one.
+ */
+const WARM_THREAD_IDLE_MS = 60_000;
+/**
  * A thread's young generation. Threads share the process's V8 flags, and the service's 64 MB
  * semi-spaces (for request latency, docs/performance.md) would let each take ~200 MB more.
  */
@@ -37,9 +42,10 @@ export class DocumentReader {
   /** One thread always started, more while documents come in at once. */
   private readonly warm: Piscina<Original, ReadOutcome>;
   private readonly cold: Piscina<Original, ReadOutcome>;
+  private started = 0;
 
   constructor(private readonly options: DocumentReaderOptions) {
-    this.warm = this.pool({ minThreads: 1, maxThreads: options.threads });
+    this.warm = this.pool({ minThreads: 1, maxThreads: options.threads, idleTimeout: WARM_THREAD_IDLE_MS });
     this.cold = this.pool({ minThreads: 0, maxThreads: options.threads, idleTimeout: COLD_THREAD_IDLE_MS });
   }
 
@@ -58,12 +64,17 @@ export class DocumentReader {
     return outcome.read;
   }
 
+  /** Threads started so far, the first warm one among them: each start costs its parsers' loading. */
+  get threadsStarted(): number {
+    return this.started;
+  }
+
   /** Stops the threads; a read in progress is abandoned (its document's lease brings it back). */
   async close(): Promise<void> {
     await Promise.all([this.warm.destroy(), this.cold.destroy()]);
   }
 
-  private pool(threads: { minThreads: number; maxThreads: number; idleTimeout?: number }): Piscina<Original, ReadOutcome> {
+  private pool(threads: { minThreads: number; maxThreads: number; idleTimeout: number }): Piscina<Original, ReadOutcome> {
     const entry = threadEntry('reading-thread', import.meta.url);
     const pool = new Piscina<Original, ReadOutcome>({
       filename: entry.url.href,
@@ -74,6 +85,7 @@ export class DocumentReader {
     // A thread that fails with no read of its own to fail (it could not start, say): the read
     // that was waiting for it fails on its own and its document is tried again.
     pool.on('error', (error: unknown) => this.options.logger.error({ err: error }, 'a document reading thread failed'));
+    pool.on('workerCreate', () => (this.started += 1));
     return pool;
   }
 }

@@ -164,6 +164,7 @@ export class DocumentWork {
       apply: async () => {
         const added: NewMemoryItem[] = [];
         for (const chunk of chunks) {
+          signal.throwIfAborted();
           const metadata = chunkMetadata(document, chunk);
           const old = storedAt.get(chunk.position);
           const embedding = vectors.get(chunk.position);
@@ -178,7 +179,7 @@ export class DocumentWork {
             await memory.update(document.tenantId, old.id, { metadata }, DOCUMENT_CHANGE, now);
           }
         }
-        await memory.insert(added, DOCUMENT_CHANGE);
+        await memory.insert(added, DOCUMENT_CHANGE, signal);
         addedRows = added.length;
         await bulkDeletes.deleteItems(document.tenantId, removed, DOCUMENT_CHANGE, now);
       },
