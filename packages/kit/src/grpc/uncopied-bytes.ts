@@ -20,7 +20,8 @@ const UNCOPIED_MIN_BYTES = 16 * 1024;
  * until HTTP/2 has sent them. An upload's pieces otherwise cross the gateway copied twice (into
  * the message, then into its frame): garbage that V8 frees late, which took the gateway's RSS up
  * by ~16 MiB for each copy of a 20 MiB upload (docs/performance.md, "Documents").
- * A field appears once in the result, wherever it was, which protobuf readers accept.
+ * The field comes last, wherever the .proto puts it; a field of a oneof (which ts-proto writes even
+ * when empty) also comes earlier, empty. Protobuf readers accept both and keep the last.
  */
 export function sendingBytesUncopied<D extends RpcServiceDefinition>(definition: D, method: keyof D & string, field: { name: string; number: number }): D {
   const codec = definition[method]!;

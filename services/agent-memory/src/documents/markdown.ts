@@ -10,7 +10,7 @@ const markdown = new Marked({ gfm: true });
  * Markdown is read a segment of at least this many characters at a time. marked's tokens and the
  * DOM they render to take about 30 times the text: a 13 MiB file read whole needed over 1 GiB.
  */
-export const MARKDOWN_SEGMENT_CHARS = 262_144;
+const MARKDOWN_SEGMENT_CHARS = 262_144;
 
 const FENCE = /^ {0,3}(`{3,}|~{3,})/;
 const TOP_HEADING = /^#{1,6}(?:[ \t]|$)/;
